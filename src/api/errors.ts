@@ -1,0 +1,109 @@
+import { CliError, ExitCode } from '../errors.js';
+
+/** Anything that went wrong talking to the service. `status` is absent for network failures. */
+export class ApiError extends CliError {
+  override name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly serviceMessage?: string,
+    exitCode: number = ExitCode.partial,
+    hint?: string,
+  ) {
+    super(message, exitCode, hint);
+  }
+}
+
+const LOGIN_HINT = 'run `vredact login` (or check VREDACT_TOKEN) and try again';
+
+export class AuthenticationError extends ApiError {
+  override name = 'AuthenticationError';
+}
+export class PermissionDeniedError extends ApiError {
+  override name = 'PermissionDeniedError';
+}
+export class BadRequestError extends ApiError {
+  override name = 'BadRequestError';
+}
+export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
+}
+export class PayloadTooLargeError extends ApiError {
+  override name = 'PayloadTooLargeError';
+}
+export class RateLimitError extends ApiError {
+  override name = 'RateLimitError';
+}
+export class InternalServerError extends ApiError {
+  override name = 'InternalServerError';
+}
+/** The connection failed or dropped; `refused` means the request never reached the service. */
+export class ConnectionError extends ApiError {
+  override name = 'ConnectionError';
+  constructor(
+    message: string,
+    readonly refused: boolean,
+  ) {
+    super(message);
+  }
+}
+export class TimeoutError extends ApiError {
+  override name = 'TimeoutError';
+}
+/** A 2xx answer that is not what the interface describes. */
+export class InvalidResponseError extends ApiError {
+  override name = 'InvalidResponseError';
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** Reads the service's `{error, message}` body; anything else (HTML from a proxy, empty) gives undefined. */
+export function serviceMessageOf(bodyText: string): string | undefined {
+  try {
+    const body: unknown = JSON.parse(bodyText);
+    if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') {
+      return body.message.trim() || undefined;
+    }
+  } catch {
+    // not JSON: the status alone speaks
+  }
+  return undefined;
+}
+
+/** Maps an error status to its typed error, with the service's message where it sent one. */
+export function errorForStatus(status: number, what: string, bodyText: string): ApiError {
+  const serviceMessage = serviceMessageOf(bodyText);
+  const statusText = `${status}${REASONS[status] ? ` ${REASONS[status]}` : ''}`;
+  const message = `${what}: the service answered ${statusText}${serviceMessage ? `: ${serviceMessage}` : ''}`;
+  if (status === 401)
+    return new AuthenticationError(message, status, serviceMessage, ExitCode.auth, LOGIN_HINT);
+  if (status === 403)
+    return new PermissionDeniedError(message, status, serviceMessage, ExitCode.auth, LOGIN_HINT);
+  if (status === 404) return new NotFoundError(message, status, serviceMessage);
+  if (status === 413) return new PayloadTooLargeError(message, status, serviceMessage);
+  if (status === 429)
+    return new RateLimitError(message, status, serviceMessage, ExitCode.partial, 'wait a while, or lower -c');
+  if (status >= 500) return new InternalServerError(message, status, serviceMessage);
+  if (status >= 400) return new BadRequestError(message, status, serviceMessage);
+  return new InvalidResponseError(message, status, serviceMessage);
+}
+
+/** True for errors that mean the token itself was refused: the whole run stops. */
+export function isTokenRefused(error: unknown): boolean {
+  return error instanceof AuthenticationError || error instanceof PermissionDeniedError;
+}

@@ -1,0 +1,38 @@
+import type { Context } from '../../context.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { maskToken } from '../../settings/mask.js';
+import { readAllStdin } from '../read-stdin.js';
+import { promptSecret } from './prompt-secret.js';
+
+/** Reads a token, checks it with `GET /api/jobs`, and stores it only when the service accepts it. */
+export async function runLogin(
+  ctx: Context,
+  _args: string[],
+  options: { tokenStdin?: boolean },
+): Promise<number> {
+  let token: string;
+  if (options.tokenStdin) {
+    token = await readAllStdin(ctx.streams.stdin);
+  } else if (ctx.streams.stdin.isTTY) {
+    token = await promptSecret(ctx.streams, 'Paste your usage token (it will not be shown): ');
+  } else {
+    throw new UsageError(
+      'standard input is not a terminal',
+      'pipe the token in with `vredact login --token-stdin`',
+    );
+  }
+  if (!token) throw new UsageError('no token was given');
+  const client = await ctx.clientWithToken(token);
+  try {
+    // A refused token throws AuthenticationError / PermissionDeniedError (exit 3): nothing is stored.
+    await client.listJobs();
+  } finally {
+    await client.close();
+  }
+  ctx.config.set('token', token);
+  ctx.log.info(
+    `Logged in to ${new URL(ctx.settings.baseUrl ?? '').host}; token ${maskToken(token)} stored in ${ctx.config.path}`,
+  );
+  if (ctx.env.VREDACT_TOKEN) ctx.log.warn('VREDACT_TOKEN is set and takes precedence over the stored token');
+  return ExitCode.ok;
+}

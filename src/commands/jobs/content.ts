@@ -1,0 +1,27 @@
+import type { Context } from '../../context.js';
+import { ExitCode } from '../../errors.js';
+import { formatDuration, formatTimestamp } from '../../output/format.js';
+import { startSpinner } from '../../output/spinner.js';
+import { printJson, printTable } from '../../output/table.js';
+
+export async function runJobsContent(ctx: Context, [jobId = '']: string[]): Promise<number> {
+  const client = await ctx.client();
+  const spinner = await startSpinner(ctx, `Reading job ${jobId}`);
+  const items = await client.jobContent(jobId).finally(() => spinner.stop());
+  if (ctx.settings.json) {
+    printJson(ctx, items);
+    return ExitCode.ok;
+  }
+  if (items.length === 0) ctx.log.info(`Job ${jobId} has no files yet.`);
+  await printTable(
+    ctx,
+    ['ID', 'FILE NAME', 'DURATION', 'CREATED'],
+    items.map((item) => [
+      item.id,
+      item.file_name,
+      formatDuration(item.audio_duration),
+      formatTimestamp(item.created_at),
+    ]),
+  );
+  return ExitCode.ok;
+}

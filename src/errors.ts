@@ -1,0 +1,29 @@
+/** Exit codes of the contract; scripts act on them. */
+export const ExitCode = {
+  ok: 0,
+  partial: 1,
+  usage: 2,
+  auth: 3,
+  interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** An error the user can act on: printed as one line, never with a stack unless --verbose. */
+export class CliError extends Error {
+  override name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: number = ExitCode.partial,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Bad flags, bad settings, missing configuration: nothing was sent. */
+export class UsageError extends CliError {
+  override name = 'UsageError';
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.usage, hint);
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * `m:ss` (or `h:mm:ss`) for a duration in seconds. The interface does not state the unit of
+ * `audio_duration`; vredact reads it as seconds, as the sandbox sends it.
+ */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '';
+  const total = Math.round(seconds);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/** A timestamp as the service sent it, shortened for a table: `2026-11-21 05:14:03`. */
+export function formatTimestamp(text: string): string {
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) return text;
+  return date
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/Z$/, '');
+}

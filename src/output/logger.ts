@@ -1,0 +1,33 @@
+import type { Writable } from 'node:stream';
+import { redactSecrets } from '../settings/mask.js';
+
+/** Progress and diagnostics, always on stderr; every line passes through the secret filter. */
+export interface Logger {
+  /** Normal progress; silenced by --quiet. */
+  info(message: string): void;
+  /** Something the user should know even with --quiet. */
+  warn(message: string): void;
+  error(message: string): void;
+  /** Only with --verbose. */
+  debug(message: string): void;
+}
+
+export function createLogger(
+  stderr: Writable,
+  options: { quiet: boolean; verbose: boolean },
+  secrets: () => ReadonlyArray<string | undefined>,
+): Logger {
+  const write = (line: string) => stderr.write(`${redactSecrets(line, secrets())}\n`);
+  return {
+    info: (message) => {
+      if (!options.quiet) write(message);
+    },
+    warn: (message) => write(`warning: ${message}`),
+    error: (message) => write(`error: ${message}`),
+    debug: (message) => {
+      if (options.verbose) write(`debug: ${message}`);
+    },
+  };
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };

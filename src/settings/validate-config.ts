@@ -1,0 +1,26 @@
+import { UsageError } from '../errors.js';
+import { CONFIG_KEYS, type ConfigKey, isConfigKey } from './config-store.js';
+import { validateBaseUrl } from './settings.js';
+import { checkVoiceValue, VOICE_CHOICES, type VoiceSettingName } from './voice.js';
+
+export function parseConfigKey(key: string): ConfigKey {
+  if (!isConfigKey(key))
+    throw new UsageError(`unknown setting "${key}"`, `settings are: ${CONFIG_KEYS.join(', ')}`);
+  return key;
+}
+
+/** Checks a value before it is stored, so a typo is caught at `config set` rather than mid-batch. */
+export function checkConfigValue(key: ConfigKey, value: string, allowInsecureHttp: boolean): string {
+  if (value === '') throw new UsageError(`an empty value for ${key}; use \`vredact config unset ${key}\``);
+  if (key === 'base-url') return validateBaseUrl(value, allowInsecureHttp).href.replace(/\/+$/, '');
+  if (key === 'concurrency') {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > 64)
+      throw new UsageError('concurrency must be a whole number from 1 to 64');
+  }
+  if (key in VOICE_CHOICES) {
+    const problem = checkVoiceValue(key as VoiceSettingName, value);
+    if (problem) throw new UsageError(problem);
+  }
+  return value;
+}

@@ -1,0 +1,36 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, type Options, type ResultPromise } from 'execa';
+
+export const REPO_ROOT = join(import.meta.dirname, '..', '..');
+export const BIN = join(REPO_ROOT, 'bin', 'vredact.js');
+export const FIXTURES = join(REPO_ROOT, 'fixtures');
+
+/** A temporary folder, removed by `cleanup()`; every test gets its own so tests run in parallel. */
+export async function tempDir(
+  prefix = 'vredact-test-',
+): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+}
+
+/**
+ * The environment of a CLI run: nothing of the developer's own vredact settings leaks in, and the
+ * config store lives in `configDir`.
+ */
+export function isolatedEnv(
+  configDir: string,
+  extra: Record<string, string | undefined> = {},
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('VREDACT_') && key !== 'NO_COLOR' && key !== 'FORCE_COLOR') env[key] = value;
+  }
+  return { ...env, VREDACT_CONFIG_DIR: configDir, ...extra };
+}
+
+/** Runs the built `vredact` binary; never throws on a non-zero exit, so tests assert on `exitCode`. */
+export function runCli(args: string[], options: Options & { env: NodeJS.ProcessEnv }): ResultPromise {
+  return execa('node', [BIN, ...args], { reject: false, extendEnv: false, stdin: 'ignore', ...options });
+}

@@ -1,0 +1,94 @@
+import { describe, expect, test } from 'vitest';
+import { memoryConfigStore } from '../../src/settings/config-store.js';
+import { maskToken, redactSecrets } from '../../src/settings/mask.js';
+import { requireService, resolveSettings, validateBaseUrl } from '../../src/settings/settings.js';
+import { voiceFormFields } from '../../src/settings/voice.js';
+
+describe('settings precedence', () => {
+  const store = memoryConfigStore({ 'base-url': 'https://config.example', concurrency: '8', gender: 'f' });
+
+  test('flag beats environment beats config beats default', () => {
+    const env = { VREDACT_BASE_URL: 'https://env.example', VREDACT_CONCURRENCY: '6' };
+    const fromFlag = resolveSettings({ baseUrl: 'https://flag.example', concurrency: '2' }, env, store);
+    expect(fromFlag.baseUrl).toBe('https://flag.example');
+    expect(fromFlag.concurrency).toBe(2);
+    expect(fromFlag.sources['base-url']).toBe('flag');
+
+    const fromEnv = resolveSettings({}, env, store);
+    expect(fromEnv.baseUrl).toBe('https://env.example');
+    expect(fromEnv.concurrency).toBe(6);
+    expect(fromEnv.sources.concurrency).toBe('env');
+
+    const fromConfig = resolveSettings({}, {}, store);
+    expect(fromConfig.baseUrl).toBe('https://config.example');
+    expect(fromConfig.concurrency).toBe(8);
+    expect(fromConfig.voice.gender).toBe('f');
+
+    const defaults = resolveSettings({}, {}, memoryConfigStore());
+    expect(defaults.baseUrl).toBeUndefined();
+    expect(defaults.concurrency).toBe(4);
+    expect(defaults.maxRetries).toBe(4);
+    expect(defaults.sources.concurrency).toBe('default');
+  });
+
+  test('an empty environment variable does not hide the config file', () => {
+    expect(resolveSettings({}, { VREDACT_BASE_URL: '' }, store).baseUrl).toBe('https://config.example');
+  });
+
+  test('bad values are usage errors (exit 2)', () => {
+    expect(() => resolveSettings({ concurrency: '0' }, {}, store)).toThrow(/concurrency/);
+    expect(() => resolveSettings({ concurrency: '65' }, {}, store)).toThrow(/1 to 64/);
+    expect(() => resolveSettings({ gender: 'x' }, {}, store)).toThrowError(expect.objectContaining({ exitCode: 2 }));
+  });
+
+  test('NO_COLOR and --no-color turn colour off', () => {
+    expect(resolveSettings({}, { NO_COLOR: '1' }, store).color).toBe(false);
+    expect(resolveSettings({ color: false }, {}, store).color).toBe(false);
+    expect(resolveSettings({}, {}, store).color).toBe(true);
+  });
+
+  test('the voice maps onto the form fields of the interface, unset ones not sent', () => {
+    expect(voiceFormFields({ model: 'advanced', age: 'senior-adult', avatar: 'a1' })).toEqual({
+      model_id: 'advanced',
+      age: 'senior-adult',
+      avatar: 'a1',
+    });
+    expect(voiceFormFields({})).toEqual({});
+  });
+});
+
+describe('base URL', () => {
+  test('https anywhere, http only on loopback unless insisted', () => {
+    expect(validateBaseUrl('https://api.example.com', false).host).toBe('api.example.com');
+    expect(validateBaseUrl('http://127.0.0.1:8787', false).port).toBe('8787');
+    expect(validateBaseUrl('http://localhost:1', false).hostname).toBe('localhost');
+    expect(validateBaseUrl('http://[::1]:1', false).hostname).toBe('[::1]');
+    expect(() => validateBaseUrl('http://api.example.com', false)).toThrow(/plain http/);
+    expect(validateBaseUrl('http://api.example.com', true).protocol).toBe('http:');
+    expect(() => validateBaseUrl('ftp://x', true)).toThrow(/https/);
+    expect(() => validateBaseUrl('not a url', false)).toThrow(/not a valid URL/);
+  });
+
+  test('a missing URL says how to set one and mentions the sandbox', () => {
+    const settings = resolveSettings({}, {}, memoryConfigStore());
+    expect(() => requireService(settings)).toThrowError(
+      expect.objectContaining({ exitCode: 2, hint: expect.stringContaining('vredact sandbox') }),
+    );
+  });
+});
+
+describe('token masking', () => {
+  test('shows the prefix and the last four characters only', () => {
+    expect(maskToken('vr_abcdefghijkl9f3a')).toBe('vr_…9f3a');
+    expect(maskToken('abcdefghijkl9f3a')).toBe('…9f3a');
+    expect(maskToken('short')).toBe('…');
+    expect(maskToken(undefined)).toBe('');
+  });
+
+  test('secrets are masked wherever they appear in a line', () => {
+    const token = 'vr_secret_value_1234';
+    const line = redactSecrets(`GET /x?t=${token} failed for ${token}`, [token, undefined]);
+    expect(line).not.toContain(token);
+    expect(line).toContain('vr_…1234');
+  });
+});
