@@ -66,7 +66,8 @@ export function buildProgram(): Command {
     .description('Batch voice redaction with the Voice Redaction Service')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .enablePositionalOptions(false);
+    // Set before the subcommands are added: they inherit it, so their parse errors exit 2 too.
+    .exitOverride();
 
   withGlobalOptions(
     program
@@ -163,7 +164,6 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
   } catch (error) {

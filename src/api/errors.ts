@@ -44,7 +44,13 @@ export class ConnectionError extends ApiError {
     message: string,
     readonly refused: boolean,
   ) {
-    super(message);
+    super(
+      message,
+      undefined,
+      undefined,
+      ExitCode.partial,
+      'check the service URL (`vredact config get base-url`) and your network',
+    );
   }
 }
 export class TimeoutError extends ApiError {

@@ -32,5 +32,7 @@ export function isolatedEnv(
 
 /** Runs the built `vredact` binary; never throws on a non-zero exit, so tests assert on `exitCode`. */
 export function runCli(args: string[], options: Options & { env: NodeJS.ProcessEnv }): ResultPromise {
-  return execa('node', [BIN, ...args], { reject: false, extendEnv: false, stdin: 'ignore', ...options });
+  const stdin =
+    options.input === undefined && options.inputFile === undefined ? { stdin: 'ignore' as const } : {};
+  return execa('node', [BIN, ...args], { reject: false, extendEnv: false, ...stdin, ...options });
 }

@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import type { Clock } from '../../src/clock.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -12,11 +11,17 @@ import {
   RateLimitError,
 } from '../../src/api/errors.js';
 import { backoffDelay, parseRetryAfter, RetryableStatusError, withRetries } from '../../src/api/retry.js';
+import type { Clock } from '../../src/clock.js';
 
 /** A clock that records the waits instead of waiting. */
 function fakeClock(random = 0.5): Clock & { waits: number[] } {
   const waits: number[] = [];
-  return { waits, now: () => Date.parse('2026-11-21T10:00:00Z'), sleep: async (ms) => void waits.push(ms), random: () => random };
+  return {
+    waits,
+    now: () => Date.parse('2026-11-21T10:00:00Z'),
+    sleep: async (ms) => void waits.push(ms),
+    random: () => random,
+  };
 }
 
 describe('errorForStatus', () => {
@@ -30,7 +35,11 @@ describe('errorForStatus', () => {
     [503, InternalServerError, 1],
     [400, BadRequestError, 1],
   ])('%i maps to its typed error and exit code', (status, type, exitCode) => {
-    const error = errorForStatus(status, 'listing jobs', JSON.stringify({ error: status, message: 'from service' }));
+    const error = errorForStatus(
+      status,
+      'listing jobs',
+      JSON.stringify({ error: status, message: 'from service' }),
+    );
     expect(error).toBeInstanceOf(type);
     expect(error.exitCode).toBe(exitCode);
     expect(error.status).toBe(status);
@@ -57,7 +66,8 @@ describe('parseRetryAfter', () => {
   const now = Date.parse('2026-11-21T10:00:00Z');
   test('seconds', () => expect(parseRetryAfter('3', now)).toBe(3000));
   test('an HTTP date', () => expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:07 GMT', now)).toBe(7000));
-  test('a date in the past is now', () => expect(parseRetryAfter('Sat, 21 Nov 2026 09:00:00 GMT', now)).toBe(0));
+  test('a date in the past is now', () =>
+    expect(parseRetryAfter('Sat, 21 Nov 2026 09:00:00 GMT', now)).toBe(0));
   test('absent or unreadable', () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
     expect(parseRetryAfter('soon', now)).toBeUndefined();
@@ -139,7 +149,7 @@ describe('withRetries', () => {
     const failing = withRetries(
       async () => {
         calls++;
-        throw new ConnectionError('reset', calls > 1 ? false : true);
+        throw new ConnectionError('reset', calls === 1);
       },
       { maxRetries: 4, clock: fakeClock(), shouldRetry },
     );

@@ -38,7 +38,9 @@ describe('settings precedence', () => {
   test('bad values are usage errors (exit 2)', () => {
     expect(() => resolveSettings({ concurrency: '0' }, {}, store)).toThrow(/concurrency/);
     expect(() => resolveSettings({ concurrency: '65' }, {}, store)).toThrow(/1 to 64/);
-    expect(() => resolveSettings({ gender: 'x' }, {}, store)).toThrowError(expect.objectContaining({ exitCode: 2 }));
+    expect(() => resolveSettings({ gender: 'x' }, {}, store)).toThrowError(
+      expect.objectContaining({ exitCode: 2 }),
+    );
   });
 
   test('NO_COLOR and --no-color turn colour off', () => {

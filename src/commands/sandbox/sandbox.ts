@@ -1,0 +1,59 @@
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { startSandbox } from '../../sandbox/index.js';
+import { parseSandboxFlags } from './options.js';
+
+/** Resolves at the first SIGINT or SIGTERM; a second one then takes the default action (exit at once). */
+function waitForStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+export async function runSandbox(
+  ctx: Context,
+  _args: string[],
+  flags: Record<string, unknown>,
+  untilStopped: () => Promise<unknown> = waitForStopSignal,
+): Promise<number> {
+  const options = parseSandboxFlags(flags, ctx.cwd);
+  // Listen for signals before starting, so an early Ctrl-C still closes cleanly.
+  const stopped = untilStopped();
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sandbox = await startSandbox({
+      ...options,
+      onRequestLine: (line) => ctx.log.info(line),
+      onDebug: (line) => ctx.log.debug(line),
+      onWarning: (line) => ctx.log.warn(line),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new UsageError(
+        `a port of the sandbox is already in use (${(error as Error).message})`,
+        'pick another with --port (0 picks a free one)',
+      );
+    }
+    if (code === 'EADDRNOTAVAIL')
+      throw new UsageError(`cannot listen on ${options.host}: ${(error as Error).message}`);
+    throw error;
+  }
+  ctx.streams.stdout.write(
+    `export VREDACT_BASE_URL=${sandbox.baseUrl}\nexport VREDACT_TOKEN=${sandbox.tokens[0]}\n`,
+  );
+  ctx.log.info(
+    `sandbox: API on ${sandbox.baseUrl}, signed URLs on ${sandbox.filesUrl}; ` +
+      `${options.dataDir ? `data in ${sandbox.dataDir}` : 'data in a temporary folder, removed on exit'}. Ctrl-C stops it.`,
+  );
+  await stopped;
+  ctx.log.info('sandbox: stopping');
+  await sandbox.close();
+  return 0;
+}

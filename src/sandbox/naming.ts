@@ -1,0 +1,50 @@
+/** Names, types and seeds the sandbox derives from an upload. */
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+
+/** The result item of `call.mp3` is `call.redacted.wav`; of `x.wav`, `x.redacted.wav`. */
+export function resultNameFor(sourceName: string): string {
+  const slash = Math.max(sourceName.lastIndexOf('/'), sourceName.lastIndexOf('\\'));
+  const dot = sourceName.lastIndexOf('.');
+  const stem = dot > slash + 1 ? sourceName.slice(0, dot) : sourceName;
+  return `${stem}.redacted.wav`;
+}
+
+/** The name a content item gets when the client sent none. */
+export const UNNAMED_UPLOAD = 'upload';
+
+export type AudioKind = { contentType: string; extension: string };
+
+/** Sniffs the first bytes: RIFF/WAVE, an ID3 tag or an MPEG frame sync; anything else is octet-stream. */
+export async function sniffAudioKind(path: string): Promise<AudioKind> {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    const { bytesRead } = await handle.read(head, 0, 12, 0);
+    const bytes = head.subarray(0, bytesRead);
+    if (
+      bytes.length >= 12 &&
+      bytes.toString('latin1', 0, 4) === 'RIFF' &&
+      bytes.toString('latin1', 8, 12) === 'WAVE'
+    ) {
+      return { contentType: 'audio/wav', extension: '.wav' };
+    }
+    if (
+      (bytes.length >= 3 && bytes.toString('latin1', 0, 3) === 'ID3') ||
+      (bytes.length >= 2 && bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)
+    ) {
+      return { contentType: 'audio/mpeg', extension: '.mp3' };
+    }
+    return { contentType: 'application/octet-stream', extension: '.bin' };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The voice-change seed of an upload: from --seed and the bytes of the file, so the same file sent
+ * again to a sandbox with the same --seed gives the same voice, synchronously or not.
+ */
+export function voiceSeed(seed: number, sha256: string): number {
+  return createHash('sha256').update(`${seed}\n${sha256}`).digest().readUInt32BE(0);
+}

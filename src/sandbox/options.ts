@@ -1,0 +1,127 @@
+/** What `startSandbox` takes, its defaults and their checks. */
+import { SIGNED_URL_TTL_SEC } from './limits.js';
+
+export interface SandboxOptions {
+  /** Port of the API listener; 0 picks a free one. */
+  port?: number;
+  /** Loopback address both listeners bind to. */
+  host?: string;
+  /** Port of the signed-URL file listener; 0 (default) picks a free one. */
+  filesPort?: number;
+  /** Accepted bearer tokens; one `vr_sandbox_<hex>` is generated when empty. */
+  tokens?: readonly string[];
+  /** Audio up to this many seconds is answered synchronously. */
+  syncLimitSec?: number;
+  /** How much faster than the model's real-time factor asynchronous results appear. */
+  speed?: number;
+  /** Keeps jobs and files here across restarts; a temporary folder (removed on close) otherwise. */
+  dataDir?: string;
+  /** Share of API requests answered with a 503 (0 to 1). */
+  failRate?: number;
+  /** Delay added before every API answer, in milliseconds. */
+  latencyMs?: number;
+  /** Seed of the fault injection and of the voice change. */
+  seed?: number;
+  /** Lifetime of signed URLs in seconds (default 15 minutes; tests use a negative one for expired URLs). */
+  signedUrlTtlSec?: number;
+  /** Receives one line per request (`POST /api/jobs 201 3ms`); never a token. */
+  onRequestLine?: (line: string) => void;
+  /** Receives diagnostics (job processing, reasons of refusals). */
+  onDebug?: (line: string) => void;
+  /** Receives problems worth a warning (a corrupt job file, a failed redaction). */
+  onWarning?: (line: string) => void;
+}
+
+export type ResolvedSandboxOptions = Required<
+  Omit<SandboxOptions, 'dataDir' | 'onRequestLine' | 'onDebug' | 'onWarning' | 'tokens'>
+> & {
+  tokens: string[];
+  dataDir: string | undefined;
+  onRequestLine: (line: string) => void;
+  onDebug: (line: string) => void;
+  onWarning: (line: string) => void;
+};
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_SYNC_LIMIT_SEC = 30;
+
+/** `localhost`, `::1` (with or without brackets) and 127.0.0.0/8. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
+  const parts = host.split('.');
+  return (
+    parts.length === 4 &&
+    parts[0] === '127' &&
+    parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)
+  );
+}
+
+/** The address to bind: `localhost` is pinned to 127.0.0.1 so the printed URL always reaches it. */
+export function bindAddress(host: string): string {
+  if (host === 'localhost') return '127.0.0.1';
+  if (host === '[::1]') return '::1';
+  return host;
+}
+
+/** `host:port` as it appears in a URL. */
+export function urlHost(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new RangeError(message);
+}
+
+const isPort = (n: number) => Number.isInteger(n) && n >= 0 && n <= 65535;
+
+/** Fills in defaults and refuses values the sandbox cannot honour (a RangeError naming the option). */
+export function resolveOptions(
+  options: SandboxOptions,
+  generatedToken: () => string,
+): ResolvedSandboxOptions {
+  const resolved: ResolvedSandboxOptions = {
+    port: options.port ?? DEFAULT_PORT,
+    host: options.host ?? '127.0.0.1',
+    filesPort: options.filesPort ?? 0,
+    tokens: options.tokens && options.tokens.length > 0 ? [...options.tokens] : [generatedToken()],
+    syncLimitSec: options.syncLimitSec ?? DEFAULT_SYNC_LIMIT_SEC,
+    speed: options.speed ?? 1,
+    dataDir: options.dataDir,
+    failRate: options.failRate ?? 0,
+    latencyMs: options.latencyMs ?? 0,
+    seed: options.seed ?? 1,
+    signedUrlTtlSec: options.signedUrlTtlSec ?? SIGNED_URL_TTL_SEC,
+    onRequestLine: options.onRequestLine ?? (() => {}),
+    onDebug: options.onDebug ?? (() => {}),
+    onWarning: options.onWarning ?? (() => {}),
+  };
+  check(
+    isLoopbackHost(resolved.host),
+    `host must be a loopback address (127.0.0.0/8, localhost, ::1), got "${resolved.host}"`,
+  );
+  check(isPort(resolved.port), `port must be a whole number from 0 to 65535, got ${resolved.port}`);
+  check(
+    isPort(resolved.filesPort),
+    `files port must be a whole number from 0 to 65535, got ${resolved.filesPort}`,
+  );
+  check(
+    resolved.port === 0 || resolved.port !== resolved.filesPort,
+    'the API and the file listener need different ports',
+  );
+  for (const token of resolved.tokens) {
+    check(/^[\x21-\x7e]+$/.test(token), 'a token must be printable ASCII without spaces');
+  }
+  check(
+    Number.isFinite(resolved.syncLimitSec) && resolved.syncLimitSec >= 0,
+    'sync limit must be 0 or more seconds',
+  );
+  check(Number.isFinite(resolved.speed) && resolved.speed > 0, 'speed must be a number above 0');
+  check(resolved.failRate >= 0 && resolved.failRate <= 1, 'fail rate must be from 0 to 1');
+  check(
+    Number.isFinite(resolved.latencyMs) && resolved.latencyMs >= 0,
+    'latency must be 0 or more milliseconds',
+  );
+  check(Number.isSafeInteger(resolved.seed), 'seed must be a whole number');
+  check(Number.isInteger(resolved.signedUrlTtlSec), 'signed URL lifetime must be a whole number of seconds');
+  return resolved;
+}

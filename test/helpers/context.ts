@@ -1,0 +1,44 @@
+import { PassThrough, Readable } from 'node:stream';
+import { type Context, createContext } from '../../src/context.js';
+import { type ConfigStore, memoryConfigStore } from '../../src/settings/config-store.js';
+import type { CommandFlags } from '../../src/settings/settings.js';
+
+/** A captured output stream that can pretend to be a terminal. */
+function capture(isTTY: boolean) {
+  const stream = new PassThrough() as PassThrough & { isTTY?: boolean };
+  stream.isTTY = isTTY;
+  let text = '';
+  stream.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  return { stream, text: () => text };
+}
+
+export interface TestContext {
+  ctx: Context;
+  config: ConfigStore;
+  stdout: () => string;
+  stderr: () => string;
+}
+
+/** A context for running a command in-process: memory config, captured streams, given stdin. */
+export async function testContext(
+  options: {
+    flags?: CommandFlags;
+    env?: NodeJS.ProcessEnv;
+    config?: ConfigStore;
+    stdin?: string;
+    tty?: boolean;
+  } = {},
+): Promise<TestContext> {
+  const out = capture(options.tty === true);
+  const err = capture(options.tty === true);
+  const config = options.config ?? memoryConfigStore();
+  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
+  const ctx = await createContext(options.flags ?? {}, {
+    streams: { stdout: out.stream, stderr: err.stream, stdin },
+    env: options.env ?? {},
+    config,
+  });
+  return { ctx, config, stdout: out.text, stderr: err.text };
+}

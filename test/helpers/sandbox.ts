@@ -1,0 +1,161 @@
+/**
+ * Runs the built `vredact sandbox` as a child process for end-to-end tests:
+ *
+ *   const sandbox = await startSandboxProcess();
+ *   try { ... runCli([...], { env: isolatedEnv(dir, { VREDACT_BASE_URL: sandbox.baseUrl, VREDACT_TOKEN: sandbox.token }) }) }
+ *   finally { await sandbox.stop(); }
+ *
+ * The binary runs `dist/`: build first (`npx tsc -p tsconfig.build.json`).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import type { FaultInput, RequestRecord, SandboxStats } from '../../src/sandbox/index.js';
+import { BIN, isolatedEnv, REPO_ROOT } from './cli.js';
+
+export type { FaultInput, RequestRecord, SandboxStats };
+
+export interface SandboxProcess {
+  /** `VREDACT_BASE_URL` as the sandbox printed it. */
+  baseUrl: string;
+  /** `VREDACT_TOKEN` as the sandbox printed it (the first `--token`). */
+  token: string;
+  process: ResultPromise;
+  /** Every request the sandbox received so far, on both listeners, in arrival order. */
+  requests(): Promise<RequestRecord[]>;
+  /** Forgets the requests received so far. */
+  clearRequests(): Promise<void>;
+  stats(): Promise<SandboxStats & { jobs: number }>;
+  /** Queues answers for the next API (or, with `listener: 'files'`, file) requests. */
+  queueFaults(list: FaultInput[]): Promise<void>;
+  /** Stops the sandbox (SIGTERM, then SIGKILL after a grace period); safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** How long to wait for the export lines (default 20 s). */
+  timeoutMs?: number;
+  /** Extra environment variables for the child. */
+  env?: Record<string, string | undefined>;
+}
+
+const running = new Set<ResultPromise>();
+let exitHookInstalled = false;
+
+/** Last resort: a test that forgot `stop()` must not leave a sandbox behind. */
+function killAllOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const child of running) child.kill('SIGKILL');
+  });
+}
+
+const STDERR_KEPT = 16 * 1024;
+
+export async function startSandboxProcess(
+  extraArgs: string[] = [],
+  options: StartOptions = {},
+): Promise<SandboxProcess> {
+  if (!existsSync(join(REPO_ROOT, 'dist', 'cli.js'))) {
+    throw new Error('dist/cli.js is missing: build first with `npx tsc -p tsconfig.build.json`');
+  }
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const token = `vr_test_${randomBytes(12).toString('hex')}`;
+  const configDir = await mkdtemp(join(tmpdir(), 'vredact-sandbox-config-'));
+  const child = execa('node', [BIN, 'sandbox', '--port', '0', '--token', token, '--quiet', ...extraArgs], {
+    env: isolatedEnv(configDir, options.env ?? {}),
+    extendEnv: false,
+    stdin: 'ignore',
+    buffer: false,
+    reject: false,
+    cleanup: true,
+  });
+  running.add(child);
+  killAllOnExit();
+
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT);
+  });
+  let stdout = '';
+  let exited = false;
+  const exit = child.then((result) => {
+    exited = true;
+    running.delete(child);
+    return result;
+  });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      if (!exited) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exit;
+        clearTimeout(timer);
+      }
+      await rm(configDir, { recursive: true, force: true });
+    })();
+    return stopping;
+  };
+
+  const exports = await new Promise<{ baseUrl: string; token: string }>((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      reject(
+        new Error(
+          `vredact sandbox ${why}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr || '(empty)'}`,
+        ),
+      );
+    };
+    const onData = (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const baseUrl = /^export VREDACT_BASE_URL=(\S+)$/m.exec(stdout)?.[1];
+      const printedToken = /^export VREDACT_TOKEN=(\S+)$/m.exec(stdout)?.[1];
+      if (baseUrl && printedToken) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve({ baseUrl, token: printedToken });
+      }
+    };
+    const timer = setTimeout(() => fail(`did not print its export lines within ${timeoutMs} ms`), timeoutMs);
+    child.stdout?.on('data', onData);
+    void exit.then((result) => fail(`exited early (exit code ${result.exitCode ?? result.signal})`));
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  // Keep draining stdout so the child never blocks on a full pipe.
+  child.stdout?.resume();
+
+  const control = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const response = await fetch(`${exports.baseUrl}/__sandbox/${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`sandbox control ${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text);
+  };
+
+  return {
+    baseUrl: exports.baseUrl,
+    token: exports.token,
+    process: child,
+    requests: async () => (await control('GET', 'requests')) as RequestRecord[],
+    clearRequests: async () => {
+      await control('DELETE', 'requests');
+    },
+    stats: async () => (await control('GET', 'stats')) as SandboxStats & { jobs: number },
+    queueFaults: async (list) => {
+      await control('POST', 'faults', { next: list });
+    },
+    stop,
+  };
+}

@@ -1,0 +1,87 @@
+import { describe, expect, test } from 'vitest';
+import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
+import { UsageError } from '../../src/errors.js';
+import { isLoopbackHost, resultNameFor } from '../../src/sandbox/index.js';
+
+const DEFAULTS = {
+  port: '8787',
+  host: '127.0.0.1',
+  filesPort: '0',
+  token: [],
+  syncLimit: '30',
+  speed: '1',
+  failRate: '0',
+  latency: '0',
+  seed: '1',
+};
+
+describe('vredact sandbox flags', () => {
+  test('the defaults', () => {
+    expect(parseSandboxFlags(DEFAULTS, '/work')).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      filesPort: 0,
+      tokens: [],
+      syncLimitSec: 30,
+      speed: 1,
+      failRate: 0,
+      latencyMs: 0,
+      seed: 1,
+    });
+  });
+
+  test('repeated tokens, a data dir relative to the working folder', () => {
+    const options = parseSandboxFlags({ ...DEFAULTS, token: ['a_1', 'b_2'], dataDir: 'state' }, '/work');
+    expect(options.tokens).toEqual(['a_1', 'b_2']);
+    expect(options.dataDir).toBe('/work/state');
+  });
+
+  test.each([
+    ['port', 'abc'],
+    ['port', '70000'],
+    ['port', '-1'],
+    ['filesPort', '1.5'],
+    ['host', '0.0.0.0'],
+    ['host', 'example.com'],
+    ['syncLimit', '-1'],
+    ['speed', '0'],
+    ['failRate', '1.5'],
+    ['latency', '-5'],
+    ['seed', 'x'],
+    ['token', ['has space']],
+  ])('%s=%j is a usage error', (key, value) => {
+    expect(() => parseSandboxFlags({ ...DEFAULTS, [key]: value }, '/work')).toThrow(UsageError);
+  });
+
+  test('the two ports must differ', () => {
+    expect(() => parseSandboxFlags({ ...DEFAULTS, port: '9000', filesPort: '9000' }, '/work')).toThrow(
+      UsageError,
+    );
+  });
+});
+
+test.each([
+  ['127.0.0.1', true],
+  ['127.1.2.3', true],
+  ['localhost', true],
+  ['::1', true],
+  ['[::1]', true],
+  ['0.0.0.0', false],
+  ['128.0.0.1', false],
+  ['127.0.0.256', false],
+  ['::', false],
+  ['localhost.example.com', false],
+])('isLoopbackHost(%j) is %s', (host, expected) => {
+  expect(isLoopbackHost(host)).toBe(expected);
+});
+
+test.each([
+  ['call.mp3', 'call.redacted.wav'],
+  ['x.wav', 'x.redacted.wav'],
+  ['X.WAV', 'X.redacted.wav'],
+  ['noext', 'noext.redacted.wav'],
+  ['.hidden', '.hidden.redacted.wav'],
+  ['dir.v2/name', 'dir.v2/name.redacted.wav'],
+])('the result of %j is %j', (source, result) => {
+  expect(resultNameFor(source)).toBe(result);
+});

@@ -1,0 +1,73 @@
+import { describe, expect, test } from 'vitest';
+import {
+  runConfigGet,
+  runConfigList,
+  runConfigSet,
+  runConfigUnset,
+} from '../../src/commands/config/config.js';
+import { memoryConfigStore } from '../../src/settings/config-store.js';
+import { testContext } from '../helpers/context.js';
+
+const TOKEN = 'vr_0123456789abcdef9f3a';
+
+describe('vredact config (in-process)', () => {
+  test('set token from stdin stores it whole, get and list show it masked', async () => {
+    const config = memoryConfigStore();
+    const set = await testContext({ config, stdin: `${TOKEN}\n` });
+    expect(await runConfigSet(set.ctx, ['token', '-'])).toBe(0);
+    expect(config.get('token')).toBe(TOKEN);
+
+    const get = await testContext({ config });
+    expect(await runConfigGet(get.ctx, ['token'])).toBe(0);
+    expect(get.stdout()).toBe('vr_…9f3a\n');
+
+    const list = await testContext({ config, flags: { json: true } });
+    await runConfigList(list.ctx);
+    const rows = JSON.parse(list.stdout()) as { key: string; value: string | null; source: string }[];
+    expect(rows.find((r) => r.key === 'token')).toEqual({
+      key: 'token',
+      value: 'vr_…9f3a',
+      source: 'config',
+    });
+    expect(list.stdout() + list.stderr()).not.toContain(TOKEN);
+  });
+
+  test('list shows where each value comes from', async () => {
+    const config = memoryConfigStore({ 'base-url': 'https://config.example' });
+    const list = await testContext({ config, env: { VREDACT_CONCURRENCY: '7' } });
+    await runConfigList(list.ctx);
+    const lines = list.stdout().trim().split('\n');
+    expect(lines).toContain('base-url\thttps://config.example\tconfig');
+    expect(lines).toContain('concurrency\t7\tenv');
+    expect(lines).toContain('gender\t\tunset');
+  });
+
+  test('on a terminal, list is a table', async () => {
+    const list = await testContext({ tty: true, env: { NO_COLOR: '1' } });
+    await runConfigList(list.ctx);
+    expect(list.stdout()).toMatch(/KEY.*VALUE.*SOURCE/);
+    expect(list.stdout()).toContain('┌');
+  });
+
+  test('values are checked before they are stored', async () => {
+    const config = memoryConfigStore();
+    const t = await testContext({ config });
+    await expect(runConfigSet(t.ctx, ['base-url', 'http://api.example.com'])).rejects.toMatchObject({
+      exitCode: 2,
+    });
+    await expect(runConfigSet(t.ctx, ['gender', 'x'])).rejects.toMatchObject({ exitCode: 2 });
+    await expect(runConfigSet(t.ctx, ['nope', '1'])).rejects.toMatchObject({ exitCode: 2 });
+    expect(config.all()).toEqual({});
+    await runConfigSet(t.ctx, ['base-url', 'https://api.example.com/']);
+    expect(config.get('base-url')).toBe('https://api.example.com');
+  });
+
+  test('unset removes a key; get of an unset key fails with exit 1', async () => {
+    const config = memoryConfigStore({ gender: 'f' });
+    const t = await testContext({ config });
+    await runConfigUnset(t.ctx, ['gender']);
+    expect(config.get('gender')).toBeUndefined();
+    const get = await testContext({ config });
+    await expect(runConfigGet(get.ctx, ['gender'])).rejects.toMatchObject({ exitCode: 1 });
+  });
+});
