@@ -1,0 +1,223 @@
+/**
+ * MPEG audio frame headers: enough of ISO 11172-3 / 13818-3 to walk a file
+ * frame by frame without decoding it. Duration comes from counting frames,
+ * which is exact for CBR and VBR alike, with or without a Xing/Info header.
+ */
+import { AudioDecodeError } from './errors.js';
+import type { FileWindow } from './file-io.js';
+
+export interface Mp3FrameHeader {
+  /** 1 = MPEG-1, 2 = MPEG-2 (LSF), 2.5 = MPEG-2.5. */
+  version: 1 | 2 | 2.5;
+  layer: 1 | 2 | 3;
+  sampleRate: number;
+  channels: 1 | 2;
+  frameBytes: number;
+  samplesPerFrame: number;
+}
+
+// kbit/s by bitrate index 1..14 (0 = free format, 15 = invalid; both rejected).
+const BITRATES: Record<string, readonly number[]> = {
+  '1-1': [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448],
+  '1-2': [32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384],
+  '1-3': [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],
+  '2-1': [32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256],
+  '2-2': [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
+};
+const SAMPLE_RATES: Record<string, readonly number[]> = {
+  '1': [44100, 48000, 32000],
+  '2': [22050, 24000, 16000],
+  '2.5': [11025, 12000, 8000],
+};
+
+/** Parses the 4-byte header at `b[at]`; null when it is not a usable frame header. */
+export function parseMp3Header(b0: number, b1: number, b2: number, b3: number): Mp3FrameHeader | null {
+  if (b0 !== 0xff || (b1 & 0xe0) !== 0xe0) return null;
+  const versionBits = (b1 >> 3) & 3;
+  const layerBits = (b1 >> 1) & 3;
+  const bitrateIndex = b2 >> 4;
+  const rateIndex = (b2 >> 2) & 3;
+  if (versionBits === 1 || layerBits === 0 || bitrateIndex === 0 || bitrateIndex === 15 || rateIndex === 3) {
+    return null;
+  }
+  if ((b3 & 3) === 2) return null; // reserved emphasis: a false sync, in practice
+  const version = versionBits === 3 ? 1 : versionBits === 2 ? 2 : 2.5;
+  const layer = (4 - layerBits) as 1 | 2 | 3;
+  const table = version === 1 ? `1-${layer}` : layer === 1 ? '2-1' : '2-2';
+  const bitrate = BITRATES[table]![bitrateIndex - 1]! * 1000;
+  const sampleRate = SAMPLE_RATES[String(version)]![rateIndex]!;
+  const padding = (b2 >> 1) & 1;
+  let frameBytes: number;
+  let samplesPerFrame: number;
+  if (layer === 1) {
+    frameBytes = (Math.floor((12 * bitrate) / sampleRate) + padding) * 4;
+    samplesPerFrame = 384;
+  } else if (layer === 2 || version === 1) {
+    frameBytes = Math.floor((144 * bitrate) / sampleRate) + padding;
+    samplesPerFrame = 1152;
+  } else {
+    frameBytes = Math.floor((72 * bitrate) / sampleRate) + padding;
+    samplesPerFrame = 576;
+  }
+  return { version, layer, sampleRate, channels: b3 >> 6 === 3 ? 1 : 2, frameBytes, samplesPerFrame };
+}
+
+function sameStream(a: Mp3FrameHeader, b: Mp3FrameHeader): boolean {
+  return a.version === b.version && a.layer === b.layer && a.sampleRate === b.sampleRate;
+}
+
+/**
+ * Encoder delay and padding from a Xing/Info + LAME tag in the first frame.
+ * mpg123 (our decoder) trims exactly these samples in gapless mode, and skips
+ * the tag frame itself, so counting must do the same to agree with decoding.
+ */
+function readInfoFrame(frame: Uint8Array, h: Mp3FrameHeader): { delay: number; padding: number } | null {
+  if (h.layer !== 3) return null;
+  const sideInfo = h.version === 1 ? (h.channels === 1 ? 17 : 32) : h.channels === 1 ? 9 : 17;
+  const at = 4 + sideInfo;
+  if (frame.length < at + 8) return null;
+  const tag = String.fromCharCode(frame[at]!, frame[at + 1]!, frame[at + 2]!, frame[at + 3]!);
+  if (tag !== 'Xing' && tag !== 'Info') return null;
+  const flags = frame[at + 7]!;
+  let lame = at + 8;
+  if (flags & 1) lame += 4; // frame count
+  if (flags & 2) lame += 4; // byte count
+  if (flags & 4) lame += 100; // seek table
+  if (flags & 8) lame += 4; // quality
+  if (frame.length < lame + 24) return { delay: 0, padding: 0 };
+  const d0 = frame[lame + 21]!;
+  const d1 = frame[lame + 22]!;
+  const d2 = frame[lame + 23]!;
+  const delay = (d0 << 4) | (d1 >> 4);
+  const padding = ((d1 & 0x0f) << 8) | d2;
+  // Only trust the field when an encoder version string precedes it (LAME, Lavc, …).
+  const printable = [0, 1, 2, 3].every((i) => {
+    const c = frame[lame + i]!;
+    return c >= 0x20 && c < 0x7f;
+  });
+  return printable ? { delay, padding } : { delay: 0, padding: 0 };
+}
+
+/** Size of an ID3v2 tag starting at `b[0]` (header + body + footer), or 0. */
+export function id3v2Size(b: Uint8Array): number {
+  if (b.length < 10 || b[0] !== 0x49 || b[1] !== 0x44 || b[2] !== 0x33) return 0; // "ID3"
+  if (b[3] === 0xff || b[4] === 0xff) return 0;
+  const s = [b[6]!, b[7]!, b[8]!, b[9]!];
+  if (s.some((x) => x & 0x80)) return 0; // sizes are sync-safe (7 bits per byte)
+  const body = (s[0]! << 21) | (s[1]! << 14) | (s[2]! << 7) | s[3]!;
+  return 10 + body + (b[5]! & 0x10 ? 10 : 0);
+}
+
+export interface Mp3Scan {
+  /** Byte offset of the first frame (after ID3v2 tags and junk). */
+  firstFrame: number;
+  sampleRate: number;
+  /** Frames holding audio (the Xing/Info frame excluded). */
+  audioFrames: number;
+  samplesPerFrame: number;
+  encoderDelay: number;
+  encoderPadding: number;
+  /** Decoded length after gapless trimming, in samples at `sampleRate`. */
+  totalSamples: number;
+}
+
+/** How far past the tags we look for the first frame before calling the file "not MP3". */
+const MAX_LEADING_JUNK = 64 * 1024;
+
+/**
+ * True when a frame header at `pos` is followed by another of the same stream
+ * (or by the end of the file): one header alone is too easy to find by chance.
+ */
+async function confirmedFrame(win: FileWindow, pos: number): Promise<Mp3FrameHeader | null> {
+  if (!win.has(pos, 4) && !(await win.load(pos, 4))) return null;
+  const h = parseMp3Header(win.byte(pos), win.byte(pos + 1), win.byte(pos + 2), win.byte(pos + 3));
+  if (!h) return null;
+  const next = pos + h.frameBytes;
+  if (next === win.size) return h;
+  if (next + 4 > win.size) return null;
+  if (!win.has(next, 4) && !(await win.load(pos, h.frameBytes + 4))) return null;
+  const h2 = parseMp3Header(win.byte(next), win.byte(next + 1), win.byte(next + 2), win.byte(next + 3));
+  return h2 && sameStream(h, h2) ? h : null;
+}
+
+async function skipId3v2(win: FileWindow, start: number): Promise<number> {
+  let pos = start;
+  for (;;) {
+    if (!win.has(pos, 10) && !(await win.load(pos, 10))) return pos;
+    const size = id3v2Size(win.view(pos, 10));
+    if (size === 0) return pos;
+    pos += size;
+  }
+}
+
+/** Finds the first confirmed frame at or after `from`, scanning at most `limit` bytes. */
+async function syncFrom(win: FileWindow, from: number, limit: number): Promise<number> {
+  const end = Math.min(win.size - 4, from + limit);
+  for (let pos = from; pos <= end; pos++) {
+    if (!win.has(pos, 2) && !(await win.load(pos, 2))) return -1;
+    if (win.byte(pos) !== 0xff || (win.byte(pos + 1) & 0xe0) !== 0xe0) continue;
+    if (await confirmedFrame(win, pos)) return pos;
+  }
+  return -1;
+}
+
+/** Cheap check on the first bytes of a file: an ID3v2 tag or a confirmed frame sync near the start. */
+export function looksLikeMp3(head: Uint8Array): boolean {
+  if (id3v2Size(head) > 0) return true;
+  for (let pos = 0; pos + 4 <= head.length && pos < 4096; pos++) {
+    const h = parseMp3Header(head[pos]!, head[pos + 1]!, head[pos + 2]!, head[pos + 3]!);
+    if (!h) continue;
+    const next = pos + h.frameBytes;
+    if (next === head.length) return true;
+    if (next + 4 > head.length) continue;
+    const h2 = parseMp3Header(head[next]!, head[next + 1]!, head[next + 2]!, head[next + 3]!);
+    if (h2 && sameStream(h, h2)) return true;
+  }
+  return false;
+}
+
+/**
+ * Counts the frames of an MP3 file by hopping from header to header.
+ * Reads the file in 1 MiB blocks and never decodes, so an hour-long file
+ * takes a fraction of a second. Junk between frames (a mid-stream ID3 tag,
+ * a trailing ID3v1/APE tag, damaged bytes) is skipped by resyncing.
+ */
+export async function scanMp3(win: FileWindow): Promise<Mp3Scan> {
+  const afterTags = await skipId3v2(win, 0);
+  const first = await syncFrom(win, afterTags, MAX_LEADING_JUNK);
+  if (first < 0) {
+    throw new AudioDecodeError(afterTags > 0 ? 'the MP3 file has no audio frames' : 'not a WAV or MP3 file');
+  }
+  const h0 = (await confirmedFrame(win, first)) as Mp3FrameHeader;
+  if (!win.has(first, h0.frameBytes)) await win.load(first, Math.min(h0.frameBytes, win.size - first));
+  const info = readInfoFrame(win.view(first, h0.frameBytes), h0);
+
+  let frames = 0;
+  let pos = first;
+  while (pos + 4 <= win.size) {
+    if (!win.has(pos, 4)) await win.load(pos, 4);
+    const h = parseMp3Header(win.byte(pos), win.byte(pos + 1), win.byte(pos + 2), win.byte(pos + 3));
+    if (h && sameStream(h, h0)) {
+      if (pos + h.frameBytes > win.size) break; // a cut-off last frame is not decoded either
+      frames++;
+      pos += h.frameBytes;
+      continue;
+    }
+    const next = await syncFrom(win, pos + 1, win.size);
+    if (next < 0) break;
+    pos = next;
+  }
+  const audioFrames = info ? frames - 1 : frames;
+  const delay = info?.delay ?? 0;
+  const padding = info?.padding ?? 0;
+  const totalSamples = Math.max(0, audioFrames * h0.samplesPerFrame - delay - padding);
+  return {
+    firstFrame: first,
+    sampleRate: h0.sampleRate,
+    audioFrames,
+    samplesPerFrame: h0.samplesPerFrame,
+    encoderDelay: delay,
+    encoderPadding: padding,
+    totalSamples,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Runs a redaction on a worker thread so a long file never blocks the
+ * caller's event loop.
+ *
+ * The worker script is the compiled `worker.js` next to this module. When
+ * this module runs from its TypeScript source (vitest imports `src/` directly,
+ * and Node 20 cannot start a `.ts` worker), there is no `worker.js` beside it
+ * and the job runs in-process instead — same result, just on the calling thread.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AudioDecodeError } from './errors.js';
+import { redactFile } from './redact.js';
+import type { RedactionOutcome, VoiceParams } from './types.js';
+
+export interface WorkerJob {
+  inputPath: string;
+  outputPath: string;
+  params: VoiceParams;
+}
+
+export type WorkerReply =
+  | { ok: true; outcome: RedactionOutcome }
+  | { ok: false; name: string; message: string };
+
+export function workerScript(): URL | null {
+  const url = new URL('./worker.js', import.meta.url);
+  return existsSync(fileURLToPath(url)) ? url : null;
+}
+
+/** Rebuilds the worker's error on this side, keeping AudioDecodeError's class for `instanceof` checks. */
+function revive(reply: { name: string; message: string }): Error {
+  if (reply.name === 'AudioDecodeError') return new AudioDecodeError(reply.message);
+  const err = new Error(reply.message);
+  err.name = reply.name;
+  return err;
+}
+
+export function redactInWorker(
+  inputPath: string,
+  outputPath: string,
+  params: VoiceParams,
+): Promise<RedactionOutcome> {
+  const script = workerScript();
+  if (!script) return redactFile(inputPath, outputPath, params);
+  const job: WorkerJob = { inputPath, outputPath, params: { ...params } };
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const worker = new Worker(script, { workerData: job });
+    worker.once('message', (reply: WorkerReply) => {
+      settled = true;
+      if (reply.ok) resolve(reply.outcome);
+      else reject(revive(reply));
+    });
+    worker.once('error', (err) => {
+      if (settled) return;
+      settled = true;
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (settled) return;
+      settled = true;
+      reject(new Error(`the audio worker stopped (exit code ${code}) before finishing`));
+    });
+  });
+}

@@ -1,0 +1,144 @@
+import { UsageError } from '../errors.js';
+
+/** 10 MiB: the service documents "10 MB"; the binary reading is the safer of the two (see README). */
+export const DEFAULT_MAX_SIZE = 10 * 1024 * 1024;
+/** The service rejects audio longer than 60 minutes. */
+export const DEFAULT_MAX_DURATION_SECONDS = 3600;
+/** How long to wait for an asynchronous job, from when this run starts waiting for it. */
+export const DEFAULT_WAIT_TIMEOUT_MS = 2 * 3600 * 1000;
+
+export interface Shard {
+  /** 1-based. */
+  index: number;
+  count: number;
+}
+
+/** The redact command's own options, checked; the shared settings (concurrency, voice, …) live in ctx.settings. */
+export interface RedactOptions {
+  filesFrom: string | undefined;
+  dryRun: boolean;
+  overwrite: boolean;
+  wait: boolean;
+  waitTimeoutMs: number;
+  shard: Shard | undefined;
+  maxSize: number;
+  maxDurationSec: number;
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  sec: 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/**
+ * Reads a duration in milliseconds: plain seconds (`90`, `1.5`) or numbers with units, possibly
+ * chained (`90s`, `30m`, `2h`, `1h30m`, `500ms`, `1d`). Undefined when the text is not a duration.
+ */
+export function parseDurationMs(text: string): number | undefined {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const part = /(\d+(?:\.\d+)?)\s*(ms|sec|s|min|m|h|d)/y;
+  let total = 0;
+  let index = 0;
+  while (index < trimmed.length) {
+    part.lastIndex = index;
+    const match = part.exec(trimmed);
+    if (!match) return undefined;
+    total += Number(match[1]) * (DURATION_UNITS[match[2] as string] as number);
+    index = part.lastIndex;
+    while (trimmed[index] === ' ') index++;
+  }
+  return Math.round(total);
+}
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1000,
+  kb: 1000,
+  kib: 1024,
+  m: 1000 ** 2,
+  mb: 1000 ** 2,
+  mib: 1024 ** 2,
+  g: 1000 ** 3,
+  gb: 1000 ** 3,
+  gib: 1024 ** 3,
+};
+
+/** Reads a size in bytes: `1048576`, `500k`, `10MB` (decimal), `10MiB` (binary). Undefined when unreadable. */
+export function parseSize(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/.exec(text.trim().toLowerCase());
+  if (!match) return undefined;
+  const unit = SIZE_UNITS[match[2] as string];
+  if (unit === undefined) return undefined;
+  return Math.floor(Number(match[1]) * unit);
+}
+
+/** Reads `i/n` (1-based): this machine's share of the inputs. */
+export function parseShard(text: string): Shard {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count || count > 1_000_000) {
+    throw new UsageError(`--shard must look like i/n with 1 ≤ i ≤ n, e.g. 2/3 (got "${text}")`);
+  }
+  return { index, count };
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Checks the redact command's options (commander's camelCase names); every problem is a usage error. */
+export function parseRedactOptions(options: Record<string, unknown>): RedactOptions {
+  const waitTimeoutText = text(options.waitTimeout);
+  let waitTimeoutMs = DEFAULT_WAIT_TIMEOUT_MS;
+  if (waitTimeoutText !== undefined) {
+    const parsed = parseDurationMs(waitTimeoutText);
+    if (parsed === undefined) {
+      throw new UsageError(
+        `--wait-timeout must be a duration like 90s, 30m, 2h or plain seconds (got "${waitTimeoutText}")`,
+      );
+    }
+    waitTimeoutMs = parsed;
+  }
+  const maxSizeText = text(options.maxSize);
+  let maxSize = DEFAULT_MAX_SIZE;
+  if (maxSizeText !== undefined) {
+    const parsed = parseSize(maxSizeText);
+    if (parsed === undefined || parsed < 1) {
+      throw new UsageError(
+        `--max-size must be a size in bytes, like 10485760, 10MiB or 500k (got "${maxSizeText}")`,
+      );
+    }
+    maxSize = parsed;
+  }
+  const maxDurationText = text(options.maxDuration);
+  let maxDurationSec = DEFAULT_MAX_DURATION_SECONDS;
+  if (maxDurationText !== undefined) {
+    const parsed = parseDurationMs(maxDurationText);
+    if (parsed === undefined || parsed <= 0) {
+      throw new UsageError(
+        `--max-duration must be a number of seconds, like 3600 or 60m (got "${maxDurationText}")`,
+      );
+    }
+    maxDurationSec = parsed / 1000;
+  }
+  const shardText = text(options.shard);
+  return {
+    filesFrom: text(options.filesFrom),
+    dryRun: options.dryRun === true,
+    overwrite: options.overwrite === true,
+    wait: options.wait !== false,
+    waitTimeoutMs,
+    shard: shardText === undefined ? undefined : parseShard(shardText),
+    maxSize,
+    maxDurationSec,
+  };
+}

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { ExpandedInputs } from './inputs.js';
+import type { Shard } from './options.js';
+
+/** One input of the batch and where its output goes; `rejected` is set when the plan already refuses it. */
+export interface PlanEntry {
+  /** Absolute path of the input as named or found. */
+  input: string;
+  /** Real path of the input (its identity in the journal); the same as `input` for a missing one. */
+  realPath: string;
+  /** The input as shown to the user: relative to the working folder when inside it. */
+  display: string;
+  /** The shard key: the input's path relative to its root (or the argument itself for a missing input). */
+  key: string;
+  /** Absolute output path; empty for inputs that never got one (missing). */
+  output: string;
+  /** The output relative to the output folder, `/`-separated. */
+  outputRel: string;
+  outputDisplay: string;
+  rejected?: string;
+}
+
+export interface Plan {
+  outDir: string;
+  entries: PlanEntry[];
+  /** Inputs left to other shards. */
+  otherShards: number;
+  duplicates: number;
+}
+
+/** Shows `path` relative to `cwd` when it is inside it, absolute otherwise. */
+export function displayPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  if (rel === '') return '.';
+  return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
+
+/**
+ * Which shard (0-based) a key belongs to: the first 48 bits of its SHA-256, modulo `count`. Depends on
+ * nothing but the key, so every machine given the same arguments agrees, and the shards are disjoint.
+ */
+export function shardOf(key: string, count: number): number {
+  const digest = createHash('sha256').update(key.normalize('NFC'), 'utf8').digest();
+  return digest.readUIntBE(0, 6) % count;
+}
+
+export function inShard(key: string, shard: Shard | undefined): boolean {
+  return !shard || shardOf(key, shard.count) === shard.index - 1;
+}
+
+/** The output's path relative to the output folder: the input's relative path, its extension made `.wav`. */
+export function outputRelFor(rel: string): string {
+  const name = basename(rel);
+  const ext = extname(name);
+  const stem = ext && ext !== name ? name.slice(0, -ext.length) : name;
+  const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+  return dir ? `${dir}/${stem}.wav` : `${stem}.wav`;
+}
+
+/** On case-insensitive file systems (macOS, Windows by default) `A.wav` and `a.wav` are one file. */
+const CASE_INSENSITIVE = process.platform === 'darwin' || process.platform === 'win32';
+
+function collisionKey(path: string): string {
+  const normalized = path.normalize('NFC');
+  return CASE_INSENSITIVE ? normalized.toLowerCase() : normalized;
+}
+
+/** The real path an output would have (through symbolic links of its folders), without creating anything. */
+async function realOutputPath(output: string, cache: Map<string, string>): Promise<string> {
+  try {
+    return await realpath(output);
+  } catch {
+    const dir = dirname(output);
+    let real = cache.get(dir);
+    if (real === undefined) {
+      real = await realpath(dir).catch(() => dir);
+      cache.set(dir, real);
+    }
+    return join(real, basename(output));
+  }
+}
+
+/**
+ * Maps every input to its output, before anything is sent: a named file to `<out>/<stem>.wav`,
+ * files found in a folder or by a glob to their relative path under `<out>`. Two inputs on one
+ * output are both rejected, and so is an output that would overwrite an input. The shard filter
+ * comes last, so every machine sees the same rejections for the same arguments.
+ */
+export async function buildPlan(
+  expanded: ExpandedInputs,
+  options: { cwd: string; outDir: string; shard?: Shard | undefined },
+): Promise<Plan> {
+  const outDir = resolve(options.cwd, options.outDir);
+  const entries: PlanEntry[] = [];
+  for (const problem of expanded.problems) {
+    entries.push({
+      input: problem.path,
+      realPath: problem.path,
+      display: problem.arg,
+      key: problem.arg,
+      output: '',
+      outputRel: '',
+      outputDisplay: '',
+      rejected: problem.reason,
+    });
+  }
+  const inputs = new Map<string, PlanEntry>();
+  for (const file of expanded.files) {
+    const outputRel = outputRelFor(file.origin === 'file' ? basename(file.path) : file.rel);
+    const output = join(outDir, ...outputRel.split('/'));
+    const entry: PlanEntry = {
+      input: file.path,
+      realPath: file.realPath,
+      display: displayPath(file.path, options.cwd),
+      key: file.rel,
+      output,
+      outputRel,
+      outputDisplay: displayPath(output, options.cwd),
+    };
+    entries.push(entry);
+    inputs.set(file.realPath, entry);
+  }
+
+  const byOutput = new Map<string, PlanEntry[]>();
+  for (const entry of entries) {
+    if (!entry.output) continue;
+    const key = collisionKey(entry.output);
+    const group = byOutput.get(key);
+    if (group) group.push(entry);
+    else byOutput.set(key, [entry]);
+  }
+  for (const group of byOutput.values()) {
+    if (group.length < 2) continue;
+    for (const entry of group) {
+      const others = group.filter((other) => other !== entry).map((other) => other.display);
+      entry.rejected = `same output ${entry.outputDisplay} as ${others.join(', ')}`;
+    }
+  }
+
+  const dirCache = new Map<string, string>();
+  for (const entry of entries) {
+    if (!entry.output || entry.rejected) continue;
+    const real = await realOutputPath(entry.output, dirCache);
+    const victim = inputs.get(real);
+    if (victim) {
+      entry.rejected =
+        victim === entry
+          ? `its output ${entry.outputDisplay} would overwrite the input itself`
+          : `its output ${entry.outputDisplay} would overwrite the input ${victim.display}`;
+    }
+  }
+
+  const mine = entries.filter((entry) => inShard(entry.key, options.shard));
+  return {
+    outDir,
+    entries: mine,
+    otherShards: entries.length - mine.length,
+    duplicates: expanded.duplicates,
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * Local checks of one recording before it is sent: a file that fails one is rejected with its
+ * reason and never uploaded. music-metadata is loaded on first use only.
+ */
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { parseFrameHeader, scanMpeg } from './mpeg.js';
+
+export interface ProbeLimits {
+  maxSize: number;
+  maxDurationSec: number;
+}
+
+export type ProbeResult =
+  | { ok: true; size: number; mtimeMs: number; format: 'WAV' | 'MP3'; durationSec: number }
+  | { ok: false; reason: string; size?: number; mtimeMs?: number };
+
+/** `1.5 MB`-style sizes in binary units, for messages. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value >= 100 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
+}
+
+/** `h:mm:ss` or `m:ss`, for messages. */
+export function formatDuration(seconds: number): string {
+  const total = Math.round(seconds);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+function fsReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'not readable (permission denied)';
+  return `cannot read it (${code || (error as Error).message})`;
+}
+
+async function readHead(path: string, n: number): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(n);
+    const { bytesRead } = await handle.read(buffer, 0, n, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * What the first bytes say: a RIFF/WAVE header, or an MP3 (an ID3v2 tag, or a Layer III frame header
+ * at the very start). Anything else is not sent.
+ */
+export function sniffFormat(head: Buffer): 'WAV' | 'MP3' | undefined {
+  if (
+    head.length >= 12 &&
+    head.toString('latin1', 0, 4) === 'RIFF' &&
+    head.toString('latin1', 8, 12) === 'WAVE'
+  ) {
+    return 'WAV';
+  }
+  if (head.length >= 10 && head.toString('latin1', 0, 3) === 'ID3') return 'MP3';
+  if (head.length >= 4) {
+    const header = parseFrameHeader(
+      head[0] as number,
+      head[1] as number,
+      head[2] as number,
+      head[3] as number,
+    );
+    if (header?.layer === 3) return 'MP3';
+  }
+  return undefined;
+}
+
+const OTHER_FORMATS: Array<[RegExp, string]> = [
+  [/^fLaC/, 'FLAC'],
+  [/^OggS/, 'Ogg'],
+  [/^.{4}ftyp/s, 'MP4/M4A'],
+  [/^FORM.{4}AIF/s, 'AIFF'],
+  [/^RF64/, 'RF64 (a WAV over 4 GB)'],
+  [/^\x1aE\xdf\xa3/, 'Matroska/WebM'],
+  [/^#!AMR/, 'AMR'],
+];
+
+/** A name for a few common formats that are not WAV or MP3, for the rejection reason. */
+function otherFormat(head: Buffer): string | undefined {
+  const text = head.toString('latin1');
+  for (const [pattern, name] of OTHER_FORMATS) if (pattern.test(text)) return name;
+  if (head.length >= 2 && head[0] === 0xff && ((head[1] as number) & 0xf6) === 0xf0) return 'AAC (ADTS)';
+  if (head.length >= 4) {
+    const header = parseFrameHeader(
+      head[0] as number,
+      head[1] as number,
+      head[2] as number,
+      head[3] as number,
+    );
+    if (header) return `MPEG layer ${header.layer === 1 ? 'I' : 'II'} audio`;
+  }
+  return undefined;
+}
+
+/**
+ * Checks one file: it exists and is a regular, readable file; its size is above 0 and within
+ * `maxSize`; it is a WAV or an MP3 (by its content: music-metadata reports no error and no container
+ * for a text file or an empty MP3, so the container is checked); its duration is above 0 and within
+ * `maxDurationSec`. An MP3's duration is always counted frame by frame (see mpeg.ts): a header-less
+ * VBR file would otherwise be misjudged.
+ */
+export async function probeFile(path: string, limits: ProbeLimits): Promise<ProbeResult> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    return { ok: false, reason: fsReason(error) };
+  }
+  const size = info.size;
+  const mtimeMs = info.mtimeMs;
+  const reject = (reason: string): ProbeResult => ({ ok: false, reason, size, mtimeMs });
+  if (!info.isFile()) return reject(info.isDirectory() ? 'a folder, not a file' : 'not a regular file');
+  if (size === 0) return reject('empty file (0 bytes)');
+  if (size > limits.maxSize) {
+    return reject(
+      `too large: ${formatBytes(size)}, the limit is ${formatBytes(limits.maxSize)} (--max-size)`,
+    );
+  }
+
+  let head: Buffer;
+  try {
+    head = await readHead(path, 64);
+  } catch (error) {
+    return reject(fsReason(error));
+  }
+  const sniffed = sniffFormat(head);
+  if (!sniffed) {
+    const other = otherFormat(head);
+    return reject(`not a WAV or MP3 file${other ? ` (it looks like ${other})` : ''}`);
+  }
+
+  // The content decides, not the name: music-metadata is told what the bytes are, since with a
+  // file name it trusts the extension (a WAV named .mp3 would be read as something else).
+  const { parseStream } = await import('music-metadata');
+  let container: string | undefined;
+  let codec: string | undefined;
+  let duration: number | undefined;
+  const stream = createReadStream(path);
+  try {
+    const mimeType = sniffed === 'WAV' ? 'audio/wav' : 'audio/mpeg';
+    const metadata = await parseStream(
+      stream,
+      { mimeType, size },
+      { duration: false, skipCovers: true, skipPostHeaders: true },
+    );
+    container = metadata.format.container;
+    codec = metadata.format.codec;
+    duration = metadata.format.duration;
+  } catch (error) {
+    return reject(`not a readable ${sniffed} file (${(error as Error).message})`);
+  } finally {
+    stream.destroy();
+  }
+
+  const format = sniffed;
+  if (format === 'WAV') {
+    if (container !== 'WAVE') return reject('not a readable WAV file');
+    if (duration === undefined || !(duration > 0)) return reject('no audio: the WAV file holds no samples');
+  } else {
+    if (container !== 'MPEG' || !/layer 3/i.test(codec ?? '')) {
+      return reject(`not a WAV or MP3 file${codec ? ` (it is ${codec})` : ''}`);
+    }
+    let scanned: Awaited<ReturnType<typeof scanMpeg>>;
+    try {
+      scanned = await scanMpeg(path);
+    } catch (error) {
+      return reject(fsReason(error));
+    }
+    if (scanned.frames === 0 || scanned.layer !== 3) return reject('no audio: no MP3 audio frames found');
+    duration = scanned.durationSec;
+  }
+  if (!(duration > 0)) return reject('no audio: its duration is 0');
+  if (duration > limits.maxDurationSec) {
+    return reject(
+      `too long: ${formatDuration(duration)}, the limit is ${formatDuration(limits.maxDurationSec)} (--max-duration)`,
+    );
+  }
+  return { ok: true, size, mtimeMs, format, durationSec: duration };
+}

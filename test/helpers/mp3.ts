@@ -1,0 +1,163 @@
+/**
+ * Synthetic MP3 files for tests. A Layer III frame made of a header followed by all-zero side
+ * information and main data is valid silence (every granule has part2_3_length 0), so frames of any
+ * version, bitrate and sample rate can be generated without an encoder. MPEG-2.5 at 8 kHz and
+ * 8 kbit/s gives the smallest frames: 72 bytes for 72 ms, so an hour is only ~3.6 MB.
+ */
+import { writeFile } from 'node:fs/promises';
+
+export type MpegVersion = 1 | 2 | 2.5;
+
+const SAMPLE_RATES: Record<MpegVersion, number[]> = {
+  1: [44100, 48000, 32000],
+  2: [22050, 24000, 16000],
+  2.5: [11025, 12000, 8000],
+};
+const LAYER3_KBPS: Record<'v1' | 'v2', number[]> = {
+  v1: [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],
+  v2: [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
+};
+
+export interface Mp3Options {
+  /** Number of audio frames (a Xing frame comes on top). */
+  frames: number;
+  /** MPEG version; default 2.5. */
+  version?: MpegVersion;
+  /** Sample rate in Hz; default the lowest of the version (8000 for 2.5). */
+  sampleRate?: number;
+  /** Bitrate in kbit/s of each frame: one value for CBR, or a function of the frame index for VBR. Default 8. */
+  bitrate?: number | ((index: number) => number);
+  /** Prepend a Xing (VBR) or Info (CBR) header frame carrying the frame count. Default false. */
+  infoHeader?: 'Xing' | 'Info';
+  /** Prepend an ID3v2 tag with this many bytes of (zero) payload. */
+  id3v2Bytes?: number;
+  /** Append an ID3v1 tag. */
+  id3v1?: boolean;
+  /** Stereo instead of mono. */
+  stereo?: boolean;
+}
+
+function samplesPerFrame(version: MpegVersion): number {
+  return version === 1 ? 1152 : 576;
+}
+
+/** Frame length in bytes of a Layer III frame without padding. */
+export function frameLength(version: MpegVersion, bitrateKbps: number, sampleRate: number): number {
+  return Math.floor(((version === 1 ? 144 : 72) * bitrateKbps * 1000) / sampleRate);
+}
+
+/** Seconds of audio in `frames` Layer III frames. */
+export function framesDuration(
+  frames: number,
+  version: MpegVersion = 2.5,
+  sampleRate = SAMPLE_RATES[version][2] as number,
+) {
+  return (frames * samplesPerFrame(version)) / sampleRate;
+}
+
+/** How many frames make at least `seconds` of audio. */
+export function framesFor(
+  seconds: number,
+  version: MpegVersion = 2.5,
+  sampleRate = SAMPLE_RATES[version][2] as number,
+) {
+  return Math.ceil((seconds * sampleRate) / samplesPerFrame(version));
+}
+
+function frame(version: MpegVersion, bitrateKbps: number, sampleRate: number, stereo: boolean): Buffer {
+  const versionBits = version === 1 ? 3 : version === 2 ? 2 : 0;
+  const bitrateIndex = LAYER3_KBPS[version === 1 ? 'v1' : 'v2'].indexOf(bitrateKbps);
+  const rateIndex = SAMPLE_RATES[version].indexOf(sampleRate);
+  if (bitrateIndex < 1) throw new Error(`no ${bitrateKbps} kbit/s Layer III bitrate in MPEG ${version}`);
+  if (rateIndex < 0) throw new Error(`no ${sampleRate} Hz sample rate in MPEG ${version}`);
+  const buffer = Buffer.alloc(frameLength(version, bitrateKbps, sampleRate));
+  buffer[0] = 0xff;
+  buffer[1] = 0xe0 | (versionBits << 3) | (1 << 1) | 1; // Layer III, no CRC
+  buffer[2] = (bitrateIndex << 4) | (rateIndex << 2); // no padding
+  buffer[3] = stereo ? 0x00 : 0xc0;
+  return buffer;
+}
+
+/** Builds an MP3 in memory. */
+export function makeMp3(options: Mp3Options): Buffer {
+  const version = options.version ?? 2.5;
+  const sampleRate = options.sampleRate ?? (SAMPLE_RATES[version][2] as number);
+  const stereo = options.stereo ?? false;
+  const bitrateOf =
+    typeof options.bitrate === 'function'
+      ? options.bitrate
+      : () => (options.bitrate as number | undefined) ?? 8;
+  const parts: Buffer[] = [];
+  if (options.id3v2Bytes !== undefined) {
+    const tag = Buffer.alloc(10 + options.id3v2Bytes);
+    tag.write('ID3', 0, 'latin1');
+    tag[3] = 4;
+    const size = options.id3v2Bytes;
+    tag[6] = (size >> 21) & 0x7f;
+    tag[7] = (size >> 14) & 0x7f;
+    tag[8] = (size >> 7) & 0x7f;
+    tag[9] = size & 0x7f;
+    parts.push(tag);
+  }
+  const audio: Buffer[] = [];
+  // Frames of equal bitrate are identical: build each distinct one once.
+  const cache = new Map<number, Buffer>();
+  for (let i = 0; i < options.frames; i++) {
+    const kbps = bitrateOf(i);
+    let f = cache.get(kbps);
+    if (!f) {
+      f = frame(version, kbps, sampleRate, stereo);
+      cache.set(kbps, f);
+    }
+    audio.push(f);
+  }
+  if (options.infoHeader) {
+    const kbps = Math.max(bitrateOf(0), version === 1 ? 32 : 8);
+    const info = Buffer.from(frame(version, kbps, sampleRate, stereo));
+    const at = 4 + (version === 1 ? (stereo ? 32 : 17) : stereo ? 17 : 9);
+    if (info.length < at + 16) throw new Error('the first frame is too small for an info header');
+    info.write(options.infoHeader, at, 'latin1');
+    info.writeUInt32BE(0x3, at + 4); // frames and bytes fields present
+    info.writeUInt32BE(options.frames, at + 8);
+    info.writeUInt32BE(
+      audio.reduce((sum, f) => sum + f.length, info.length),
+      at + 12,
+    );
+    parts.push(info);
+  }
+  parts.push(...audio);
+  if (options.id3v1) {
+    const tag = Buffer.alloc(128);
+    tag.write('TAG', 0, 'latin1');
+    tag.write('synthetic silence', 3, 'latin1');
+    parts.push(tag);
+  }
+  return Buffer.concat(parts);
+}
+
+/** Writes a synthetic MP3 and returns its size in bytes. */
+export async function writeMp3(path: string, options: Mp3Options): Promise<number> {
+  const data = makeMp3(options);
+  await writeFile(path, data);
+  return data.length;
+}
+
+/** A 16-bit PCM mono WAV of silence of the given length (for sync/async tests with long audio). */
+export function makeWav(seconds: number, sampleRate = 8000): Buffer {
+  const samples = Math.round(seconds * sampleRate);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + samples * 2, 4);
+  header.write('WAVE', 8, 'latin1');
+  header.write('fmt ', 12, 'latin1');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(samples * 2, 40);
+  return Buffer.concat([header, Buffer.alloc(samples * 2)]);
+}

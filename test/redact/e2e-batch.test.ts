@@ -1,0 +1,271 @@
+/**
+ * `vredact redact` end to end: the built binary against the sandbox. Each test has its own folder and
+ * sandbox. Build first: `npx tsc -p tsconfig.build.json`.
+ */
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { framesFor, makeWav, writeMp3 } from '../helpers/mp3.js';
+import { isWav, jsonLines, listFiles, setup } from './e2e-helpers.js';
+
+/** Outputs under a folder, without the journal and lock. */
+async function outputsUnder(root: string): Promise<string[]> {
+  return (await listFiles(root)).filter((name) => !name.startsWith('.vredact/'));
+}
+
+function plainLines(stdout: unknown): Record<string, { status: string; detail: string }> {
+  const rows = String(stdout)
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t'));
+  return Object.fromEntries(
+    rows.map(([status, input, detail]) => [input, { status: status ?? '', detail: detail ?? '' }]),
+  );
+}
+
+describe('vredact redact, end to end', () => {
+  it('redacts the good files of a mixed batch and rejects the bad ones with reasons, never uploading them', async () => {
+    const t = await setup();
+    try {
+      const good = [
+        'speech-16bit.wav',
+        'speech-8k-ulaw.wav',
+        'speech-24bit-stereo.wav',
+        'speech-float.wav',
+        'speech-cbr.mp3',
+        'speech-vbr-noxing.mp3',
+      ];
+      for (const name of good) await t.fixture(name, `in/${name}`);
+      for (const name of ['empty.wav', 'not-audio.wav', 'header-only.wav'])
+        await t.fixture(name, `in/${name}`);
+      await t.fixture('empty.mp3', 'in/nothing.mp3');
+      await writeMp3(join(t.dir, 'in', 'long.mp3'), { frames: framesFor(61 * 60) }); // 3.6 MB, 61 min
+      await writeFile(join(t.dir, 'in', 'big.wav'), makeWav(700, 8000)); // 11.2 MB: over the 10 MiB default
+
+      const result = await t.redact(['in', 'missing.wav']);
+      expect(result.exitCode).toBe(1);
+      const byInput = plainLines(result.stdout);
+      for (const name of good) {
+        const output = name.replace(/\.mp3$/, '.wav');
+        expect(byInput[`in/${name}`]).toEqual({ status: 'done', detail: `redacted/${output}` });
+        expect(await isWav(join(t.dir, 'redacted', output))).toBe(true);
+      }
+      expect(byInput['in/empty.wav']).toEqual({ status: 'rejected', detail: 'empty file (0 bytes)' });
+      expect(byInput['in/nothing.mp3']).toEqual({ status: 'rejected', detail: 'empty file (0 bytes)' });
+      expect(byInput['in/not-audio.wav']?.detail).toMatch(/not a WAV or MP3 file/);
+      expect(byInput['in/header-only.wav']?.detail).toMatch(/no audio/);
+      expect(byInput['in/long.mp3']?.detail).toMatch(/too long: 1:01:00/);
+      expect(byInput['in/big.wav']?.detail).toMatch(/too large/);
+      expect(byInput['missing.wav']).toEqual({ status: 'rejected', detail: 'no such file or folder' });
+      expect(String(result.stderr)).toMatch(
+        /redacted 6, skipped 0 \(already done\), rejected 7, failed 0, pending 0/,
+      );
+      expect((await t.sandbox.stats()).uploads).toBe(good.length);
+      expect(await outputsUnder(join(t.dir, 'redacted'))).toHaveLength(good.length);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('takes synchronous and asynchronous results in one run; a re-run uploads nothing', async () => {
+    const t = await setup(['--sync-limit', '3', '--speed', '100']);
+    try {
+      await writeFile(join(t.dir, 'short.wav'), makeWav(2, 16000)); // answered synchronously
+      await t.fixture('speech-16bit.wav', 'long.wav'); // 7 s: a job
+      await writeMp3(join(t.dir, 'music.mp3'), { frames: framesFor(20) }); // 20 s: a job
+
+      const first = await t.redact(['short.wav', 'long.wav', 'music.mp3', '--json', '-o', 'out']);
+      expect(first.exitCode).toBe(0);
+      const lines = jsonLines(first.stdout);
+      expect(lines.at(-1)).toEqual({ summary: { done: 3, skipped: 0, rejected: 0, failed: 0, pending: 0 } });
+      const byInput = Object.fromEntries(lines.slice(0, -1).map((line) => [line.input, line]));
+      expect(byInput['short.wav']).toEqual({ input: 'short.wav', output: 'out/short.wav', status: 'done' });
+      expect(byInput['long.wav']).toMatchObject({
+        status: 'done',
+        output: 'out/long.wav',
+        jobId: expect.any(String),
+      });
+      expect(byInput['music.mp3']).toMatchObject({
+        status: 'done',
+        output: 'out/music.wav',
+        jobId: expect.any(String),
+      });
+      for (const name of ['short.wav', 'long.wav', 'music.wav'])
+        expect(await isWav(join(t.dir, 'out', name))).toBe(true);
+      const stats = await t.sandbox.stats();
+      expect(stats).toMatchObject({ uploads: 3, syncResults: 1, asyncJobs: 2 });
+      expect(await outputsUnder(join(t.dir, 'out'))).toEqual(['long.wav', 'music.wav', 'short.wav']);
+
+      const again = await t.redact(['short.wav', 'long.wav', 'music.mp3', '--json', '-o', 'out']);
+      expect(again.exitCode).toBe(0);
+      const statuses = jsonLines(again.stdout).map((line) => line.status ?? line.summary);
+      expect(statuses.slice(0, -1)).toEqual(['skipped', 'skipped', 'skipped']);
+      expect((await t.sandbox.stats()).uploads).toBe(3);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('mirrors a folder and a quoted glob under the output folder', async () => {
+    const t = await setup();
+    try {
+      await t.fixture('speech-8k-ulaw.wav', 'calls/2026/11/Grüße a.wav');
+      await t.fixture('speech-8k-alaw.wav', 'calls/2026/12/B.WAV');
+      await t.fixture('speech-mpeg25.mp3', 'calls/x.mp3');
+      await t.fixture('speech-8k-ulaw.wav', 'calls/.hidden/skip.wav');
+      await writeFile(join(t.dir, 'calls', 'notes.txt'), 'not audio');
+
+      const folder = await t.redact(['calls', '-o', 'by-folder']);
+      expect(folder.exitCode).toBe(0);
+      expect(await outputsUnder(join(t.dir, 'by-folder'))).toEqual([
+        '2026/11/Grüße a.wav',
+        '2026/12/B.wav',
+        'x.wav',
+      ]);
+
+      const glob = await t.redact(['calls/**/*.{wav,WAV}', '-o', 'by-glob']);
+      expect(glob.exitCode).toBe(0);
+      expect(await outputsUnder(join(t.dir, 'by-glob'))).toEqual(['2026/11/Grüße a.wav', '2026/12/B.wav']);
+      for (const name of await outputsUnder(join(t.dir, 'by-glob'))) {
+        expect(await isWav(join(t.dir, 'by-glob', name))).toBe(true);
+      }
+      const named = await t.redact(['calls/2026/11/Grüße a.wav', '-o', 'named']);
+      expect(named.exitCode).toBe(0);
+      expect(await outputsUnder(join(t.dir, 'named'))).toEqual(['Grüße a.wav']);
+      expect((await t.sandbox.stats()).uploads).toBe(6);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('sends duplicates once and rejects two inputs on one output before sending anything', async () => {
+    const t = await setup();
+    try {
+      await t.fixture('speech-8k-ulaw.wav', 'in/a.wav');
+      await t.fixture('speech-8k-ulaw.wav', 'col/x.wav');
+      await t.fixture('speech-mpeg25.mp3', 'col/x.mp3');
+      await writeFile(join(t.dir, 'list.txt'), '# from a script\nin/a.wav\n\n./in/a.wav\n');
+      const result = await t.redact([
+        'in/a.wav',
+        'in',
+        'in/*.wav',
+        '--files-from',
+        'list.txt',
+        'col',
+        '--json',
+      ]);
+      expect(result.exitCode).toBe(1);
+      const lines = jsonLines(result.stdout).slice(0, -1);
+      expect(lines.filter((line) => line.input === 'in/a.wav')).toEqual([
+        { input: 'in/a.wav', output: 'redacted/a.wav', status: 'done' },
+      ]);
+      const rejected = lines.filter((line) => line.status === 'rejected');
+      expect(rejected.map((line) => [line.input, line.reason])).toEqual(
+        expect.arrayContaining([
+          ['col/x.wav', expect.stringContaining('col/x.mp3')],
+          ['col/x.mp3', expect.stringContaining('col/x.wav')],
+        ]),
+      );
+      expect((await t.sandbox.stats()).uploads).toBe(1);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('--dry-run prints the plan and sends nothing, without even a token', async () => {
+    const t = await setup();
+    try {
+      await t.fixture('speech-16bit.wav', 'in/a.wav');
+      await t.fixture('not-audio.wav', 'in/b.wav');
+      const env = { ...t.env, VREDACT_TOKEN: undefined };
+      const result = await t.redact(['in', '--dry-run'], { env });
+      expect(result.exitCode).toBe(1);
+      expect(plainLines(result.stdout)).toEqual({
+        'in/a.wav': { status: 'would-send', detail: 'redacted/a.wav' },
+        'in/b.wav': { status: 'rejected', detail: 'not a WAV or MP3 file' },
+      });
+      expect(await t.sandbox.requests()).toEqual([]);
+      await expect(stat(join(t.dir, 'redacted'))).rejects.toThrow();
+
+      const json = await t.redact(['in/a.wav', '--dry-run', '--json'], { env });
+      expect(json.exitCode).toBe(0);
+      expect(jsonLines(json.stdout)).toEqual([
+        { input: 'in/a.wav', output: 'redacted/a.wav', status: 'would-send' },
+        { summary: { 'would-send': 1, 'would-collect': 0, skipped: 0, rejected: 0 }, dryRun: true },
+      ]);
+      expect(await t.sandbox.requests()).toEqual([]);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('stops at once on a refused token: exit 3 after at most one request', async () => {
+    const t = await setup();
+    try {
+      for (let i = 0; i < 8; i++) await t.fixture('speech-8k-ulaw.wav', `in/f${i}.wav`);
+      const result = await t.redact(['in', '-c', '4', '--json'], {
+        env: { ...t.env, VREDACT_TOKEN: 'vr_wrong_000000000000' },
+      });
+      expect(result.exitCode).toBe(3);
+      expect(await t.sandbox.requests()).toHaveLength(1);
+      expect(String(result.stderr)).toMatch(/401|403/);
+      expect(await outputsUnder(join(t.dir, 'redacted'))).toEqual([]);
+      const lines = jsonLines(result.stdout);
+      expect(lines.at(-1)).toMatchObject({ summary: { done: 0, failed: 1, pending: 7 } });
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('splits a folder between three shards that together cover every file once', async () => {
+    const t = await setup();
+    try {
+      const names = Array.from({ length: 12 }, (_, i) => `day-${i}/call ${i}.wav`);
+      for (const name of names) await t.fixture('speech-8k-ulaw.wav', `archive/${name}`);
+      const shares: string[][] = [];
+      for (const shard of ['1/3', '2/3', '3/3']) {
+        const result = await t.redact(['archive', '--shard', shard, '-o', `out-${shard[0]}`]);
+        expect(result.exitCode).toBe(0);
+        shares.push(await outputsUnder(join(t.dir, `out-${shard[0]}`)));
+      }
+      const union = shares.flat().sort();
+      expect(union).toEqual([...names].sort());
+      expect(new Set(union).size).toBe(names.length);
+      expect(shares.filter((share) => share.length > 0).length).toBeGreaterThan(1);
+      expect((await t.sandbox.stats()).uploads).toBe(names.length);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('refuses to run on an output folder locked by a live run, and takes over a dead one', async () => {
+    const t = await setup();
+    try {
+      await t.fixture('speech-8k-ulaw.wav', 'in/a.wav');
+      await mkdir(join(t.dir, 'redacted', '.vredact'), { recursive: true });
+      const { hostname } = await import('node:os');
+      const lock = join(t.dir, 'redacted', '.vredact', 'lock');
+      // The test runner itself is alive: its lock is a live run's.
+      await writeFile(
+        lock,
+        JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: 'now', id: 'a' }),
+      );
+      const refused = await t.redact(['in']);
+      expect(refused.exitCode).toBe(2);
+      expect(String(refused.stderr)).toMatch(/another vredact run is using the output folder/);
+      expect((await t.sandbox.stats()).uploads).toBe(0);
+
+      await writeFile(
+        lock,
+        JSON.stringify({ pid: 2 ** 30, hostname: hostname(), startedAt: 'then', id: 'b' }),
+      );
+      const taken = await t.redact(['in']);
+      expect(taken.exitCode).toBe(0);
+      expect(String(taken.stderr)).toMatch(/took over the lock/);
+      expect((await t.sandbox.stats()).uploads).toBe(1);
+      await expect(stat(lock)).rejects.toThrow(); // released at the end
+    } finally {
+      await t.cleanup();
+    }
+  });
+});

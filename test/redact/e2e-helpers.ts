@@ -1,0 +1,97 @@
+/** Shared set-up of the end-to-end tests: a temp folder, a sandbox, and the built CLI pointed at it. */
+import { copyFile, mkdir, open, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Options } from 'execa';
+import { FIXTURES, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox.js';
+
+export interface E2E {
+  /** The working folder of the runs. */
+  dir: string;
+  sandbox: SandboxProcess;
+  env: NodeJS.ProcessEnv;
+  /** `vredact redact <args>` in `dir`. */
+  redact(args: string[], options?: Options): ReturnType<typeof runCli>;
+  /** Copies a fixture to `dir/<to>`. */
+  fixture(name: string, to: string): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+export async function setup(sandboxArgs: string[] = []): Promise<E2E> {
+  const temp = await tempDir('vredact-e2e-');
+  let sandbox: SandboxProcess;
+  try {
+    sandbox = await startSandboxProcess(sandboxArgs);
+  } catch (error) {
+    await temp.cleanup();
+    throw error;
+  }
+  const env = isolatedEnv(join(temp.path, '.config'), {
+    VREDACT_BASE_URL: sandbox.baseUrl,
+    VREDACT_TOKEN: sandbox.token,
+  });
+  return {
+    dir: temp.path,
+    sandbox,
+    env,
+    redact: (args, options = {}) => runCli(['redact', ...args], { env, cwd: temp.path, ...options }),
+    fixture: async (name, to) => {
+      const dest = join(temp.path, to);
+      await mkdir(dirname(dest), { recursive: true });
+      await copyFile(join(FIXTURES, name), dest);
+      return dest;
+    },
+    cleanup: async () => {
+      await sandbox.stop();
+      await temp.cleanup();
+    },
+  };
+}
+
+/** Whether a file starts with a RIFF/WAVE header. */
+export async function isWav(path: string): Promise<boolean> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const head = Buffer.alloc(12);
+    const { bytesRead } = await handle.read(head, 0, 12, 0);
+    return (
+      bytesRead === 12 &&
+      head.toString('latin1', 0, 4) === 'RIFF' &&
+      head.toString('latin1', 8, 12) === 'WAVE'
+    );
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Every file under `root`, relative, `/`-separated, sorted; hidden ones included. */
+export async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) =>
+      join(entry.parentPath, entry.name)
+        .slice(root.length + 1)
+        .split('\\')
+        .join('/'),
+    )
+    .sort();
+}
+
+/** Parses `--json` output: every line must be a JSON object. */
+export function jsonLines(stdout: unknown): Array<Record<string, unknown>> {
+  return String(stdout)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Waits until `check` holds (polling), or throws after `timeoutMs`: for set-up, never for assertions on timing. */
+export async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Crashes, interrupts, re-runs, jobs left waiting: the built binary against the sandbox.
+ * Build first: `npx tsc -p tsconfig.build.json`.
+ */
+import { stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeWav } from '../helpers/mp3.js';
+import { isWav, jsonLines, listFiles, setup, until } from './e2e-helpers.js';
+
+async function journalEvents(outDir: string): Promise<Array<Record<string, unknown>>> {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(join(outDir, '.vredact', 'journal.jsonl'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
+describe('vredact redact: recovery', () => {
+  it('after a SIGKILL mid-batch, a re-run ends with every file done once and no partial files', async () => {
+    const t = await setup(['--latency', '300']);
+    try {
+      const names = Array.from({ length: 8 }, (_, i) => `f${i}.wav`);
+      for (const name of names) await t.fixture('speech-8k-ulaw.wav', `in/${name}`);
+      const first = t.redact(['in', '-c', '2', '-o', 'out']);
+      await until(async () => (await t.sandbox.stats()).uploads >= 3); // one round done, more in flight
+      first.kill('SIGKILL');
+      const killed = await first;
+      expect(killed.signal).toBe('SIGKILL');
+      // What a crash mid-download leaves: a temporary file of a dead process beside the outputs.
+      await writeFile(join(t.dir, 'out', `.f0.wav.${2 ** 30}-0badc0de.vredact-partial`), 'half a file');
+
+      const second = await t.redact(['in', '-c', '2', '-o', 'out', '--json']);
+      expect(second.exitCode).toBe(0);
+      expect(String(second.stderr)).toMatch(/took over the lock/);
+      const outcomes = jsonLines(second.stdout).slice(0, -1);
+      expect(outcomes.map((line) => line.input).sort()).toEqual(names.map((name) => `in/${name}`));
+      expect(outcomes.every((line) => line.status === 'done' || line.status === 'skipped')).toBe(true);
+      expect(outcomes.some((line) => line.status === 'skipped')).toBe(true);
+
+      const files = await listFiles(join(t.dir, 'out'));
+      expect(files.filter((name) => name.endsWith('.vredact-partial'))).toEqual([]);
+      expect(files.filter((name) => !name.startsWith('.vredact/'))).toEqual(names);
+      for (const name of names) expect(await isWav(join(t.dir, 'out', name))).toBe(true);
+      // At most the uploads in flight at the kill were sent again.
+      expect((await t.sandbox.stats()).uploads).toBeLessThanOrEqual(names.length + 2);
+      const done = (await journalEvents(join(t.dir, 'out'))).filter((line) => line.event === 'done');
+      expect(new Set(done.map((line) => line.input)).size).toBe(done.length); // each done once
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('SIGINT lets in-flight uploads finish and exits 130; a later run finishes without sending anything twice', async () => {
+    const t = await setup(['--latency', '400', '--sync-limit', '3', '--speed', '100']);
+    try {
+      const names: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        await writeFile(join(t.dir, `short-${i}.wav`), makeWav(1, 8000)); // synchronous
+        await t.fixture('speech-8k-ulaw.wav', `long-${i}.wav`); // 7 s: a job
+        names.push(`short-${i}.wav`, `long-${i}.wav`);
+      }
+      const first = t.redact([...names, '-c', '2', '-o', 'out', '--json']);
+      await until(async () => (await t.sandbox.stats()).uploads >= 2);
+      first.kill('SIGINT');
+      const interrupted = await first;
+      expect(interrupted.exitCode).toBe(130);
+      const sentBefore = (await t.sandbox.stats()).uploads;
+      expect(sentBefore).toBeLessThan(names.length);
+      const firstOutcomes = jsonLines(interrupted.stdout).slice(0, -1);
+      expect(firstOutcomes.filter((line) => line.status === 'pending').length).toBeGreaterThan(0);
+      // Every upload that was sent is on record (a result or a job id): none is sent again below.
+      const recorded = (await journalEvents(join(t.dir, 'out'))).filter(
+        (line) => line.event === 'done' || line.event === 'submitted',
+      );
+      expect(new Set(recorded.map((line) => line.input)).size).toBe(sentBefore);
+
+      const second = await t.redact([...names, '-c', '2', '-o', 'out']);
+      expect(second.exitCode).toBe(0);
+      expect((await t.sandbox.stats()).uploads).toBe(names.length);
+      for (const name of names) expect(await isWav(join(t.dir, 'out', name))).toBe(true);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('--no-wait submits and exits 0; a later run collects the jobs without uploading again', async () => {
+    const t = await setup(['--sync-limit', '3', '--speed', '100']);
+    try {
+      for (let i = 0; i < 3; i++) await t.fixture('speech-16bit.wav', `in/call-${i}.wav`);
+      const first = await t.redact(['in', '--no-wait', '--json']);
+      expect(first.exitCode).toBe(0);
+      const lines = jsonLines(first.stdout);
+      expect(
+        lines.slice(0, -1).every((line) => line.status === 'pending' && typeof line.jobId === 'string'),
+      ).toBe(true);
+      expect(lines.at(-1)).toMatchObject({ summary: { pending: 3, done: 0 } });
+      await expect(stat(join(t.dir, 'redacted', 'call-0.wav'))).rejects.toThrow();
+      const submitted = (await journalEvents(join(t.dir, 'redacted'))).filter(
+        (line) => line.event === 'submitted',
+      );
+      expect(submitted).toHaveLength(3);
+
+      const second = await t.redact(['in', '--json']);
+      expect(second.exitCode).toBe(0);
+      const collected = jsonLines(second.stdout).slice(0, -1);
+      expect(collected.every((line) => line.status === 'done')).toBe(true);
+      expect(collected.map((line) => line.jobId).sort()).toEqual(submitted.map((line) => line.jobId).sort());
+      for (let i = 0; i < 3; i++) expect(await isWav(join(t.dir, 'redacted', `call-${i}.wav`))).toBe(true);
+      expect((await t.sandbox.stats()).uploads).toBe(3);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('leaves jobs not finished within --wait-timeout pending, exit 1', async () => {
+    const t = await setup(['--sync-limit', '3', '--speed', '0.001']);
+    try {
+      await t.fixture('speech-16bit.wav', 'slow.wav');
+      const result = await t.redact(['slow.wav', '--wait-timeout', '2s', '--json']);
+      expect(result.exitCode).toBe(1);
+      const [line, summary] = jsonLines(result.stdout);
+      expect(line).toMatchObject({ input: 'slow.wav', status: 'pending', jobId: expect.any(String) });
+      expect(line?.reason).toMatch(/--wait-timeout/);
+      expect(summary).toMatchObject({ summary: { pending: 1 } });
+      const events = await journalEvents(join(t.dir, 'redacted'));
+      expect(events.map((event) => event.event)).toEqual(['submitted']);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('a second run on the same output folder while one is running refuses, exit 2, sending nothing', async () => {
+    const t = await setup(['--latency', '1000']);
+    try {
+      for (let i = 0; i < 4; i++) await t.fixture('speech-8k-ulaw.wav', `in/a${i}.wav`);
+      await t.fixture('speech-8k-ulaw.wav', 'other/b.wav');
+      const first = t.redact(['in', '-o', 'out', '-c', '1']);
+      await until(async () => (await t.sandbox.stats()).uploads >= 1);
+      const second = await t.redact(['other', '-o', 'out']);
+      expect(second.exitCode).toBe(2);
+      expect(String(second.stderr)).toMatch(/another vredact run is using the output folder/);
+      expect((await first).exitCode).toBe(0);
+      expect((await t.sandbox.stats()).uploads).toBe(4);
+      await expect(stat(join(t.dir, 'out', 'b.wav'))).rejects.toThrow();
+    } finally {
+      await t.cleanup();
+    }
+  });
+});

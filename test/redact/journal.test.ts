@@ -1,0 +1,240 @@
+import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { silentLogger } from '../../src/output/logger.js';
+import {
+  decide,
+  JournalWriter,
+  journalPath,
+  optionsFingerprint,
+  readJournal,
+} from '../../src/redact/journal.js';
+import { acquireLock, LockHeldError, lockPath } from '../../src/redact/lock.js';
+import { parseDurationMs, parseRedactOptions, parseShard, parseSize } from '../../src/redact/options.js';
+import { sweepPartials } from '../../src/redact/sweep.js';
+import { tempDir } from '../helpers/cli.js';
+
+let dir: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  dir = await tempDir('vredact-journal-');
+});
+afterEach(async () => {
+  await dir.cleanup();
+});
+
+const base = { size: 100, mtimeMs: 1234.5, options: optionsFingerprint({}) };
+
+describe('journal', () => {
+  it('replays the last record of each input and ignores a torn last line', async () => {
+    const path = journalPath(dir.path);
+    const writer = await JournalWriter.open(path);
+    await writer.append(
+      { event: 'submitted', input: '/a.wav', ...base, jobId: 'j1', uploadName: 'a.wav' },
+      true,
+    );
+    await writer.append({
+      event: 'done',
+      input: '/a.wav',
+      ...base,
+      output: 'a.wav',
+      via: 'job',
+      jobId: 'j1',
+    });
+    await writer.append(
+      { event: 'submitted', input: '/b.wav', ...base, jobId: 'j2', uploadName: 'b.wav' },
+      true,
+    );
+    await writer.close();
+    await appendFile(path, '{"v":1,"event":"done","input":"/b.wav","si'); // a crash mid-line
+    const state = await readJournal(path);
+    expect(state.latest.get('/a.wav')?.event).toBe('done');
+    expect(state.latest.get('/b.wav')).toMatchObject({ event: 'submitted', jobId: 'j2' });
+    expect(state.unreadable).toBe(1);
+
+    // The next run's first line must not be glued to the torn one.
+    const again = await JournalWriter.open(path);
+    await again.append({ event: 'done', input: '/b.wav', ...base, output: 'b.wav', via: 'job', jobId: 'j2' });
+    await again.close();
+    const replayed = await readJournal(path);
+    expect(replayed.latest.get('/b.wav')?.event).toBe('done');
+    expect(replayed.unreadable).toBe(1);
+    expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(5);
+  });
+
+  it('reads a missing journal as empty', async () => {
+    const state = await readJournal(join(dir.path, 'nope', 'journal.jsonl'));
+    expect(state.latest.size).toBe(0);
+  });
+
+  it('only appends: earlier lines stay as they were', async () => {
+    const path = journalPath(dir.path);
+    const writer = await JournalWriter.open(path);
+    await writer.append({ event: 'failed', input: '/a.wav', ...base, reason: 'boom' });
+    await writer.close();
+    const first = await readFile(path, 'utf8');
+    const second = await JournalWriter.open(path);
+    await second.append({ event: 'done', input: '/a.wav', ...base, output: 'a.wav', via: 'sync' });
+    await second.close();
+    expect((await readFile(path, 'utf8')).startsWith(first)).toBe(true);
+  });
+
+  it('reads a large journal in one pass', async () => {
+    const path = journalPath(dir.path);
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    const lines = Array.from({ length: 50_000 }, (_, i) =>
+      JSON.stringify({
+        v: 1,
+        at: '',
+        event: 'done',
+        input: `/f${i % 20_000}.wav`,
+        ...base,
+        output: `f${i}.wav`,
+      }),
+    );
+    await writeFile(path, `${lines.join('\n')}\n`);
+    const state = await readJournal(path);
+    expect(state.lines).toBe(50_000);
+    expect(state.latest.size).toBe(20_000);
+  });
+});
+
+describe('re-run decisions', () => {
+  const done = { v: 1 as const, at: '', event: 'done' as const, input: '/a.wav', ...base, output: 'a.wav' };
+  const input = { record: done, ...base, outputExists: true, overwrite: false };
+
+  it('skips what is done with the same size, time, options and an output', () => {
+    expect(decide(input)).toEqual({ action: 'skip', why: 'done' });
+  });
+  it('redoes when the output is gone, the file changed, or the options changed', () => {
+    expect(decide({ ...input, outputExists: false })).toMatchObject({
+      action: 'send',
+      why: 'output-missing',
+    });
+    expect(decide({ ...input, size: 101 })).toMatchObject({ action: 'send', why: 'changed' });
+    expect(decide({ ...input, mtimeMs: 99 })).toMatchObject({ action: 'send', why: 'changed' });
+    expect(decide({ ...input, options: optionsFingerprint({ gender: 'f' }) })).toMatchObject({
+      action: 'send',
+    });
+  });
+  it('redoes done files with --overwrite', () => {
+    expect(decide({ ...input, overwrite: true })).toMatchObject({ action: 'send', why: 'overwrite' });
+  });
+  it('collects a submitted job instead of sending again, unless the file changed', () => {
+    const submitted = { ...done, event: 'submitted' as const, jobId: 'j9', uploadName: 'a.wav' };
+    expect(decide({ ...input, record: submitted })).toEqual({
+      action: 'collect',
+      jobId: 'j9',
+      uploadName: 'a.wav',
+    });
+    expect(decide({ ...input, record: submitted, overwrite: true })).toMatchObject({ action: 'collect' });
+    expect(decide({ ...input, record: submitted, size: 5 })).toMatchObject({ action: 'send' });
+  });
+  it('retries failed and rejected files', () => {
+    expect(decide({ ...input, record: { ...done, event: 'failed' } })).toMatchObject({
+      action: 'send',
+      why: 'retry',
+    });
+    expect(decide({ ...input, record: { ...done, event: 'rejected' } })).toMatchObject({ action: 'send' });
+  });
+  it('leaves an output it has no record of, unless --overwrite', () => {
+    expect(decide({ ...input, record: undefined })).toEqual({ action: 'skip', why: 'output-exists' });
+    expect(decide({ ...input, record: undefined, outputExists: false })).toMatchObject({
+      action: 'send',
+      why: 'new',
+    });
+    expect(decide({ ...input, record: undefined, overwrite: true })).toMatchObject({ action: 'send' });
+  });
+  it('fingerprints the options independently of their order', () => {
+    expect(optionsFingerprint({ age: 'same', gender: 'f' })).toBe(
+      optionsFingerprint({ gender: 'f', age: 'same' }),
+    );
+    expect(optionsFingerprint({ age: 'same' })).not.toBe(optionsFingerprint({}));
+  });
+});
+
+describe('lock', () => {
+  it('refuses a second holder and lets go on release', async () => {
+    const held = await acquireLock(dir.path, silentLogger);
+    await expect(acquireLock(dir.path, silentLogger)).rejects.toBeInstanceOf(LockHeldError);
+    await expect(acquireLock(dir.path, silentLogger)).rejects.toMatchObject({ exitCode: 2 });
+    await held.release();
+    const again = await acquireLock(dir.path, silentLogger);
+    await again.release();
+  });
+
+  it('refuses a lock of a live process and of another host', async () => {
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    const live = { pid: process.ppid, hostname: hostname(), startedAt: 'earlier', id: 'x' };
+    await writeFile(lockPath(dir.path), JSON.stringify(live));
+    await expect(acquireLock(dir.path, silentLogger)).rejects.toThrow(/another vredact run/);
+    await writeFile(lockPath(dir.path), JSON.stringify({ ...live, pid: 2 ** 30, hostname: 'elsewhere' }));
+    await expect(acquireLock(dir.path, silentLogger)).rejects.toThrow(/elsewhere/);
+  });
+
+  it('takes over a stale lock of a dead process on this host, with a warning', async () => {
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    await writeFile(
+      lockPath(dir.path),
+      JSON.stringify({ pid: 2 ** 30, hostname: hostname(), startedAt: 'x', id: 'y' }),
+    );
+    const warnings: string[] = [];
+    const held = await acquireLock(dir.path, { ...silentLogger, warn: (message) => warnings.push(message) });
+    expect(warnings.join('\n')).toMatch(/took over/);
+    expect(JSON.parse(await readFile(lockPath(dir.path), 'utf8'))).toMatchObject({ pid: process.pid });
+    await held.release();
+  });
+});
+
+describe('partial files', () => {
+  it('sweeps temporary files of dead processes only', async () => {
+    const dead = `.a.wav.${2 ** 30}-deadbeef.vredact-partial`;
+    const live = `.b.wav.${process.ppid}-cafe0123.vredact-partial`;
+    for (const name of [dead, live, 'a.wav', 'x.vredact-partial.txt'])
+      await writeFile(join(dir.path, name), 'x');
+    expect(await sweepPartials([dir.path, join(dir.path, 'missing')])).toBe(1);
+    expect((await readdir(dir.path)).sort()).toEqual([live, 'a.wav', 'x.vredact-partial.txt'].sort());
+  });
+});
+
+describe('options', () => {
+  it('parses durations', () => {
+    expect(parseDurationMs('90s')).toBe(90_000);
+    expect(parseDurationMs('30m')).toBe(1_800_000);
+    expect(parseDurationMs('2h')).toBe(7_200_000);
+    expect(parseDurationMs('1h30m')).toBe(5_400_000);
+    expect(parseDurationMs('45')).toBe(45_000);
+    expect(parseDurationMs('1.5')).toBe(1500);
+    expect(parseDurationMs('500ms')).toBe(500);
+    expect(parseDurationMs('0')).toBe(0);
+    for (const bad of ['', 'abc', '-5', '5x', 'h', '1h 2']) expect(parseDurationMs(bad)).toBeUndefined();
+  });
+
+  it('parses sizes and shards', () => {
+    expect(parseSize('10485760')).toBe(10_485_760);
+    expect(parseSize('10MiB')).toBe(10_485_760);
+    expect(parseSize('10MB')).toBe(10_000_000);
+    expect(parseSize('500k')).toBe(500_000);
+    expect(parseSize('ten')).toBeUndefined();
+    expect(parseShard('2/3')).toEqual({ index: 2, count: 3 });
+    for (const bad of ['0/3', '4/3', '3', 'a/b', '1/0']) expect(() => parseShard(bad)).toThrow(UsageError);
+  });
+
+  it('has the documented defaults and refuses bad values as usage errors', () => {
+    expect(parseRedactOptions({ wait: true })).toMatchObject({
+      maxSize: 10 * 1024 * 1024,
+      maxDurationSec: 3600,
+      waitTimeoutMs: 7_200_000,
+      wait: true,
+      dryRun: false,
+    });
+    expect(parseRedactOptions({ wait: false, maxDuration: '60m' })).toMatchObject({
+      wait: false,
+      maxDurationSec: 3600,
+    });
+    for (const bad of [{ waitTimeout: 'soon' }, { maxSize: '0' }, { maxDuration: 'x' }, { shard: '5/4' }]) {
+      expect(() => parseRedactOptions(bad)).toThrow(UsageError);
+    }
+  });
+});

@@ -1,0 +1,456 @@
+/**
+ * The batch in-process, against a scripted fake of the service client: the token gate, interrupts,
+ * waiting for jobs without holding upload slots, --wait-timeout and --no-wait.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RedactionAnswer } from '../../src/api/client.js';
+import { PermissionDeniedError } from '../../src/api/errors.js';
+import type { JobContentItem } from '../../src/api/schemas.js';
+import type { Clock } from '../../src/clock.js';
+import { createContext } from '../../src/context.js';
+import { writeFileAtomically } from '../../src/fs/atomic-write.js';
+import { runBatch } from '../../src/redact/batch.js';
+import { createInterruptController, type InterruptController } from '../../src/redact/interrupt.js';
+import { journalPath, readJournal } from '../../src/redact/journal.js';
+import { parseRedactOptions } from '../../src/redact/options.js';
+import { pickResult, type RedactClient } from '../../src/redact/pipeline.js';
+import { memoryConfigStore } from '../../src/settings/config-store.js';
+import { tempDir } from '../helpers/cli.js';
+import { makeWav } from '../helpers/mp3.js';
+
+let dir: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  dir = await tempDir('vredact-pipeline-');
+});
+afterEach(async () => {
+  await dir.cleanup();
+});
+
+/** Time that passes only when someone sleeps: polling loops run instantly and deterministically. */
+function fakeClock(): Clock & { elapsed: () => number } {
+  let now = 1_000_000;
+  return {
+    now: () => now,
+    random: () => 0.5,
+    elapsed: () => now - 1_000_000,
+    sleep: async (ms, signal) => {
+      signal?.throwIfAborted();
+      now += ms;
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+function abortable(signal: AbortSignal | undefined, wait: Promise<unknown>): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    wait.then(resolve, reject);
+  });
+}
+
+type Behaviour = (name: string, signal?: AbortSignal) => Promise<'sync' | 'job'>;
+
+/** A scripted stand-in of the client: `behaviour` decides per upload, jobs become ready when `ready(jobId)`. */
+class FakeClient implements RedactClient {
+  uploads: string[] = [];
+  polls = 0;
+  downloads: string[] = [];
+  readonly jobs = new Map<string, string>();
+  ready: (jobId: string) => boolean = () => true;
+  /** The next signed URL is refused (403) as an expired one would be. */
+  expireNextLink = false;
+  constructor(private readonly behaviour: Behaviour = async () => 'sync') {}
+
+  async redact(
+    filePath: string,
+    _fields: Readonly<Record<string, string>>,
+    outputPath: string,
+    signal?: AbortSignal,
+  ) {
+    const name = filePath.slice(filePath.lastIndexOf('/') + 1);
+    this.uploads.push(name);
+    const kind = await this.behaviour(name, signal);
+    if (kind === 'sync') {
+      const bytes = await writeFileAtomically(outputPath, Readable.from([makeWav(0.1)]), signal);
+      return { kind: 'audio', bytes } as RedactionAnswer;
+    }
+    const jobId = `job-${this.jobs.size + 1}`;
+    this.jobs.set(jobId, name);
+    return { kind: 'job', jobId } as RedactionAnswer;
+  }
+
+  async jobContent(jobId: string): Promise<JobContentItem[]> {
+    this.polls++;
+    const name = this.jobs.get(jobId) ?? 'x.wav';
+    const items: JobContentItem[] = [
+      { id: '1', job_id: jobId, file_name: name, audio_duration: 7, created_at: '' },
+    ];
+    if (this.ready(jobId)) {
+      items.push({
+        id: '2',
+        job_id: jobId,
+        file_name: name.replace(/\.\w+$/, '.redacted.wav'),
+        audio_duration: 7,
+        created_at: '',
+      });
+    }
+    return items;
+  }
+
+  async downloadUrl(jobId: string, fileName: string) {
+    return new URL(`https://files.example/${jobId}/${encodeURIComponent(fileName)}`);
+  }
+
+  async downloadSigned(url: URL, dest: string, signal?: AbortSignal) {
+    const [, jobId, fileName] = url.pathname.split('/');
+    if (this.expireNextLink) {
+      this.expireNextLink = false;
+      throw new PermissionDeniedError('downloading: the service answered 403 Forbidden', 403, undefined, 3);
+    }
+    this.downloads.push(`${jobId}:${decodeURIComponent(fileName ?? '')}`);
+    return writeFileAtomically(dest, Readable.from([makeWav(0.1)]), signal);
+  }
+}
+
+async function inputs(count: number): Promise<string[]> {
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `in/f${i}.wav`;
+    await writeFile(join(dir.path, name), makeWav(0.5)).catch(async () => {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(join(dir.path, 'in'), { recursive: true });
+      await writeFile(join(dir.path, name), makeWav(0.5));
+    });
+    names.push(name);
+  }
+  return names;
+}
+
+async function batch(
+  client: RedactClient,
+  options: {
+    args?: string[];
+    concurrency?: number;
+    flags?: Record<string, unknown>;
+    controller?: InterruptController;
+    clock?: Clock;
+    /** Target-voice flags (`gender`, `model`, …). */
+    voice?: Record<string, string>;
+    /** Plain output instead of --json; `tty` makes stdout and stderr terminals. */
+    plain?: { tty?: boolean; quiet?: boolean };
+  } = {},
+) {
+  const stdout = new PassThrough() as PassThrough & { isTTY?: boolean };
+  const stderr = new PassThrough() as PassThrough & { isTTY?: boolean };
+  stdout.isTTY = options.plain?.tty;
+  stderr.isTTY = options.plain?.tty;
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => {
+    out += chunk;
+  });
+  stderr.on('data', (chunk: Buffer) => {
+    err += chunk;
+  });
+  const ctx = await createContext(
+    {
+      outDir: 'out',
+      concurrency: String(options.concurrency ?? 4),
+      json: !options.plain,
+      quiet: options.plain?.quiet,
+      color: false,
+      ...options.voice,
+    },
+    {
+      streams: { stdout, stderr, stdin: Readable.from([]) },
+      env: {},
+      cwd: dir.path,
+      config: memoryConfigStore(),
+      clock: options.clock ?? fakeClock(),
+    },
+  );
+  const controller = options.controller ?? createInterruptController();
+  const code = await runBatch(
+    ctx,
+    {
+      args: options.args ?? ['in'],
+      listed: [],
+      options: parseRedactOptions({ wait: true, ...options.flags }),
+    },
+    controller.signals,
+    { client },
+  );
+  if (options.plain) return { code, lines: [], outcomes: [], stdout: out, stderr: err };
+  const lines = out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { code, lines, outcomes: lines.filter((line) => !('summary' in line)), stdout: out, stderr: err };
+}
+
+async function outputs(): Promise<string[]> {
+  return (await readdir(join(dir.path, 'out')).catch(() => [] as string[]))
+    .filter((name) => !name.startsWith('.'))
+    .sort();
+}
+
+describe('the token gate', () => {
+  it('makes one request only when the token is refused at the first upload', async () => {
+    await inputs(6);
+    const client = new FakeClient(async () => {
+      throw new PermissionDeniedError('redacting: the service answered 403 Forbidden', 403, undefined, 3);
+    });
+    const result = await batch(client, { concurrency: 4 });
+    expect(result.code).toBe(3);
+    expect(client.uploads).toHaveLength(1);
+    expect(result.outcomes.filter((line) => line.status === 'failed')).toHaveLength(1);
+    expect(result.outcomes.filter((line) => line.status === 'pending')).toHaveLength(5);
+    expect(await outputs()).toEqual([]);
+  });
+
+  it('stops at once when the token is refused mid-batch: in-flight uploads aborted, nothing new', async () => {
+    await inputs(10);
+    let n = 0;
+    const client = new FakeClient(async (_name, signal) => {
+      n++;
+      if (n === 1) return 'sync';
+      if (n === 4) throw new PermissionDeniedError('revoked', 403, undefined, 3);
+      await abortable(signal, new Promise(() => {})); // hangs until aborted
+      return 'sync';
+    });
+    const result = await batch(client, { concurrency: 3 });
+    expect(result.code).toBe(3);
+    expect(client.uploads).toHaveLength(4);
+    expect(await outputs()).toHaveLength(1); // the one answered before the refusal
+  });
+});
+
+describe('interrupts', () => {
+  it('first interrupt: in-flight uploads finish and are recorded, nothing new starts, exit 130; a later run finishes', async () => {
+    await inputs(6);
+    const controller = createInterruptController();
+    const release = deferred();
+    const inFlight = deferred();
+    const client: FakeClient = new FakeClient(async () => {
+      const n: number = client.uploads.length;
+      if (n === 1) return 'sync'; // answered at once: opens the token gate
+      if (n === 3) inFlight.resolve();
+      await release.promise;
+      return n === 2 ? 'job' : 'sync';
+    });
+    const running = batch(client, { concurrency: 2, controller });
+    await inFlight.promise; // the second and third files are being uploaded
+    controller.interrupt();
+    release.resolve();
+    const result = await running;
+    expect(result.code).toBe(130);
+    expect(client.uploads).toHaveLength(3);
+    const [first, second, third] = client.uploads as [string, string, string];
+    const journal = await readJournal(journalPath(join(dir.path, 'out')));
+    const events = Object.fromEntries(
+      [...journal.latest.values()].map((record) => [record.output, record.event]),
+    );
+    expect(events).toEqual({ [first]: 'done', [second]: 'submitted', [third]: 'done' });
+    expect(client.downloads).toHaveLength(0);
+    expect(result.outcomes.find((line) => line.input === `in/${second}`)).toMatchObject({
+      status: 'pending',
+      jobId: 'job-1',
+    });
+
+    const later = new FakeClient(async () => 'sync');
+    later.jobs.set('job-1', second);
+    const rerun = await batch(later, { concurrency: 2 });
+    expect(rerun.code).toBe(0);
+    expect(later.uploads).toHaveLength(3); // only the three never sent: nothing sent twice
+    expect(later.uploads).not.toContain(first);
+    expect(later.uploads).not.toContain(second);
+    expect(later.uploads).not.toContain(third);
+    expect(later.downloads).toEqual([`job-1:${second.replace('.wav', '.redacted.wav')}`]);
+    expect(await outputs()).toEqual(['f0.wav', 'f1.wav', 'f2.wav', 'f3.wav', 'f4.wav', 'f5.wav']);
+  });
+
+  it('second interrupt aborts what is in flight and leaves no partial output', async () => {
+    await inputs(3);
+    const controller = createInterruptController();
+    const started = deferred();
+    const client = new FakeClient(async (_name, signal) => {
+      started.resolve();
+      await abortable(signal, new Promise(() => {}));
+      return 'sync';
+    });
+    const running = batch(client, { concurrency: 3, controller });
+    await started.promise;
+    controller.interrupt();
+    controller.interrupt();
+    const result = await running;
+    expect(result.code).toBe(130);
+    expect(result.outcomes.every((line) => line.status === 'pending')).toBe(true);
+    expect(await readdir(join(dir.path, 'out')).catch(() => [])).toEqual(['.vredact']);
+  });
+});
+
+describe('asynchronous jobs', () => {
+  it('waits for jobs without holding upload slots', async () => {
+    await inputs(3);
+    const client = new FakeClient(async () => 'job');
+    // A job is ready only once all three files were uploaded: with a single upload slot, that can
+    // only happen if waiting for the first job does not hold the slot.
+    client.ready = () => client.uploads.length === 3;
+    const result = await batch(client, { concurrency: 1 });
+    expect(result.code).toBe(0);
+    expect(client.downloads).toHaveLength(3);
+    expect(await outputs()).toEqual(['f0.wav', 'f1.wav', 'f2.wav']);
+  });
+
+  it('leaves jobs pending after --wait-timeout, with exit 1, and the journal still knows them', async () => {
+    await inputs(2);
+    const client = new FakeClient(async () => 'job');
+    client.ready = () => false;
+    const clock = fakeClock();
+    const result = await batch(client, { flags: { waitTimeout: '90s' }, clock });
+    expect(result.code).toBe(1);
+    expect(result.outcomes.map((line) => line.status)).toEqual(['pending', 'pending']);
+    expect(result.outcomes[0]?.jobId).toMatch(/^job-/);
+    expect(clock.elapsed()).toBeGreaterThanOrEqual(90_000);
+    expect(client.polls).toBeGreaterThan(2);
+    const journal = await readJournal(journalPath(join(dir.path, 'out')));
+    expect([...journal.latest.values()].every((record) => record.event === 'submitted')).toBe(true);
+  });
+
+  it('--no-wait submits and exits 0; a later run collects without uploading again', async () => {
+    await inputs(3);
+    const client = new FakeClient(async () => 'job');
+    const first = await batch(client, { flags: { wait: false } });
+    expect(first.code).toBe(0);
+    expect(client.polls).toBe(0);
+    expect(first.outcomes.every((line) => line.status === 'pending' && line.jobId)).toBe(true);
+    expect(await outputs()).toEqual([]);
+
+    const later = new FakeClient(async () => 'sync');
+    for (const [id, name] of client.jobs) later.jobs.set(id, name);
+    const second = await batch(later);
+    expect(second.code).toBe(0);
+    expect(later.uploads).toHaveLength(0);
+    expect(later.downloads).toHaveLength(3);
+    expect(await outputs()).toEqual(['f0.wav', 'f1.wav', 'f2.wav']);
+    const third = await batch(later);
+    expect(third.outcomes.every((line) => line.status === 'skipped')).toBe(true);
+  });
+
+  it('takes a refused download link for an expired one, not for a refused token', async () => {
+    await inputs(2);
+    const client = new FakeClient(async () => 'job');
+    client.expireNextLink = true;
+    const result = await batch(client);
+    expect(result.code).toBe(0);
+    expect(client.downloads).toHaveLength(2);
+    expect(await outputs()).toEqual(['f0.wav', 'f1.wav']);
+  });
+
+  it('picks the result item, not the uploaded file', () => {
+    const item = (id: string, file_name: string) => ({
+      id,
+      job_id: 'j',
+      file_name,
+      audio_duration: 1,
+      created_at: '',
+    });
+    expect(pickResult([item('1', 'a.wav')], 'a.wav')).toBeUndefined();
+    expect(pickResult([item('1', 'a.wav'), item('2', 'a.redacted.wav')], 'a.wav')?.file_name).toBe(
+      'a.redacted.wav',
+    );
+    expect(pickResult([item('1', 'a.mp3'), item('2', 'a.wav')], 'a.mp3')?.file_name).toBe('a.wav');
+    expect(pickResult([item('1', 'my_call.wav'), item('2', 'out.wav')], 'my call.wav')?.file_name).toBe(
+      'out.wav',
+    );
+    expect(
+      pickResult([item('3', 'late.wav'), item('1', 'x.mp3'), item('2', 'early.wav')], 'x.mp3')?.file_name,
+    ).toBe('late.wav');
+  });
+});
+
+describe('journal side effects', () => {
+  it('redoes done files when the target voice changes, and only then', async () => {
+    await inputs(2);
+    const client = new FakeClient();
+    expect((await batch(client)).code).toBe(0);
+    expect((await batch(client)).outcomes.map((line) => line.status)).toEqual(['skipped', 'skipped']);
+    expect(client.uploads).toHaveLength(2);
+    const changed = await batch(client, { voice: { gender: 'f' } });
+    expect(changed.outcomes.map((line) => line.status)).toEqual(['done', 'done']);
+    expect(client.uploads).toHaveLength(4);
+    expect(
+      (await batch(client, { voice: { gender: 'f' } })).outcomes.every((line) => line.status === 'skipped'),
+    ).toBe(true);
+    const overwrite = await batch(client, { voice: { gender: 'f' }, flags: { overwrite: true } });
+    expect(overwrite.outcomes.map((line) => line.status)).toEqual(['done', 'done']);
+    expect(client.uploads).toHaveLength(6);
+  });
+
+  it('records a failure with its reason and retries it next time', async () => {
+    await inputs(1);
+    const failing = new FakeClient(async () => {
+      throw new Error('the service answered 422: not decodable');
+    });
+    const first = await batch(failing);
+    expect(first.code).toBe(1);
+    expect(first.outcomes[0]).toMatchObject({ status: 'failed', reason: expect.stringMatching(/422/) });
+    const text = await readFile(journalPath(join(dir.path, 'out')), 'utf8');
+    expect(text).toMatch(/"event":"failed"/);
+    const ok = new FakeClient(async () => 'sync');
+    const second = await batch(ok);
+    expect(second.code).toBe(0);
+    expect(ok.uploads).toEqual(['f0.wav']);
+  });
+});
+
+describe('what the user sees', () => {
+  async function mixed() {
+    await inputs(2);
+    await writeFile(join(dir.path, 'in', 'bad.wav'), 'not audio');
+  }
+
+  it('prints one tab-separated line per file on stdout and a summary line on stderr when not on a terminal', async () => {
+    await mixed();
+    const result = await batch(new FakeClient(), { plain: {} });
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n').filter(Boolean).sort()).toEqual([
+      'done\tin/f0.wav\tout/f0.wav',
+      'done\tin/f1.wav\tout/f1.wav',
+      'rejected\tin/bad.wav\tnot a WAV or MP3 file',
+    ]);
+    expect(result.stderr).toMatch(
+      /^redacted 2, skipped 0 \(already done\), rejected 1, failed 0, pending 0$/m,
+    );
+    expect(result.stderr).not.toMatch(/\u001b\[/); // no animation
+  });
+
+  it('prints only the problems with --quiet', async () => {
+    await mixed();
+    const result = await batch(new FakeClient(), { plain: { quiet: true } });
+    expect(result.stdout).toBe('rejected\tin/bad.wav\tnot a WAV or MP3 file\n');
+    expect(result.stderr).toBe('');
+  });
+
+  it('prints summary tables on a terminal', async () => {
+    await mixed();
+    const result = await batch(new FakeClient(), { plain: { tty: true } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/│ rejected │ in\/bad\.wav +│ not a WAV or MP3 file │/);
+    expect(result.stdout).toMatch(/│ redacted +│ 2 +│/);
+    expect(result.stdout).not.toMatch(/\tin\//);
+  });
+});

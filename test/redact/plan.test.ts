@@ -1,0 +1,220 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expandInputs, globBase, parseListText, readFilesFrom } from '../../src/redact/inputs.js';
+import { buildPlan, inShard, outputRelFor, shardOf } from '../../src/redact/plan.js';
+import { tempDir } from '../helpers/cli.js';
+
+let dir: { path: string; cleanup: () => Promise<void> };
+beforeEach(async () => {
+  dir = await tempDir('vredact-plan-');
+});
+afterEach(async () => {
+  await dir.cleanup();
+});
+
+async function touch(...paths: string[]): Promise<void> {
+  for (const path of paths) {
+    const full = join(dir.path, path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, 'x');
+  }
+}
+
+async function plan(
+  args: string[],
+  options: { listed?: string[]; outDir?: string; shard?: { index: number; count: number } } = {},
+) {
+  const outDir = options.outDir ?? 'out';
+  const expanded = await expandInputs({
+    cwd: dir.path,
+    args,
+    listed: options.listed,
+    outDir: join(dir.path, outDir),
+  });
+  const result = await buildPlan(expanded, { cwd: dir.path, outDir, shard: options.shard });
+  const byInput = Object.fromEntries(result.entries.map((entry) => [entry.display, entry]));
+  return { ...result, byInput };
+}
+
+describe('output paths', () => {
+  it('maps a named file to <out>/<stem>.wav, whatever its folder and extension case', async () => {
+    await touch('calls/2026/a.MP3', 'b.wav');
+    const { byInput } = await plan(['calls/2026/a.MP3', 'b.wav']);
+    expect(byInput['calls/2026/a.MP3']?.outputRel).toBe('a.wav');
+    expect(byInput['calls/2026/a.MP3']?.output).toBe(join(dir.path, 'out', 'a.wav'));
+    expect(byInput['b.wav']?.outputRel).toBe('b.wav');
+  });
+
+  it('mirrors a folder recursively, .wav and .mp3 in any case, skipping other and hidden files', async () => {
+    await touch(
+      'calls/2026/11/a.wav',
+      'calls/2026/12/B.WAV',
+      'calls/x.Mp3',
+      'calls/notes.txt',
+      'calls/.hidden.wav',
+      'calls/.cache/c.wav',
+    );
+    const { entries } = await plan(['calls']);
+    expect(entries.map((entry) => entry.outputRel).sort()).toEqual([
+      '2026/11/a.wav',
+      '2026/12/B.wav',
+      'x.wav',
+    ]);
+    expect(entries.every((entry) => !entry.rejected)).toBe(true);
+  });
+
+  it('mirrors a glob under its fixed leading part, case-sensitively like the shell', async () => {
+    await touch(
+      'calls/2026/11/a.wav',
+      'calls/2026/12/b.wav',
+      'calls/2026/12/C.WAV',
+      'calls/top.wav',
+      'other/z.wav',
+    );
+    const { entries } = await plan(['calls/**/*.wav']);
+    expect(entries.map((entry) => entry.outputRel).sort()).toEqual([
+      '2026/11/a.wav',
+      '2026/12/b.wav',
+      'top.wav',
+    ]);
+    const deeper = await plan(['calls/2026/*/*.{wav,WAV}']);
+    expect(deeper.entries.map((entry) => entry.outputRel).sort()).toEqual([
+      '11/a.wav',
+      '12/C.wav',
+      '12/b.wav',
+    ]);
+  });
+
+  it('finds the fixed part of a pattern', async () => {
+    expect(await globBase('calls/**/*.wav')).toBe('calls');
+    expect(await globBase('calls/2026/1?/*.wav')).toBe('calls/2026');
+    expect(await globBase('x/{a,b}/*.wav')).toBe('x');
+    expect(await globBase('*.wav')).toBe('.');
+    expect(await globBase('/srv/rec/**/*.mp3')).toBe('/srv/rec');
+  });
+
+  it('rejects a pattern that matches nothing and a named input that does not exist', async () => {
+    const { entries } = await plan(['nothing/**/*.wav', 'missing.wav']);
+    expect(entries.map((entry) => [entry.display, entry.rejected])).toEqual([
+      ['nothing/**/*.wav', 'no files match this pattern'],
+      ['missing.wav', 'no such file or folder'],
+    ]);
+  });
+
+  it('takes names with spaces, non-ASCII letters and literal glob characters', async () => {
+    await touch('my calls/Grüße été.WAV', 'take[1].wav');
+    const { byInput } = await plan(['my calls', 'take[1].wav']);
+    expect(byInput['my calls/Grüße été.WAV']?.outputRel).toBe('Grüße été.wav');
+    expect(byInput['take[1].wav']?.outputRel).toBe('take[1].wav');
+  });
+
+  it('changes only the last extension', () => {
+    expect(outputRelFor('a.b.mp3')).toBe('a.b.wav');
+    expect(outputRelFor('dir/x/noext')).toBe('dir/x/noext.wav');
+    expect(outputRelFor('.hidden.wav')).toBe('.hidden.wav');
+  });
+});
+
+describe('conflicts', () => {
+  it('rejects both inputs that would land on one output, each naming the other', async () => {
+    await touch('calls/a.wav', 'calls/a.mp3', 'elsewhere/a.wav');
+    const { byInput } = await plan(['calls/a.wav', 'calls/a.mp3']);
+    expect(byInput['calls/a.wav']?.rejected).toMatch(/same output .* as calls\/a\.mp3/);
+    expect(byInput['calls/a.mp3']?.rejected).toMatch(/as calls\/a\.wav/);
+    const twoFolders = await plan(['calls/a.wav', 'elsewhere/a.wav']);
+    expect(Object.values(twoFolders.byInput).every((entry) => entry.rejected)).toBe(true);
+  });
+
+  it('sends a file named twice (or reached twice) once', async () => {
+    await touch('calls/a.wav');
+    await symlink(join(dir.path, 'calls', 'a.wav'), join(dir.path, 'link.wav'));
+    const { entries, duplicates } = await plan(['calls/a.wav', './calls/a.wav', 'calls', 'calls/*.wav'], {
+      listed: ['calls/a.wav'],
+    });
+    expect(entries).toHaveLength(1);
+    expect(entries[0]?.rejected).toBeUndefined();
+    expect(duplicates).toBe(4);
+    const viaLink = await plan(['calls/a.wav', 'link.wav']);
+    expect(viaLink.entries).toHaveLength(1);
+  });
+
+  it('never overwrites an input, even when the output folder is the input folder', async () => {
+    await touch('calls/a.wav', 'calls/b.mp3');
+    const { byInput } = await plan(['calls/a.wav', 'calls/b.mp3'], { outDir: 'calls' });
+    expect(byInput['calls/a.wav']?.rejected).toMatch(/overwrite the input itself/);
+    expect(byInput['calls/b.mp3']?.rejected).toBeUndefined();
+  });
+
+  it('does not pick up its own outputs when the output folder is inside an input folder', async () => {
+    await touch('calls/a.wav', 'calls/redacted/a.wav', 'calls/redacted/old/z.wav');
+    const { entries } = await plan(['calls'], { outDir: 'calls/redacted' });
+    expect(entries.map((entry) => entry.display)).toEqual(['calls/a.wav']);
+    const glob = await plan(['calls/**/*.wav'], { outDir: 'calls/redacted' });
+    expect(glob.entries.map((entry) => entry.display)).toEqual(['calls/a.wav']);
+  });
+});
+
+describe('--files-from', () => {
+  it('reads one path per line, ignoring blank lines and # comments', async () => {
+    expect(parseListText('a.wav\r\n\n  # comment\n  b c.wav  \n#x.wav\n')).toEqual(['a.wav', 'b c.wav']);
+    await touch('list/a.wav', 'list/b c.wav');
+    const fromStdin = await readFilesFrom(
+      '-',
+      dir.path,
+      Readable.from([Buffer.from('list/a.wav\nlist/b c.wav\n')]),
+    );
+    const { entries } = await plan([], { listed: fromStdin });
+    expect(entries.map((entry) => entry.outputRel)).toEqual(['a.wav', 'b c.wav']);
+  });
+
+  it('treats listed lines as paths, not patterns', async () => {
+    await touch('a.wav');
+    const { entries } = await plan([], { listed: ['*.wav'] });
+    expect(entries[0]?.rejected).toBe('no such file or folder');
+  });
+
+  it('is a usage error when the list cannot be read', async () => {
+    await expect(readFilesFrom('nope.txt', dir.path, Readable.from([]))).rejects.toThrow(/--files-from/);
+  });
+});
+
+describe('shards', () => {
+  it('splits keys into disjoint shards that cover them all, the same way every time', () => {
+    const keys = Array.from({ length: 3000 }, (_, i) => `2026/${i % 12}/call-${i}.wav`);
+    for (const count of [1, 2, 3, 7]) {
+      const seen = new Map<string, number>();
+      for (let index = 1; index <= count; index++) {
+        for (const key of keys) if (inShard(key, { index, count })) seen.set(key, (seen.get(key) ?? 0) + 1);
+      }
+      expect(seen.size).toBe(keys.length);
+      expect([...seen.values()].every((n) => n === 1)).toBe(true);
+    }
+    expect(keys.map((key) => shardOf(key, 3))).toEqual(keys.map((key) => shardOf(key, 3)));
+    const sizes = [0, 1, 2].map((shard) => keys.filter((key) => shardOf(key, 3) === shard).length);
+    for (const size of sizes) expect(size).toBeGreaterThan(800); // roughly even
+  });
+
+  it('keys a file by its path relative to its root, so machines with other mount points agree', async () => {
+    await touch('m1/calls/2026/a.wav', 'm2/archive/calls/2026/a.wav');
+    const one = await plan(['m1/calls']);
+    const two = await plan(['m2/archive/calls']);
+    expect(one.entries[0]?.key).toBe('2026/a.wav');
+    expect(two.entries[0]?.key).toBe(one.entries[0]?.key);
+  });
+
+  it('applies the shard after the conflict checks, and together the shards cover the plan', async () => {
+    const names = Array.from({ length: 30 }, (_, i) => `calls/f${i}.wav`);
+    await touch(...names, 'calls/f0.mp3');
+    const all = await plan(['calls']);
+    const shards = await Promise.all(
+      [1, 2, 3].map((index) => plan(['calls'], { shard: { index, count: 3 } })),
+    );
+    const union = shards.flatMap((shard) => shard.entries.map((entry) => entry.display)).sort();
+    expect(union).toEqual(all.entries.map((entry) => entry.display).sort());
+    expect(new Set(union).size).toBe(union.length);
+    const rejected = shards.flatMap((shard) => shard.entries.filter((entry) => entry.rejected));
+    expect(rejected.map((entry) => entry.display).sort()).toEqual(['calls/f0.mp3', 'calls/f0.wav']);
+  });
+});
