@@ -20,30 +20,16 @@ try {
   process.exit(1);
 }
 const { decodeToWorkingRate, redactAudioFile } = audio;
+const { pcm16MonoHeader, toPcm16 } = await import(
+  new URL('../dist/audio/wav-encode.js', import.meta.url).href
+);
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const RATE = 16000;
 
 function wav16(samples) {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'ascii');
-  h.writeUInt32LE(36 + samples.length * 2, 4);
-  h.write('WAVEfmt ', 8, 'ascii');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(RATE, 24);
-  h.writeUInt32LE(RATE * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'ascii');
-  h.writeUInt32LE(samples.length * 2, 40);
-  const body = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i++) {
-    body.writeInt16LE(Math.round(Math.max(-1, Math.min(1, samples[i])) * 32767), i * 2);
-  }
-  return Buffer.concat([h, body]);
+  return Buffer.concat([pcm16MonoHeader(samples.length, RATE), toPcm16(samples)]);
 }
 
 async function timed(label, seconds, fn) {

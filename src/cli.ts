@@ -132,7 +132,7 @@ export function buildProgram(): Command {
         .option('--no-wait', 'submit, but do not wait for asynchronous jobs')
         .option('--wait-timeout <duration>', 'how long to wait for asynchronous jobs (default 2h)')
         .option('--shard <i/n>', "take only this machine's share of the inputs")
-        .option('--max-size <bytes>', 'local size limit (default 10 MB)')
+        .option('--max-size <bytes>', 'local size limit (default 10 MiB; 500k, 10MiB, 5MB accepted)')
         .option('--max-duration <seconds>', 'local duration limit (default 3600)'),
     ),
   ).action(action(async () => (await import('./commands/redact/redact.js')).runRedact));

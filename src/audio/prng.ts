@@ -18,7 +18,12 @@ export function hashString(text: string): number {
  * (e.g. 'age', 'gender') so that drawing for one field never shifts another.
  */
 export function seededRandom(...parts: Array<string | number>): () => number {
-  let state = hashString(parts.map(String).join('\u0000'));
+  return mulberry32(hashString(parts.map(String).join('\u0000')));
+}
+
+/** mulberry32: a small, fast, seedable PRNG; the same seed gives the same sequence on every run. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;

@@ -1,8 +1,8 @@
 /** Fault injection: a random share of API requests (--fail-rate) and faults queued by tests. */
 import type { ServerResponse } from 'node:http';
 import * as v from 'valibot';
+import { mulberry32 } from '../audio/prng.js';
 import { sendError, sendText } from './http.js';
-import { createPrng } from './prng.js';
 import type { Listener } from './recorder.js';
 
 export const FaultSchema = v.strictObject({
@@ -42,7 +42,7 @@ export class FaultInjector {
     readonly failRate: number,
     seed: number,
   ) {
-    this.#random = createPrng(seed);
+    this.#random = mulberry32(seed);
   }
 
   enqueue(faults: readonly Fault[]): void {

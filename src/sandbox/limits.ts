@@ -1,3 +1,4 @@
+import { VOICE_CHOICES } from '../settings/voice.js';
 /** The service's limits and form fields, as the sandbox enforces them (see README.md). */
 
 /**
@@ -12,13 +13,13 @@ export const MAX_DURATION_SEC = 3600;
 /** Real-time factor of each model: processing takes `duration × rtf` (divided by --speed). */
 export const MODEL_RTF = { mini: 0.25, advanced: 0.75 } as const;
 
-/** Allowed values of the enumerated form fields, and the defaults the service applies. */
+/** Allowed values of the enumerated form fields: the interface's lists, under the service's field names. */
 export const FIELD_CHOICES = {
-  age: ['young-adult', 'middle-aged-adult', 'senior-adult', 'same', 'random'],
-  gender: ['same', 'opposite', 'random', 'f', 'm'],
-  language: ['en', 'fr', 'it', 'es', 'de'],
-  model_id: ['mini', 'advanced'],
-  emotion: ['happy', 'default', 'sad'],
+  age: VOICE_CHOICES.age,
+  gender: VOICE_CHOICES.gender,
+  language: VOICE_CHOICES.language,
+  model_id: VOICE_CHOICES.model,
+  emotion: VOICE_CHOICES.emotion,
 } as const;
 
 export const FIELD_DEFAULTS = {

@@ -5,6 +5,7 @@
  * 8 kbit/s gives the smallest frames: 72 bytes for 72 ms, so an hour is only ~3.6 MB.
  */
 import { writeFile } from 'node:fs/promises';
+import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 
 export type MpegVersion = 1 | 2 | 2.5;
 
@@ -145,19 +146,6 @@ export async function writeMp3(path: string, options: Mp3Options): Promise<numbe
 /** A 16-bit PCM mono WAV of silence of the given length (for sync/async tests with long audio). */
 export function makeWav(seconds: number, sampleRate = 8000): Buffer {
   const samples = Math.round(seconds * sampleRate);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + samples * 2, 4);
-  header.write('WAVE', 8, 'latin1');
-  header.write('fmt ', 12, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(samples * 2, 40);
+  const header = pcm16MonoHeader(samples, sampleRate);
   return Buffer.concat([header, Buffer.alloc(samples * 2)]);
 }

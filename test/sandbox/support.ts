@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { FormData, request } from 'undici';
 import { afterEach } from 'vitest';
+import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { FIXTURES, tempDir } from '../helpers/cli.js';
 
@@ -111,19 +112,7 @@ export async function writeWav(path: string, seconds: number, sampleRate = 16_00
   for (let i = samples >> 1; i < samples; i++) {
     data.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 220 * i) / sampleRate)), i * 2);
   }
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(data.length, 40);
+  const header = pcm16MonoHeader(samples, sampleRate);
   await writeFile(path, Buffer.concat([header, data]));
   return path;
 }
