@@ -83,6 +83,7 @@ async function decideAll(
     const record = journal.latest.get(entry.realPath);
     const decision = decide({
       record,
+      interrupted: journal.interrupted.get(entry.realPath),
       size: info?.size ?? -1,
       mtimeMs: info?.mtimeMs ?? -1,
       options: fingerprint,
@@ -99,6 +100,10 @@ function skipReason(decision: Extract<Decision, { action: 'skip' }>): string {
     ? 'already done'
     : 'the output already exists and is not in the journal (--overwrite redoes it)';
 }
+
+/** Why --dry-run cannot say more about an input whose upload was cut short. */
+const INTERRUPTED_NOTE =
+  'an earlier upload was interrupted; it will be looked up first among the service jobs';
 
 /** Runs one batch and returns its exit code. Usage problems throw UsageError (exit 2) before anything is sent. */
 export async function runBatch(
@@ -185,6 +190,24 @@ export async function runBatch(
           size,
           mtimeMs,
         });
+      } else if (decision.action === 'reconcile') {
+        const { otherwise } = decision;
+        items.push({
+          entry,
+          action: 'reconcile',
+          record,
+          uploadName: decision.uploadName,
+          interrupted: {
+            sinceMs: decision.sinceMs,
+            durationSec: decision.durationSec,
+            otherwise:
+              otherwise.action === 'skip'
+                ? { action: 'skip', reason: skipReason(otherwise) }
+                : { action: 'send' },
+          },
+          size,
+          mtimeMs,
+        });
       } else {
         items.push({ entry, action: 'send', record, size, mtimeMs });
       }
@@ -199,6 +222,7 @@ export async function runBatch(
         log: ctx.log,
         fields,
         fingerprint,
+        knownJobIds: journal.jobIds,
         concurrency: ctx.settings.concurrency,
         options,
         interrupt,
@@ -251,9 +275,14 @@ async function dryRun(
           return report({ ...base, status: 'skipped', reason: skipReason(decision) });
         if (decision.action === 'collect')
           return report({ ...base, status: 'would-collect', jobId: decision.jobId });
+        // An interrupted upload: only the service can tell whether it became a job.
+        const note = decision.action === 'reconcile' ? INTERRUPTED_NOTE : undefined;
+        if (decision.action === 'reconcile' && decision.otherwise.action === 'skip') {
+          return report({ ...base, status: 'skipped', reason: `${skipReason(decision.otherwise)}; ${note}` });
+        }
         const probe = await probeFile(entry.input, options);
         if (!probe.ok) return report({ ...base, status: 'rejected', reason: probe.reason });
-        report({ ...base, status: 'would-send' });
+        report({ ...base, status: 'would-send', ...(note ? { reason: note } : {}) });
       }),
     ),
   );

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 export const STATE_DIR = '.vredact';
 export const JOURNAL_NAME = 'journal.jsonl';
 
-export type JournalEvent = 'submitted' | 'done' | 'failed' | 'rejected';
+export type JournalEvent = 'uploading' | 'submitted' | 'done' | 'failed' | 'rejected';
 
 export interface JournalRecord {
   /** Format version. */
@@ -30,8 +30,15 @@ export interface JournalRecord {
   output?: string;
   /** submitted (and done via a job): the asynchronous job. */
   jobId?: string;
-  /** submitted: the file name the upload carried, to tell the result from the input in the job's content. */
+  /**
+   * uploading, submitted: the file name the upload carried, to tell the result from the input in the
+   * job's content, and to find the job of an interrupted upload.
+   */
   uploadName?: string;
+  /** uploading: the duration found by the local checks, in seconds (tells same-named uploads apart). */
+  durationSec?: number;
+  /** submitted: the job was found among the service's jobs after an interrupted upload. */
+  reconciled?: boolean;
   /** done: `sync` (the answer was the audio) or `job` (collected from an asynchronous job). */
   via?: 'sync' | 'job';
   bytes?: number;
@@ -53,9 +60,24 @@ export function optionsFingerprint(fields: Readonly<Record<string, string>>): st
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
+/** An input whose last record is `uploading`: an upload was cut short, its result unknown. */
+export interface InterruptedUpload {
+  /**
+   * When the first of its uploads in a row (same size, time and options) started, in ms since the
+   * epoch: any of them may have become a job.
+   */
+  sinceMs: number;
+  /** Its last record before those uploads, if any: what a re-run does when no job of them is found. */
+  before: JournalRecord | undefined;
+}
+
 export interface JournalState {
   /** The last record of each input, by its real path. */
   latest: Map<string, JournalRecord>;
+  /** The inputs whose last record is `uploading`. */
+  interrupted: Map<string, InterruptedUpload>;
+  /** Every job id the journal names: those jobs belong to known inputs. */
+  jobIds: Set<string>;
   lines: number;
   /** Lines that could not be read (a torn last line, or damage). */
   unreadable: number;
@@ -69,13 +91,43 @@ function isRecord(value: unknown): value is JournalRecord {
     typeof record.event === 'string' &&
     typeof record.size === 'number' &&
     typeof record.mtimeMs === 'number' &&
-    typeof record.options === 'string'
+    typeof record.options === 'string' &&
+    // An `uploading` line is of use only with its start time and upload name.
+    (record.event !== 'uploading' ||
+      (typeof record.uploadName === 'string' &&
+        record.uploadName !== '' &&
+        Number.isFinite(Date.parse(record.at ?? ''))))
   );
+}
+
+function sameIdentity(a: JournalRecord, b: JournalRecord): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.options === b.options;
+}
+
+/** Keeps `state.interrupted` in step with a record about to become the input's latest. */
+function noteUploads(state: JournalState, record: JournalRecord): void {
+  if (record.event !== 'uploading') {
+    state.interrupted.delete(record.input);
+    return;
+  }
+  const prior = state.latest.get(record.input);
+  const streak = prior?.event === 'uploading' ? state.interrupted.get(record.input) : undefined;
+  const startedMs = Date.parse(record.at);
+  state.interrupted.set(record.input, {
+    sinceMs: streak && prior && sameIdentity(prior, record) ? Math.min(streak.sinceMs, startedMs) : startedMs,
+    before: prior?.event === 'uploading' ? streak?.before : prior,
+  });
 }
 
 /** Reads the journal once, line by line. A missing journal is an empty one. */
 export async function readJournal(path: string): Promise<JournalState> {
-  const state: JournalState = { latest: new Map(), lines: 0, unreadable: 0 };
+  const state: JournalState = {
+    latest: new Map(),
+    interrupted: new Map(),
+    jobIds: new Set(),
+    lines: 0,
+    unreadable: 0,
+  };
   const stream = createReadStream(path, { encoding: 'utf8' });
   const opened = new Promise<boolean>((resolve, reject) => {
     stream.once('open', () => resolve(true));
@@ -99,19 +151,38 @@ export async function readJournal(path: string): Promise<JournalState> {
       state.unreadable++;
       continue;
     }
+    noteUploads(state, parsed);
+    if (typeof parsed.jobId === 'string' && parsed.jobId !== '') state.jobIds.add(parsed.jobId);
     state.latest.set(parsed.input, parsed);
   }
   return state;
 }
 
+export type SkipDecision = { action: 'skip'; why: 'done' | 'output-exists' };
+export type CollectDecision = { action: 'collect'; jobId: string; uploadName: string };
+export type SendDecision = {
+  action: 'send';
+  why: 'new' | 'changed' | 'retry' | 'output-missing' | 'overwrite';
+};
+/**
+ * An upload of this very file was cut short: look for its job among the service's jobs first;
+ * `otherwise` is what to do when none is found (the decision its earlier record gives).
+ */
+export type ReconcileDecision = {
+  action: 'reconcile';
+  uploadName: string;
+  sinceMs: number;
+  durationSec?: number | undefined;
+  otherwise: SkipDecision | SendDecision;
+};
+
 /** What a run does with one input, given its last journal record. */
-export type Decision =
-  | { action: 'skip'; why: 'done' | 'output-exists' }
-  | { action: 'collect'; jobId: string; uploadName: string }
-  | { action: 'send'; why: 'new' | 'changed' | 'retry' | 'output-missing' | 'overwrite' };
+export type Decision = SkipDecision | CollectDecision | SendDecision | ReconcileDecision;
 
 export interface DecideInput {
   record: JournalRecord | undefined;
+  /** Set when `record` is an `uploading` one (see JournalState.interrupted). */
+  interrupted?: InterruptedUpload | undefined;
   size: number;
   mtimeMs: number;
   options: string;
@@ -124,7 +195,9 @@ export interface DecideInput {
  * there: skip (unless --overwrite). Submitted with the same: collect the job, never upload again.
  * Failed or rejected: try again. An output that exists with no record of this input at all is not
  * overwritten without --overwrite (vredact cannot vouch for it; it may be the output of a run that
- * crashed between writing it and journaling it).
+ * crashed between writing it and journaling it). Uploading with the same (an upload cut short, its
+ * result unknown): reconcile, i.e. look for its job first (even with --overwrite: a job of this very
+ * file is its redaction), and otherwise do what the record before the upload says.
  */
 export function decide(input: DecideInput): Decision {
   const { record } = input;
@@ -135,6 +208,18 @@ export function decide(input: DecideInput): Decision {
     record.options === input.options;
   if (record && same && record.event === 'submitted' && record.jobId) {
     return { action: 'collect', jobId: record.jobId, uploadName: record.uploadName ?? '' };
+  }
+  if (record && same && record.event === 'uploading' && record.uploadName) {
+    const otherwise = decide({ ...input, record: input.interrupted?.before, interrupted: undefined });
+    // Cannot happen (a submitted file is collected, never uploaded), but a known job wins anyway.
+    if (otherwise.action === 'collect' || otherwise.action === 'reconcile') return otherwise;
+    return {
+      action: 'reconcile',
+      uploadName: record.uploadName,
+      sinceMs: input.interrupted?.sinceMs ?? Date.parse(record.at),
+      durationSec: record.durationSec,
+      otherwise,
+    };
   }
   if (input.overwrite) return { action: 'send', why: 'overwrite' };
   if (record && same && record.event === 'done') {
@@ -147,8 +232,9 @@ export function decide(input: DecideInput): Decision {
 }
 
 /**
- * Appends records. Writes are queued in order on one file handle; a `submitted` line is flushed to
- * disk (fdatasync) before the caller goes on, so a job id is never lost to a crash.
+ * Appends records. Writes are queued in order on one file handle; `uploading` and `submitted` lines
+ * are flushed to disk (fdatasync) before the caller goes on, so neither an upload under way nor a
+ * job id is lost to a crash.
  */
 export class JournalWriter {
   #queue: Promise<void> = Promise.resolve();

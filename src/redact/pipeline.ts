@@ -16,6 +16,7 @@ import type { JournalRecord, JournalWriter } from './journal.js';
 import type { RedactOptions } from './options.js';
 import type { PlanEntry } from './plan.js';
 import { formatDuration, type ProbeResult, probeFile } from './probe.js';
+import { reconcile } from './reconcile.js';
 import type { Outcome, Progress } from './report.js';
 
 /**
@@ -23,7 +24,10 @@ import type { Outcome, Progress } from './report.js';
  * the two steps of `downloadJobFile` (`downloadUrl`, then `downloadSigned`) so that a 401/403 from the
  * signed URL's host (an expired URL) is not taken for a refused token.
  */
-export type RedactClient = Pick<ApiClient, 'redact' | 'jobContent' | 'downloadUrl' | 'downloadSigned'>;
+export type RedactClient = Pick<
+  ApiClient,
+  'redact' | 'listJobs' | 'jobContent' | 'downloadUrl' | 'downloadSigned'
+>;
 
 /**
  * Ctrl-C, as signals: `stop` (first interrupt) starts nothing new and lets what is in flight finish;
@@ -36,12 +40,19 @@ export interface Interrupt {
 
 export interface PipelineItem {
   entry: PlanEntry;
-  action: 'send' | 'collect';
+  /** reconcile: an upload of it was cut short; its job, if the service made one, is looked for first. */
+  action: 'send' | 'collect' | 'reconcile';
   /** The input's last journal record, if any. */
   record?: JournalRecord | undefined;
-  /** collect: the job to collect and the name its upload carried. */
+  /** collect: the job to collect; collect, reconcile: the name its upload carried. */
   jobId?: string;
   uploadName?: string;
+  /** reconcile: when the upload started, its local duration, and what to do when no job of it is found. */
+  interrupted?: {
+    sinceMs: number;
+    durationSec?: number | undefined;
+    otherwise: { action: 'send' } | { action: 'skip'; reason: string };
+  };
   /** Size and modification time as found when planning. */
   size: number;
   mtimeMs: number;
@@ -55,6 +66,8 @@ export interface PipelineDeps {
   /** The multipart fields of the target voice, and their fingerprint. */
   fields: Readonly<Record<string, string>>;
   fingerprint: string;
+  /** Job ids the journal names: never taken for the job of an interrupted upload. */
+  knownJobIds?: ReadonlySet<string>;
   concurrency: number;
   options: Pick<RedactOptions, 'wait' | 'waitTimeoutMs' | 'maxSize' | 'maxDurationSec'>;
   interrupt: Interrupt;
@@ -146,7 +159,7 @@ export async function runPipeline(
     halt.abort(new GateClosedError(error));
   });
   const progress: Progress = {
-    queued: items.filter((item) => item.action === 'send').length,
+    queued: items.filter((item) => item.action !== 'collect').length,
     inFlight: 0,
     waiting: 0,
     done: 0,
@@ -337,10 +350,25 @@ export async function runPipeline(
         progress.inFlight++;
         changed();
         try {
-          const answer = await gate.run(
-            () => client.redact(item.entry.input, deps.fields, item.entry.output, abortSignal),
-            abortSignal,
-          );
+          const answer = await gate.run(async () => {
+            // On disk before the first byte is sent: if this run dies before the answer is journaled,
+            // the next one looks for the job the upload may have become instead of sending it again.
+            await journal
+              .append(
+                {
+                  at: now(),
+                  event: 'uploading',
+                  ...base(sent),
+                  uploadName,
+                  durationSec: probe.durationSec,
+                },
+                true,
+              )
+              .catch((error: unknown) => {
+                throw new Error(`not sent: the journal could not be written: ${messageOf(error)}`);
+              });
+            return client.redact(item.entry.input, deps.fields, item.entry.output, abortSignal);
+          }, abortSignal);
           // Recorded before the slot is given back: a job id is on disk before anything else happens.
           if (answer.kind === 'job') {
             await journal
@@ -381,12 +409,68 @@ export async function runPipeline(
     await waitForJob(sent, uploaded.jobId, uploadName, true);
   };
 
+  /** An interrupted upload: collect the job found for it, or do what its earlier record says. */
+  const settleInterrupted = async (item: PipelineItem, jobId: string | undefined) => {
+    const uploadName = item.uploadName ?? basenameOf(item.entry.input);
+    if (jobId) {
+      progress.queued--;
+      changed();
+      try {
+        await journal.append(
+          { at: now(), event: 'submitted', ...base(item), jobId, uploadName, reconciled: true },
+          true,
+        );
+      } catch (error) {
+        await fail(
+          item,
+          new Error(
+            `job ${jobId} was found for it, but the journal could not be written: ${messageOf(error)}`,
+          ),
+          jobId,
+        );
+        return;
+      }
+      log.debug(`${item.entry.display}: its interrupted upload had become job ${jobId}; collecting it`);
+      await waitForJob(item, jobId, uploadName, false);
+      return;
+    }
+    const otherwise = item.interrupted?.otherwise ?? { action: 'send' };
+    if (otherwise.action === 'send') return send(item);
+    progress.queued--;
+    if (stopSignal.aborted) finish(item, { status: 'pending', reason: `${stoppedReason()} (not checked)` });
+    else finish(item, { status: 'skipped', reason: otherwise.reason });
+  };
+
+  // Before anything is sent: an upload of this run could otherwise pass for an interrupted one.
+  const interrupted = items.filter((item) => item.action === 'reconcile');
+  const found = await reconcile(
+    interrupted.map((item) => ({
+      key: item,
+      uploadName: item.uploadName ?? basenameOf(item.entry.input),
+      sinceMs: item.interrupted?.sinceMs ?? Number.NEGATIVE_INFINITY,
+      durationSec: item.interrupted?.durationSec,
+    })),
+    {
+      listJobs: () => gate.run(() => client.listJobs(abortSignal), abortSignal),
+      jobContent: (jobId) =>
+        requests(() => gate.run(() => client.jobContent(jobId, abortSignal), abortSignal)),
+      known: deps.knownJobIds ?? new Set(),
+      isStop: (error) =>
+        isTokenRefused(error) || error instanceof GateClosedError || isAbort(error) || abortSignal.aborted,
+      stop: stopSignal,
+      warn: (message) => log.warn(message),
+      debug: (message) => log.debug(message),
+    },
+  );
+
   await Promise.all(
-    items.map((item) =>
-      item.action === 'collect'
-        ? waitForJob(item, item.jobId ?? '', item.uploadName ?? basenameOf(item.entry.input), false)
-        : send(item),
-    ),
+    items.map((item) => {
+      if (item.action === 'collect') {
+        return waitForJob(item, item.jobId ?? '', item.uploadName ?? basenameOf(item.entry.input), false);
+      }
+      if (item.action === 'reconcile') return settleInterrupted(item, found.get(item));
+      return send(item);
+    }),
   );
   return result;
 }

@@ -3,6 +3,7 @@
  * latency, not recorded. They exist only in the sandbox.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import * as v from 'valibot';
 import { type FaultInjector, FaultRequestSchema } from './faults.js';
 import { BodyError, discardBody, pathOf, readJsonBody, sendError, sendJson } from './http.js';
@@ -11,10 +12,34 @@ import type { JobStore } from './store.js';
 
 export const CONTROL_PREFIX = '/__sandbox/';
 
+/** Settings a test changes while the sandbox runs. */
+export interface RuntimeSettings {
+  /**
+   * How long the 202 of an asynchronous redaction is held once its job exists (ms): a client that
+   * dies meanwhile never learns the id of a job that was made (the window of a crash mid-upload).
+   */
+  holdAcceptedMs: number;
+}
+
+const HoldSchema = v.strictObject({
+  ms: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(600_000)),
+});
+
+/** Waits `ms` before an answer, or less if the client goes away. */
+export async function holdAnswer(res: ServerResponse, ms: number): Promise<void> {
+  if (ms <= 0 || res.destroyed) return;
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  res.once('close', onClose);
+  await delay(ms, undefined, { signal: gone.signal }).catch(() => {});
+  res.off('close', onClose);
+}
+
 export interface ControlDeps {
   recorder: Recorder;
   faults: FaultInjector;
   store: JobStore;
+  runtime: RuntimeSettings;
   info: () => Record<string, unknown>;
 }
 
@@ -55,6 +80,21 @@ export async function handleControl(
       }
       deps.faults.enqueue(parsed.output.next);
       return sendJson(res, 200, { queued: parsed.output.next.length, pending: deps.faults.pending().length });
+    }
+    case 'GET hold-accepted':
+      return sendJson(res, 200, { ms: deps.runtime.holdAcceptedMs });
+    case 'POST hold-accepted': {
+      let body: unknown;
+      try {
+        body = await readJsonBody(req);
+      } catch (error) {
+        if (!(error instanceof BodyError)) throw error;
+        return sendError(res, error.status, error.message);
+      }
+      const parsed = v.safeParse(HoldSchema, body);
+      if (!parsed.success) return sendError(res, 400, `invalid hold: ${parsed.issues[0].message}`);
+      deps.runtime.holdAcceptedMs = parsed.output.ms;
+      return sendJson(res, 200, { ms: parsed.output.ms });
     }
     default:
       discardBody(req);

@@ -4,6 +4,7 @@ import { rm, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { AudioDecodeError, measureAudioDuration, runRedactionInWorker } from '../audio/index.js';
+import { holdAnswer, type RuntimeSettings } from './control.js';
 import { checkFields } from './fields.js';
 import { discardBody, sendError, sendJson } from './http.js';
 import { MAX_DURATION_SEC, MODEL_RTF } from './limits.js';
@@ -20,6 +21,8 @@ export interface RedactionDeps {
   syncLimitSec: number;
   speed: number;
   seed: number;
+  /** Changed at run time by the control endpoints. */
+  runtime?: RuntimeSettings;
   debug: (line: string) => void;
 }
 
@@ -105,6 +108,7 @@ export async function handleRedaction(
     });
     recorder.stats.asyncJobs++;
     deps.processor.enqueue(job);
+    await holdAnswer(res, deps.runtime?.holdAcceptedMs ?? 0);
     sendJson(res, 202, { job_id: job.job_id, status: 'accepted' });
   } finally {
     // Moved into the job when accepted; otherwise the upload is thrown away.

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { handleApi } from './api.js';
 import { generateToken } from './auth.js';
-import { CONTROL_PREFIX, handleControl } from './control.js';
+import { CONTROL_PREFIX, handleControl, type RuntimeSettings } from './control.js';
 import { FaultInjector } from './faults.js';
 import { handleFiles } from './files.js';
 import { pathOf, sendError } from './http.js';
@@ -124,6 +124,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         handlers.add(handling);
       };
 
+    const runtime: RuntimeSettings = { holdAcceptedMs: 0 };
     const deps = {
       store,
       processor,
@@ -135,6 +136,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       syncLimitSec: o.syncLimitSec,
       speed: o.speed,
       seed: o.seed,
+      runtime,
       debug: o.onDebug,
     };
     const info = () => ({
@@ -150,7 +152,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       'request',
       guard('api', (req, res) =>
         pathOf(req).startsWith(CONTROL_PREFIX)
-          ? handleControl(req, res, { recorder, faults, store: deps.store, info })
+          ? handleControl(req, res, { recorder, faults, store: deps.store, runtime, info })
           : handleApi(req, res, deps),
       ),
     );

@@ -31,6 +31,8 @@ export interface SandboxProcess {
   stats(): Promise<SandboxStats & { jobs: number }>;
   /** Queues answers for the next API (or, with `listener: 'files'`, file) requests. */
   queueFaults(list: FaultInput[]): Promise<void>;
+  /** Holds the 202 of each asynchronous redaction this long after its job was made (0: no more). */
+  holdAccepted(ms: number): Promise<void>;
   /** Stops the sandbox (SIGTERM, then SIGKILL after a grace period); safe to call twice. */
   stop(): Promise<void>;
 }
@@ -155,6 +157,9 @@ export async function startSandboxProcess(
     stats: async () => (await control('GET', 'stats')) as SandboxStats & { jobs: number },
     queueFaults: async (list) => {
       await control('POST', 'faults', { next: list });
+    },
+    holdAccepted: async (ms) => {
+      await control('POST', 'hold-accepted', { ms });
     },
     stop,
   };

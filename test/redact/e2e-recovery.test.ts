@@ -58,6 +58,38 @@ describe('vredact redact: recovery', () => {
     }
   });
 
+  it('after a SIGKILL between the service accepting an upload and its answer, a re-run collects that job and uploads nothing', async () => {
+    const t = await setup(['--sync-limit', '3', '--speed', '100']);
+    try {
+      await t.fixture('speech-8k-ulaw.wav', 'in/call.wav'); // 7 s: an asynchronous job
+      // The service makes the job, then holds its 202: the CLI dies without ever seeing the job id.
+      await t.sandbox.holdAccepted(120_000);
+      const first = t.redact(['in', '-o', 'out']);
+      await until(async () => (await t.sandbox.stats()).asyncJobs >= 1);
+      first.kill('SIGKILL');
+      expect((await first).signal).toBe('SIGKILL');
+      await t.sandbox.holdAccepted(0);
+      const before = await t.sandbox.stats();
+      expect(before.uploads).toBe(1);
+      expect((await journalEvents(join(t.dir, 'out'))).map((line) => line.event)).toEqual(['uploading']);
+
+      const second = await t.redact(['in', '-o', 'out', '--json']);
+      expect(second.exitCode).toBe(0);
+      const [outcome, summary] = jsonLines(second.stdout);
+      expect(outcome).toMatchObject({ input: 'in/call.wav', status: 'done', jobId: expect.any(String) });
+      expect(summary).toMatchObject({ summary: { done: 1 } });
+      const after = await t.sandbox.stats();
+      expect(after.uploads).toBe(before.uploads);
+      expect(after.asyncJobs).toBe(1);
+      expect(await isWav(join(t.dir, 'out', 'call.wav'))).toBe(true);
+      const events = await journalEvents(join(t.dir, 'out'));
+      expect(events.map((line) => line.event)).toEqual(['uploading', 'submitted', 'done']);
+      expect(events[1]).toMatchObject({ jobId: outcome?.jobId, reconciled: true });
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it('SIGINT lets in-flight uploads finish and exits 130; a later run finishes without sending anything twice', async () => {
     const t = await setup(['--latency', '400', '--sync-limit', '3', '--speed', '100']);
     try {
@@ -131,7 +163,7 @@ describe('vredact redact: recovery', () => {
       expect(line?.reason).toMatch(/--wait-timeout/);
       expect(summary).toMatchObject({ summary: { pending: 1 } });
       const events = await journalEvents(join(t.dir, 'redacted'));
-      expect(events.map((event) => event.event)).toEqual(['submitted']);
+      expect(events.map((event) => event.event)).toEqual(['uploading', 'submitted']);
     } finally {
       await t.cleanup();
     }

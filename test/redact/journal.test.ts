@@ -63,6 +63,39 @@ describe('journal', () => {
     expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(5);
   });
 
+  it('keeps, for an input last seen uploading, when its uploads in a row started and the record before', async () => {
+    const path = journalPath(dir.path);
+    const writer = await JournalWriter.open(path);
+    const uploading = { event: 'uploading' as const, ...base, uploadName: 'a.wav' };
+    await writer.append({ event: 'failed', input: '/a.wav', ...base, reason: 'boom', jobId: 'j0' });
+    await writer.append({ ...uploading, input: '/a.wav', at: '2026-11-21T02:00:00.000Z' }, true);
+    await writer.append({ ...uploading, input: '/a.wav', at: '2026-11-22T02:00:00.000Z' }, true);
+    await writer.append({ ...uploading, input: '/b.wav', at: '2026-11-21T02:00:00.000Z' }, true);
+    await writer.append({ ...uploading, input: '/b.wav', at: '2026-11-22T02:00:00.000Z', size: 7 }, true);
+    await writer.append({ ...uploading, input: '/c.wav', at: '2026-11-21T02:00:00.000Z' }, true);
+    await writer.append(
+      { event: 'submitted', input: '/c.wav', ...base, jobId: 'j1', uploadName: 'c.wav' },
+      true,
+    );
+    await writer.close();
+    // An uploading line without its start time or upload name is of no use.
+    await appendFile(path, `${JSON.stringify({ v: 1, event: 'uploading', input: '/d.wav', ...base })}\n`);
+    const state = await readJournal(path);
+    expect(state.unreadable).toBe(1);
+    expect(state.interrupted.get('/a.wav')).toEqual({
+      sinceMs: Date.parse('2026-11-21T02:00:00.000Z'),
+      before: expect.objectContaining({ event: 'failed' }),
+    });
+    // The file changed between the two uploads: only the last one counts.
+    expect(state.interrupted.get('/b.wav')).toEqual({
+      sinceMs: Date.parse('2026-11-22T02:00:00.000Z'),
+      before: undefined,
+    });
+    expect(state.interrupted.has('/c.wav')).toBe(false);
+    expect(state.latest.get('/c.wav')?.event).toBe('submitted');
+    expect([...state.jobIds].sort()).toEqual(['j0', 'j1']);
+  });
+
   it('reads a missing journal as empty', async () => {
     const state = await readJournal(join(dir.path, 'nope', 'journal.jsonl'));
     expect(state.latest.size).toBe(0);
@@ -145,6 +178,37 @@ describe('re-run decisions', () => {
       why: 'new',
     });
     expect(decide({ ...input, record: undefined, overwrite: true })).toMatchObject({ action: 'send' });
+  });
+  it('looks for the job of an interrupted upload first, else does what the record before it says', () => {
+    const at = '2026-11-21T02:00:00.000Z';
+    const uploading = { ...done, at, event: 'uploading' as const, uploadName: 'a.wav', durationSec: 7 };
+    const sinceMs = Date.parse(at);
+    // Nothing before it, no output: sent when no job is found.
+    expect(decide({ ...input, record: uploading, outputExists: false })).toEqual({
+      action: 'reconcile',
+      uploadName: 'a.wav',
+      sinceMs,
+      durationSec: 7,
+      otherwise: { action: 'send', why: 'new' },
+    });
+    // Its output there and nothing before (a synchronous answer written, not journaled): left as today.
+    expect(decide({ ...input, record: uploading })).toMatchObject({
+      action: 'reconcile',
+      otherwise: { action: 'skip', why: 'output-exists' },
+    });
+    // Done before, redone with --overwrite, cut short: looked up even with --overwrite.
+    const interrupted = { sinceMs: sinceMs - 1000, before: done };
+    expect(decide({ ...input, record: uploading, interrupted })).toMatchObject({
+      action: 'reconcile',
+      sinceMs: sinceMs - 1000,
+      otherwise: { action: 'skip', why: 'done' },
+    });
+    expect(decide({ ...input, record: uploading, interrupted, overwrite: true })).toMatchObject({
+      action: 'reconcile',
+      otherwise: { action: 'send', why: 'overwrite' },
+    });
+    // Changed since: whatever job it became is of the old content.
+    expect(decide({ ...input, record: uploading, size: 5 })).toEqual({ action: 'send', why: 'changed' });
   });
   it('fingerprints the options independently of their order', () => {
     expect(optionsFingerprint({ age: 'same', gender: 'f' })).toBe(

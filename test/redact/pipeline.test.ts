@@ -2,19 +2,25 @@
  * The batch in-process, against a scripted fake of the service client: the token gate, interrupts,
  * waiting for jobs without holding upload slots, --wait-timeout and --no-wait.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RedactionAnswer } from '../../src/api/client.js';
-import { PermissionDeniedError } from '../../src/api/errors.js';
-import type { JobContentItem } from '../../src/api/schemas.js';
+import { InternalServerError, PermissionDeniedError } from '../../src/api/errors.js';
+import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import type { Clock } from '../../src/clock.js';
 import { createContext } from '../../src/context.js';
 import { writeFileAtomically } from '../../src/fs/atomic-write.js';
 import { runBatch } from '../../src/redact/batch.js';
 import { createInterruptController, type InterruptController } from '../../src/redact/interrupt.js';
-import { journalPath, readJournal } from '../../src/redact/journal.js';
+import {
+  type JournalRecord,
+  JournalWriter,
+  journalPath,
+  optionsFingerprint,
+  readJournal,
+} from '../../src/redact/journal.js';
 import { parseRedactOptions } from '../../src/redact/options.js';
 import { pickResult, type RedactClient } from '../../src/redact/pipeline.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
@@ -68,11 +74,48 @@ class FakeClient implements RedactClient {
   uploads: string[] = [];
   polls = 0;
   downloads: string[] = [];
+  /** Every job's upload name, by job id. */
   readonly jobs = new Map<string, string>();
+  /** created_at of the jobs (ISO); '' for one not set. */
+  readonly created = new Map<string, string>();
+  /** audio_duration of the jobs' items; 7 for one not set. */
+  readonly durations = new Map<string, number>();
   ready: (jobId: string) => boolean = () => true;
   /** The next signed URL is refused (403) as an expired one would be. */
   expireNextLink = false;
+  listCalls = 0;
+  /** Thrown by listJobs. */
+  listFailure: Error | undefined;
+  /** An upload is accepted as a job, then its answer never comes (until aborted): a crash's view. */
+  hangAfterAccept = false;
+  accepted = deferred();
+  /** The time of the service's clock, for created_at. */
+  now: () => number = () => Date.now();
   constructor(private readonly behaviour: Behaviour = async () => 'sync') {}
+
+  /** Copies the jobs of `other` (the service as a later run finds it). */
+  static after(other: FakeClient, behaviour?: Behaviour): FakeClient {
+    const later = new FakeClient(behaviour);
+    for (const [id, name] of other.jobs) later.addJob(id, name, other.created.get(id) ?? '');
+    for (const [id, duration] of other.durations) later.durations.set(id, duration);
+    return later;
+  }
+
+  addJob(jobId: string, name: string, createdAt: string, duration?: number): void {
+    this.jobs.set(jobId, name);
+    this.created.set(jobId, createdAt);
+    if (duration !== undefined) this.durations.set(jobId, duration);
+  }
+
+  async listJobs(): Promise<Job[]> {
+    this.listCalls++;
+    if (this.listFailure) throw this.listFailure;
+    return [...this.jobs.keys()].map((job_id) => ({
+      job_id,
+      token: 'vr_test',
+      created_at: this.created.get(job_id) ?? '',
+    }));
+  }
 
   async redact(
     filePath: string,
@@ -88,22 +131,27 @@ class FakeClient implements RedactClient {
       return { kind: 'audio', bytes } as RedactionAnswer;
     }
     const jobId = `job-${this.jobs.size + 1}`;
-    this.jobs.set(jobId, name);
+    this.addJob(jobId, name, new Date(this.now()).toISOString());
+    if (this.hangAfterAccept) {
+      this.accepted.resolve();
+      await abortable(signal, new Promise(() => {}));
+    }
     return { kind: 'job', jobId } as RedactionAnswer;
   }
 
   async jobContent(jobId: string): Promise<JobContentItem[]> {
     this.polls++;
     const name = this.jobs.get(jobId) ?? 'x.wav';
+    const audio_duration = this.durations.get(jobId) ?? 7;
     const items: JobContentItem[] = [
-      { id: '1', job_id: jobId, file_name: name, audio_duration: 7, created_at: '' },
+      { id: '1', job_id: jobId, file_name: name, audio_duration, created_at: '' },
     ];
     if (this.ready(jobId)) {
       items.push({
         id: '2',
         job_id: jobId,
         file_name: name.replace(/\.\w+$/, '.redacted.wav'),
-        audio_duration: 7,
+        audio_duration,
         created_at: '',
       });
     }
@@ -452,5 +500,202 @@ describe('what the user sees', () => {
     expect(result.stdout).toMatch(/│ rejected │ in\/bad\.wav +│ not a WAV or MP3 file │/);
     expect(result.stdout).toMatch(/│ redacted +│ 2 +│/);
     expect(result.stdout).not.toMatch(/\tin\//);
+  });
+});
+
+describe('interrupted uploads', () => {
+  const T = Date.parse('2026-11-21T02:00:00.000Z');
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const MINUTE = 60_000;
+
+  /** Appends a record of `rel` (an input under `in/`) to the journal, as a run would. */
+  async function record(rel: string, at: number, fields: Partial<JournalRecord>): Promise<void> {
+    const input = await realpath(join(dir.path, rel));
+    const info = await stat(input);
+    const writer = await JournalWriter.open(journalPath(join(dir.path, 'out')));
+    await writer.append(
+      {
+        at: iso(at),
+        event: 'uploading',
+        input,
+        size: info.size,
+        mtimeMs: info.mtimeMs,
+        options: optionsFingerprint({}),
+        output: relative(join(dir.path, 'in'), input).split(sep).join('/'),
+        uploadName: basename(rel),
+        ...fields,
+      },
+      true,
+    );
+    await writer.close();
+  }
+
+  /** What a run killed while uploading `rel` leaves in the journal. */
+  const uploadingRecord = (rel: string, at: number, durationSec?: number) =>
+    record(rel, at, durationSec === undefined ? {} : { durationSec });
+
+  /** The journal's records of one input, in order. */
+  async function recordsOf(rel: string): Promise<JournalRecord[]> {
+    const input = await realpath(join(dir.path, rel));
+    const text = await readFile(journalPath(join(dir.path, 'out')), 'utf8');
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as JournalRecord)
+      .filter((record) => record.input === input);
+  }
+
+  it('collects the job an upload became when the run died before its answer: nothing is sent again', async () => {
+    await inputs(1);
+    const clock = fakeClock();
+    const first = new FakeClient(async () => 'job');
+    first.hangAfterAccept = true;
+    first.now = clock.now;
+    const controller = createInterruptController();
+    const running = batch(first, { controller, clock });
+    await first.accepted.promise; // the service made the job; its id never reaches the journal
+    controller.interrupt();
+    controller.interrupt();
+    const killed = await running;
+    expect(killed.code).toBe(130);
+    expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual(['uploading']);
+
+    const later = FakeClient.after(first);
+    const rerun = await batch(later, { clock });
+    expect(rerun.code).toBe(0);
+    expect(later.uploads).toEqual([]);
+    expect(later.listCalls).toBe(1);
+    expect(later.downloads).toEqual(['job-1:f0.redacted.wav']);
+    expect(rerun.outcomes).toEqual([
+      { input: 'in/f0.wav', output: 'out/f0.wav', status: 'done', jobId: 'job-1' },
+    ]);
+    const records = await recordsOf('in/f0.wav');
+    expect(records.map((record) => record.event)).toEqual(['uploading', 'submitted', 'done']);
+    expect(records[1]).toMatchObject({ jobId: 'job-1', uploadName: 'f0.wav', reconciled: true });
+    expect(await outputs()).toEqual(['f0.wav']);
+  });
+
+  it('sends the file again, once, when no job lists its upload', async () => {
+    await inputs(1);
+    await uploadingRecord('in/f0.wav', T);
+    const client = new FakeClient();
+    client.addJob('job-other', 'other.wav', iso(T + 1000));
+    const result = await batch(client);
+    expect(result.code).toBe(0);
+    expect(client.uploads).toEqual(['f0.wav']);
+    expect(client.listCalls).toBe(1);
+    expect(client.downloads).toEqual([]);
+    expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual([
+      'uploading',
+      'uploading',
+      'done',
+    ]);
+    // Done now: the next run neither looks up jobs nor sends anything.
+    const again = await batch(client);
+    expect(again.outcomes.map((line) => line.status)).toEqual(['skipped']);
+    expect(client.listCalls).toBe(1);
+    expect(client.uploads).toHaveLength(1);
+  });
+
+  it('takes no job made before the upload started, less the clock-skew allowance', async () => {
+    await inputs(2);
+    await uploadingRecord('in/f0.wav', T);
+    await uploadingRecord('in/f1.wav', T);
+    const client = new FakeClient();
+    client.addJob('job-old', 'f0.wav', iso(T - 10 * MINUTE)); // an earlier upload of another f0.wav
+    client.addJob('job-skewed', 'f1.wav', iso(T - MINUTE)); // the service's clock is behind ours
+    const result = await batch(client);
+    expect(result.code).toBe(0);
+    expect(client.uploads).toEqual(['f0.wav']);
+    expect(client.downloads).toEqual(['job-skewed:f1.redacted.wav']);
+    expect(await outputs()).toEqual(['f0.wav', 'f1.wav']);
+  });
+
+  it('gives each of two same-named uploads its own job, told apart by duration', async () => {
+    await mkdir(join(dir.path, 'in', 'a'), { recursive: true });
+    await mkdir(join(dir.path, 'in', 'b'), { recursive: true });
+    await writeFile(join(dir.path, 'in', 'a', 'call.wav'), makeWav(3));
+    await writeFile(join(dir.path, 'in', 'b', 'call.wav'), makeWav(1));
+    await uploadingRecord('in/a/call.wav', T, 3);
+    await uploadingRecord('in/b/call.wav', T + 1000, 1);
+    const client = new FakeClient();
+    // b's upload, shorter, became a job first.
+    client.addJob('job-b', 'call.wav', iso(T + 2000), 1);
+    client.addJob('job-a', 'call.wav', iso(T + 3000), 3);
+    const result = await batch(client);
+    expect(result.code).toBe(0);
+    expect(client.uploads).toEqual([]);
+    expect(client.downloads.sort()).toEqual(['job-a:call.redacted.wav', 'job-b:call.redacted.wav']);
+    expect((await recordsOf('in/a/call.wav')).at(-1)).toMatchObject({ event: 'done', jobId: 'job-a' });
+    expect((await recordsOf('in/b/call.wav')).at(-1)).toMatchObject({ event: 'done', jobId: 'job-b' });
+  });
+
+  it('never takes a job the journal already gives to another input', async () => {
+    await inputs(1);
+    await mkdir(join(dir.path, 'in', 'sub'), { recursive: true });
+    await writeFile(join(dir.path, 'in', 'sub', 'f0.wav'), makeWav(0.5));
+    // in/f0.wav was cut short; in/sub/f0.wav, uploaded just after, is known to be job-1.
+    await uploadingRecord('in/f0.wav', T);
+    await record('in/sub/f0.wav', T + 2000, { event: 'submitted', jobId: 'job-1' });
+    const client = new FakeClient();
+    client.addJob('job-1', 'f0.wav', iso(T + 1000));
+    const result = await batch(client);
+    expect(result.code).toBe(0);
+    expect(client.uploads).toEqual(['f0.wav']);
+    expect(client.downloads).toEqual(['job-1:f0.redacted.wav']); // for in/sub/f0.wav
+    expect((await recordsOf('in/sub/f0.wav')).at(-1)).toMatchObject({ event: 'done', jobId: 'job-1' });
+    expect((await recordsOf('in/f0.wav')).at(-1)).toMatchObject({ event: 'done', via: 'sync' });
+  });
+
+  it('warns and sends the file again when the jobs cannot be listed', async () => {
+    await inputs(1);
+    await uploadingRecord('in/f0.wav', T);
+    const client = new FakeClient();
+    client.listFailure = new InternalServerError(
+      'listing jobs: the service answered 500 Internal Server Error',
+      500,
+    );
+    const result = await batch(client);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/warning: could not list the service's jobs .*500/);
+    expect(client.uploads).toEqual(['f0.wav']);
+    expect(result.outcomes.map((line) => line.status)).toEqual(['done']);
+  });
+
+  it('stops at the listing when the token is refused: one request, exit 3, nothing sent', async () => {
+    await inputs(3);
+    await uploadingRecord('in/f0.wav', T);
+    const client = new FakeClient();
+    client.listFailure = new PermissionDeniedError(
+      'listing jobs: the service answered 403',
+      403,
+      undefined,
+      3,
+    );
+    const result = await batch(client);
+    expect(result.code).toBe(3);
+    expect(client.listCalls).toBe(1);
+    expect(client.uploads).toEqual([]);
+    expect(result.outcomes.every((line) => line.status === 'pending')).toBe(true);
+    // Still unknown: the next run looks again.
+    expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual(['uploading']);
+  });
+
+  it('--dry-run shows it as would-send, saying it is looked up first, and asks nothing', async () => {
+    await inputs(2);
+    await uploadingRecord('in/f0.wav', T);
+    const client = new FakeClient();
+    const result = await batch(client, { flags: { dryRun: true } });
+    expect(result.code).toBe(0);
+    expect(client.listCalls).toBe(0);
+    expect(result.outcomes).toEqual([
+      {
+        input: 'in/f0.wav',
+        output: 'out/f0.wav',
+        status: 'would-send',
+        reason: expect.stringMatching(/interrupted; it will be looked up first/),
+      },
+      { input: 'in/f1.wav', output: 'out/f1.wav', status: 'would-send' },
+    ]);
   });
 });
