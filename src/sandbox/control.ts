@@ -65,39 +65,44 @@ export async function handleControl(
       deps.faults.clear();
       return sendJson(res, 200, { next: [] });
     case 'POST faults': {
-      let body: unknown;
-      try {
-        body = await readJsonBody(req);
-      } catch (error) {
-        if (!(error instanceof BodyError)) throw error;
-        return sendError(res, error.status, error.message);
-      }
-      const parsed = v.safeParse(FaultRequestSchema, body);
-      if (!parsed.success) {
-        const issue = parsed.issues[0];
-        const where = issue.path?.map((p) => String(p.key)).join('.') ?? '';
-        return sendError(res, 400, `invalid fault list${where ? ` at ${where}` : ''}: ${issue.message}`);
-      }
-      deps.faults.enqueue(parsed.output.next);
-      return sendJson(res, 200, { queued: parsed.output.next.length, pending: deps.faults.pending().length });
+      const parsed = await readControlBody(req, res, FaultRequestSchema, 'invalid fault list');
+      if (!parsed) return;
+      deps.faults.enqueue(parsed.next);
+      return sendJson(res, 200, { queued: parsed.next.length, pending: deps.faults.pending().length });
     }
     case 'GET hold-accepted':
       return sendJson(res, 200, { ms: deps.runtime.holdAcceptedMs });
     case 'POST hold-accepted': {
-      let body: unknown;
-      try {
-        body = await readJsonBody(req);
-      } catch (error) {
-        if (!(error instanceof BodyError)) throw error;
-        return sendError(res, error.status, error.message);
-      }
-      const parsed = v.safeParse(HoldSchema, body);
-      if (!parsed.success) return sendError(res, 400, `invalid hold: ${parsed.issues[0].message}`);
-      deps.runtime.holdAcceptedMs = parsed.output.ms;
-      return sendJson(res, 200, { ms: parsed.output.ms });
+      const parsed = await readControlBody(req, res, HoldSchema, 'invalid hold');
+      if (!parsed) return;
+      deps.runtime.holdAcceptedMs = parsed.ms;
+      return sendJson(res, 200, { ms: parsed.ms });
     }
     default:
       discardBody(req);
       return sendError(res, 404, `no control endpoint ${route}`);
   }
+}
+
+/** Reads and validates a control request's JSON body; answers 400 itself and gives undefined when it is bad. */
+async function readControlBody<S extends v.GenericSchema>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  schema: S,
+  what: string,
+): Promise<v.InferOutput<S> | undefined> {
+  let body: unknown;
+  try {
+    body = await readJsonBody(req);
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    sendError(res, error.status, error.message);
+    return undefined;
+  }
+  const parsed = v.safeParse(schema, body);
+  if (parsed.success) return parsed.output;
+  const issue = parsed.issues[0];
+  const where = issue.path?.map((p) => String(p.key)).join('.') ?? '';
+  sendError(res, 400, `${what}${where ? ` at ${where}` : ''}: ${issue.message}`);
+  return undefined;
 }
