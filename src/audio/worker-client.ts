@@ -21,8 +21,7 @@ export interface WorkerJob {
 }
 
 export type WorkerReply =
-  | { ok: true; outcome: RedactionOutcome }
-  | { ok: false; name: string; message: string };
+  { ok: true; outcome: RedactionOutcome } | { ok: false; name: string; message: string };
 
 export function workerScript(): URL | null {
   const url = new URL('./worker.js', import.meta.url);

@@ -13,8 +13,7 @@ export interface RedactionFields {
 }
 
 export type FieldsResult =
-  | { ok: true; fields: RedactionFields }
-  | { ok: false; field: string; message: string };
+  { ok: true; fields: RedactionFields } | { ok: false; field: string; message: string };
 
 const isChoice = (name: keyof typeof FIELD_CHOICES, value: string) =>
   (FIELD_CHOICES[name] as readonly string[]).includes(value);
