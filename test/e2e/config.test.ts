@@ -1,0 +1,57 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+
+const TOKEN = 'vr_config_e2e_token_0000beef';
+let work: Awaited<ReturnType<typeof tempDir>>;
+
+beforeAll(async () => {
+  work = await tempDir();
+});
+afterAll(async () => {
+  await work?.cleanup();
+});
+
+test('config set/get/list/unset/path through the binary: file mode 0600, the token never printed whole', async () => {
+  const env = isolatedEnv(join(work.path, 'cfg'));
+  expect((await runCli(['config', 'set', 'base-url', 'http://127.0.0.1:9'], { env })).exitCode).toBe(0);
+  expect((await runCli(['config', 'set', 'token', '-'], { env, input: `${TOKEN}\n` })).exitCode).toBe(0);
+  expect((await runCli(['config', 'set', 'gender', 'opposite'], { env })).exitCode).toBe(0);
+
+  const path = String((await runCli(['config', 'path'], { env })).stdout).trim();
+  expect(path.startsWith(join(work.path, 'cfg'))).toBe(true);
+  expect((await stat(path)).mode & 0o777).toBe(0o600);
+  expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ token: TOKEN, gender: 'opposite' });
+
+  const get = await runCli(['config', 'get', 'token'], { env });
+  expect(String(get.stdout).trim()).toBe('vr_…beef');
+  const list = await runCli(['config', 'list', '--verbose'], { env });
+  expect(list.stdout).toContain('gender\topposite\tconfig');
+  expect(`${get.stdout}${get.stderr}${list.stdout}${list.stderr}`).not.toContain(TOKEN);
+
+  // The environment beats the file; a flag beats both.
+  const fromEnv = await runCli(['config', 'get', 'base-url'], {
+    env: { ...env, VREDACT_BASE_URL: 'https://env.example' },
+  });
+  expect(String(fromEnv.stdout).trim()).toBe('https://env.example');
+  const fromFlag = await runCli(['config', 'get', 'base-url', '--base-url', 'https://flag.example'], {
+    env: { ...env, VREDACT_BASE_URL: 'https://env.example' },
+  });
+  expect(String(fromFlag.stdout).trim()).toBe('https://flag.example');
+
+  const refused = await runCli(['config', 'set', 'base-url', 'http://api.example.com'], { env });
+  expect(refused.exitCode).toBe(2);
+  expect(refused.stderr).toMatch(/plain http/);
+
+  expect((await runCli(['config', 'unset', 'gender'], { env })).exitCode).toBe(0);
+  expect(JSON.parse(await readFile(path, 'utf8')).gender).toBeUndefined();
+  expect((await runCli(['config', 'get', 'gender'], { env })).exitCode).toBe(1);
+});
+
+test('no service URL: exit 2 with a hint that mentions the sandbox', async () => {
+  const result = await runCli(['jobs', 'list'], { env: isolatedEnv(join(work.path, 'empty')) });
+  expect(result.exitCode).toBe(2);
+  expect(result.stderr).toMatch(/no service URL/);
+  expect(result.stderr).toMatch(/vredact sandbox/);
+});
