@@ -68,16 +68,14 @@ export function sniffFormat(head: Buffer): 'WAV' | 'MP3' | undefined {
     return 'WAV';
   }
   if (head.length >= 10 && head.toString('latin1', 0, 3) === 'ID3') return 'MP3';
-  if (head.length >= 4) {
-    const header = parseFrameHeader(
-      head[0] as number,
-      head[1] as number,
-      head[2] as number,
-      head[3] as number,
-    );
-    if (header?.layer === 3) return 'MP3';
-  }
+  if (frameHeaderAtStart(head)?.layer === 3) return 'MP3';
   return undefined;
+}
+
+/** The MPEG frame header the file starts with, if any. */
+function frameHeaderAtStart(head: Buffer): ReturnType<typeof parseFrameHeader> | undefined {
+  if (head.length < 4) return undefined;
+  return parseFrameHeader(head[0] as number, head[1] as number, head[2] as number, head[3] as number);
 }
 
 const OTHER_FORMATS: Array<[RegExp, string]> = [
@@ -95,15 +93,8 @@ function otherFormat(head: Buffer): string | undefined {
   const text = head.toString('latin1');
   for (const [pattern, name] of OTHER_FORMATS) if (pattern.test(text)) return name;
   if (head.length >= 2 && head[0] === 0xff && ((head[1] as number) & 0xf6) === 0xf0) return 'AAC (ADTS)';
-  if (head.length >= 4) {
-    const header = parseFrameHeader(
-      head[0] as number,
-      head[1] as number,
-      head[2] as number,
-      head[3] as number,
-    );
-    if (header) return `MPEG layer ${header.layer === 1 ? 'I' : 'II'} audio`;
-  }
+  const header = frameHeaderAtStart(head);
+  if (header) return `MPEG layer ${header.layer === 1 ? 'I' : 'II'} audio`;
   return undefined;
 }
 

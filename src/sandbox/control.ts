@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import * as v from 'valibot';
 import { type FaultInjector, FaultRequestSchema } from './faults.js';
-import { BodyError, discardBody, pathOf, readJsonBody, sendError, sendJson } from './http.js';
+import { discardBody, pathOf, readJsonBodyOrReply, sendError, sendJson } from './http.js';
 import type { Recorder } from './recorder.js';
 import type { JobStore } from './store.js';
 
@@ -91,15 +91,9 @@ async function readControlBody<S extends v.GenericSchema>(
   schema: S,
   what: string,
 ): Promise<v.InferOutput<S> | undefined> {
-  let body: unknown;
-  try {
-    body = await readJsonBody(req);
-  } catch (error) {
-    if (!(error instanceof BodyError)) throw error;
-    sendError(res, error.status, error.message);
-    return undefined;
-  }
-  const parsed = v.safeParse(schema, body);
+  const read = await readJsonBodyOrReply(req, res);
+  if (!read.ok) return undefined;
+  const parsed = v.safeParse(schema, read.body);
   if (parsed.success) return parsed.output;
   const issue = parsed.issues[0];
   const where = issue.path?.map((p) => String(p.key)).join('.') ?? '';

@@ -117,3 +117,17 @@ export function pathOf(req: IncomingMessage): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
 }
+
+/** Reads a JSON body, answering the error itself when it is too large or not JSON; `ok: false` then. */
+export async function readJsonBodyOrReply(
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<{ ok: true; body: unknown } | { ok: false }> {
+  try {
+    return { ok: true, body: await readJsonBody(req) };
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    sendError(res, error.status, error.message);
+    return { ok: false };
+  }
+}

@@ -1,6 +1,6 @@
 /** The jobs endpoints: list, create, content, download URL. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyError, readJsonBody, sendError, sendJson } from './http.js';
+import { readJsonBodyOrReply, sendError, sendJson } from './http.js';
 import type { UrlSigner } from './signing.js';
 import type { JobStore } from './store.js';
 
@@ -33,15 +33,9 @@ export async function downloadUrl(
   store: JobStore,
   signer: UrlSigner,
 ): Promise<void> {
-  let body: unknown;
-  try {
-    body = await readJsonBody(req);
-  } catch (error) {
-    if (!(error instanceof BodyError)) throw error;
-    sendError(res, error.status, error.message);
-    return;
-  }
-  const fileName = (body as { fileName?: unknown } | undefined)?.fileName;
+  const read = await readJsonBodyOrReply(req, res);
+  if (!read.ok) return;
+  const fileName = (read.body as { fileName?: unknown } | undefined)?.fileName;
   if (typeof fileName !== 'string' || fileName === '') {
     sendError(res, 400, 'the body must be JSON with a non-empty string "fileName"');
     return;
