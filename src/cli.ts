@@ -34,7 +34,7 @@ function voiceOptions(command: Command): Command {
 }
 
 /** Wraps a lazily loaded command: builds the context, runs it, turns errors into messages and exit codes. */
-function action(load: () => Promise<Runner>) {
+function action(load: () => Promise<Runner>, uses: { userSettings: boolean } = { userSettings: true }) {
   return async (...received: unknown[]) => {
     const command = received[received.length - 1] as Command;
     const flags = command.optsWithGlobals() as CommandFlags & Record<string, unknown>;
@@ -44,16 +44,26 @@ function action(load: () => Promise<Runner>) {
     let ctx: Context | undefined;
     try {
       const [{ createContext }, run] = await Promise.all([import('./context.js'), load()]);
-      // `sandbox --token` is a list of accepted tokens, not the client's token.
-      ctx = await createContext({
-        ...flags,
-        token: typeof flags.token === 'string' ? flags.token : undefined,
-      });
+      if (uses.userSettings) {
+        ctx = await createContext(flags);
+      } else {
+        // The sandbox is a server of its own: the user's settings (a bad VREDACT_CONCURRENCY, a broken
+        // config file) must not stop it, and its `--token` list is not the client's token.
+        const { memoryConfigStore } = await import('./settings/config-store.js');
+        ctx = await createContext(
+          { quiet: flags.quiet, verbose: flags.verbose },
+          { env: {}, config: memoryConfigStore() },
+        );
+      }
       process.exitCode = await run(ctx, args, flags);
     } catch (error) {
       process.exitCode = reportError(error, process.stderr, {
         verbose: flags.verbose === true,
-        secrets: [String(flags.token ?? ''), process.env.VREDACT_TOKEN, ctx?.settings.token],
+        secrets: [
+          typeof flags.token === 'string' ? flags.token : undefined,
+          process.env.VREDACT_TOKEN,
+          ctx?.settings.token,
+        ],
       });
     } finally {
       if (ctx) await (await ctx.client().catch(() => undefined))?.close();
@@ -157,7 +167,9 @@ export function buildProgram(): Command {
     .option('--seed <n>', 'seed of the voice change and of fault injection', '1')
     .option('-q, --quiet', 'do not log requests')
     .option('-v, --verbose', 'log more')
-    .action(action(async () => (await import('./commands/sandbox/sandbox.js')).runSandbox));
+    .action(
+      action(async () => (await import('./commands/sandbox/sandbox.js')).runSandbox, { userSettings: false }),
+    );
 
   return program;
 }

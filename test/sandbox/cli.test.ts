@@ -39,6 +39,15 @@ describe('vredact sandbox (built binary)', () => {
     await expect(fetch(`${sandbox.baseUrl}/api/jobs`)).rejects.toThrow();
   });
 
+  test("starts whatever the user's own client settings are (a bad VREDACT_CONCURRENCY)", async () => {
+    const sandbox = await startSandboxProcess([], { env: { VREDACT_CONCURRENCY: 'abc' } });
+    started.push(sandbox);
+    const ok = await fetch(`${sandbox.baseUrl}/api/jobs`, {
+      headers: { authorization: `Bearer ${sandbox.token}` },
+    });
+    expect(ok.status).toBe(200);
+  });
+
   test('exactly two lines on stdout, and a generated token when none is given', async () => {
     const dir = await tempDir();
     try {
