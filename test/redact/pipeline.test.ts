@@ -7,7 +7,12 @@ import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RedactionAnswer } from '../../src/api/client.js';
-import { InternalServerError, PermissionDeniedError } from '../../src/api/errors.js';
+import {
+  ConnectionError,
+  errorForStatus,
+  InternalServerError,
+  PermissionDeniedError,
+} from '../../src/api/errors.js';
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import type { Clock } from '../../src/clock.js';
 import { createContext } from '../../src/context.js';
@@ -88,6 +93,8 @@ class FakeClient implements RedactClient {
   listFailure: Error | undefined;
   /** An upload is accepted as a job, then its answer never comes (until aborted): a crash's view. */
   hangAfterAccept = false;
+  /** An upload is accepted as a job, then this is thrown instead of the answer (a dropped connection). */
+  failAfterAccept: Error | undefined;
   accepted = deferred();
   /** The time of the service's clock, for created_at. */
   now: () => number = () => Date.now();
@@ -132,6 +139,7 @@ class FakeClient implements RedactClient {
     }
     const jobId = `job-${this.jobs.size + 1}`;
     this.addJob(jobId, name, new Date(this.now()).toISOString());
+    if (this.failAfterAccept) throw this.failAfterAccept;
     if (this.hangAfterAccept) {
       this.accepted.resolve();
       await abortable(signal, new Promise(() => {}));
@@ -575,6 +583,39 @@ describe('interrupted uploads', () => {
     expect(await outputs()).toEqual(['f0.wav']);
   });
 
+  it('an upload whose connection dropped after the service took it is looked up, not sent again', async () => {
+    await inputs(1);
+    const clock = fakeClock();
+    const first = new FakeClient(async () => 'job');
+    first.now = clock.now;
+    first.failAfterAccept = new ConnectionError('redacting f0.wav: network error (ECONNRESET)', false);
+    const failed = await batch(first, { clock });
+    expect(failed.code).toBe(1);
+    expect(failed.outcomes).toEqual([
+      expect.objectContaining({ status: 'failed', reason: expect.stringMatching(/ECONNRESET/) }),
+    ]);
+    expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual(['uploading']);
+
+    const later = FakeClient.after(first);
+    const rerun = await batch(later, { clock });
+    expect(rerun.code).toBe(0);
+    expect(later.uploads).toEqual([]);
+    expect(later.downloads).toEqual(['job-1:f0.redacted.wav']);
+  });
+
+  it('an upload refused for good (400) is journaled failed and sent again without a lookup', async () => {
+    await inputs(1);
+    const first = new FakeClient(async () => {
+      throw errorForStatus(400, 'redacting f0.wav', '{"error":400,"message":"bad"}');
+    });
+    expect((await batch(first)).code).toBe(1);
+    expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual(['uploading', 'failed']);
+    const later = new FakeClient(async () => 'sync');
+    expect((await batch(later)).code).toBe(0);
+    expect(later.listCalls).toBe(0);
+    expect(later.uploads).toEqual(['f0.wav']);
+  });
+
   it('sends the file again, once, when no job lists its upload', async () => {
     await inputs(1);
     await uploadingRecord('in/f0.wav', T);
@@ -688,7 +729,9 @@ describe('interrupted uploads', () => {
     const result = await batch(client, { flags: { dryRun: true } });
     expect(result.code).toBe(0);
     expect(client.listCalls).toBe(0);
-    expect(result.outcomes).toEqual([
+    // Files are checked concurrently: the order of their lines is not fixed.
+    const byInput = [...result.outcomes].sort((a, b) => String(a.input).localeCompare(String(b.input)));
+    expect(byInput).toEqual([
       {
         input: 'in/f0.wav',
         output: 'out/f0.wav',

@@ -31,7 +31,10 @@ describe('vredact sandbox flags', () => {
   });
 
   test('repeated tokens, a data dir relative to the working folder', () => {
-    const options = parseSandboxFlags({ ...DEFAULTS, token: ['a_1', 'b_2'], dataDir: 'state' }, '/srv/project');
+    const options = parseSandboxFlags(
+      { ...DEFAULTS, token: ['a_1', 'b_2'], dataDir: 'state' },
+      '/srv/project',
+    );
     expect(options.tokens).toEqual(['a_1', 'b_2']);
     expect(options.dataDir).toBe('/srv/project/state');
   });
