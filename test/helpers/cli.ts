@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type Options, type ResultPromise } from 'execa';
+import { afterEach, beforeEach } from 'vitest';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'vredact.js');
@@ -13,6 +14,23 @@ export async function tempDir(
 ): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
   return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** A fresh temporary folder for each test of the calling file, removed after it: read `.path` inside a test. */
+export function tempDirPerTest(prefix: string): { readonly path: string } {
+  let current: Awaited<ReturnType<typeof tempDir>> | undefined;
+  beforeEach(async () => {
+    current = await tempDir(prefix);
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+  });
+  return {
+    get path() {
+      if (!current) throw new Error('tempDirPerTest: read .path inside a test');
+      return current.path;
+    },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { silentLogger } from '../../src/output/logger.js';
 import {
@@ -14,15 +14,9 @@ import {
 import { acquireLock, LockHeldError, lockPath } from '../../src/redact/lock.js';
 import { parseDurationMs, parseRedactOptions, parseShard, parseSize } from '../../src/redact/options.js';
 import { sweepPartials } from '../../src/redact/sweep.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDirPerTest } from '../helpers/cli.js';
 
-let dir: { path: string; cleanup: () => Promise<void> };
-beforeEach(async () => {
-  dir = await tempDir('vredact-journal-');
-});
-afterEach(async () => {
-  await dir.cleanup();
-});
+const dir = tempDirPerTest('vredact-journal-');
 
 const base = { size: 100, mtimeMs: 1234.5, options: optionsFingerprint({}) };
 

@@ -5,7 +5,7 @@
 import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RedactionAnswer } from '../../src/api/client.js';
 import {
   ConnectionError,
@@ -29,16 +29,10 @@ import {
 import { parseRedactOptions } from '../../src/redact/options.js';
 import { pickResult, type RedactClient } from '../../src/redact/pipeline.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDirPerTest } from '../helpers/cli.js';
 import { makeWav } from '../helpers/mp3.js';
 
-let dir: { path: string; cleanup: () => Promise<void> };
-beforeEach(async () => {
-  dir = await tempDir('vredact-pipeline-');
-});
-afterEach(async () => {
-  await dir.cleanup();
-});
+const dir = tempDirPerTest('vredact-pipeline-');
 
 /** Time that passes only when someone sleeps: polling loops run instantly and deterministically. */
 function fakeClock(): Clock & { elapsed: () => number } {

@@ -1,18 +1,12 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expandInputs, globBase, parseListText, readFilesFrom } from '../../src/redact/inputs.js';
 import { buildPlan, inShard, outputRelFor, shardOf } from '../../src/redact/plan.js';
-import { tempDir } from '../helpers/cli.js';
+import { tempDirPerTest } from '../helpers/cli.js';
 
-let dir: { path: string; cleanup: () => Promise<void> };
-beforeEach(async () => {
-  dir = await tempDir('vredact-plan-');
-});
-afterEach(async () => {
-  await dir.cleanup();
-});
+const dir = tempDirPerTest('vredact-plan-');
 
 async function touch(...paths: string[]): Promise<void> {
   for (const path of paths) {

@@ -7,6 +7,7 @@ import { FormData, request } from 'undici';
 import { afterEach } from 'vitest';
 import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+import type { ContentItem } from '../../src/sandbox/store.js';
 import { FIXTURES, tempDir } from '../helpers/cli.js';
 
 export { FIXTURES };
@@ -152,13 +153,7 @@ export async function waitFor<T>(
   }
 }
 
-export interface ContentItem {
-  id: number;
-  job_id: string;
-  file_name: string;
-  audio_duration: number;
-  created_at: string;
-}
+export type { ContentItem };
 
 export async function contentOf(base: string, jobId: string, token = TOKEN): Promise<ContentItem[]> {
   const answer = await call(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}/content`, { token });
