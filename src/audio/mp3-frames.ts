@@ -2,9 +2,15 @@
  * MPEG audio frame headers: enough of ISO 11172-3 / 13818-3 to walk a file
  * frame by frame without decoding it. Duration comes from counting frames,
  * which is exact for CBR and VBR alike, with or without a Xing/Info header.
+ *
+ * The sandbox's decoder and the CLI's local checks both count with this one
+ * walker, so a file the CLI measures within the 60-minute limit is measured
+ * the same, to the sample, by the sandbox. The CLI's probe loads this module:
+ * it must not import the decoder, the worker or anything else heavy.
  */
+import { open } from 'node:fs/promises';
 import { AudioDecodeError } from './errors.js';
-import type { FileWindow } from './file-io.js';
+import { FileWindow } from './file-io.js';
 
 export interface Mp3FrameHeader {
   /** 1 = MPEG-1, 2 = MPEG-2 (LSF), 2.5 = MPEG-2.5. */
@@ -30,7 +36,10 @@ const SAMPLE_RATES: Record<string, readonly number[]> = {
   '2.5': [11025, 12000, 8000],
 };
 
-/** Parses the 4-byte header at `b[at]`; null when it is not a usable frame header. */
+/**
+ * Parses a 4-byte frame header; null when it is not a usable one (free format included: its frame
+ * length is not in the header). Layers I and II are parsed too, so that callers can name them.
+ */
 export function parseMp3Header(b0: number, b1: number, b2: number, b3: number): Mp3FrameHeader | null {
   if (b0 !== 0xff || (b1 & 0xe0) !== 0xe0) return null;
   const versionBits = (b1 >> 3) & 3;
@@ -71,7 +80,10 @@ function sameStream(a: Mp3FrameHeader, b: Mp3FrameHeader): boolean {
  * mpg123 (our decoder) trims exactly these samples in gapless mode, and skips
  * the tag frame itself, so counting must do the same to agree with decoding.
  */
-function readInfoFrame(frame: Uint8Array, h: Mp3FrameHeader): { delay: number; padding: number } | null {
+function readInfoFrame(
+  frame: Uint8Array,
+  h: Mp3FrameHeader,
+): { tag: 'Xing' | 'Info'; delay: number; padding: number } | null {
   if (h.layer !== 3) return null;
   const sideInfo = h.version === 1 ? (h.channels === 1 ? 17 : 32) : h.channels === 1 ? 9 : 17;
   const at = 4 + sideInfo;
@@ -84,7 +96,7 @@ function readInfoFrame(frame: Uint8Array, h: Mp3FrameHeader): { delay: number; p
   if (flags & 2) lame += 4; // byte count
   if (flags & 4) lame += 100; // seek table
   if (flags & 8) lame += 4; // quality
-  if (frame.length < lame + 24) return { delay: 0, padding: 0 };
+  if (frame.length < lame + 24) return { tag, delay: 0, padding: 0 };
   const d0 = frame[lame + 21]!;
   const d1 = frame[lame + 22]!;
   const d2 = frame[lame + 23]!;
@@ -95,7 +107,7 @@ function readInfoFrame(frame: Uint8Array, h: Mp3FrameHeader): { delay: number; p
     const c = frame[lame + i]!;
     return c >= 0x20 && c < 0x7f;
   });
-  return printable ? { delay, padding } : { delay: 0, padding: 0 };
+  return printable ? { tag, delay, padding } : { tag, delay: 0, padding: 0 };
 }
 
 /** Size of an ID3v2 tag starting at `b[0]` (header + body + footer), or 0. */
@@ -111,7 +123,12 @@ export function id3v2Size(b: Uint8Array): number {
 export interface Mp3Scan {
   /** Byte offset of the first frame (after ID3v2 tags and junk). */
   firstFrame: number;
+  /** Of the first frame; only frames of the same version, layer and rate are counted. */
+  version: Mp3FrameHeader['version'];
+  layer: Mp3FrameHeader['layer'];
   sampleRate: number;
+  /** The first frame's Xing/Info tag, when it is one (that frame is then not audio). */
+  infoHeader: 'Xing' | 'Info' | undefined;
   /** Frames holding audio (the Xing/Info frame excluded). */
   audioFrames: number;
   samplesPerFrame: number;
@@ -213,11 +230,24 @@ export async function scanMp3(win: FileWindow): Promise<Mp3Scan> {
   const totalSamples = Math.max(0, audioFrames * h0.samplesPerFrame - delay - padding);
   return {
     firstFrame: first,
+    version: h0.version,
+    layer: h0.layer,
     sampleRate: h0.sampleRate,
+    infoHeader: info?.tag,
     audioFrames,
     samplesPerFrame: h0.samplesPerFrame,
     encoderDelay: delay,
     encoderPadding: padding,
     totalSamples,
   };
+}
+
+/** `scanMp3` on a file by name, for callers that hold no handle of their own. */
+export async function scanMp3File(path: string): Promise<Mp3Scan> {
+  const handle = await open(path, 'r');
+  try {
+    return await scanMp3(new FileWindow(handle, (await handle.stat()).size));
+  } finally {
+    await handle.close();
+  }
 }

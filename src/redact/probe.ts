@@ -4,7 +4,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { parseFrameHeader, scanMpeg } from './mpeg.js';
+import { AudioDecodeError } from '../audio/errors.js';
+import { type Mp3FrameHeader, type Mp3Scan, parseMp3Header, scanMp3File } from '../audio/mp3-frames.js';
 
 export interface ProbeLimits {
   maxSize: number;
@@ -73,9 +74,9 @@ export function sniffFormat(head: Buffer): 'WAV' | 'MP3' | undefined {
 }
 
 /** The MPEG frame header the file starts with, if any. */
-function frameHeaderAtStart(head: Buffer): ReturnType<typeof parseFrameHeader> | undefined {
-  if (head.length < 4) return undefined;
-  return parseFrameHeader(head[0] as number, head[1] as number, head[2] as number, head[3] as number);
+function frameHeaderAtStart(head: Buffer): Mp3FrameHeader | null {
+  if (head.length < 4) return null;
+  return parseMp3Header(head[0] as number, head[1] as number, head[2] as number, head[3] as number);
 }
 
 const OTHER_FORMATS: Array<[RegExp, string]> = [
@@ -102,8 +103,9 @@ function otherFormat(head: Buffer): string | undefined {
  * Checks one file: it exists and is a regular, readable file; its size is above 0 and within
  * `maxSize`; it is a WAV or an MP3 (by its content: music-metadata reports no error and no container
  * for a text file or an empty MP3, so the container is checked); its duration is above 0 and within
- * `maxDurationSec`. An MP3's duration is always counted frame by frame (see mpeg.ts): a header-less
- * VBR file would otherwise be misjudged.
+ * `maxDurationSec`. An MP3's duration is always counted frame by frame, by the sandbox's own walker
+ * (audio/mp3-frames.ts): a header-less VBR file would otherwise be misjudged, and any other count
+ * could let through a file that the service finds a few milliseconds over the limit.
  */
 export async function probeFile(path: string, limits: ProbeLimits): Promise<ProbeResult> {
   let info: Awaited<ReturnType<typeof stat>>;
@@ -166,14 +168,19 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     if (container !== 'MPEG' || !/layer 3/i.test(codec ?? '')) {
       return reject(`not a WAV or MP3 file${codec ? ` (it is ${codec})` : ''}`);
     }
-    let scanned: Awaited<ReturnType<typeof scanMpeg>>;
+    let scanned: Mp3Scan;
     try {
-      scanned = await scanMpeg(path);
+      scanned = await scanMp3File(path);
     } catch (error) {
+      if (error instanceof AudioDecodeError) return reject('no audio: no MP3 audio frames found');
       return reject(fsReason(error));
     }
-    if (scanned.frames === 0 || scanned.layer !== 3) return reject('no audio: no MP3 audio frames found');
-    duration = scanned.durationSec;
+    if (scanned.layer !== 3) {
+      return reject(`not a WAV or MP3 file (it is MPEG layer ${scanned.layer === 1 ? 'I' : 'II'} audio)`);
+    }
+    if (scanned.audioFrames === 0) return reject('no audio: no MP3 audio frames found');
+    // Gapless trimming included, as the service counts: exactly its figure, not one a few ms longer.
+    duration = scanned.totalSamples / scanned.sampleRate;
   }
   if (!(duration > 0)) return reject('no audio: its duration is 0');
   if (duration > limits.maxDurationSec) {

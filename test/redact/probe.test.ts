@@ -1,12 +1,13 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanMpeg } from '../../src/redact/mpeg.js';
+import { measureAudioDuration } from '../../src/audio/index.js';
 import { DEFAULT_MAX_DURATION_SECONDS, DEFAULT_MAX_SIZE } from '../../src/redact/options.js';
 import { probeFile } from '../../src/redact/probe.js';
 import { FIXTURES, tempDir } from '../helpers/cli.js';
 import { framesDuration, framesFor, makeMp3, makeWav, writeMp3 } from '../helpers/mp3.js';
+import { withLameTag } from '../audio/helpers/lame-tag.js';
 
 const limits = { maxSize: DEFAULT_MAX_SIZE, maxDurationSec: DEFAULT_MAX_DURATION_SECONDS };
 let dir: { path: string; cleanup: () => Promise<void> };
@@ -38,6 +39,26 @@ describe('probeFile on the fixtures', () => {
     if (!result.ok) return;
     expect(result.durationSec).toBeGreaterThan(seconds - 0.3);
     expect(result.durationSec).toBeLessThan(seconds + 0.3);
+  });
+
+  it.each([
+    'speech-cbr.mp3',
+    'speech-mpeg2.mp3',
+    'speech-mpeg25.mp3',
+    'speech-vbr-xing.mp3',
+    'speech-vbr-noxing.mp3',
+  ])("%s: the duration is the sandbox's own figure, to the last bit", async (name) => {
+    const result = await probeFile(join(FIXTURES, name), limits);
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(result.durationSec).toBe(await measureAudioDuration(join(FIXTURES, name)));
+  });
+
+  it('trims the encoder delay and padding of a LAME tag, as a gapless decoder does', async () => {
+    // 196 frames of 1152 samples (7.056 s) less 576 + 1241 samples; 270 × 576 (7.0531 s) less 576 + 611.
+    const cbr = await probeFile(join(FIXTURES, 'speech-cbr.mp3'), limits);
+    expect(cbr).toMatchObject({ ok: true, durationSec: (196 * 1152 - 576 - 1241) / 32000 });
+    const vbr = await probeFile(join(FIXTURES, 'speech-vbr-xing.mp3'), limits);
+    expect(vbr).toMatchObject({ ok: true, durationSec: (270 * 576 - 576 - 611) / 22050 });
   });
 
   it.each([
@@ -128,7 +149,7 @@ describe('generated MP3 traps', () => {
     if (result.ok) expect(result.durationSec).toBeCloseTo(framesDuration(frames), 6);
   });
 
-  it('counts MPEG-1 and MPEG-2 frames, with tags and an info header, exactly', async () => {
+  it('measures MPEG-1 and MPEG-2 files, with tags and an info header, exactly', async () => {
     const cases = [
       { frames: 300, version: 1 as const, sampleRate: 44100, bitrate: 128 },
       {
@@ -149,14 +170,15 @@ describe('generated MP3 traps', () => {
     for (const [index, options] of cases.entries()) {
       const path = join(dir.path, `case-${index}.mp3`);
       await writeFile(path, makeMp3(options));
-      const scan = await scanMpeg(path);
-      expect(scan.frames).toBe(options.frames);
-      expect(scan.durationSec).toBeCloseTo(
+      const result = await probeFile(path, limits);
+      expect(result).toMatchObject({ ok: true, format: 'MP3' });
+      if (!result.ok) continue;
+      // The info frame is not audio, and the tags are not frames.
+      expect(result.durationSec).toBeCloseTo(
         framesDuration(options.frames, options.version, options.sampleRate),
-        6,
+        9,
       );
-      expect(scan.infoHeader).toBe(options.infoHeader);
-      expect(scan.junkBytes).toBe(0);
+      expect(result.durationSec).toBe(await measureAudioDuration(path));
     }
   });
 
@@ -164,16 +186,65 @@ describe('generated MP3 traps', () => {
     const path = join(dir.path, 'junk.mp3');
     const a = makeMp3({ frames: 50 });
     const b = makeMp3({ frames: 30 });
-    await writeFile(path, Buffer.concat([a, Buffer.from('garbage \xff\xe0 in between'), b]));
-    const scan = await scanMpeg(path);
-    expect(scan.frames).toBe(80);
+    await writeFile(path, Buffer.concat([a, Buffer.from('garbage \xff\xe0 in between', 'latin1'), b]));
+    const result = await probeFile(path, limits);
+    expect(result).toMatchObject({ ok: true, format: 'MP3' });
+    if (result.ok) expect(result.durationSec).toBeCloseTo(framesDuration(80), 9);
     const text = join(dir.path, 'text.mp3');
     await writeFile(text, 'hello, this is not audio at all\n'.repeat(100));
-    expect((await scanMpeg(text)).frames).toBe(0);
     expect(await probeFile(text, limits)).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/not a WAV or MP3/),
     });
+  });
+
+  it('rejects an ID3 tag with no audio frames after it', async () => {
+    const path = join(dir.path, 'tag-only.mp3');
+    const tagged = Buffer.concat([
+      makeMp3({ frames: 0, id3v2Bytes: 20 }),
+      Buffer.from('just text afterwards'),
+    ]);
+    await writeFile(path, tagged);
+    expect(await probeFile(path, limits)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/not a WAV or MP3 file|no audio/),
+    });
+  });
+
+  it('names MPEG layer II audio, whatever the name', async () => {
+    // MPEG-1 Layer II, 128 kbit/s, 44.1 kHz, mono: 417-byte frames.
+    const frame = Buffer.alloc(417);
+    frame.set([0xff, 0xfd, 0x80, 0xc0]);
+    const path = join(dir.path, 'layer2.mp3');
+    await writeFile(path, Buffer.concat(Array.from({ length: 20 }, () => frame)));
+    expect(await probeFile(path, limits)).toMatchObject({
+      ok: false,
+      reason: 'not a WAV or MP3 file (it looks like MPEG layer II audio)',
+    });
+    const tagged = join(dir.path, 'tagged-layer2.mp3');
+    await writeFile(tagged, Buffer.concat([makeMp3({ frames: 0, id3v2Bytes: 20 }), await readFile(path)]));
+    expect(await probeFile(tagged, limits)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^not a WAV or MP3 file \(it is MPEG.*layer (2|II)/i),
+    });
+  });
+
+  it('judges the 60-minute limit on the gapless length, as the sandbox does', async () => {
+    // 50 001 frames of 576 samples at 8 kHz: 3600.072 s as counted, 3599.875 s once the LAME tag's
+    // 576 + 1000 samples are trimmed. A tag without an encoder name is not trusted: nothing is trimmed.
+    const plain = makeMp3({ frames: 50_001, infoHeader: 'Info' });
+    const trimmed = join(dir.path, 'gapless-hour.mp3');
+    await writeFile(trimmed, withLameTag(plain, 576, 1000));
+    const accepted = await probeFile(trimmed, limits);
+    expect(accepted).toMatchObject({ ok: true, durationSec: 3599.875 });
+    expect(await measureAudioDuration(trimmed)).toBe(3599.875);
+    const untrimmed = join(dir.path, 'untrimmed-hour.mp3');
+    await writeFile(untrimmed, withLameTag(plain, 576, 1000, '\0\0\0\0'));
+    expect(await probeFile(untrimmed, limits)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/too long: 1:00:00/),
+    });
+    expect(await measureAudioDuration(untrimmed)).toBeGreaterThan(3600);
   });
 
   it('rejects an MP3 longer than --max-duration and a WAV longer than it', async () => {
