@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioDecodeError } from '../../src/audio/errors.js';
 import { looksLikeMp3, parseMp3Header, scanMp3File } from '../../src/audio/mp3-frames.js';
 import { FIXTURES, tempDir } from '../helpers/cli.js';
-import { framesDuration, makeMp3 } from '../helpers/mp3.js';
+import { framesDuration, MP3_LAYOUT_CASES, makeMp3 } from '../helpers/mp3.js';
 import { withLameTag } from './helpers/lame-tag.js';
 
 let dir: { path: string; cleanup: () => Promise<void> };
@@ -75,24 +75,7 @@ describe('parseMp3Header', () => {
 
 describe('scanMp3File', () => {
   it('counts MPEG-1 and MPEG-2 frames, with tags and an info header, exactly', async () => {
-    const cases = [
-      { frames: 300, version: 1 as const, sampleRate: 44100, bitrate: 128 },
-      {
-        frames: 300,
-        version: 2 as const,
-        sampleRate: 16000,
-        bitrate: (i: number) => [32, 64, 8][i % 3] as number,
-      },
-      {
-        frames: 500,
-        infoHeader: 'Xing' as const,
-        bitrate: (i: number) => (i % 5 ? 8 : 16),
-        id3v2Bytes: 2000,
-        id3v1: true,
-      },
-      { frames: 500, infoHeader: 'Info' as const, stereo: true, bitrate: 32 },
-    ];
-    for (const [index, options] of cases.entries()) {
+    for (const [index, options] of MP3_LAYOUT_CASES.entries()) {
       const scan = await scanBuffer(`case-${index}.mp3`, makeMp3(options));
       expect(scan.audioFrames).toBe(options.frames);
       expect(scan.version).toBe(options.version ?? 2.5);

@@ -149,3 +149,17 @@ export function makeWav(seconds: number, sampleRate = 8000): Buffer {
   const header = pcm16MonoHeader(samples, sampleRate);
   return Buffer.concat([header, Buffer.alloc(samples * 2)]);
 }
+
+/** MP3 layouts that exact counts must survive: MPEG-1 and 2, VBR, tags at both ends, Xing and Info frames. */
+export const MP3_LAYOUT_CASES: ReadonlyArray<Mp3Options> = [
+  { frames: 300, version: 1, sampleRate: 44100, bitrate: 128 },
+  { frames: 300, version: 2, sampleRate: 16000, bitrate: (i: number) => [32, 64, 8][i % 3] as number },
+  {
+    frames: 500,
+    infoHeader: 'Xing',
+    bitrate: (i: number) => (i % 5 ? 8 : 16),
+    id3v2Bytes: 2000,
+    id3v1: true,
+  },
+  { frames: 500, infoHeader: 'Info', stereo: true, bitrate: 32 },
+];

@@ -6,7 +6,7 @@ import { measureAudioDuration } from '../../src/audio/index.js';
 import { DEFAULT_MAX_DURATION_SECONDS, DEFAULT_MAX_SIZE } from '../../src/redact/options.js';
 import { probeFile } from '../../src/redact/probe.js';
 import { FIXTURES, tempDir } from '../helpers/cli.js';
-import { framesDuration, framesFor, makeMp3, makeWav, writeMp3 } from '../helpers/mp3.js';
+import { framesDuration, framesFor, MP3_LAYOUT_CASES, makeMp3, makeWav, writeMp3 } from '../helpers/mp3.js';
 import { withLameTag } from '../audio/helpers/lame-tag.js';
 
 const limits = { maxSize: DEFAULT_MAX_SIZE, maxDurationSec: DEFAULT_MAX_DURATION_SECONDS };
@@ -150,24 +150,7 @@ describe('generated MP3 traps', () => {
   });
 
   it('measures MPEG-1 and MPEG-2 files, with tags and an info header, exactly', async () => {
-    const cases = [
-      { frames: 300, version: 1 as const, sampleRate: 44100, bitrate: 128 },
-      {
-        frames: 300,
-        version: 2 as const,
-        sampleRate: 16000,
-        bitrate: (i: number) => [32, 64, 8][i % 3] as number,
-      },
-      {
-        frames: 500,
-        infoHeader: 'Xing' as const,
-        bitrate: (i: number) => (i % 5 ? 8 : 16),
-        id3v2Bytes: 2000,
-        id3v1: true,
-      },
-      { frames: 500, infoHeader: 'Info' as const, stereo: true, bitrate: 32 },
-    ];
-    for (const [index, options] of cases.entries()) {
+    for (const [index, options] of MP3_LAYOUT_CASES.entries()) {
       const path = join(dir.path, `case-${index}.mp3`);
       await writeFile(path, makeMp3(options));
       const result = await probeFile(path, limits);
