@@ -47,6 +47,9 @@ export function redactInWorker(
   return new Promise((resolve, reject) => {
     let settled = false;
     const worker = new Worker(script, { workerData: job });
+    // A redaction under way must not keep a stopped sandbox alive: while it serves, its listeners
+    // hold the process anyway, and with --data-dir an unfinished job is redone at the next start.
+    worker.unref();
     worker.once('message', (reply: WorkerReply) => {
       settled = true;
       if (reply.ok) resolve(reply.outcome);

@@ -30,7 +30,7 @@ export interface Sandbox {
 }
 
 /** How long close() waits for background redactions in progress. */
-const CLOSE_WAIT_MS = 5_000;
+const CLOSE_WAIT_MS = 2_000;
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolvePort, reject) => {
