@@ -66,7 +66,7 @@ function action(load: () => Promise<Runner>, uses: { userSettings: boolean } = {
         ],
       });
     } finally {
-      if (ctx) await (await ctx.client().catch(() => undefined))?.close();
+      await ctx?.close();
     }
   };
 }

@@ -34,6 +34,8 @@ export interface Context {
   client(): Promise<ApiClient>;
   /** A client for the configured service with another token (login checks a token before storing it). */
   clientWithToken(token: string): Promise<ApiClient>;
+  /** Closes the service client's connections, if a client was ever built. */
+  close(): Promise<void>;
 }
 
 export interface ContextOptions {
@@ -79,5 +81,8 @@ export async function createContext(flags: CommandFlags, options: ContextOptions
       return client;
     },
     clientWithToken: (token) => build(token),
+    async close() {
+      await client?.close();
+    },
   };
 }

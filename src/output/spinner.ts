@@ -13,9 +13,10 @@ const quietSpinner: Spinner = { update() {}, succeed() {}, fail() {}, stop() {} 
 /** An ora spinner on stderr when it is a terminal; nothing at all otherwise (cron, pipes, --json, --quiet). */
 export async function startSpinner(ctx: Context, text: string): Promise<Spinner> {
   if (!ctx.stderrIsTTY || ctx.settings.quiet || ctx.settings.json) return quietSpinner;
-  // A "terminal" of zero columns (some pseudo-terminals) sends ora into an endless redraw loop.
+  // A "terminal" without a width (some pseudo-terminals report 0 columns) sends ora into an endless
+  // redraw loop.
   const columns = (ctx.streams.stderr as { columns?: number }).columns;
-  if (columns !== undefined && columns <= 0) return quietSpinner;
+  if (columns === undefined || columns <= 0) return quietSpinner;
   const { default: ora } = await import('ora');
   const spinner = ora({
     text,

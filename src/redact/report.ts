@@ -33,8 +33,6 @@ export interface Progress {
 export type Counts = Record<Status, number>;
 export type DryRunCounts = Record<DryRunStatus, number>;
 
-const QUIET_SPINNER: Spinner = { update() {}, succeed() {}, fail() {}, stop() {} };
-
 /** Statuses that are not a success: their lines are printed even with --quiet. */
 const PROBLEMS = new Set<string>(['rejected', 'failed', 'pending']);
 /** At most this many problem rows in the terminal's table; the rest are counted. */
@@ -65,10 +63,7 @@ export class Reporter {
   }
 
   static async start(ctx: Context, text: string): Promise<Reporter> {
-    // A "terminal" of zero columns (some pseudo-terminals) sends ora into an endless redraw loop.
-    const columns = (ctx.streams.stderr as { columns?: number }).columns;
-    const usable = !ctx.stderrIsTTY || (columns !== undefined && columns > 0);
-    return new Reporter(ctx, usable ? await startSpinner(ctx, text) : QUIET_SPINNER);
+    return new Reporter(ctx, await startSpinner(ctx, text));
   }
 
   /** One file's final outcome. */

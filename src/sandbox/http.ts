@@ -8,17 +8,7 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+  sendText(res, status, 'application/json; charset=utf-8', JSON.stringify(body), headers);
 }
 
 /** The interface's error body: `{"error": <status>, "message": "..."}`. */

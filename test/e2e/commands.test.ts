@@ -22,6 +22,14 @@ function envFor(token: string | undefined, extra: Record<string, string> = {}) {
   });
 }
 
+/** The tab-separated lines a command prints when stdout is not a terminal. */
+function tsvRows(stdout: unknown): string[][] {
+  return String(stdout)
+    .trim()
+    .split('\n')
+    .map((line) => line.split('\t'));
+}
+
 /** Uploads a file straight to the sandbox (as another client would) under any multipart file name. */
 async function uploadAs(path: string, fileName: string, token: string): Promise<string> {
   const form = new FormData();
@@ -117,10 +125,7 @@ describe('jobs', () => {
 
     const plain = await runCli(['jobs', 'list'], { env: envFor(sandbox.token) });
     expect(plain.exitCode).toBe(0);
-    const rows = String(plain.stdout)
-      .trim()
-      .split('\n')
-      .map((line) => line.split('\t'));
+    const rows = tsvRows(plain.stdout);
     const ids = rows.map((row) => row[0]);
     expect(ids).toContain(firstId);
     expect(ids.indexOf(secondId)).toBeLessThan(ids.indexOf(firstId));
@@ -150,10 +155,7 @@ describe('jobs', () => {
     await waitForResult(jobId, sandbox.token);
     const result = await runCli(['jobs', 'content', jobId], { env: envFor(sandbox.token) });
     expect(result.exitCode).toBe(0);
-    const rows = String(result.stdout)
-      .trim()
-      .split('\n')
-      .map((line) => line.split('\t'));
+    const rows = tsvRows(result.stdout);
     const names = rows.map((row) => row[1]);
     expect(names).toContain('call one.wav');
     expect(names).toContain('call one.redacted.wav');
