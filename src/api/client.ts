@@ -4,9 +4,16 @@ import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, FormData, request } from 'undici';
 import * as v from 'valibot';
 import type { Clock } from '../clock.js';
+import { ExitCode } from '../errors.js';
 import { writeFileAtomically } from '../fs/atomic-write.js';
 import type { Logger } from '../output/logger.js';
-import { ConnectionError, errorForStatus, InvalidResponseError, TimeoutError } from './errors.js';
+import {
+  ConnectionError,
+  errorForStatus,
+  InvalidResponseError,
+  LinkRefusedError,
+  TimeoutError,
+} from './errors.js';
 import {
   isRetryableByDefault,
   parseRetryAfter,
@@ -286,6 +293,16 @@ export class ApiClient {
     return withRetries(
       async () => {
         const response = await this.#send('GET', url, what, { authorized: false, signal });
+        if (response.statusCode === 401 || response.statusCode === 403) {
+          response.body.resume();
+          throw new LinkRefusedError(
+            `${what}: the download link was refused (${response.statusCode}); it may have expired`,
+            undefined,
+            undefined,
+            ExitCode.partial,
+            'run the command again: it asks for a new link',
+          );
+        }
         if (response.statusCode < 200 || response.statusCode > 299) {
           return this.#fail(response, what, RETRYABLE_STATUSES);
         }

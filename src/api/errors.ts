@@ -56,6 +56,13 @@ export class ConnectionError extends ApiError {
 export class TimeoutError extends ApiError {
   override name = 'TimeoutError';
 }
+/**
+ * The host of a signed URL refused it (401/403). Those URLs carry no credentials, so this says the
+ * link expired or was tampered with, never that the token was refused: it is not an auth error.
+ */
+export class LinkRefusedError extends ApiError {
+  override name = 'LinkRefusedError';
+}
 /** A 2xx answer that is not what the interface describes. */
 export class InvalidResponseError extends ApiError {
   override name = 'InvalidResponseError';

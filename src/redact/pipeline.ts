@@ -261,15 +261,8 @@ export async function runPipeline(
               gate.run(() => client.downloadUrl(jobId, found.file_name, abortSignal), abortSignal),
             );
             const bytes = await requests(() =>
-              client.downloadSigned(url, item.entry.output, abortSignal).catch((error: unknown) => {
-                // The signed URL carries no credentials: a refusal there means it expired, not the token.
-                if (isTokenRefused(error)) {
-                  throw new ApiError(
-                    `${messageOf(error)} (the download link was refused; a new one is asked for)`,
-                  );
-                }
-                throw error;
-              }),
+              // A refused link (LinkRefusedError) is not permanent: the next poll asks for a new one.
+              client.downloadSigned(url, item.entry.output, abortSignal),
             );
             await journal.append({ at: now(), event: 'done', ...base(item), jobId, via: 'job', bytes });
             finish(item, { status: 'done', jobId });

@@ -211,6 +211,22 @@ describe('download', () => {
     expect(fileRequests.every((r) => r.hadAuthorization === false && r.status === 200)).toBe(true);
   });
 
+  test('a signed URL refused by the file host is an expired link (exit 1), not a refused token (exit 3)', async () => {
+    const elsewhere = join(work.path, 'refused-link');
+    await sandbox.queueFaults([{ status: 403, listener: 'files' }]);
+    const result = await runCli(
+      ['download', jobId, '../../escape.wav', '-o', elsewhere, '--max-retries', '0'],
+      {
+        env: envFor(sandbox.token),
+      },
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/download link was refused \(403\)/);
+    expect(result.stderr).not.toMatch(/vredact login/);
+    // Nothing at all was written, not even the folder or a partial file.
+    expect(await readdir(elsewhere).catch(() => [])).toEqual([]);
+  });
+
   test('existing files are skipped unless --overwrite; a missing file fails with exit 1', async () => {
     await writeFile(join(out, 'escape.wav'), 'keep me');
     // The name as the service knows it; it still lands as a base name inside the folder.

@@ -11,6 +11,7 @@ import {
   ConnectionError,
   errorForStatus,
   InternalServerError,
+  LinkRefusedError,
   PermissionDeniedError,
 } from '../../src/api/errors.js';
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
@@ -168,7 +169,7 @@ class FakeClient implements RedactClient {
     const [, jobId, fileName] = url.pathname.split('/');
     if (this.expireNextLink) {
       this.expireNextLink = false;
-      throw new PermissionDeniedError('downloading: the service answered 403 Forbidden', 403, undefined, 3);
+      throw new LinkRefusedError('downloading: the download link was refused (403); it may have expired');
     }
     this.downloads.push(`${jobId}:${decodeURIComponent(fileName ?? '')}`);
     return writeFileAtomically(dest, Readable.from([makeWav(0.1)]), signal);
