@@ -1,0 +1,87 @@
+import { CliError, ExitCode } from '../errors.js';
+
+/**
+ * The one home for what a local file-system failure means. A failure on this machine (no space,
+ * read-only, permissions, too many open files, a name too long) is never a network error: it is
+ * named with its path and never "fixed" by sending or fetching again.
+ */
+
+export function errnoCode(error: unknown): string {
+  const direct = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof direct === 'string') return direct;
+  const cause = (error as { cause?: NodeJS.ErrnoException } | undefined)?.cause?.code;
+  return typeof cause === 'string' ? cause : '';
+}
+
+const LOCAL_CODES: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'no such file or folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ELOOP: 'too many levels of symbolic links',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in the system',
+  ENAMETOOLONG: 'file name too long',
+  EISDIR: 'is a folder',
+  EEXIST: 'already exists',
+  EIO: 'input/output error',
+  EFBIG: 'file too large for the file system',
+};
+
+/** Failures that no other file can escape either: the batch stops sending new work. */
+const BATCH_FATAL = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO']);
+
+/** True when the error is a local file-system failure (an errno code this module knows). */
+export function isLocalFsError(error: unknown): boolean {
+  return error instanceof LocalFsError || errnoCode(error) in LOCAL_CODES;
+}
+
+/** A short human reason for a file-system error: `permission denied`, `no space left on the device`. */
+export function describeFsError(error: unknown): string {
+  const code = errnoCode(error);
+  const known = LOCAL_CODES[code];
+  if (known) return known;
+  return `${code || (error instanceof Error ? error.message : String(error))}`;
+}
+
+/** A local file-system failure, with the path and what vredact was doing. */
+export class LocalFsError extends CliError {
+  override name = 'LocalFsError';
+  constructor(
+    readonly path: string,
+    readonly code: string,
+    readonly doing: string,
+    cause?: unknown,
+  ) {
+    super(
+      `${doing} ${path}: ${LOCAL_CODES[code] ?? code} (${code || 'unknown'})`,
+      ExitCode.partial,
+      hintFor(code),
+    );
+    if (cause !== undefined) this.cause = cause;
+  }
+
+  /** No space, read-only, I/O error: nothing else can be written either, so the batch stops. */
+  get stopsBatch(): boolean {
+    return BATCH_FATAL.has(this.code);
+  }
+}
+
+function hintFor(code: string): string | undefined {
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'free some space (or choose another -o), then run again';
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM')
+    return 'choose an output folder you can write to (-o)';
+  if (code === 'EMFILE' || code === 'ENFILE') return 'lower -c, or raise the open-file limit (ulimit -n)';
+  if (code === 'ENAMETOOLONG') return 'shorten the file or folder names';
+  return undefined;
+}
+
+/** Wraps a local file-system error as a LocalFsError naming `path`; anything else is returned as it is. */
+export function asLocalFsError(error: unknown, path: string, doing: string): unknown {
+  if (error instanceof LocalFsError) return error;
+  const code = errnoCode(error);
+  return code in LOCAL_CODES ? new LocalFsError(path, code, doing, error) : error;
+}
