@@ -5,7 +5,6 @@ import { Agent, type Dispatcher, FormData, request } from 'undici';
 import * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { ExitCode } from '../errors.js';
-import { writeFileAtomically } from '../fs/atomic-write.js';
 import type { Logger } from '../output/logger.js';
 import {
   ConnectionError,
@@ -42,8 +41,24 @@ export interface ClientOptions {
   userAgent: string;
 }
 
-/** What a redaction request gave: the audio itself (already written to the output) or a job to collect later. */
-export type RedactionAnswer = { kind: 'audio'; bytes: number } | { kind: 'job'; jobId: string };
+/** A response body handed to the caller, who decides where the bytes go (the client writes no files). */
+export interface ResponseBody {
+  /** The bytes; a network failure while reading them surfaces as the client's typed error. */
+  body: AsyncIterable<Uint8Array>;
+  /** The Content-Length the server announced, if any. */
+  contentLength: number | undefined;
+  contentType: string;
+}
+
+/**
+ * Consumes a response body. It runs again, with a fresh body, when the request is retried after a
+ * network failure while reading; its own errors (a local file-system error, a failed check) are never
+ * retried and pass through as they are.
+ */
+export type BodySink<T> = (response: ResponseBody) => Promise<T>;
+
+/** What a redaction request gave: the audio, as the sink made of it, or a job to collect later. */
+export type RedactionAnswer<T> = { kind: 'audio'; result: T } | { kind: 'job'; jobId: string };
 
 const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
 /** Error bodies are read only this far: an HTML error page can be large and says little. */
@@ -98,6 +113,33 @@ function isWavHeader(head: Buffer): boolean {
   return (
     head.length >= 12 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WAVE'
   );
+}
+
+/** Marks an error thrown while reading a response body, so it is told from the sink's own errors. */
+class BodyReadError extends Error {
+  constructor(readonly original: unknown) {
+    super('body read failed');
+  }
+}
+
+/** The body as an iterable whose read failures are tagged, for `#consume` to classify. */
+async function* taggedBody(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  const iterator = body[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<Uint8Array>;
+    try {
+      next = await iterator.next();
+    } catch (error) {
+      throw new BodyReadError(error);
+    }
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+function contentLengthOf(headers: Dispatcher.ResponseData['headers']): number | undefined {
+  const text = headerValue(headers, 'content-length');
+  return /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
 function headerValue(headers: Dispatcher.ResponseData['headers'], name: string): string {
@@ -284,8 +326,30 @@ export class ApiClient {
     return new URL(answer.signedUrl, this.#options.baseUrl);
   }
 
-  /** GETs a signed URL, without credentials, streaming the body to `dest` (atomically). */
-  async downloadSigned(url: URL, dest: string, signal?: AbortSignal): Promise<number> {
+  /**
+   * Hands a body to the sink: a failure while reading it is a network error (retryable); whatever
+   * else the sink throws is its own and passes through untouched.
+   */
+  async #consume<T>(
+    body: AsyncIterable<Uint8Array>,
+    headers: Dispatcher.ResponseData['headers'],
+    sink: BodySink<T>,
+    what: string,
+  ): Promise<T> {
+    try {
+      return await sink({
+        body: taggedBody(body),
+        contentLength: contentLengthOf(headers),
+        contentType: headerValue(headers, 'content-type').toLowerCase(),
+      });
+    } catch (error) {
+      if (error instanceof BodyReadError) throw networkError(error.original, what);
+      throw error;
+    }
+  }
+
+  /** GETs a signed URL, without credentials, and hands the body to `sink`. */
+  async downloadSigned<T>(url: URL, sink: BodySink<T>, signal?: AbortSignal): Promise<T> {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new InvalidResponseError(`the service gave a download URL that is not http(s): ${url.protocol}`);
     }
@@ -306,37 +370,34 @@ export class ApiClient {
         if (response.statusCode < 200 || response.statusCode > 299) {
           return this.#fail(response, what, RETRYABLE_STATUSES);
         }
-        try {
-          return await writeFileAtomically(dest, response.body, signal);
-        } catch (error) {
-          throw networkError(error, what);
-        }
+        return this.#consume(response.body, response.headers, sink, what);
       },
       this.#retryOptions(what, signal),
     );
   }
 
-  /** Asks for a signed URL of a job's file and downloads it to `dest`. */
-  async downloadJobFile(
+  /** Asks for a signed URL of a job's file and hands its body to `sink`. */
+  async downloadJobFile<T>(
     jobId: string,
     fileName: string,
-    dest: string,
+    sink: BodySink<T>,
     signal?: AbortSignal,
-  ): Promise<number> {
-    return this.downloadSigned(await this.downloadUrl(jobId, fileName, signal), dest, signal);
+  ): Promise<T> {
+    return this.downloadSigned(await this.downloadUrl(jobId, fileName, signal), sink, signal);
   }
 
   /**
-   * Uploads one recording for redaction. A synchronous answer (audio) is streamed to `outputPath`,
-   * written atomically; an asynchronous one gives the job id. The file is reopened for every attempt,
-   * and an upload is retried only where the service cannot have accepted it.
+   * Uploads one recording for redaction, under `uploadName`. A synchronous answer (audio) is handed to
+   * `sink`; an asynchronous one gives the job id. The file is reopened for every attempt, and an upload
+   * is retried only where the service cannot have accepted it.
    */
-  async redact(
+  async redact<T>(
     filePath: string,
     fields: Readonly<Record<string, string>>,
-    outputPath: string,
+    uploadName: string,
+    sink: BodySink<T>,
     signal?: AbortSignal,
-  ): Promise<RedactionAnswer> {
+  ): Promise<RedactionAnswer<T>> {
     const what = `redacting ${basename(filePath)}`;
     const url = this.#url(REDACTION_PATH);
     const type = extname(filePath).toLowerCase() === '.mp3' ? 'audio/mpeg' : 'audio/wav';
@@ -347,50 +408,54 @@ export class ApiClient {
       async () => {
         const form = new FormData();
         for (const [name, value] of Object.entries(fields)) form.append(name, value);
-        form.append('source_audio', await openAsBlob(filePath, { type }), basename(filePath));
+        form.append('source_audio', await openAsBlob(filePath, { type }), uploadName);
         const response = await this.#send('POST', url, what, { authorized: true, body: form, signal });
         if (response.statusCode < 200 || response.statusCode > 299) {
           return this.#fail(response, what, UPLOAD_RETRYABLE_STATUSES);
         }
-        return this.#readRedactionAnswer(response, outputPath, what, signal);
+        return this.#readRedactionAnswer(response, sink, what);
       },
       this.#retryOptions(what, signal, shouldRetry),
     );
   }
 
-  async #readRedactionAnswer(
+  async #readRedactionAnswer<T>(
     response: Dispatcher.ResponseData,
-    outputPath: string,
+    sink: BodySink<T>,
     what: string,
-    signal?: AbortSignal,
-  ): Promise<RedactionAnswer> {
+  ): Promise<RedactionAnswer<T>> {
     const contentType = headerValue(response.headers, 'content-type').toLowerCase();
+    let peeked: { head: Buffer; all: AsyncIterable<Uint8Array> };
     try {
-      const { head, all } = await peek(response.body, 12);
-      if (contentType.startsWith('audio/') || isWavHeader(head)) {
-        return { kind: 'audio', bytes: await writeFileAtomically(outputPath, all, signal) };
-      }
+      peeked = await peek(response.body, 12);
+    } catch (error) {
+      throw networkError(error, what);
+    }
+    if (contentType.startsWith('audio/') || isWavHeader(peeked.head)) {
+      return { kind: 'audio', result: await this.#consume(peeked.all, response.headers, sink, what) };
+    }
+    let text: string;
+    try {
       const chunks: Buffer[] = [];
       let size = 0;
-      for await (const chunk of all) {
+      for await (const chunk of peeked.all) {
         chunks.push(Buffer.from(chunk));
         size += chunk.length;
         if (size > JSON_BODY_LIMIT) break;
       }
-      const text = Buffer.concat(chunks).toString('utf8');
-      let jobId: string | undefined;
-      try {
-        jobId = jobIdOf(JSON.parse(text));
-      } catch {
-        jobId = undefined;
-      }
-      if (jobId) return { kind: 'job', jobId };
-      throw new InvalidResponseError(
-        `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${contentType || 'no content type'})`,
-      );
+      text = Buffer.concat(chunks).toString('utf8');
     } catch (error) {
-      if (error instanceof InvalidResponseError) throw error;
       throw networkError(error, what);
     }
+    let jobId: string | undefined;
+    try {
+      jobId = jobIdOf(JSON.parse(text));
+    } catch {
+      jobId = undefined;
+    }
+    if (jobId) return { kind: 'job', jobId };
+    throw new InvalidResponseError(
+      `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${contentType || 'no content type'})`,
+    );
   }
 }

@@ -17,6 +17,7 @@ import {
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
 import type { JobContentItem } from '../api/schemas.js';
 import type { Clock } from '../clock.js';
+import { writeFileAtomically } from '../fs/atomic-write.js';
 import type { Logger } from '../output/logger.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { JournalRecord, JournalWriter } from './journal.js';
@@ -262,7 +263,11 @@ export async function runPipeline(
             );
             const bytes = await requests(() =>
               // A refused link (LinkRefusedError) is not permanent: the next poll asks for a new one.
-              client.downloadSigned(url, item.entry.output, abortSignal),
+              client.downloadSigned(
+                url,
+                ({ body }) => writeFileAtomically(item.entry.output, body, abortSignal),
+                abortSignal,
+              ),
             );
             await journal.append({ at: now(), event: 'done', ...base(item), jobId, via: 'job', bytes });
             finish(item, { status: 'done', jobId });
@@ -378,7 +383,13 @@ export async function runPipeline(
               .catch((error: unknown) => {
                 throw new Error(`not sent: the journal could not be written: ${messageOf(error)}`);
               });
-            return client.redact(item.entry.input, deps.fields, item.entry.output, abortSignal);
+            return client.redact(
+              item.entry.input,
+              deps.fields,
+              uploadName,
+              ({ body }) => writeFileAtomically(item.entry.output, body, abortSignal),
+              abortSignal,
+            );
           }, abortSignal);
           // Recorded before the slot is given back: a job id is on disk before anything else happens.
           if (answer.kind === 'job') {
@@ -395,10 +406,10 @@ export async function runPipeline(
               event: 'done',
               ...base(sent),
               via: 'sync',
-              bytes: answer.bytes,
+              bytes: answer.result,
             });
           }
-          return answer;
+          return answer.kind === 'job' ? answer : { kind: 'audio', bytes: answer.result };
         } finally {
           progress.inFlight--;
           changed();

@@ -6,7 +6,7 @@ import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/pro
 import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { RedactionAnswer } from '../../src/api/client.js';
+import type { BodySink, RedactionAnswer, ResponseBody } from '../../src/api/client.js';
 import {
   ConnectionError,
   errorForStatus,
@@ -17,7 +17,6 @@ import {
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import type { Clock } from '../../src/clock.js';
 import { createContext } from '../../src/context.js';
-import { writeFileAtomically } from '../../src/fs/atomic-write.js';
 import { runBatch } from '../../src/redact/batch.js';
 import { createInterruptController, type InterruptController } from '../../src/redact/interrupt.js';
 import {
@@ -119,18 +118,18 @@ class FakeClient implements RedactClient {
     }));
   }
 
-  async redact(
+  async redact<T>(
     filePath: string,
     _fields: Readonly<Record<string, string>>,
-    outputPath: string,
+    _uploadName: string,
+    sink: BodySink<T>,
     signal?: AbortSignal,
-  ) {
+  ): Promise<RedactionAnswer<T>> {
     const name = filePath.slice(filePath.lastIndexOf('/') + 1);
     this.uploads.push(name);
     const kind = await this.behaviour(name, signal);
     if (kind === 'sync') {
-      const bytes = await writeFileAtomically(outputPath, Readable.from([makeWav(0.1)]), signal);
-      return { kind: 'audio', bytes } as RedactionAnswer;
+      return { kind: 'audio', result: await sink(fakeBody(makeWav(0.1))) };
     }
     const jobId = `job-${this.jobs.size + 1}`;
     this.addJob(jobId, name, new Date(this.now()).toISOString());
@@ -139,7 +138,7 @@ class FakeClient implements RedactClient {
       this.accepted.resolve();
       await abortable(signal, new Promise(() => {}));
     }
-    return { kind: 'job', jobId } as RedactionAnswer;
+    return { kind: 'job', jobId } as RedactionAnswer<T>;
   }
 
   async jobContent(jobId: string): Promise<JobContentItem[]> {
@@ -165,15 +164,19 @@ class FakeClient implements RedactClient {
     return new URL(`https://files.example/${jobId}/${encodeURIComponent(fileName)}`);
   }
 
-  async downloadSigned(url: URL, dest: string, signal?: AbortSignal) {
+  async downloadSigned<T>(url: URL, sink: BodySink<T>) {
     const [, jobId, fileName] = url.pathname.split('/');
     if (this.expireNextLink) {
       this.expireNextLink = false;
       throw new LinkRefusedError('downloading: the download link was refused (403); it may have expired');
     }
     this.downloads.push(`${jobId}:${decodeURIComponent(fileName ?? '')}`);
-    return writeFileAtomically(dest, Readable.from([makeWav(0.1)]), signal);
+    return sink(fakeBody(makeWav(0.1)));
   }
+}
+
+function fakeBody(bytes: Buffer): ResponseBody {
+  return { body: Readable.from([bytes]), contentLength: bytes.length, contentType: 'audio/wav' };
 }
 
 async function inputs(count: number): Promise<string[]> {

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { isTokenRefused } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { writeFileAtomically } from '../../fs/atomic-write.js';
 import { safeBaseName } from '../../fs/safe-name.js';
 import { startSpinner } from '../../output/spinner.js';
 import { printJson } from '../../output/table.js';
@@ -55,7 +56,12 @@ export async function runDownload(
       return { fileName, path, status: 'skipped', reason: 'already exists (use --overwrite to replace it)' };
     }
     try {
-      const bytes = await client.downloadJobFile(jobId, fileName, path, abort.signal);
+      const bytes = await client.downloadJobFile(
+        jobId,
+        fileName,
+        ({ body }) => writeFileAtomically(path, body, abort.signal),
+        abort.signal,
+      );
       return { fileName, path, status: 'downloaded', bytes };
     } catch (error) {
       if (isTokenRefused(error)) {
