@@ -20,6 +20,7 @@ import {
   RetryableStatusError,
   withRetries,
 } from './retry.js';
+import { NOT_ACCEPTED_STATUSES, uploadSafeToResend } from './upload-fate.js';
 import {
   CreatedJobSchema,
   DownloadUrlSchema,
@@ -64,8 +65,6 @@ const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
 /** Error bodies are read only this far: an HTML error page can be large and says little. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 const JSON_BODY_LIMIT = 16 * 1024 * 1024;
-/** Upload statuses after which the service cannot have accepted the file, so sending again is safe. */
-const UPLOAD_RETRYABLE_STATUSES = new Set([429, 503]);
 
 async function readText(body: Readable & AsyncIterable<Uint8Array>, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
@@ -401,9 +400,7 @@ export class ApiClient {
     const what = `redacting ${basename(filePath)}`;
     const url = this.#url(REDACTION_PATH);
     const type = extname(filePath).toLowerCase() === '.mp3' ? 'audio/mpeg' : 'audio/wav';
-    const shouldRetry = (error: unknown) =>
-      (error instanceof RetryableStatusError && UPLOAD_RETRYABLE_STATUSES.has(error.status ?? 0)) ||
-      (error instanceof ConnectionError && error.refused);
+    const shouldRetry = uploadSafeToResend;
     return withRetries(
       async () => {
         const form = new FormData();
@@ -411,7 +408,7 @@ export class ApiClient {
         form.append('source_audio', await openAsBlob(filePath, { type }), uploadName);
         const response = await this.#send('POST', url, what, { authorized: true, body: form, signal });
         if (response.statusCode < 200 || response.statusCode > 299) {
-          return this.#fail(response, what, UPLOAD_RETRYABLE_STATUSES);
+          return this.#fail(response, what, NOT_ACCEPTED_STATUSES);
         }
         return this.#readRedactionAnswer(response, sink, what);
       },

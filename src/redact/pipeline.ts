@@ -6,16 +6,10 @@
 
 import { setMaxListeners } from 'node:events';
 import type { ApiClient } from '../api/client.js';
-import {
-  ApiError,
-  ConnectionError,
-  InvalidResponseError,
-  isTokenRefused,
-  NotFoundError,
-  TimeoutError,
-} from '../api/errors.js';
+import { ApiError, isTokenRefused, NotFoundError } from '../api/errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
 import type { JobContentItem } from '../api/schemas.js';
+import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import type { Clock } from '../clock.js';
 import { writeFileAtomically } from '../fs/atomic-write.js';
 import type { Logger } from '../output/logger.js';
@@ -140,17 +134,6 @@ function isPermanent(error: unknown): boolean {
     error.status >= 400 &&
     !RETRYABLE_STATUSES.has(error.status)
   );
-}
-
-/**
- * An upload failure after which the service may or may not hold the file as a job: the connection
- * dropped or timed out after the request went out, or a gateway answered for a service that may have
- * accepted it. (A refused connection, 429 and 503 mean it was not taken.)
- */
-function outcomeUnknown(error: unknown): boolean {
-  if (error instanceof ConnectionError) return !error.refused;
-  if (error instanceof TimeoutError || error instanceof InvalidResponseError) return true;
-  return error instanceof ApiError && (error.status === 500 || error.status === 502 || error.status === 504);
 }
 
 function messageOf(error: unknown): string {
@@ -417,7 +400,7 @@ export async function runPipeline(
       });
     } catch (error) {
       if (stopped(sent, error)) return;
-      if (outcomeUnknown(error)) {
+      if (uploadMayHaveBeenAccepted(error)) {
         // The service may have accepted the upload before the failure: the journal keeps `uploading`
         // as this input's latest record, so the next run looks for its job before sending again.
         finish(sent, {

@@ -1,0 +1,91 @@
+/**
+ * A small hostile stand-in for the service, on an ephemeral loopback port: each test scripts the
+ * answers (a text body labelled audio/wav, a WAV cut short, echoed tokens, escape sequences, 429s…)
+ * and asserts on what the server received.
+ *
+ *   const server = await startScriptedServer(async (req, res, body) => { res.writeHead(200); res.end('…'); });
+ *   try { …runCli([...], { env: isolatedEnv(dir, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: 'vr_test_…' }) }) }
+ *   finally { await server.close(); }
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  /** Path and query as sent. */
+  url: string;
+  headers: IncomingMessage['headers'];
+  /** Bytes of the request body. */
+  bodyBytes: number;
+}
+
+/** Answers one request; `body` is the whole request body (tests send small files). */
+export type ScriptedHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  index: number,
+) => void | Promise<void>;
+
+export interface ScriptedServer {
+  baseUrl: string;
+  port: number;
+  /** Every request received so far, in arrival order. */
+  received: ReceivedRequest[];
+  /** Destroys every open connection and stops listening. */
+  close(): Promise<void>;
+}
+
+/** Largest request body the server keeps; a test never needs more. */
+const MAX_BODY = 64 * 1024 * 1024;
+
+export async function startScriptedServer(handler: ScriptedHandler): Promise<ScriptedServer> {
+  const received: ReceivedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const index = received.length;
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, bodyBytes: size });
+      Promise.resolve(handler(req, res, Buffer.concat(chunks), index)).catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    });
+  });
+  server.on('connection', (socket) => {
+    // Headers and body leave together: no delayed-ACK stall on reused connections.
+    socket.setNoDelay(true);
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Sends a JSON answer in one write. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const body = Buffer.from(JSON.stringify(value));
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length, ...headers });
+  res.end(body);
+}
