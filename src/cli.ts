@@ -23,6 +23,10 @@ function withGlobalOptions(command: Command): Command {
     .option('--no-color', 'no colours (also NO_COLOR)')
     .option('--timeout <seconds>', 'timeout of one request, in seconds (default 300)')
     .option('--max-retries <n>', 'retries of a failed request (default 4)')
+    .option(
+      '--max-throttle-wait <duration>',
+      'how long throttling (429) is ridden out before a request fails (default 30m; env VREDACT_MAX_THROTTLE_WAIT)',
+    )
     .option('--allow-insecure-http', 'allow an http:// service URL that is not loopback');
 }
 
@@ -164,6 +168,10 @@ export function buildProgram(): Command {
     .option('--data-dir <dir>', 'keep jobs and results here, across restarts')
     .option('--fail-rate <rate>', 'share of requests answered with a 503 (0 to 1)', '0')
     .option('--latency <ms>', 'delay added to every answer, in milliseconds', '0')
+    .option(
+      '--rate-limit <n/period>',
+      'answer 429 with Retry-After beyond n requests per period and token (10/1s)',
+    )
     .option('--seed <n>', 'seed of the voice change and of fault injection', '1')
     .option('-q, --quiet', 'do not log requests')
     .option('-v, --verbose', 'log more')

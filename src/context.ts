@@ -61,6 +61,8 @@ export async function createContext(flags: CommandFlags, options: ContextOptions
       ...service,
       timeoutMs: settings.timeoutMs,
       maxRetries: settings.maxRetries,
+      concurrency: settings.concurrency,
+      maxThrottleWaitMs: settings.maxThrottleWaitMs,
       clock,
       log,
       userAgent: `vredact/${VERSION} node/${process.versions.node}`,

@@ -1,18 +1,21 @@
+/**
+ * The one client of the Voice Redaction Service: bearer auth, timeouts, retries through one shared
+ * throttle gate, typed answers. It writes no files: `redact` and `downloadSigned` hand a body to a
+ * caller's sink. Everything it returns or throws that came from the service is scrubbed of secrets,
+ * and identifiers are checked before they go into a request.
+ */
 import { openAsBlob } from 'node:fs';
 import { basename, extname } from 'node:path';
-import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, FormData, request } from 'undici';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { ExitCode } from '../errors.js';
 import type { Logger } from '../output/logger.js';
-import {
-  ConnectionError,
-  errorForStatus,
-  InvalidResponseError,
-  LinkRefusedError,
-  TimeoutError,
-} from './errors.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
+import { errorForStatus, InvalidResponseError, LinkRefusedError } from './errors.js';
+import { assertFileName, jobPath } from './identifiers.js';
+import { readJsonList, readSmallJson } from './json-reader.js';
+import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
 import {
   isRetryableByDefault,
   parseRetryAfter,
@@ -20,26 +23,45 @@ import {
   RetryableStatusError,
   withRetries,
 } from './retry.js';
-import { NOT_ACCEPTED_STATUSES, uploadSafeToResend } from './upload-fate.js';
 import {
   CreatedJobSchema,
   DownloadUrlSchema,
-  describeIssues,
   type Job,
   type JobContentItem,
-  JobContentSchema,
-  JobListSchema,
-  jobIdOf,
+  JobContentItemSchema,
+  JobSchema,
 } from './schemas.js';
+import { type Scrub, scrubberFor } from './scrub.js';
+import { Throttle } from './throttle.js';
+import {
+  BodyReadError,
+  contentLengthOf,
+  headerValue,
+  hostPort,
+  networkError,
+  readText,
+  taggedBody,
+} from './transport.js';
+import { NOT_ACCEPTED_STATUSES, uploadSafeToResend } from './upload-fate.js';
+import { maskToken } from '../settings/mask.js';
+import { jobIdProblem } from './identifiers.js';
+import { formatWait } from './wait-text.js';
+
+export type { RedactionAnswer } from './redaction-answer.js';
 
 export interface ClientOptions {
   baseUrl: URL;
   token: string;
   timeoutMs: number;
+  /** Retries of failures other than throttling. */
   maxRetries: number;
   clock: Clock;
   log: Logger;
   userAgent: string;
+  /** The most requests in flight at once (`-c`); the throttle window never exceeds it. */
+  concurrency?: number;
+  /** How long continuous throttling is ridden out (`--max-throttle-wait`). */
+  maxThrottleWaitMs?: number;
 }
 
 /** A response body handed to the caller, who decides where the bytes go (the client writes no files). */
@@ -58,126 +80,18 @@ export interface ResponseBody {
  */
 export type BodySink<T> = (response: ResponseBody) => Promise<T>;
 
-/** What a redaction request gave: the audio, as the sink made of it, or a job to collect later. */
-export type RedactionAnswer<T> = { kind: 'audio'; result: T } | { kind: 'job'; jobId: string };
-
 const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
+const JOBS_PATH = '/api/jobs';
 /** Error bodies are read only this far: an HTML error page can be large and says little. */
 const ERROR_BODY_LIMIT = 64 * 1024;
-const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
-async function readText(body: Readable & AsyncIterable<Uint8Array>, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.from(chunk);
-    chunks.push(buffer);
-    size += buffer.length;
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}
-
-/** Reads the first `n` bytes of a stream and hands back the whole stream, those bytes included. */
-async function peek(
-  body: AsyncIterable<Uint8Array>,
-  n: number,
-): Promise<{ head: Buffer; all: AsyncIterable<Uint8Array> }> {
-  const iterator = body[Symbol.asyncIterator]();
-  const seen: Buffer[] = [];
-  let size = 0;
-  while (size < n) {
-    const next = await iterator.next();
-    if (next.done) break;
-    const buffer = Buffer.from(next.value);
-    seen.push(buffer);
-    size += buffer.length;
-  }
-  const head = Buffer.concat(seen);
-  async function* all() {
-    if (head.length) yield head;
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) return;
-      yield next.value;
-    }
-  }
-  return { head, all: all() };
-}
-
-function isWavHeader(head: Buffer): boolean {
-  return (
-    head.length >= 12 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WAVE'
-  );
-}
-
-/** Marks an error thrown while reading a response body, so it is told from the sink's own errors. */
-class BodyReadError extends Error {
-  constructor(readonly original: unknown) {
-    super('body read failed');
-  }
-}
-
-/** The body as an iterable whose read failures are tagged, for `#consume` to classify. */
-async function* taggedBody(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-  const iterator = body[Symbol.asyncIterator]();
-  for (;;) {
-    let next: IteratorResult<Uint8Array>;
-    try {
-      next = await iterator.next();
-    } catch (error) {
-      throw new BodyReadError(error);
-    }
-    if (next.done) return;
-    yield next.value;
-  }
-}
-
-function contentLengthOf(headers: Dispatcher.ResponseData['headers']): number | undefined {
-  const text = headerValue(headers, 'content-length');
-  return /^\d+$/.test(text) ? Number(text) : undefined;
-}
-
-function headerValue(headers: Dispatcher.ResponseData['headers'], name: string): string {
-  const value = headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
-}
-
-const NETWORK_TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-
-/** Turns undici's and the socket's errors into the client's typed errors; aborts pass through. */
-export function networkError(error: unknown, what: string): unknown {
-  if (!(error instanceof Error)) return error;
-  if (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR') return error;
-  const code =
-    (error as { code?: string }).code ?? ((error.cause as { code?: string } | undefined)?.code || '');
-  if (NETWORK_TIMEOUT_CODES.has(code)) {
-    return new TimeoutError(
-      `${what}: the service did not answer in time (${code})`,
-      undefined,
-      undefined,
-      1,
-      'raise --timeout, or try again later',
-    );
-  }
-  const refused = code === 'ECONNREFUSED';
-  return new ConnectionError(
-    `${what}: ${refused ? 'connection refused' : `network error (${code || error.message})`}`,
-    refused,
-  );
-}
-
-/** The one client of the Voice Redaction Service: bearer auth, timeouts, retries, typed answers. */
 export class ApiClient {
   readonly #options: ClientOptions;
   readonly #agent: Agent;
+  readonly #throttle: Throttle;
+  readonly #scrub: Scrub;
+  /** One "still trying" line per outage, not one per request. */
+  #slowConnectNoticed = false;
 
   constructor(options: ClientOptions) {
     this.#options = options;
@@ -186,6 +100,17 @@ export class ApiClient {
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
+    this.#throttle = new Throttle({
+      clock: options.clock,
+      maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      maxWaitMs: options.maxThrottleWaitMs ?? DEFAULT_MAX_THROTTLE_WAIT_MS,
+    });
+    const { username, password } = options.baseUrl;
+    this.#scrub = scrubberFor([
+      options.token,
+      password ? decodeURIComponent(password) : undefined,
+      username ? decodeURIComponent(username) : undefined,
+    ]);
   }
 
   get baseUrl(): URL {
@@ -224,20 +149,37 @@ export class ApiClient {
         signal: init.signal,
       });
       this.#options.log.debug(`${method} ${url.pathname} → ${response.statusCode}`);
+      this.#slowConnectNoticed = false;
       return response;
     } catch (error) {
-      throw networkError(error, what);
+      throw networkError(error, what, url);
     }
+  }
+
+  /** A 404 on the jobs list means the base URL's path is wrong more often than anything else. */
+  #notFoundHint(url: URL): string | undefined {
+    const basePath = this.#options.baseUrl.pathname.replace(/\/+$/, '');
+    if (/\/api$/i.test(basePath)) {
+      return `the base URL should not end in /api (requests went to ${url.pathname}): set it to ${this.#options.baseUrl.origin}${basePath.slice(0, -4) || ''}`;
+    }
+    if (url.pathname === `${basePath}${JOBS_PATH}`) {
+      return basePath
+        ? `the base URL holds a path (${basePath}) the service may not answer on: check \`vredact config get base-url\``
+        : 'check that the base URL points at the service: `vredact config get base-url`';
+    }
+    return undefined;
   }
 
   /** Reads an error answer and throws its typed error, marked retryable where the status allows. */
   async #fail(
     response: Dispatcher.ResponseData,
+    url: URL,
     what: string,
     retryable: ReadonlySet<number>,
   ): Promise<never> {
     const text = await readText(response.body, ERROR_BODY_LIMIT).catch(() => '');
-    const error = errorForStatus(response.statusCode, what, text);
+    const hint = response.statusCode === 404 ? this.#notFoundHint(url) : undefined;
+    const error = errorForStatus(response.statusCode, what, text, this.#scrub, hint);
     if (retryable.has(response.statusCode)) {
       throw new RetryableStatusError(
         error,
@@ -247,81 +189,152 @@ export class ApiClient {
     throw error;
   }
 
-  #retryOptions(what: string, signal?: AbortSignal, shouldRetry = isRetryableByDefault) {
-    return {
-      maxRetries: this.#options.maxRetries,
-      clock: this.#options.clock,
+  #retry<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    attempt: () => Promise<T>,
+    shouldRetry = isRetryableByDefault,
+  ) {
+    const { log, maxRetries, clock } = this.#options;
+    return withRetries(attempt, {
+      maxRetries,
+      clock,
       signal,
       shouldRetry,
-      onRetry: (error: unknown, attempt: number, delayMs: number) =>
-        this.#options.log.debug(
-          `${what}: ${(error as Error).message}; retry ${attempt}/${this.#options.maxRetries} in ${Math.round(delayMs / 100) / 10}s`,
+      what,
+      throttle: this.#throttle,
+      onRetry: (error, attempt, delayMs) =>
+        log.debug(
+          delayMs === 0
+            ? `${what}: ${(error as Error).message}; throttled, waiting at the gate (window ${this.#throttle.window})`
+            : `${what}: ${(error as Error).message}; retry ${attempt}/${maxRetries} in ${formatWait(delayMs)}`,
         ),
-    };
+      onSlowConnect: (error) => {
+        if (this.#slowConnectNoticed) return;
+        this.#slowConnectNoticed = true;
+        log.info(`${(error as Error).message}; still trying (up to ${maxRetries} retries)…`);
+      },
+    });
   }
 
-  async #json<S extends v.GenericSchema>(
+  /** An authorized request whose 2xx answer `read` turns into the result. */
+  #call<T>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    what: string,
+    read: (response: Dispatcher.ResponseData) => Promise<T>,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const url = this.#url(path);
+    return this.#retry(what, signal, async () => {
+      const response = await this.#send(method, url, what, {
+        authorized: true,
+        json: body !== undefined,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        return this.#fail(response, url, what, RETRYABLE_STATUSES);
+      }
+      try {
+        return await read(response);
+      } catch (error) {
+        if (error instanceof InvalidResponseError) throw error;
+        throw networkError(error, what, url);
+      }
+    });
+  }
+
+  #small<S extends v.GenericSchema>(
     method: Dispatcher.HttpMethod,
     path: string,
     schema: S,
     what: string,
     body?: unknown,
     signal?: AbortSignal,
-  ): Promise<v.InferOutput<S>> {
-    const url = this.#url(path);
-    return withRetries(
-      async () => {
-        const response = await this.#send(method, url, what, {
-          authorized: true,
-          json: body !== undefined,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal,
-        });
-        if (response.statusCode < 200 || response.statusCode > 299) {
-          return this.#fail(response, what, RETRYABLE_STATUSES);
-        }
-        const text = await readText(response.body, JSON_BODY_LIMIT).catch((error: unknown) => {
-          throw networkError(error, what);
-        });
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new InvalidResponseError(
-            `${what}: the service answered ${response.statusCode} with a body that is not JSON`,
-          );
-        }
-        const result = v.safeParse(schema, parsed);
-        if (!result.success) {
-          throw new InvalidResponseError(
-            `${what}: unexpected answer from the service (${describeIssues(result.issues)})`,
-          );
-        }
-        return result.output;
-      },
-      this.#retryOptions(what, signal),
+  ) {
+    return this.#call(
+      method,
+      path,
+      what,
+      (response) => readSmallJson(response.body, schema, what, response.statusCode, this.#scrub),
+      body,
+      signal,
     );
   }
 
+  /**
+   * Every job of the token, read as a stream (no cap on the number of jobs). A job's `token` field
+   * comes back masked; a job whose id is unsafe to put in a path is left out, with a warning.
+   */
   async listJobs(signal?: AbortSignal): Promise<Job[]> {
-    return (await this.#json('GET', '/api/jobs', JobListSchema, 'listing jobs', undefined, signal)).jobs;
+    const what = 'listing jobs';
+    const jobs = await this.#call(
+      'GET',
+      JOBS_PATH,
+      what,
+      async (response) => {
+        const out: Job[] = [];
+        let unsafe = 0;
+        await readJsonList(response.body, {
+          key: 'jobs',
+          item: JobSchema,
+          what,
+          status: response.statusCode,
+          scrub: this.#scrub,
+          onItem: (job) => {
+            if (jobIdProblem(job.job_id)) unsafe++;
+            else out.push({ ...job, token: maskToken(job.token) });
+          },
+        });
+        if (unsafe > 0)
+          this.#options.log.warn(
+            `${what}: left out ${unsafe} job(s) whose id cannot be used safely in a request`,
+          );
+        return out;
+      },
+      undefined,
+      signal,
+    );
+    return jobs;
   }
 
   async createJob(signal?: AbortSignal): Promise<string> {
-    return (await this.#json('POST', '/api/jobs', CreatedJobSchema, 'creating a job', undefined, signal))
+    return (await this.#small('POST', JOBS_PATH, CreatedJobSchema, 'creating a job', undefined, signal))
       .job_id;
   }
 
+  /** A job's content items, read as a stream; file names are checked only when one is asked for. */
   async jobContent(jobId: string, signal?: AbortSignal): Promise<JobContentItem[]> {
-    const path = `/api/jobs/${encodeURIComponent(jobId)}/content`;
-    return (await this.#json('GET', path, JobContentSchema, `reading job ${jobId}`, undefined, signal))
-      .jobContent;
+    const what = `reading job ${jobId}`;
+    const path = jobPath(jobId, '/content', what);
+    return this.#call(
+      'GET',
+      path,
+      what,
+      async (response) => {
+        const items: JobContentItem[] = [];
+        await readJsonList(response.body, {
+          key: 'jobContent',
+          item: JobContentItemSchema,
+          what,
+          status: response.statusCode,
+          scrub: this.#scrub,
+          onItem: (item) => items.push(item),
+        });
+        return items;
+      },
+      undefined,
+      signal,
+    );
   }
 
   async downloadUrl(jobId: string, fileName: string, signal?: AbortSignal): Promise<URL> {
-    const path = `/api/jobs/${encodeURIComponent(jobId)}/files/download-url`;
     const what = `getting a download URL for ${fileName}`;
-    const answer = await this.#json('POST', path, DownloadUrlSchema, what, { fileName }, signal);
+    const path = jobPath(jobId, '/files/download-url', what);
+    assertFileName(fileName, what);
+    const answer = await this.#small('POST', path, DownloadUrlSchema, what, { fileName }, signal);
     return new URL(answer.signedUrl, this.#options.baseUrl);
   }
 
@@ -334,6 +347,7 @@ export class ApiClient {
     headers: Dispatcher.ResponseData['headers'],
     sink: BodySink<T>,
     what: string,
+    url: URL,
   ): Promise<T> {
     try {
       return await sink({
@@ -342,7 +356,7 @@ export class ApiClient {
         contentType: headerValue(headers, 'content-type').toLowerCase(),
       });
     } catch (error) {
-      if (error instanceof BodyReadError) throw networkError(error.original, what);
+      if (error instanceof BodyReadError) throw networkError(error.original, what, url);
       throw error;
     }
   }
@@ -350,29 +364,28 @@ export class ApiClient {
   /** GETs a signed URL, without credentials, and hands the body to `sink`. */
   async downloadSigned<T>(url: URL, sink: BodySink<T>, signal?: AbortSignal): Promise<T> {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      throw new InvalidResponseError(`the service gave a download URL that is not http(s): ${url.protocol}`);
+      throw new InvalidResponseError(
+        `the service gave a download URL that is not http(s): ${this.#scrub(url.protocol)}`,
+      );
     }
-    const what = `downloading ${basename(url.pathname)}`;
-    return withRetries(
-      async () => {
-        const response = await this.#send('GET', url, what, { authorized: false, signal });
-        if (response.statusCode === 401 || response.statusCode === 403) {
-          response.body.resume();
-          throw new LinkRefusedError(
-            `${what}: the download link was refused (${response.statusCode}); it may have expired`,
-            undefined,
-            undefined,
-            ExitCode.partial,
-            'run the command again: it asks for a new link',
-          );
-        }
-        if (response.statusCode < 200 || response.statusCode > 299) {
-          return this.#fail(response, what, RETRYABLE_STATUSES);
-        }
-        return this.#consume(response.body, response.headers, sink, what);
-      },
-      this.#retryOptions(what, signal),
-    );
+    const what = `downloading ${this.#scrub(decodeURIComponent(basename(url.pathname)))} from ${hostPort(url)}`;
+    return this.#retry(what, signal, async () => {
+      const response = await this.#send('GET', url, what, { authorized: false, signal });
+      if (response.statusCode === 401 || response.statusCode === 403) {
+        response.body.resume();
+        throw new LinkRefusedError(
+          `${what}: the download link was refused (${response.statusCode}); it may have expired`,
+          undefined,
+          undefined,
+          ExitCode.partial,
+          'run the command again: it asks for a new link',
+        );
+      }
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        return this.#fail(response, url, what, RETRYABLE_STATUSES);
+      }
+      return this.#consume(response.body, response.headers, sink, what, url);
+    });
   }
 
   /** Asks for a signed URL of a job's file and hands its body to `sink`. */
@@ -388,7 +401,7 @@ export class ApiClient {
   /**
    * Uploads one recording for redaction, under `uploadName`. A synchronous answer (audio) is handed to
    * `sink`; an asynchronous one gives the job id. The file is reopened for every attempt, and an upload
-   * is retried only where the service cannot have accepted it.
+   * is retried only where the service cannot have accepted it (throttle answers through the gate).
    */
   async redact<T>(
     filePath: string,
@@ -400,59 +413,26 @@ export class ApiClient {
     const what = `redacting ${basename(filePath)}`;
     const url = this.#url(REDACTION_PATH);
     const type = extname(filePath).toLowerCase() === '.mp3' ? 'audio/mpeg' : 'audio/wav';
-    const shouldRetry = uploadSafeToResend;
-    return withRetries(
+    return this.#retry(
+      what,
+      signal,
       async () => {
         const form = new FormData();
         for (const [name, value] of Object.entries(fields)) form.append(name, value);
         form.append('source_audio', await openAsBlob(filePath, { type }), uploadName);
         const response = await this.#send('POST', url, what, { authorized: true, body: form, signal });
         if (response.statusCode < 200 || response.statusCode > 299) {
-          return this.#fail(response, what, NOT_ACCEPTED_STATUSES);
+          return this.#fail(response, url, what, NOT_ACCEPTED_STATUSES);
         }
-        return this.#readRedactionAnswer(response, sink, what);
+        return readRedactionAnswer(
+          response,
+          (body) => this.#consume(body, response.headers, sink, what, url),
+          what,
+          url,
+          this.#scrub,
+        );
       },
-      this.#retryOptions(what, signal, shouldRetry),
-    );
-  }
-
-  async #readRedactionAnswer<T>(
-    response: Dispatcher.ResponseData,
-    sink: BodySink<T>,
-    what: string,
-  ): Promise<RedactionAnswer<T>> {
-    const contentType = headerValue(response.headers, 'content-type').toLowerCase();
-    let peeked: { head: Buffer; all: AsyncIterable<Uint8Array> };
-    try {
-      peeked = await peek(response.body, 12);
-    } catch (error) {
-      throw networkError(error, what);
-    }
-    if (contentType.startsWith('audio/') || isWavHeader(peeked.head)) {
-      return { kind: 'audio', result: await this.#consume(peeked.all, response.headers, sink, what) };
-    }
-    let text: string;
-    try {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of peeked.all) {
-        chunks.push(Buffer.from(chunk));
-        size += chunk.length;
-        if (size > JSON_BODY_LIMIT) break;
-      }
-      text = Buffer.concat(chunks).toString('utf8');
-    } catch (error) {
-      throw networkError(error, what);
-    }
-    let jobId: string | undefined;
-    try {
-      jobId = jobIdOf(JSON.parse(text));
-    } catch {
-      jobId = undefined;
-    }
-    if (jobId) return { kind: 'job', jobId };
-    throw new InvalidResponseError(
-      `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${contentType || 'no content type'})`,
+      uploadSafeToResend,
     );
   }
 }

@@ -1,4 +1,5 @@
 import { CliError, ExitCode } from '../errors.js';
+import { escapeControls, truncate } from '../output/sanitize.js';
 
 /** Anything that went wrong talking to the service. `status` is absent for network failures. */
 export class ApiError extends CliError {
@@ -37,24 +38,26 @@ export class RateLimitError extends ApiError {
 export class InternalServerError extends ApiError {
   override name = 'InternalServerError';
 }
-/** The connection failed or dropped; `refused` means the request never reached the service. */
+/**
+ * The connection failed or dropped; `refused` means the request never reached the service (refused,
+ * host not found or unreachable), so nothing it carried can have been accepted.
+ */
 export class ConnectionError extends ApiError {
   override name = 'ConnectionError';
   constructor(
     message: string,
     readonly refused: boolean,
+    hint = 'check the service URL (`vredact config get base-url`) and your network',
   ) {
-    super(
-      message,
-      undefined,
-      undefined,
-      ExitCode.partial,
-      'check the service URL (`vredact config get base-url`) and your network',
-    );
+    super(message, undefined, undefined, ExitCode.partial, hint);
   }
 }
 export class TimeoutError extends ApiError {
   override name = 'TimeoutError';
+}
+/** No connection could be made in time: like a refusal, but the request may be slow rather than wrong. */
+export class ConnectTimeoutError extends TimeoutError {
+  override name = 'ConnectTimeoutError';
 }
 /**
  * The host of a signed URL refused it (401/403). Those URLs carry no credentials, so this says the
@@ -98,16 +101,27 @@ export function serviceMessageOf(bodyText: string): string | undefined {
   return undefined;
 }
 
-/** Maps an error status to its typed error, with the service's message where it sent one. */
-export function errorForStatus(status: number, what: string, bodyText: string): ApiError {
-  const serviceMessage = serviceMessageOf(bodyText);
+/**
+ * Maps an error status to its typed error, with the service's message where it sent one: scrubbed of
+ * secrets, control characters escaped and cut to a few hundred characters, so the message is safe to
+ * print, journal or JSON-encode wherever it goes.
+ */
+export function errorForStatus(
+  status: number,
+  what: string,
+  bodyText: string,
+  scrub: (text: string) => string = (text) => text,
+  hint?: string,
+): ApiError {
+  const raw = serviceMessageOf(bodyText);
+  const serviceMessage = raw === undefined ? undefined : truncate(escapeControls(scrub(raw)));
   const statusText = `${status}${REASONS[status] ? ` ${REASONS[status]}` : ''}`;
   const message = `${what}: the service answered ${statusText}${serviceMessage ? `: ${serviceMessage}` : ''}`;
   if (status === 401)
     return new AuthenticationError(message, status, serviceMessage, ExitCode.auth, LOGIN_HINT);
   if (status === 403)
     return new PermissionDeniedError(message, status, serviceMessage, ExitCode.auth, LOGIN_HINT);
-  if (status === 404) return new NotFoundError(message, status, serviceMessage);
+  if (status === 404) return new NotFoundError(message, status, serviceMessage, ExitCode.partial, hint);
   if (status === 413) return new PayloadTooLargeError(message, status, serviceMessage);
   if (status === 429)
     return new RateLimitError(message, status, serviceMessage, ExitCode.partial, 'wait a while, or lower -c');

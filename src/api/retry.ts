@@ -1,12 +1,15 @@
 import type { Clock } from '../clock.js';
-import { ApiError, ConnectionError, TimeoutError } from './errors.js';
+import { ApiError, ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
+import { type Throttle, throttledError } from './throttle.js';
 
 export const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 
 const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 30_000;
-/** A Retry-After longer than this is not worth blocking a batch for; the error is reported instead. */
+/** Without a throttle gate, a Retry-After longer than this is not worth blocking for; the error is reported. */
 const MAX_RETRY_AFTER_MS = 5 * 60_000;
+/** A connection that keeps failing for this long is worth a line on stderr while it is retried. */
+export const SLOW_CONNECT_NOTICE_MS = 2000;
 
 /** Retry-After in seconds or as an HTTP date, in milliseconds from now; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
@@ -39,13 +42,36 @@ export class RetryableStatusError extends ApiError {
   }
 }
 
+/** A throttle answer: 429, or 503 that names a wait. A bare 503 is an ordinary failure. */
+export function isThrottleAnswer(error: unknown): error is RetryableStatusError {
+  return (
+    error instanceof RetryableStatusError &&
+    (error.status === 429 || (error.status === 503 && error.retryAfterMs !== undefined))
+  );
+}
+
+/** A connection that could not be made (refused, unreachable, timed out connecting). */
+function isConnectFailure(error: unknown): boolean {
+  return (error instanceof ConnectionError && error.refused) || error instanceof ConnectTimeoutError;
+}
+
 export interface RetryOptions {
+  /** Retries of failures other than throttling. */
   maxRetries: number;
   clock: Clock;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Whether this failure may be retried; the default is the contract's rule for idempotent-enough requests. */
   shouldRetry?: (error: unknown) => boolean;
   onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
+  /**
+   * The client's shared gate and window: every attempt waits for it, and throttle answers are ridden
+   * out through it without using up retries. Without it, Retry-After is honoured per request.
+   */
+  throttle?: Throttle | undefined;
+  /** What the request is, for messages ("listing jobs"). */
+  what?: string;
+  /** Called once per request when connecting has failed for more than SLOW_CONNECT_NOTICE_MS and is retried. */
+  onSlowConnect?: (error: unknown) => void;
 }
 
 export function isRetryableByDefault(error: unknown): boolean {
@@ -59,18 +85,47 @@ export function isRetryableByDefault(error: unknown): boolean {
  */
 export async function withRetries<T>(attempt: (n: number) => Promise<T>, options: RetryOptions): Promise<T> {
   const shouldRetry = options.shouldRetry ?? isRetryableByDefault;
+  const { throttle, clock } = options;
+  const what = options.what ?? 'request';
+  let failures = 0;
+  let connectFailingSince: number | undefined;
+  let noticed = false;
   for (let n = 0; ; n++) {
+    const release = throttle ? await throttle.acquire(what, options.signal) : () => {};
+    let error: unknown;
     try {
-      return await attempt(n);
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      const retryAfter = error instanceof RetryableStatusError ? error.retryAfterMs : undefined;
-      if (n >= options.maxRetries || !shouldRetry(error) || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) {
-        throw error instanceof RetryableStatusError ? error.cause : error;
-      }
-      const delayMs = retryAfter ?? backoffDelay(n, options.clock.random);
-      options.onRetry?.(error, n + 1, delayMs);
-      await options.clock.sleep(delayMs, options.signal);
+      const result = await attempt(n);
+      release();
+      throttle?.onSuccess();
+      return result;
+    } catch (caught) {
+      release();
+      error = caught;
     }
+    if (options.signal?.aborted) throw error;
+    if (throttle && isThrottleAnswer(error) && shouldRetry(error)) {
+      const decision = throttle.onThrottle(error.retryAfterMs);
+      if (!decision.retry) throw throttledError(what, decision.reason);
+      options.onRetry?.(error, n + 1, 0);
+      continue;
+    }
+    if (throttle && error instanceof ApiError && error.status !== undefined) throttle.onAnswered();
+    const retryAfter = error instanceof RetryableStatusError ? error.retryAfterMs : undefined;
+    if (failures >= options.maxRetries || !shouldRetry(error) || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) {
+      throw error instanceof RetryableStatusError ? error.cause : error;
+    }
+    if (isConnectFailure(error)) {
+      connectFailingSince ??= clock.now();
+      if (!noticed && clock.now() - connectFailingSince >= SLOW_CONNECT_NOTICE_MS) {
+        noticed = true;
+        options.onSlowConnect?.(error);
+      }
+    } else {
+      connectFailingSince = undefined;
+    }
+    const delayMs = retryAfter ?? backoffDelay(failures, clock.random);
+    failures++;
+    options.onRetry?.(error, failures, delayMs);
+    await clock.sleep(delayMs, options.signal);
   }
 }

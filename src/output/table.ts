@@ -18,10 +18,15 @@ export async function printTable(ctx: Context, head: string[], rows: string[][])
 
 /** `--json` output: one document on stdout. */
 export function printJson(ctx: Context, value: unknown): void {
-  ctx.streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  ctx.streams.stdout.write(`${escapeJsonControls(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** One JSON object per line, for streams of outcomes that scripts read line by line. */
 export function printJsonLine(ctx: Context, value: unknown): void {
-  ctx.streams.stdout.write(`${JSON.stringify(value)}\n`);
+  ctx.streams.stdout.write(`${escapeJsonControls(JSON.stringify(value))}\n`);
+}
+
+/** JSON.stringify escapes C0 but leaves DEL and C1 (a CSI is U+009B) raw; `\u009b` is the same JSON. */
+function escapeJsonControls(json: string): string {
+  return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -6,6 +6,7 @@ import { answerWithFault, type FaultInjector } from './faults.js';
 import { discardBody, pathOf, sendError } from './http.js';
 import { createJob, downloadUrl, jobContent, listJobs } from './jobs.js';
 import { handleRedaction, type RedactionDeps } from './redaction.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { UrlSigner } from './signing.js';
 
 export interface ApiDeps extends RedactionDeps {
@@ -13,6 +14,7 @@ export interface ApiDeps extends RedactionDeps {
   faults: FaultInjector;
   signer: UrlSigner;
   latencyMs: number;
+  rateLimiter?: RateLimiter | undefined;
 }
 
 const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
@@ -51,6 +53,19 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
   }
   const { token } = auth;
   const method = req.method ?? '';
+  const retryAfter = deps.rateLimiter?.take(token);
+  if (retryAfter !== undefined) {
+    sendError(
+      res,
+      429,
+      `rate limit exceeded: at most ${deps.rateLimiter?.limit.requests} requests per token and period`,
+      {
+        'retry-after': String(retryAfter),
+      },
+    );
+    discardBody(req);
+    return;
+  }
 
   if (path === '/api/jobs') {
     if (method === 'GET') return listJobs(res, token, deps.store);

@@ -1,5 +1,6 @@
 /** What `startSandbox` takes, its defaults and their checks. */
 import { SIGNED_URL_TTL_SEC } from './limits.js';
+import type { RateLimit } from './rate-limit.js';
 
 export interface SandboxOptions {
   /** Port of the API listener; 0 picks a free one. */
@@ -20,6 +21,8 @@ export interface SandboxOptions {
   failRate?: number;
   /** Delay added before every API answer, in milliseconds. */
   latencyMs?: number;
+  /** At most this many API requests per token and period; beyond it, 429 with Retry-After. */
+  rateLimit?: RateLimit;
   /** Seed of the fault injection and of the voice change. */
   seed?: number;
   /** Lifetime of signed URLs in seconds (default 15 minutes; tests use a negative one for expired URLs). */
@@ -33,8 +36,9 @@ export interface SandboxOptions {
 }
 
 export type ResolvedSandboxOptions = Required<
-  Omit<SandboxOptions, 'dataDir' | 'onRequestLine' | 'onDebug' | 'onWarning' | 'tokens'>
+  Omit<SandboxOptions, 'dataDir' | 'onRequestLine' | 'onDebug' | 'onWarning' | 'tokens' | 'rateLimit'>
 > & {
+  rateLimit: RateLimit | undefined;
   tokens: string[];
   dataDir: string | undefined;
   onRequestLine: (line: string) => void;
@@ -89,6 +93,7 @@ export function resolveOptions(
     dataDir: options.dataDir,
     failRate: options.failRate ?? 0,
     latencyMs: options.latencyMs ?? 0,
+    rateLimit: options.rateLimit,
     seed: options.seed ?? 1,
     signedUrlTtlSec: options.signedUrlTtlSec ?? SIGNED_URL_TTL_SEC,
     onRequestLine: options.onRequestLine ?? (() => {}),

@@ -8,6 +8,7 @@ import { handleApi } from './api.js';
 import { generateToken } from './auth.js';
 import { CONTROL_PREFIX, handleControl, type RuntimeSettings } from './control.js';
 import { FaultInjector } from './faults.js';
+import { RateLimiter } from './rate-limit.js';
 import { handleFiles } from './files.js';
 import { pathOf, sendError } from './http.js';
 import { bindAddress, resolveOptions, type SandboxOptions, urlHost } from './options.js';
@@ -133,6 +134,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       signer,
       tokens: new Set(o.tokens),
       latencyMs: o.latencyMs,
+      rateLimiter: o.rateLimit ? new RateLimiter(o.rateLimit) : undefined,
       syncLimitSec: o.syncLimitSec,
       speed: o.speed,
       seed: o.seed,

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { parseDurationMs } from '../redact/options.js';
 import type { ConfigKey, ConfigStore } from './config-store.js';
 import { checkVoiceValue, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
 
@@ -12,6 +13,7 @@ export interface GlobalFlags {
   color?: boolean;
   timeout?: string;
   maxRetries?: string;
+  maxThrottleWait?: string;
   allowInsecureHttp?: boolean;
 }
 
@@ -23,25 +25,42 @@ export interface CommandFlags extends GlobalFlags, VoiceSettings {
 
 export type SettingSource = 'flag' | 'env' | 'config' | 'default';
 
+/**
+ * The resolved settings. Values that may come from the environment or the config file
+ * (`concurrency`, `voice`, `maxThrottleWaitMs`) are checked when read: a bad one throws its usage
+ * error then, so `vredact config list` can still show it (with `problems`) instead of failing.
+ */
 export interface Settings {
   baseUrl: string | undefined;
   token: string | undefined;
-  concurrency: number;
+  readonly concurrency: number;
   outDir: string | undefined;
-  voice: VoiceSettings;
+  readonly voice: VoiceSettings;
   timeoutMs: number;
+  /** Retries of failures other than throttling. */
   maxRetries: number;
+  /** How long continuous throttling is ridden out before a request fails. */
+  readonly maxThrottleWaitMs: number;
   json: boolean;
   quiet: boolean;
   verbose: boolean;
   color: boolean;
   allowInsecureHttp: boolean;
   sources: Partial<Record<ConfigKey, SettingSource>>;
+  /** What is wrong with a value from the environment or the config file, by key. */
+  problems: Partial<Record<ConfigKey | 'max-throttle-wait', string>>;
 }
 
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_TIMEOUT_SECONDS = 300;
 export const DEFAULT_MAX_RETRIES = 4;
+export const DEFAULT_MAX_THROTTLE_WAIT_MS = 30 * 60_000;
+export const ENV_NAMES: Partial<Record<ConfigKey | 'max-throttle-wait', string>> = {
+  'base-url': 'VREDACT_BASE_URL',
+  token: 'VREDACT_TOKEN',
+  concurrency: 'VREDACT_CONCURRENCY',
+  'max-throttle-wait': 'VREDACT_MAX_THROTTLE_WAIT',
+};
 
 function pick(
   flag: string | undefined,
@@ -68,37 +87,106 @@ function parseSeconds(text: string, what: string): number {
   return n;
 }
 
+/** A duration like `30m`, `90s`, `2h` or plain seconds; 0 means "never wait out throttling". */
+function parseThrottleWait(text: string, what: string): number {
+  const ms = parseDurationMs(text);
+  if (ms === undefined || ms < 0 || ms > 7 * 24 * 3_600_000) {
+    throw new UsageError(`${what} must be a duration like 30m, 90s or 2h (got "${text}")`);
+  }
+  return ms;
+}
+
+/**
+ * Checks a value now. A bad flag throws at once; a bad value from the environment or the config file
+ * throws only when the setting is read, and its problem is kept for `config list`.
+ */
+function deferred<T>(check: () => T, fromFlag: boolean, onProblem: (message: string) => void): () => T {
+  let value: T | undefined;
+  let error: unknown;
+  try {
+    value = check();
+  } catch (caught) {
+    if (fromFlag || !(caught instanceof UsageError)) throw caught;
+    error = caught;
+    onProblem(caught.message);
+  }
+  return () => {
+    if (error !== undefined) throw error;
+    return value as T;
+  };
+}
+
 /** Resolves every setting: flag, then `VREDACT_*` environment, then the config file, then the default. */
 export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Settings {
   const sources: Settings['sources'] = {};
-  const resolve = (key: ConfigKey, flag: string | undefined, envName?: string) => {
+  const problems: Settings['problems'] = {};
+  const resolve = (key: ConfigKey, flag: string | undefined) => {
+    const envName = ENV_NAMES[key];
     const [value, source] = pick(flag, envName ? env[envName] : undefined, store.get(key));
     sources[key] = source;
     return value;
   };
-  const baseUrl = resolve('base-url', flags.baseUrl, 'VREDACT_BASE_URL');
-  const token = resolve('token', flags.token, 'VREDACT_TOKEN');
-  const concurrencyText = resolve('concurrency', flags.concurrency, 'VREDACT_CONCURRENCY');
+  const origin = (key: ConfigKey) =>
+    sources[key] === 'env'
+      ? ` (from ${ENV_NAMES[key]})`
+      : sources[key] === 'config'
+        ? ' (from the config file)'
+        : '';
+  const baseUrl = resolve('base-url', flags.baseUrl);
+  if (baseUrl !== undefined) {
+    const problem = baseUrlProblem(baseUrl);
+    if (problem) problems['base-url'] = problem;
+  }
+  const token = resolve('token', flags.token);
+  const concurrencyText = resolve('concurrency', flags.concurrency);
+  const concurrency = deferred(
+    () =>
+      concurrencyText === undefined
+        ? DEFAULT_CONCURRENCY
+        : parseInteger(concurrencyText, `concurrency${origin('concurrency')}`, 1, 64),
+    sources.concurrency === 'flag',
+    (message) => (problems.concurrency = message),
+  );
   const outDir = resolve('out-dir', flags.outDir);
   const voice: VoiceSettings = {};
+  let voiceError: UsageError | undefined;
   for (const name of VOICE_SETTING_NAMES) {
     const value = resolve(name, flags[name]);
     if (value === undefined) continue;
     const problem = checkVoiceValue(name, value);
-    if (problem) throw new UsageError(problem);
+    if (problem) {
+      if (sources[name] === 'flag') throw new UsageError(problem);
+      problems[name] = `${problem}${origin(name)}`;
+      voiceError ??= new UsageError(problems[name] as string);
+      continue;
+    }
     voice[name] = value;
   }
   if (flags.avatar) voice.avatar = flags.avatar;
+  const throttleText = flags.maxThrottleWait ?? (env.VREDACT_MAX_THROTTLE_WAIT || undefined);
+  const maxThrottleWaitMs = deferred(
+    () =>
+      throttleText === undefined
+        ? DEFAULT_MAX_THROTTLE_WAIT_MS
+        : parseThrottleWait(
+            throttleText,
+            flags.maxThrottleWait ? '--max-throttle-wait' : 'VREDACT_MAX_THROTTLE_WAIT',
+          ),
+    flags.maxThrottleWait !== undefined,
+    (message) => (problems['max-throttle-wait'] = message),
+  );
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   return {
     baseUrl,
     token,
-    concurrency:
-      concurrencyText === undefined
-        ? DEFAULT_CONCURRENCY
-        : parseInteger(concurrencyText, 'concurrency', 1, 64),
+    get concurrency() {
+      return concurrency();
+    },
     outDir,
-    voice,
+    get voice() {
+      if (voiceError) throw voiceError;
+      return voice;
+    },
     timeoutMs:
       1000 *
       (flags.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : parseSeconds(flags.timeout, '--timeout')),
@@ -106,12 +194,16 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
       flags.maxRetries === undefined
         ? DEFAULT_MAX_RETRIES
         : parseInteger(flags.maxRetries, '--max-retries', 0, 20),
+    get maxThrottleWaitMs() {
+      return maxThrottleWaitMs();
+    },
     json: flags.json === true,
     quiet: flags.quiet === true,
     verbose: flags.verbose === true,
     color: flags.color !== false && !noColor,
     allowInsecureHttp: flags.allowInsecureHttp === true || env.VREDACT_ALLOW_INSECURE_HTTP === '1',
     sources,
+    problems,
   };
 }
 
@@ -126,15 +218,16 @@ export function isLoopbackHost(hostname: string): boolean {
  * token would otherwise cross the network in clear text.
  */
 export function validateBaseUrl(text: string, allowInsecureHttp: boolean): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
+  const problem = baseUrlProblem(text);
+  if (problem) {
     throw new UsageError(
-      `the service URL "${text}" is not a valid URL`,
-      'set it like https://redaction.example.com',
+      problem,
+      problem.includes('user name')
+        ? 'remove the part before "@": the service takes only the usage token (`vredact login`)'
+        : 'set it like https://redaction.example.com',
     );
   }
+  const url = new URL(text);
   if (url.protocol === 'https:') return url;
   if (url.protocol !== 'http:')
     throw new UsageError(`the service URL must start with https:// (got ${url.protocol}//)`);
@@ -143,6 +236,28 @@ export function validateBaseUrl(text: string, allowInsecureHttp: boolean): URL {
     `refusing to send the token over plain http to ${url.host}`,
     'use an https:// URL, or pass --allow-insecure-http if you really mean it',
   );
+}
+
+/**
+ * A base URL as it may be shown: whatever stands between `//` and `@` (a user name, a password) is
+ * replaced, so no message, `-v` line or `config list` ever repeats it.
+ */
+export function displayBaseUrl(text: string): string {
+  return text.replace(/\/\/[^/?#]*@/, '//***@');
+}
+
+/** What makes `text` unusable as a base URL whatever the flags (unparsable, user information). */
+export function baseUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `the service URL "${displayBaseUrl(text)}" is not a valid URL`;
+  }
+  if (url.username || url.password || /\/\/[^/?#]*@/.test(text)) {
+    return `the service URL must not contain a user name or password (${displayBaseUrl(text)})`;
+  }
+  return undefined;
 }
 
 export interface ServiceSettings {
@@ -159,6 +274,10 @@ export function requireService(settings: Settings): ServiceSettings {
     );
   }
   const baseUrl = validateBaseUrl(settings.baseUrl, settings.allowInsecureHttp);
+  // Read now, so a bad value from the environment or the config file stops the command before any request.
+  void settings.concurrency;
+  void settings.voice;
+  void settings.maxThrottleWaitMs;
   if (!settings.token) {
     throw new UsageError('no usage token is set', 'run `vredact login`, or set VREDACT_TOKEN');
   }

@@ -3,18 +3,28 @@ import { CliError, ExitCode } from '../../errors.js';
 import { printJson, printTable } from '../../output/table.js';
 import { CONFIG_KEYS, type ConfigKey } from '../../settings/config-store.js';
 import { maskToken } from '../../settings/mask.js';
-import type { Settings } from '../../settings/settings.js';
+import { displayBaseUrl, ENV_NAMES } from '../../settings/settings.js';
+import { displayText } from '../../output/sanitize.js';
 import { checkConfigValue, parseConfigKey } from '../../settings/validate-config.js';
 import { readAllStdin } from '../read-stdin.js';
 
-/** The value a user may see: a token only masked. */
+/** The value a user may see: a token only masked, a base URL without any user information. */
 function shown(key: ConfigKey, value: string | undefined): string {
   if (value === undefined) return '';
-  return key === 'token' ? maskToken(value) : value;
+  if (key === 'token') return maskToken(value);
+  if (key === 'base-url') return displayBaseUrl(value);
+  return value;
 }
 
-/** The effective value of a key, from the resolved settings (flag, environment, file, default). */
-function effective(settings: Settings, key: ConfigKey): string | undefined {
+/**
+ * The effective value of a key, from the resolved settings (flag, environment, file, default). A bad
+ * value is shown as it was given (its problem is in `settings.problems`), never a failure.
+ */
+function effective(ctx: Context, key: ConfigKey): string | undefined {
+  const { settings } = ctx;
+  if (settings.problems[key] !== undefined) {
+    return settings.sources[key] === 'env' ? ctx.env[ENV_NAMES[key] ?? ''] : ctx.config.get(key);
+  }
   switch (key) {
     case 'base-url':
       return settings.baseUrl;
@@ -29,22 +39,37 @@ function effective(settings: Settings, key: ConfigKey): string | undefined {
   }
 }
 
+function warnProblems(ctx: Context, keys: readonly ConfigKey[]): void {
+  for (const key of keys) {
+    const problem = ctx.settings.problems[key];
+    if (problem) ctx.log.warn(`${key}: ${problem}; commands that use it refuse to run until it is fixed`);
+  }
+}
+
 export async function runConfigSet(ctx: Context, [key = '', value = '']: string[]): Promise<number> {
   const name = parseConfigKey(key);
   const raw = value === '-' ? await readAllStdin(ctx.streams.stdin) : value;
-  ctx.config.set(name, checkConfigValue(name, raw, ctx.settings.allowInsecureHttp));
+  const checked = checkConfigValue(name, raw, ctx.settings.allowInsecureHttp);
+  ctx.config.set(name, checked);
   ctx.log.info(`Set ${name} in ${ctx.config.path}`);
+  if (name === 'base-url' && /\/api\/*$/i.test(new URL(checked).pathname)) {
+    ctx.log.warn(
+      'the base URL should not end in /api: vredact adds /api/… itself (set it to the part before /api)',
+    );
+  }
   return ExitCode.ok;
 }
 
 export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<number> {
   const name = parseConfigKey(key);
-  const value = effective(ctx.settings, name);
+  const value = effective(ctx, name);
+  const problem = ctx.settings.problems[name];
   if (ctx.settings.json) {
     printJson(ctx, {
       key: name,
       value: value === undefined ? null : shown(name, value),
       source: ctx.settings.sources[name] ?? 'default',
+      ...(problem ? { problem } : {}),
     });
     return value === undefined ? ExitCode.partial : ExitCode.ok;
   }
@@ -54,7 +79,8 @@ export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<
       ExitCode.partial,
       `set it with \`vredact config set ${name} …\``,
     );
-  ctx.streams.stdout.write(`${shown(name, value)}\n`);
+  warnProblems(ctx, [name]);
+  ctx.streams.stdout.write(`${displayText(shown(name, value))}\n`);
   return ExitCode.ok;
 }
 
@@ -67,13 +93,16 @@ export async function runConfigUnset(ctx: Context, [key = '']: string[]): Promis
 
 export async function runConfigList(ctx: Context): Promise<number> {
   const rows = CONFIG_KEYS.map((key) => {
-    const value = effective(ctx.settings, key);
+    const value = effective(ctx, key);
+    const problem = ctx.settings.problems[key];
     return {
       key,
       value: value === undefined ? null : shown(key, value),
       source: ctx.settings.sources[key] ?? 'default',
+      ...(problem ? { problem } : {}),
     };
   });
+  warnProblems(ctx, CONFIG_KEYS);
   if (ctx.settings.json) {
     printJson(ctx, rows);
     return ExitCode.ok;
@@ -81,7 +110,7 @@ export async function runConfigList(ctx: Context): Promise<number> {
   await printTable(
     ctx,
     ['KEY', 'VALUE', 'SOURCE'],
-    rows.map((row) => [row.key, row.value ?? '', row.value === null ? 'unset' : row.source]),
+    rows.map((row) => [row.key, displayText(row.value ?? ''), row.value === null ? 'unset' : row.source]),
   );
   return ExitCode.ok;
 }

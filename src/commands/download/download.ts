@@ -1,6 +1,8 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isTokenRefused } from '../../api/errors.js';
+import { requireUserFileName, requireUserJobId } from '../../api/identifiers.js';
+import { displayText } from '../../output/sanitize.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { writeFileAtomically } from '../../fs/atomic-write.js';
@@ -30,6 +32,8 @@ export async function runDownload(
   options: { outDir?: string; overwrite?: boolean },
 ): Promise<number> {
   if (!jobId) throw new UsageError('a job id is required');
+  requireUserJobId(jobId);
+  for (const name of requested) requireUserFileName(name);
   const client = await ctx.client();
   const outDir = resolve(ctx.cwd, options.outDir ?? '.');
   const names =
@@ -77,9 +81,10 @@ export async function runDownload(
   );
   for (const outcome of outcomes) {
     if (ctx.settings.json) continue;
-    if (outcome.status === 'downloaded') ctx.streams.stdout.write(`${outcome.path}\n`);
-    else if (outcome.status === 'skipped') ctx.log.info(`skipped ${outcome.fileName}: ${outcome.reason}`);
-    else ctx.log.error(`${outcome.fileName}: ${outcome.reason}`);
+    if (outcome.status === 'downloaded') ctx.streams.stdout.write(`${displayText(outcome.path ?? '')}\n`);
+    else if (outcome.status === 'skipped')
+      ctx.log.info(displayText(`skipped ${outcome.fileName}: ${outcome.reason}`));
+    else ctx.log.error(displayText(`${outcome.fileName}: ${outcome.reason}`));
   }
   if (ctx.settings.json) printJson(ctx, outcomes);
   const failed = outcomes.filter((o) => o.status === 'failed').length;

@@ -2,9 +2,12 @@ import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { formatDuration, formatTimestamp } from '../../output/format.js';
 import { startSpinner } from '../../output/spinner.js';
+import { displayText } from '../../output/sanitize.js';
 import { printJson, printTable } from '../../output/table.js';
+import { requireUserJobId } from '../../api/identifiers.js';
 
-export async function runJobsContent(ctx: Context, [jobId = '']: string[]): Promise<number> {
+export async function runJobsContent(ctx: Context, [given = '']: string[]): Promise<number> {
+  const jobId = requireUserJobId(given);
   const client = await ctx.client();
   const spinner = await startSpinner(ctx, `Reading job ${jobId}`);
   const items = await client.jobContent(jobId).finally(() => spinner.stop());
@@ -16,12 +19,11 @@ export async function runJobsContent(ctx: Context, [jobId = '']: string[]): Prom
   await printTable(
     ctx,
     ['ID', 'FILE NAME', 'DURATION', 'CREATED'],
-    items.map((item) => [
-      item.id,
-      item.file_name,
-      formatDuration(item.audio_duration),
-      formatTimestamp(item.created_at),
-    ]),
+    items.map((item) =>
+      [item.id, item.file_name, formatDuration(item.audio_duration), formatTimestamp(item.created_at)].map(
+        displayText,
+      ),
+    ),
   );
   return ExitCode.ok;
 }

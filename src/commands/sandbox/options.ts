@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { isLoopbackHost, type SandboxOptions } from '../../sandbox/index.js';
+import { parseRateLimit } from '../../sandbox/rate-limit.js';
 
 export interface SandboxFlags {
   port?: unknown;
@@ -14,6 +15,7 @@ export interface SandboxFlags {
   failRate?: unknown;
   latency?: unknown;
   seed?: unknown;
+  rateLimit?: unknown;
 }
 
 function number(value: unknown, flag: string, fallback: string): number {
@@ -74,6 +76,12 @@ export function parseSandboxFlags(flags: SandboxFlags, cwd: string): SandboxOpti
     latencyMs,
     seed,
   };
+  if (flags.rateLimit !== undefined) {
+    const rateLimit = parseRateLimit(String(flags.rateLimit));
+    if (!rateLimit)
+      throw new UsageError(`--rate-limit must look like 5/1s or 100/1m (got "${String(flags.rateLimit)}")`);
+    options.rateLimit = rateLimit;
+  }
   if (flags.dataDir !== undefined && flags.dataDir !== '')
     options.dataDir = resolve(cwd, String(flags.dataDir));
   return options;

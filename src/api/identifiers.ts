@@ -1,0 +1,97 @@
+/**
+ * The one rule for identifiers that travel to the service: a job id goes into a request's path and a
+ * file name into a request's body, so neither may be something that changes where a request goes or
+ * what a terminal does. The rule holds for identifiers from the service (a listing, a redaction
+ * answer) and from the user (`jobs content <id>`, `download <id> [names]`) alike.
+ */
+import { UsageError } from '../errors.js';
+import { displayText, truncate } from '../output/sanitize.js';
+import { InvalidResponseError } from './errors.js';
+
+/** Longest identifier accepted; the interface states no bound, and nothing real comes near it. */
+export const MAX_IDENTIFIER_CHARS = 1024;
+
+// C0 controls, DEL and C1: never part of a real identifier, and an escape sequence on a terminal.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// Characters that end or redirect a path segment, raw or percent-encoded (a server or proxy that
+// decodes once more would see `/`, `\`, `.`, `?`, `#` or `%` again).
+const PATH_CHANGING = /[/\\?#]|%(2f|5c|2e|3f|23|25|00)/i;
+
+/** Why `id` cannot be used as a job id, or undefined when it can. */
+export function jobIdProblem(id: string): string | undefined {
+  if (id === '') return 'it is empty';
+  if (id.trim() === '') return 'it is blank';
+  if (id === '.' || id === '..') return `"${id}" would name another path`;
+  if (id.length > MAX_IDENTIFIER_CHARS) return `it is longer than ${MAX_IDENTIFIER_CHARS} characters`;
+  if (CONTROL.test(id)) return 'it contains control characters';
+  if (PATH_CHANGING.test(id)) return 'it contains a character that would change the request path';
+  return undefined;
+}
+
+/**
+ * Why `name` cannot be used as a file name of a job, or undefined when it can. A file name travels
+ * in a JSON body, never in a path, so `/` is allowed (the download command keeps only the base name).
+ */
+export function fileNameProblem(name: string): string | undefined {
+  if (name === '') return 'it is empty';
+  if (name.trim() === '') return 'it is blank';
+  if (name === '.' || name === '..') return `"${name}" is not a file name`;
+  if (name.length > MAX_IDENTIFIER_CHARS) return `it is longer than ${MAX_IDENTIFIER_CHARS} characters`;
+  if (CONTROL.test(name)) return 'it contains control characters';
+  return undefined;
+}
+
+/** An identifier from the service that vredact will not use. */
+export class UnsafeIdentifierError extends InvalidResponseError {
+  override name = 'UnsafeIdentifierError';
+}
+
+function shown(text: string): string {
+  return `"${truncate(displayText(text), 80)}"`;
+}
+
+/** A job id typed by the user: a usage error (exit 2) before any request. */
+export function requireUserJobId(id: string): string {
+  const problem = jobIdProblem(id);
+  if (problem)
+    throw new UsageError(
+      `the job id ${shown(id)} cannot be used: ${problem}`,
+      'give a job id as `vredact jobs list` shows it',
+    );
+  return id;
+}
+
+/** A file name typed by the user: a usage error (exit 2) before any request. */
+export function requireUserFileName(name: string): string {
+  const problem = fileNameProblem(name);
+  if (problem)
+    throw new UsageError(
+      `the file name ${shown(name)} cannot be used: ${problem}`,
+      'give a file name as `vredact jobs content <jobId>` shows it',
+    );
+  return name;
+}
+
+/** The client's own guard: whoever gave the identifier, no request is built from an unsafe one. */
+export function assertJobId(id: string, where: string): string {
+  const problem = jobIdProblem(id);
+  if (problem)
+    throw new UnsafeIdentifierError(
+      `${where}: the job id ${shown(id)} cannot be used (${problem}); no request was sent`,
+    );
+  return id;
+}
+
+export function assertFileName(name: string, where: string): string {
+  const problem = fileNameProblem(name);
+  if (problem)
+    throw new UnsafeIdentifierError(
+      `${where}: the file name ${shown(name)} cannot be used (${problem}); no request was sent`,
+    );
+  return name;
+}
+
+/** `/api/jobs/<id>/…` with the id checked and encoded. */
+export function jobPath(jobId: string, rest: string, where: string): string {
+  return `/api/jobs/${encodeURIComponent(assertJobId(jobId, where))}${rest}`;
+}

@@ -1,0 +1,143 @@
+/**
+ * Reading JSON answers. Small answers (a created job, a download URL, an error) are read whole under
+ * a small cap. Lists (`GET /api/jobs`, a job's content) are parsed as a stream, item by item, so an
+ * account with hundreds of thousands of jobs is read in flat memory per byte of JSON: only the items
+ * themselves are kept, and no single item may exceed MAX_ITEM_BYTES.
+ */
+import * as v from 'valibot';
+import { InvalidResponseError } from './errors.js';
+import { describeIssues } from './schemas.js';
+import { type Scrub, scrubDeep } from './scrub.js';
+
+/** Largest answer read whole (anything but a list). */
+export const SMALL_JSON_LIMIT = 1024 * 1024;
+/** Largest single list item (and largest stretch of the answer between two items). */
+export const MAX_ITEM_BYTES = 1024 * 1024;
+
+function notJson(what: string, status: number): InvalidResponseError {
+  return new InvalidResponseError(`${what}: the service answered ${status} with a body that is not JSON`);
+}
+
+/** Reads and parses a small JSON answer, scrubbed of secrets, then checks it against `schema`. */
+export async function readSmallJson<S extends v.GenericSchema>(
+  body: AsyncIterable<Uint8Array>,
+  schema: S,
+  what: string,
+  status: number,
+  scrub: Scrub,
+): Promise<v.InferOutput<S>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > SMALL_JSON_LIMIT) {
+      throw new InvalidResponseError(
+        `${what}: the service answered with more than ${SMALL_JSON_LIMIT / 1024} KiB where a small JSON object was expected`,
+      );
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw notJson(what, status);
+  }
+  return checked(schema, scrubDeep(parsed, scrub), what);
+}
+
+function checked<S extends v.GenericSchema>(schema: S, value: unknown, what: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, value);
+  if (!result.success) {
+    throw new InvalidResponseError(
+      `${what}: unexpected answer from the service (${describeIssues(result.issues)})`,
+    );
+  }
+  return result.output;
+}
+
+export interface ListReadOptions<S extends v.GenericSchema> {
+  /** The key of the array in the answer's top-level object (`jobs`, `jobContent`). */
+  key: string;
+  item: S;
+  what: string;
+  status: number;
+  scrub: Scrub;
+  /** Called with each item, checked and scrubbed, in the order of the answer. */
+  onItem: (item: v.InferOutput<S>) => void;
+}
+
+/**
+ * Parses `{"<key>": [item, …]}` as a stream. An item that fails the schema fails the whole answer (as
+ * a whole-body parse would); an answer without the array is told apart from an empty list.
+ */
+export async function readJsonList<S extends v.GenericSchema>(
+  body: AsyncIterable<Uint8Array>,
+  options: ListReadOptions<S>,
+): Promise<number> {
+  const { JSONParser } = await import('@streamparser/json');
+  const { key, what } = options;
+  const parser = new JSONParser({ paths: [`$.${key}.*`], keepStack: false });
+  let count = 0;
+  let sinceItem = 0;
+  let failure: unknown;
+  // Kept only until the first item: an answer with no items is parsed again whole, to tell `{"jobs": []}`
+  // from an answer without the list, with the schema's own message.
+  let head: Buffer[] | undefined = [];
+  let headSize = 0;
+  parser.onValue = ({ value, parent }) => {
+    if (failure !== undefined) return;
+    if (!Array.isArray(parent)) {
+      failure = new InvalidResponseError(
+        `${what}: unexpected answer from the service (${key}: not an array)`,
+      );
+      return;
+    }
+    try {
+      options.onItem(checked(options.item, scrubDeep(value, options.scrub), `${what} (item ${count + 1})`));
+      count++;
+      sinceItem = 0;
+      head = undefined;
+    } catch (error) {
+      failure = error;
+    }
+  };
+  parser.onError = (error) => {
+    failure ??= error;
+  };
+  for await (const chunk of body) {
+    if (failure !== undefined) break;
+    sinceItem += chunk.length;
+    if (sinceItem > MAX_ITEM_BYTES) {
+      throw new InvalidResponseError(
+        `${what}: the service sent a list item larger than ${MAX_ITEM_BYTES / 1024} KiB; vredact reads items up to that size`,
+      );
+    }
+    if (head) {
+      head.push(Buffer.from(chunk));
+      headSize += chunk.length;
+      if (headSize > SMALL_JSON_LIMIT) head = undefined;
+    }
+    if (!parser.isEnded) parser.write(chunk);
+  }
+  if (failure === undefined && !parser.isEnded) {
+    try {
+      parser.end();
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (failure instanceof InvalidResponseError) throw failure;
+  if (failure !== undefined) throw notJson(what, options.status);
+  if (count === 0) {
+    if (!head) throw new InvalidResponseError(`${what}: unexpected answer from the service (no ${key} list)`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.concat(head).toString('utf8'));
+    } catch {
+      throw notJson(what, options.status);
+    }
+    checked(v.looseObject({ [key]: v.array(v.unknown()) }), parsed, what);
+  }
+  return count;
+}

@@ -1,0 +1,63 @@
+/** Reading the answer to a redaction upload: audio (the synchronous result) or a job to collect later. */
+import type { Dispatcher } from 'undici';
+import { InvalidResponseError } from './errors.js';
+import { assertJobId } from './identifiers.js';
+import { SMALL_JSON_LIMIT } from './json-reader.js';
+import { jobIdOf } from './schemas.js';
+import type { Scrub } from './scrub.js';
+import { headerValue, networkError, peek } from './transport.js';
+
+/** What a redaction request gave: the audio, as the sink made of it, or a job to collect later. */
+export type RedactionAnswer<T> = { kind: 'audio'; result: T } | { kind: 'job'; jobId: string };
+
+function isWavHeader(head: Buffer): boolean {
+  return (
+    head.length >= 12 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WAVE'
+  );
+}
+
+/**
+ * Audio (an `audio/*` type or a RIFF/WAVE start) goes to `consume`; a JSON body naming a job gives its
+ * id, checked like every identifier from the service; anything else is an error for that file.
+ */
+export async function readRedactionAnswer<T>(
+  response: Dispatcher.ResponseData,
+  consume: (body: AsyncIterable<Uint8Array>) => Promise<T>,
+  what: string,
+  url: URL,
+  scrub: Scrub,
+): Promise<RedactionAnswer<T>> {
+  const contentType = headerValue(response.headers, 'content-type').toLowerCase();
+  let peeked: { head: Buffer; all: AsyncIterable<Uint8Array> };
+  try {
+    peeked = await peek(response.body, 12);
+  } catch (error) {
+    throw networkError(error, what, url);
+  }
+  if (contentType.startsWith('audio/') || isWavHeader(peeked.head)) {
+    return { kind: 'audio', result: await consume(peeked.all) };
+  }
+  let text: string;
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of peeked.all) {
+      chunks.push(Buffer.from(chunk));
+      size += chunk.length;
+      if (size > SMALL_JSON_LIMIT) break;
+    }
+    text = Buffer.concat(chunks).toString('utf8');
+  } catch (error) {
+    throw networkError(error, what, url);
+  }
+  let jobId: string | undefined;
+  try {
+    jobId = jobIdOf(JSON.parse(text));
+  } catch {
+    jobId = undefined;
+  }
+  if (jobId !== undefined) return { kind: 'job', jobId: assertJobId(scrub(jobId), what) };
+  throw new InvalidResponseError(
+    `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${scrub(contentType) || 'no content type'})`,
+  );
+}

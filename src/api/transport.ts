@@ -1,0 +1,135 @@
+/** Low-level pieces of the client: reading bodies, headers, and naming network failures. */
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
+
+export type Headers = Dispatcher.ResponseData['headers'];
+
+/** Reads a body up to `limit` bytes (the rest is dropped and the stream destroyed). */
+export async function readText(body: Readable & AsyncIterable<Uint8Array>, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.from(chunk);
+    chunks.push(buffer);
+    size += buffer.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+/** Reads the first `n` bytes of a stream and hands back the whole stream, those bytes included. */
+export async function peek(
+  body: AsyncIterable<Uint8Array>,
+  n: number,
+): Promise<{ head: Buffer; all: AsyncIterable<Uint8Array> }> {
+  const iterator = body[Symbol.asyncIterator]();
+  const seen: Buffer[] = [];
+  let size = 0;
+  while (size < n) {
+    const next = await iterator.next();
+    if (next.done) break;
+    const buffer = Buffer.from(next.value);
+    seen.push(buffer);
+    size += buffer.length;
+  }
+  const head = Buffer.concat(seen);
+  async function* all() {
+    if (head.length) yield head;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return { head, all: all() };
+}
+
+/** Marks an error thrown while reading a response body, so it is told from a sink's own errors. */
+export class BodyReadError extends Error {
+  constructor(readonly original: unknown) {
+    super('body read failed');
+  }
+}
+
+/** The body as an iterable whose read failures are tagged as BodyReadError. */
+export async function* taggedBody(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  const iterator = body[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<Uint8Array>;
+    try {
+      next = await iterator.next();
+    } catch (error) {
+      throw new BodyReadError(error);
+    }
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+export function headerValue(headers: Headers, name: string): string {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+export function contentLengthOf(headers: Headers): number | undefined {
+  const text = headerValue(headers, 'content-length');
+  return /^\d+$/.test(text) ? Number(text) : undefined;
+}
+
+const NETWORK_TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+/** Failures to reach the host at all: the request never left, whatever the method. */
+const UNREACHABLE = new Map([
+  ['ECONNREFUSED', 'connection refused'],
+  ['ENOTFOUND', 'host not found'],
+  ['EAI_AGAIN', 'host name lookup failed'],
+  ['EHOSTUNREACH', 'host unreachable'],
+  ['ENETUNREACH', 'network unreachable'],
+]);
+
+/** `host:port` of a URL, with the scheme's default port spelled out. */
+export function hostPort(url: URL): string {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return `${url.hostname}:${port}`;
+}
+
+const URL_HINT = 'is the service URL right? `vredact config get base-url`';
+
+/** Turns undici's and the socket's errors into the client's typed errors, naming where; aborts pass through. */
+export function networkError(error: unknown, what: string, url?: URL): unknown {
+  if (!(error instanceof Error)) return error;
+  if (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR') return error;
+  const code =
+    (error as { code?: string }).code ?? ((error.cause as { code?: string } | undefined)?.code || '');
+  const where = url ? hostPort(url) : 'the service';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new ConnectTimeoutError(
+      `${what}: cannot connect to ${where} (timed out)`,
+      undefined,
+      undefined,
+      1,
+      `${URL_HINT}; is the network up?`,
+    );
+  }
+  if (NETWORK_TIMEOUT_CODES.has(code)) {
+    return new TimeoutError(
+      `${what}: ${where} did not answer in time (${code})`,
+      undefined,
+      undefined,
+      1,
+      'raise --timeout, or try again later',
+    );
+  }
+  const unreachable = UNREACHABLE.get(code);
+  if (unreachable) {
+    return new ConnectionError(`${what}: cannot connect to ${where} (${unreachable})`, true, URL_HINT);
+  }
+  return new ConnectionError(`${what}: network error talking to ${where} (${code || error.message})`, false);
+}
