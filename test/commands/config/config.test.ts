@@ -4,9 +4,9 @@ import {
   runConfigList,
   runConfigSet,
   runConfigUnset,
-} from '../../src/commands/config/config.js';
-import { memoryConfigStore } from '../../src/settings/config-store.js';
-import { testContext } from '../helpers/context.js';
+} from '../../../src/commands/config/config.js';
+import { memoryConfigStore } from '../../../src/settings/config-store.js';
+import { testContext } from '../../helpers/context.js';
 
 const TOKEN = 'vr_0123456789abcdef9f3a';
 
@@ -69,5 +69,46 @@ describe('vredact config (in-process)', () => {
     expect(config.get('gender')).toBeUndefined();
     const get = await testContext({ config });
     await expect(runConfigGet(get.ctx, ['gender'])).rejects.toMatchObject({ exitCode: 1 });
+  });
+});
+
+describe('vredact config with bad or secret-bearing values', () => {
+  test('list shows a bad environment value and says what is wrong, instead of failing', async () => {
+    const list = await testContext({ env: { VREDACT_CONCURRENCY: '99' } });
+    expect(await runConfigList(list.ctx)).toBe(0);
+    expect(list.stdout()).toContain('concurrency\t99\tenv');
+    expect(list.stderr()).toContain(
+      'warning: concurrency: concurrency (from VREDACT_CONCURRENCY) must be a whole number from 1 to 64',
+    );
+    const json = await testContext({ env: { VREDACT_CONCURRENCY: '99' }, flags: { json: true } });
+    await runConfigList(json.ctx);
+    const rows = JSON.parse(json.stdout()) as { key: string; problem?: string }[];
+    expect(rows.find((row) => row.key === 'concurrency')?.problem).toContain('from 1 to 64');
+  });
+
+  test('a base URL with a password is refused by set and never shown by get or list', async () => {
+    const config = memoryConfigStore();
+    const set = await testContext({ config });
+    const failure = await runConfigSet(set.ctx, ['base-url', 'http://user:hunter2@127.0.0.1:9']).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ exitCode: 2 });
+    expect(String((failure as Error).message)).not.toContain('hunter2');
+    expect(config.all()).toEqual({});
+
+    const stored = memoryConfigStore({ 'base-url': 'http://user:hunter2@127.0.0.1:9' });
+    const get = await testContext({ config: stored });
+    await runConfigGet(get.ctx, ['base-url']);
+    const list = await testContext({ config: stored, flags: { json: true } });
+    await runConfigList(list.ctx);
+    for (const out of [get.stdout(), get.stderr(), list.stdout(), list.stderr()])
+      expect(out).not.toContain('hunter2');
+    expect(get.stdout()).toBe('http://***@127.0.0.1:9\n');
+  });
+
+  test('a base URL ending in /api is stored with a warning', async () => {
+    const set = await testContext();
+    await runConfigSet(set.ctx, ['base-url', 'https://api.example.com/api']);
+    expect(set.stderr()).toContain('should not end in /api');
   });
 });

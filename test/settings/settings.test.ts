@@ -94,3 +94,64 @@ describe('token masking', () => {
     expect(line).toContain('vr_…1234');
   });
 });
+
+describe('base URLs with user information', () => {
+  const withPassword = 'http://user:hunter2@127.0.0.1:8787';
+
+  test('are refused wherever they come from, without repeating the password', () => {
+    for (const [flags, env, store] of [
+      [{ baseUrl: withPassword }, {}, memoryConfigStore()],
+      [{}, { VREDACT_BASE_URL: withPassword }, memoryConfigStore()],
+      [{}, {}, memoryConfigStore({ 'base-url': withPassword })],
+    ] as const) {
+      const settings = resolveSettings({ ...flags, token: 'vr_0123456789abcdef' }, env, store);
+      expect(settings.problems['base-url']).toContain('must not contain a user name or password');
+      let message = '';
+      try {
+        requireService(settings);
+      } catch (error) {
+        message = `${(error as Error).message} ${(error as { hint?: string }).hint}`;
+        expect(error).toMatchObject({ exitCode: 2 });
+      }
+      expect(message).toContain('http://***@127.0.0.1:8787');
+      expect(message).not.toContain('hunter2');
+    }
+    expect(() => validateBaseUrl('https://only-user@api.example.com', false)).toThrow(
+      /user name or password/,
+    );
+  });
+});
+
+describe('bad values from the environment or the config file', () => {
+  test('are kept as problems and throw only when read; a bad flag throws at once', () => {
+    const settings = resolveSettings(
+      {},
+      { VREDACT_CONCURRENCY: '99', VREDACT_MAX_THROTTLE_WAIT: 'soon' },
+      memoryConfigStore({ gender: 'x' }),
+    );
+    expect(settings.problems.concurrency).toBe(
+      'concurrency (from VREDACT_CONCURRENCY) must be a whole number from 1 to 64 (got "99")',
+    );
+    expect(settings.problems.gender).toContain('(from the config file)');
+    expect(settings.problems['max-throttle-wait']).toContain('VREDACT_MAX_THROTTLE_WAIT');
+    expect(() => settings.concurrency).toThrow(expect.objectContaining({ exitCode: 2 }));
+    expect(() => settings.voice).toThrow(expect.objectContaining({ exitCode: 2 }));
+    expect(() =>
+      requireService({ ...settings, baseUrl: 'https://a.example', token: 'vr_0123456789ab' } as never),
+    ).toThrow();
+    expect(() => resolveSettings({ maxThrottleWait: 'soon' }, {}, memoryConfigStore())).toThrow(
+      /--max-throttle-wait/,
+    );
+  });
+
+  test('--max-throttle-wait and VREDACT_MAX_THROTTLE_WAIT take durations; the default is 30 minutes', () => {
+    expect(resolveSettings({}, {}, memoryConfigStore()).maxThrottleWaitMs).toBe(30 * 60_000);
+    expect(
+      resolveSettings({}, { VREDACT_MAX_THROTTLE_WAIT: '90s' }, memoryConfigStore()).maxThrottleWaitMs,
+    ).toBe(90_000);
+    expect(
+      resolveSettings({ maxThrottleWait: '2h' }, { VREDACT_MAX_THROTTLE_WAIT: '90s' }, memoryConfigStore())
+        .maxThrottleWaitMs,
+    ).toBe(7_200_000);
+  });
+});

@@ -1,0 +1,84 @@
+import * as v from 'valibot';
+import { describe, expect, test } from 'vitest';
+import { InvalidResponseError } from '../../src/api/errors.js';
+import { MAX_ITEM_BYTES, readJsonList, readSmallJson } from '../../src/api/json-reader.js';
+import { JobSchema } from '../../src/api/schemas.js';
+import { scrubberFor } from '../../src/api/scrub.js';
+
+const TOKEN = 'vr_secret_0123456789abcd';
+const scrub = scrubberFor([TOKEN]);
+
+async function* chunks(text: string, size = 7): AsyncIterable<Uint8Array> {
+  const bytes = Buffer.from(text);
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
+async function list(text: string, size?: number) {
+  const items: v.InferOutput<typeof JobSchema>[] = [];
+  await readJsonList(chunks(text, size), {
+    key: 'jobs',
+    item: JobSchema,
+    what: 'listing jobs',
+    status: 200,
+    scrub,
+    onItem: (item) => items.push(item),
+  });
+  return items;
+}
+
+describe('readJsonList', () => {
+  test('reads items across chunk boundaries, scrubbed of secrets', async () => {
+    const body = JSON.stringify({
+      meta: { x: 1 },
+      jobs: [{ job_id: 'a', token: TOKEN, created_at: `t ${TOKEN}` }, { job_id: 7 }],
+    });
+    const items = await list(body);
+    expect(items.map((job) => job.job_id)).toEqual(['a', '7']);
+    expect(JSON.stringify(items)).not.toContain(TOKEN);
+    expect(items[0]?.created_at).toBe('t vr_…abcd');
+  });
+
+  test('an empty list is fine; an answer without the list, or not JSON, is an error', async () => {
+    expect(await list('{"jobs": []}')).toEqual([]);
+    await expect(list('{"items": []}')).rejects.toBeInstanceOf(InvalidResponseError);
+    await expect(list('<html>502</html>')).rejects.toThrow(/not JSON/);
+    await expect(list('{"jobs": [{"job_id": "a"}')).rejects.toThrow(/not JSON/);
+    await expect(list('{"jobs": {"a": {"job_id": "a"}}}')).rejects.toThrow(/not an array/);
+    await expect(list('{"jobs": [{"nope": 1}]}')).rejects.toThrow(/unexpected answer/);
+  });
+
+  test('an item larger than the bound fails with a message that names the bound', async () => {
+    const body = JSON.stringify({ jobs: [{ job_id: 'a', created_at: 'x'.repeat(MAX_ITEM_BYTES + 10) }] });
+    await expect(list(body, 64 * 1024)).rejects.toThrow(/larger than 1024 KiB/);
+  });
+
+  test('200,000 jobs (22 MB) are read whole', async () => {
+    const job = (i: number) =>
+      `{"job_id":"${String(i).padStart(36, '0')}","token":"vr_token_abcdefghijkl","created_at":"2026-11-21T10:00:00.000Z"}`;
+    const parts: string[] = [];
+    for (let i = 0; i < 200_000; i++) parts.push(job(i));
+    const body = `{"jobs":[${parts.join(',')}]}`;
+    expect(body.length).toBeGreaterThan(20_000_000);
+    const items = await list(body, 64 * 1024);
+    expect(items).toHaveLength(200_000);
+    expect(items[199_999]?.job_id).toBe(String(199_999).padStart(36, '0'));
+  });
+});
+
+describe('readSmallJson', () => {
+  test('a small answer is scrubbed and checked; a large one is refused', async () => {
+    const schema = v.looseObject({ job_id: v.string() });
+    expect(
+      await readSmallJson(chunks(`{"job_id":"x${TOKEN}"}`), schema, 'creating a job', 200, scrub),
+    ).toEqual({ job_id: 'xvr_…abcd' });
+    await expect(
+      readSmallJson(
+        chunks(`{"job_id":"${'x'.repeat(2_000_000)}"}`, 65536),
+        schema,
+        'creating a job',
+        200,
+        scrub,
+      ),
+    ).rejects.toThrow(/more than 1024 KiB/);
+  });
+});

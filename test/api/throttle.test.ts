@@ -1,0 +1,173 @@
+import { describe, expect, test } from 'vitest';
+import { RateLimitError, errorForStatus } from '../../src/api/errors.js';
+import { RetryableStatusError, withRetries } from '../../src/api/retry.js';
+import { Throttle } from '../../src/api/throttle.js';
+import type { Clock } from '../../src/clock.js';
+
+const START = Date.parse('2026-11-22T04:12:00Z');
+
+/** A clock whose sleeps move time forward at once: waits are measured, never waited. */
+function steppingClock(): Clock & { elapsed: () => number } {
+  let now = START;
+  return {
+    now: () => now,
+    sleep: async (ms, signal) => {
+      signal?.throwIfAborted();
+      now += ms;
+    },
+    random: () => 0.5,
+    elapsed: () => now - START,
+  };
+}
+
+function throttled(retryAfterMs: number | undefined, status = 429): RetryableStatusError {
+  return new RetryableStatusError(
+    errorForStatus(status, 'listing jobs', '{"message":"slow down"}'),
+    retryAfterMs,
+  );
+}
+
+describe('Throttle: one gate and an adaptive window', () => {
+  test('a throttle answer closes the gate for the wait asked and cuts the window; successes grow it back slowly', async () => {
+    const clock = steppingClock();
+    const throttle = new Throttle({ clock, maxConcurrency: 8, maxWaitMs: 60_000 });
+    expect(throttle.window).toBe(8);
+    expect(throttle.onThrottle(2000)).toEqual({ retry: true });
+    expect(throttle.window).toBe(4);
+    throttle.onThrottle(2000);
+    throttle.onThrottle(2000);
+    throttle.onThrottle(2000);
+    expect(throttle.window).toBe(1);
+    const release = await throttle.acquire('listing jobs');
+    expect(clock.elapsed()).toBe(2000);
+    release();
+    for (let i = 0; i < 3; i++) throttle.onSuccess();
+    expect(throttle.window).toBe(3);
+    for (let i = 0; i < 100; i++) throttle.onSuccess();
+    expect(throttle.window).toBe(8);
+  });
+
+  test('the window holds requests in flight to its size, in arrival order', async () => {
+    const clock = steppingClock();
+    const throttle = new Throttle({ clock, maxConcurrency: 2, maxWaitMs: 60_000 });
+    const order: string[] = [];
+    const first = await throttle.acquire('a');
+    const second = await throttle.acquire('b');
+    const third = throttle.acquire('c').then((release) => {
+      order.push('c');
+      return release;
+    });
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    first();
+    (await third)();
+    second();
+    expect(order).toEqual(['c']);
+  });
+});
+
+describe('withRetries through a throttle', () => {
+  test('throttled attempts do not use up retries: 40 answers of 429 then success, with --max-retries 0', async () => {
+    const clock = steppingClock();
+    const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
+    let calls = 0;
+    const result = await withRetries(
+      async () => {
+        calls++;
+        if (calls <= 40) throw throttled(1000);
+        return 'ok';
+      },
+      { maxRetries: 0, clock, throttle, what: 'listing jobs' },
+    );
+    expect(result).toBe('ok');
+    expect(calls).toBe(41);
+    // One attempt per Retry-After period: the gate paced them.
+    expect(clock.elapsed()).toBe(40_000);
+  });
+
+  test('a 429 without Retry-After backs off, growing to 30 s, and still costs no retry', async () => {
+    const clock = steppingClock();
+    const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
+    let calls = 0;
+    await withRetries(
+      async () => {
+        if (++calls <= 8) throw throttled(undefined);
+        return 'ok';
+      },
+      { maxRetries: 0, clock, throttle },
+    );
+    expect(clock.elapsed()).toBeGreaterThan(60_000);
+  });
+
+  test('continuous throttling fails after --max-throttle-wait, naming it', async () => {
+    const clock = steppingClock();
+    const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 60_000 });
+    let calls = 0;
+    const failure = await withRetries(
+      async () => {
+        calls++;
+        throw throttled(5000);
+      },
+      { maxRetries: 4, clock, throttle, what: 'listing jobs' },
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RateLimitError);
+    expect((failure as Error).message).toMatch(
+      /^listing jobs: the service has been throttling requests for 1m/,
+    );
+    expect((failure as Error).message).toContain('--max-throttle-wait 1m');
+    expect(clock.elapsed()).toBeLessThanOrEqual(60_000);
+    expect(calls).toBe(13);
+  });
+
+  test('a Retry-After beyond --max-throttle-wait fails at once, naming the wait and the time; later requests are not sent', async () => {
+    const clock = steppingClock();
+    const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
+    let calls = 0;
+    const attempt = async () => {
+      calls++;
+      throw throttled(3600_000);
+    };
+    const failure = await withRetries(attempt, {
+      maxRetries: 4,
+      clock,
+      throttle,
+      what: 'redacting a.wav',
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RateLimitError);
+    expect((failure as Error).message).toBe(
+      'redacting a.wav: the service asked to wait 1h 0m (until 2026-11-22 05:12 UTC); try again then',
+    );
+    const next = await withRetries(attempt, {
+      maxRetries: 4,
+      clock,
+      throttle,
+      what: 'redacting b.wav',
+    }).catch((error: unknown) => error);
+    expect((next as Error).message).toContain('redacting b.wav: the service asked to wait 1h 0m');
+    expect(calls).toBe(1);
+  });
+
+  test('a 503 with Retry-After is a throttle; a bare 503 uses up retries', async () => {
+    const clock = steppingClock();
+    const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
+    let calls = 0;
+    await withRetries(
+      async () => {
+        if (++calls <= 5) throw throttled(1000, 503);
+        return 'ok';
+      },
+      { maxRetries: 0, clock, throttle },
+    );
+    expect(calls).toBe(6);
+    calls = 0;
+    const failure = await withRetries(
+      async () => {
+        calls++;
+        throw throttled(undefined, 503);
+      },
+      { maxRetries: 2, clock, throttle },
+    ).catch((error: unknown) => error);
+    expect((failure as { status?: number }).status).toBe(503);
+    expect(calls).toBe(3);
+  });
+});
