@@ -85,6 +85,12 @@ const JOBS_PATH = '/api/jobs';
 /** Error bodies are read only this far: an HTML error page can be large and says little. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 
+/** A job's `token` field is a secret whoever's it is: masked before anything else sees it. */
+function maskJobToken(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || !('token' in raw) || typeof raw.token !== 'string') return raw;
+  return { ...raw, token: maskToken(raw.token) };
+}
+
 export class ApiClient {
   readonly #options: ClientOptions;
   readonly #agent: Agent;
@@ -283,9 +289,10 @@ export class ApiClient {
           what,
           status: response.statusCode,
           scrub: this.#scrub,
+          before: maskJobToken,
           onItem: (job) => {
             if (jobIdProblem(job.job_id)) unsafe++;
-            else out.push({ ...job, token: maskToken(job.token) });
+            else out.push(job);
           },
         });
         if (unsafe > 0)

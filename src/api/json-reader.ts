@@ -63,6 +63,8 @@ export interface ListReadOptions<S extends v.GenericSchema> {
   what: string;
   status: number;
   scrub: Scrub;
+  /** Applied to each raw item before it is scrubbed (a field that is masked whole, like a job's token). */
+  before?: (raw: unknown) => unknown;
   /** Called with each item, checked and scrubbed, in the order of the answer. */
   onItem: (item: v.InferOutput<S>) => void;
 }
@@ -94,7 +96,8 @@ export async function readJsonList<S extends v.GenericSchema>(
       return;
     }
     try {
-      options.onItem(checked(options.item, scrubDeep(value, options.scrub), `${what} (item ${count + 1})`));
+      const raw = options.before ? options.before(value) : value;
+      options.onItem(checked(options.item, scrubDeep(raw, options.scrub), `${what} (item ${count + 1})`));
       count++;
       sinceItem = 0;
       head = undefined;
