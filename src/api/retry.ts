@@ -114,16 +114,17 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     if (failures >= options.maxRetries || !shouldRetry(error) || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) {
       throw error instanceof RetryableStatusError ? error.cause : error;
     }
+    const delayMs = retryAfter ?? backoffDelay(failures, clock.random);
     if (isConnectFailure(error)) {
       connectFailingSince ??= clock.now();
-      if (!noticed && clock.now() - connectFailingSince >= SLOW_CONNECT_NOTICE_MS) {
+      // Said before the wait that takes the retrying past the mark, so the line comes while it matters.
+      if (!noticed && clock.now() + delayMs - connectFailingSince >= SLOW_CONNECT_NOTICE_MS) {
         noticed = true;
         options.onSlowConnect?.(error);
       }
     } else {
       connectFailingSince = undefined;
     }
-    const delayMs = retryAfter ?? backoffDelay(failures, clock.random);
     failures++;
     options.onRetry?.(error, failures, delayMs);
     await clock.sleep(delayMs, options.signal);

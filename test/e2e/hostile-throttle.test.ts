@@ -1,0 +1,145 @@
+/**
+ * Throttling and refused connections, end to end against the built binary: sustained 429s are
+ * ridden out at about one request per Retry-After, a long Retry-After fails at once naming the wait,
+ * the sandbox's --rate-limit is a batch's everyday weather, and a refused connection says where.
+ */
+import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { startSandboxProcess } from '../helpers/sandbox.js';
+import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+
+const TOKEN = 'vr_throttle_0123456789abcdef';
+const REDACTION = '/api/speech-to-speech-biometric-redaction';
+const dir = tempDirPerTest('vredact-hostile-throttle-');
+
+async function inputs(count: number): Promise<string> {
+  const folder = join(dir.path, 'in');
+  await mkdir(folder, { recursive: true });
+  for (let i = 0; i < count; i++)
+    await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(folder, `call-${i}.wav`));
+  return folder;
+}
+
+/** Answers every upload with the input's own bytes (a whole WAV of the same length). */
+async function answerWithAudio(res: import('node:http').ServerResponse): Promise<void> {
+  const wav = await readFile(join(FIXTURES, 'speech-16bit.wav'));
+  res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
+  res.end(wav);
+}
+
+describe('throttling', () => {
+  test('429 with Retry-After: 1 for 30 s, then success: 3 of 3 files finish with default settings, about one request a second while throttled', async () => {
+    const THROTTLED_MS = 30_000;
+    let firstAt: number | undefined;
+    const throttledTimes: number[] = [];
+    const server = await startScriptedServer(async (req, res) => {
+      const now = Date.now();
+      firstAt ??= now;
+      if (now - firstAt < THROTTLED_MS) {
+        throttledTimes.push(now);
+        return sendJson(res, 429, { error: 429, message: 'slow down' }, { 'retry-after': '1' });
+      }
+      if (req.url === REDACTION) return answerWithAudio(res);
+      return sendJson(res, 404, { error: 404, message: 'not found' });
+    });
+    try {
+      const out = join(dir.path, 'out');
+      const run = await runCli(['redact', await inputs(3), '-o', out], {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
+      });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect((await readdir(out)).filter((name) => name.endsWith('.wav')).sort()).toEqual([
+        'call-0.wav',
+        'call-1.wav',
+        'call-2.wav',
+      ]);
+      // One request per Retry-After period while throttled, with a little slack for the first burst.
+      expect(throttledTimes.length).toBeLessThanOrEqual(THROTTLED_MS / 1000 + 6);
+      expect(server.received.filter((r) => r.url === REDACTION).length).toBeLessThanOrEqual(
+        throttledTimes.length + 3,
+      );
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  test('a Retry-After of an hour fails at once, naming the wait and when to try again; nothing more is sent', async () => {
+    const server = await startScriptedServer((_req, res) =>
+      sendJson(res, 429, { error: 429, message: 'quota exhausted' }, { 'retry-after': '3600' }),
+    );
+    try {
+      const run = await runCli(['redact', await inputs(3), '-o', join(dir.path, 'out')], {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
+      });
+      expect(run.exitCode).toBe(1);
+      expect(String(run.stdout) + String(run.stderr)).toMatch(
+        /the service asked to wait 1h 0m \(until \d{4}-\d\d-\d\d \d\d:\d\d UTC\); try again then/,
+      );
+      expect(server.received).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a batch against `vredact sandbox --rate-limit 2/1s` finishes every file', async () => {
+    const sandbox = await startSandboxProcess(['--rate-limit', '2/1s']);
+    try {
+      const out = join(dir.path, 'out');
+      const run = await runCli(['redact', await inputs(6), '-o', out, '--json'], {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: sandbox.baseUrl, VREDACT_TOKEN: sandbox.token }),
+      });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect((await readdir(out)).filter((name) => name.endsWith('.wav'))).toHaveLength(6);
+      const statuses = (await sandbox.requests()).map((request) => request.status);
+      expect(statuses).toContain(429);
+    } finally {
+      await sandbox.stop();
+    }
+  }, 120_000);
+});
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as import('node:net').AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('connection problems', () => {
+  test('a refused connection names the host and port and what to check', async () => {
+    const port = await closedPort();
+    const run = await runCli(['jobs', 'list', '--max-retries', '0'], {
+      env: isolatedEnv(dir.path, { VREDACT_BASE_URL: `http://127.0.0.1:${port}`, VREDACT_TOKEN: TOKEN }),
+    });
+    expect(run.exitCode).toBe(1);
+    expect(String(run.stderr)).toContain(`cannot connect to 127.0.0.1:${port} (connection refused)`);
+    expect(String(run.stderr)).toContain('is the service URL right? `vredact config get base-url`');
+  });
+
+  test('while a refused connection is retried past 2 s, one line says so (not with -q)', async () => {
+    const port = await closedPort();
+    const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: `http://127.0.0.1:${port}`, VREDACT_TOKEN: TOKEN });
+    // Enough retries that the retrying certainly passes 2 s; the run is stopped once the line is seen.
+    const child = runCli(['jobs', 'list', '--max-retries', '8'], {
+      env,
+      buffer: { stdout: true, stderr: true },
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (chunk.toString('utf8').includes('still trying')) child.kill('SIGTERM');
+    });
+    const run = await child;
+    const lines = String(run.stderr).split('\n');
+    expect(lines.filter((line) => line.includes('still trying'))).toHaveLength(1);
+    expect(lines.find((line) => line.includes('still trying'))).toContain(
+      `cannot connect to 127.0.0.1:${port} (connection refused)`,
+    );
+    const quiet = await runCli(['jobs', 'list', '-q'], { env });
+    expect(quiet.exitCode).toBe(1);
+    expect(String(quiet.stderr)).not.toContain('still trying');
+  }, 60_000);
+});
