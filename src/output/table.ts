@@ -12,7 +12,7 @@ export async function printTable(ctx: Context, head: string[], rows: string[][])
   }
   const { default: Table } = await import('cli-table3');
   const table = new Table({ head, style: ctx.settings.color ? {} : { head: [], border: [] } });
-  table.push(...rows);
+  for (const row of rows) table.push(row);
   ctx.streams.stdout.write(`${table.toString()}\n`);
 }
 
@@ -27,6 +27,6 @@ export function printJsonLine(ctx: Context, value: unknown): void {
 }
 
 /** JSON.stringify escapes C0 but leaves DEL and C1 (a CSI is U+009B) raw; `\u009b` is the same JSON. */
-function escapeJsonControls(json: string): string {
+export function escapeJsonControls(json: string): string {
   return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

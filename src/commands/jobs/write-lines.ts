@@ -1,0 +1,43 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+
+/** Bytes gathered before one write: few write calls, and never the whole output in memory at once. */
+const BATCH_CHARS = 64 * 1024;
+
+/**
+ * Writes `lines` (each with its own newline) in batches, waiting whenever the stream's buffer is full:
+ * 200,000 rows into a slow pipe do not pile up in memory.
+ */
+export async function writeLines(stream: Writable, lines: Iterable<string>): Promise<void> {
+  let batch = '';
+  const flush = async () => {
+    if (batch === '') return;
+    const full = !stream.write(batch);
+    batch = '';
+    if (full) await once(stream, 'drain');
+  };
+  for (const line of lines) {
+    batch += line;
+    if (batch.length >= BATCH_CHARS) await flush();
+  }
+  await flush();
+}
+
+/**
+ * Rows as columns padded to their widest cell, under a header: what a terminal gets when a list is too
+ * long for a drawn table (cli-table3 builds the whole table in memory and fails on 200,000 rows).
+ */
+export function* alignedLines(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+): Iterable<string> {
+  const widths = head.map((title) => title.length);
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  const line = (cells: readonly string[]) =>
+    `${cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd()}\n`;
+  yield line(head);
+  for (const row of rows) yield line(row);
+}
