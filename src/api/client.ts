@@ -6,23 +6,18 @@
  */
 import { openAsBlob } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { Agent, type Dispatcher, FormData, request } from 'undici';
+import { type Dispatcher, FormData } from 'undici';
 import type * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { ExitCode } from '../errors.js';
 import type { Logger } from '../output/logger.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
-import { errorForStatus, InvalidResponseError, LinkRefusedError } from './errors.js';
-import { assertFileName, jobPath } from './identifiers.js';
+import { displayText } from '../output/sanitize.js';
+import { maskToken } from '../settings/mask.js';
+import { InvalidResponseError, LinkRefusedError } from './errors.js';
+import { assertFileName, jobIdProblem, jobPath } from './identifiers.js';
 import { readJsonList, readSmallJson } from './json-reader.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
-import {
-  isRetryableByDefault,
-  parseRetryAfter,
-  RETRYABLE_STATUSES,
-  RetryableStatusError,
-  withRetries,
-} from './retry.js';
+import { RETRYABLE_STATUSES } from './retry.js';
 import {
   CreatedJobSchema,
   DownloadUrlSchema,
@@ -31,21 +26,16 @@ import {
   JobContentItemSchema,
   JobSchema,
 } from './schemas.js';
-import { type Scrub, scrubberFor } from './scrub.js';
-import { Throttle } from './throttle.js';
+import { JOBS_PATH, ServiceHttp } from './service-http.js';
 import {
   BodyReadError,
   contentLengthOf,
   headerValue,
   hostPort,
   networkError,
-  readText,
   taggedBody,
 } from './transport.js';
 import { NOT_ACCEPTED_STATUSES, uploadSafeToResend } from './upload-fate.js';
-import { maskToken } from '../settings/mask.js';
-import { jobIdProblem } from './identifiers.js';
-import { formatWait } from './wait-text.js';
 
 export type { RedactionAnswer } from './redaction-answer.js';
 
@@ -81,9 +71,6 @@ export interface ResponseBody {
 export type BodySink<T> = (response: ResponseBody) => Promise<T>;
 
 const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
-const JOBS_PATH = '/api/jobs';
-/** Error bodies are read only this far: an HTML error page can be large and says little. */
-const ERROR_BODY_LIMIT = 64 * 1024;
 
 /** A job's `token` field is a secret whoever's it is: masked before anything else sees it. */
 function maskJobToken(raw: unknown): unknown {
@@ -92,164 +79,18 @@ function maskJobToken(raw: unknown): unknown {
 }
 
 export class ApiClient {
-  readonly #options: ClientOptions;
-  readonly #agent: Agent;
-  readonly #throttle: Throttle;
-  readonly #scrub: Scrub;
-  /** One "still trying" line per outage, not one per request. */
-  #slowConnectNoticed = false;
+  readonly #http: ServiceHttp;
 
   constructor(options: ClientOptions) {
-    this.#options = options;
-    this.#agent = new Agent({
-      connectTimeout: Math.min(options.timeoutMs, 30_000),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
-    this.#throttle = new Throttle({
-      clock: options.clock,
-      maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-      maxWaitMs: options.maxThrottleWaitMs ?? DEFAULT_MAX_THROTTLE_WAIT_MS,
-    });
-    const { username, password } = options.baseUrl;
-    this.#scrub = scrubberFor([
-      options.token,
-      password ? decodeURIComponent(password) : undefined,
-      username ? decodeURIComponent(username) : undefined,
-    ]);
+    this.#http = new ServiceHttp(options);
   }
 
   get baseUrl(): URL {
-    return this.#options.baseUrl;
+    return this.#http.baseUrl;
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
-  }
-
-  #url(path: string): URL {
-    const base = this.#options.baseUrl;
-    const url = new URL(base.href);
-    url.pathname = `${base.pathname.replace(/\/+$/, '')}${path}`;
-    return url;
-  }
-
-  async #send(
-    method: Dispatcher.HttpMethod,
-    url: URL,
-    what: string,
-    init: { body?: string | FormData; json?: boolean; authorized: boolean; signal?: AbortSignal | undefined },
-  ): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { 'user-agent': this.#options.userAgent };
-    // Signed URLs are fetched with no credentials at all: they may point at another host.
-    if (init.authorized) headers.authorization = `Bearer ${this.#options.token}`;
-    if (init.json) headers['content-type'] = 'application/json';
-    if (init.json || init.authorized) headers.accept = 'application/json, audio/*;q=0.9, */*;q=0.1';
-    this.#options.log.debug(`${method} ${init.authorized ? url.href : `${url.origin}${url.pathname}`}`);
-    try {
-      const response = await request(url, {
-        method,
-        headers,
-        body: init.body,
-        dispatcher: this.#agent,
-        signal: init.signal,
-      });
-      this.#options.log.debug(`${method} ${url.pathname} → ${response.statusCode}`);
-      this.#slowConnectNoticed = false;
-      return response;
-    } catch (error) {
-      throw networkError(error, what, url);
-    }
-  }
-
-  /** A 404 on the jobs list means the base URL's path is wrong more often than anything else. */
-  #notFoundHint(url: URL): string | undefined {
-    const basePath = this.#options.baseUrl.pathname.replace(/\/+$/, '');
-    if (/\/api$/i.test(basePath)) {
-      return `the base URL should not end in /api (requests went to ${url.pathname}): set it to ${this.#options.baseUrl.origin}${basePath.slice(0, -4) || ''}`;
-    }
-    if (url.pathname === `${basePath}${JOBS_PATH}`) {
-      return basePath
-        ? `the base URL holds a path (${basePath}) the service may not answer on: check \`vredact config get base-url\``
-        : 'check that the base URL points at the service: `vredact config get base-url`';
-    }
-    return undefined;
-  }
-
-  /** Reads an error answer and throws its typed error, marked retryable where the status allows. */
-  async #fail(
-    response: Dispatcher.ResponseData,
-    url: URL,
-    what: string,
-    retryable: ReadonlySet<number>,
-  ): Promise<never> {
-    const text = await readText(response.body, ERROR_BODY_LIMIT).catch(() => '');
-    const hint = response.statusCode === 404 ? this.#notFoundHint(url) : undefined;
-    const error = errorForStatus(response.statusCode, what, text, this.#scrub, hint);
-    if (retryable.has(response.statusCode)) {
-      throw new RetryableStatusError(
-        error,
-        parseRetryAfter(response.headers['retry-after'], this.#options.clock.now()),
-      );
-    }
-    throw error;
-  }
-
-  #retry<T>(
-    what: string,
-    signal: AbortSignal | undefined,
-    attempt: () => Promise<T>,
-    shouldRetry = isRetryableByDefault,
-  ) {
-    const { log, maxRetries, clock } = this.#options;
-    return withRetries(attempt, {
-      maxRetries,
-      clock,
-      signal,
-      shouldRetry,
-      what,
-      throttle: this.#throttle,
-      onRetry: (error, attempt, delayMs) =>
-        log.debug(
-          delayMs === 0
-            ? `${what}: ${(error as Error).message}; throttled, waiting at the gate (window ${this.#throttle.window})`
-            : `${what}: ${(error as Error).message}; retry ${attempt}/${maxRetries} in ${formatWait(delayMs)}`,
-        ),
-      onSlowConnect: (error) => {
-        if (this.#slowConnectNoticed) return;
-        this.#slowConnectNoticed = true;
-        log.info(`${(error as Error).message}; still trying (up to ${maxRetries} retries)…`);
-      },
-    });
-  }
-
-  /** An authorized request whose 2xx answer `read` turns into the result. */
-  #call<T>(
-    method: Dispatcher.HttpMethod,
-    path: string,
-    what: string,
-    read: (response: Dispatcher.ResponseData) => Promise<T>,
-    body?: unknown,
-    signal?: AbortSignal,
-  ): Promise<T> {
-    const url = this.#url(path);
-    return this.#retry(what, signal, async () => {
-      const response = await this.#send(method, url, what, {
-        authorized: true,
-        json: body !== undefined,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-      });
-      if (response.statusCode < 200 || response.statusCode > 299) {
-        return this.#fail(response, url, what, RETRYABLE_STATUSES);
-      }
-      try {
-        return await read(response);
-      } catch (error) {
-        if (error instanceof InvalidResponseError) throw error;
-        throw networkError(error, what, url);
-      }
-    });
+    await this.#http.close();
   }
 
   #small<S extends v.GenericSchema>(
@@ -260,11 +101,11 @@ export class ApiClient {
     body?: unknown,
     signal?: AbortSignal,
   ) {
-    return this.#call(
+    return this.#http.call(
       method,
       path,
       what,
-      (response) => readSmallJson(response.body, schema, what, response.statusCode, this.#scrub),
+      (response) => readSmallJson(response.body, schema, what, response.statusCode, this.#http.scrub),
       body,
       signal,
     );
@@ -276,7 +117,7 @@ export class ApiClient {
    */
   async listJobs(signal?: AbortSignal): Promise<Job[]> {
     const what = 'listing jobs';
-    const jobs = await this.#call(
+    const jobs = await this.#http.call(
       'GET',
       JOBS_PATH,
       what,
@@ -288,7 +129,7 @@ export class ApiClient {
           item: JobSchema,
           what,
           status: response.statusCode,
-          scrub: this.#scrub,
+          scrub: this.#http.scrub,
           before: maskJobToken,
           onItem: (job) => {
             if (jobIdProblem(job.job_id)) unsafe++;
@@ -296,7 +137,7 @@ export class ApiClient {
           },
         });
         if (unsafe > 0)
-          this.#options.log.warn(
+          this.#http.options.log.warn(
             `${what}: left out ${unsafe} job(s) whose id cannot be used safely in a request`,
           );
         return out;
@@ -316,7 +157,7 @@ export class ApiClient {
   async jobContent(jobId: string, signal?: AbortSignal): Promise<JobContentItem[]> {
     const what = `reading job ${jobId}`;
     const path = jobPath(jobId, '/content', what);
-    return this.#call(
+    return this.#http.call(
       'GET',
       path,
       what,
@@ -327,7 +168,7 @@ export class ApiClient {
           item: JobContentItemSchema,
           what,
           status: response.statusCode,
-          scrub: this.#scrub,
+          scrub: this.#http.scrub,
           onItem: (item) => items.push(item),
         });
         return items;
@@ -342,7 +183,7 @@ export class ApiClient {
     const path = jobPath(jobId, '/files/download-url', what);
     assertFileName(fileName, what);
     const answer = await this.#small('POST', path, DownloadUrlSchema, what, { fileName }, signal);
-    return new URL(answer.signedUrl, this.#options.baseUrl);
+    return new URL(answer.signedUrl, this.#http.baseUrl);
   }
 
   /**
@@ -372,12 +213,12 @@ export class ApiClient {
   async downloadSigned<T>(url: URL, sink: BodySink<T>, signal?: AbortSignal): Promise<T> {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new InvalidResponseError(
-        `the service gave a download URL that is not http(s): ${this.#scrub(url.protocol)}`,
+        `the service gave a download URL that is not http(s): ${this.#http.scrub(url.protocol)}`,
       );
     }
-    const what = `downloading ${this.#scrub(decodeURIComponent(basename(url.pathname)))} from ${hostPort(url)}`;
-    return this.#retry(what, signal, async () => {
-      const response = await this.#send('GET', url, what, { authorized: false, signal });
+    const what = `downloading ${displayText(this.#http.scrub(basename(url.pathname)))} from ${hostPort(url)}`;
+    return this.#http.retry(what, signal, async () => {
+      const response = await this.#http.send('GET', url, what, { authorized: false, signal });
       if (response.statusCode === 401 || response.statusCode === 403) {
         response.body.resume();
         throw new LinkRefusedError(
@@ -389,7 +230,7 @@ export class ApiClient {
         );
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
-        return this.#fail(response, url, what, RETRYABLE_STATUSES);
+        return this.#http.fail(response, url, what, RETRYABLE_STATUSES);
       }
       return this.#consume(response.body, response.headers, sink, what, url);
     });
@@ -418,25 +259,25 @@ export class ApiClient {
     signal?: AbortSignal,
   ): Promise<RedactionAnswer<T>> {
     const what = `redacting ${basename(filePath)}`;
-    const url = this.#url(REDACTION_PATH);
+    const url = this.#http.url(REDACTION_PATH);
     const type = extname(filePath).toLowerCase() === '.mp3' ? 'audio/mpeg' : 'audio/wav';
-    return this.#retry(
+    return this.#http.retry(
       what,
       signal,
       async () => {
         const form = new FormData();
         for (const [name, value] of Object.entries(fields)) form.append(name, value);
         form.append('source_audio', await openAsBlob(filePath, { type }), uploadName);
-        const response = await this.#send('POST', url, what, { authorized: true, body: form, signal });
+        const response = await this.#http.send('POST', url, what, { authorized: true, body: form, signal });
         if (response.statusCode < 200 || response.statusCode > 299) {
-          return this.#fail(response, url, what, NOT_ACCEPTED_STATUSES);
+          return this.#http.fail(response, url, what, NOT_ACCEPTED_STATUSES);
         }
         return readRedactionAnswer(
           response,
           (body) => this.#consume(body, response.headers, sink, what, url),
           what,
           url,
-          this.#scrub,
+          this.#http.scrub,
         );
       },
       uploadSafeToResend,

@@ -1,0 +1,196 @@
+/**
+ * The client's HTTP layer: one undici agent, bearer auth, error answers turned into typed errors
+ * (scrubbed of secrets, with base-URL hints), and every attempt through the shared throttle gate.
+ */
+import { type Dispatcher, type FormData, request, Agent } from 'undici';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
+import type { ClientOptions } from './client.js';
+import { errorForStatus, InvalidResponseError } from './errors.js';
+import {
+  isRetryableByDefault,
+  parseRetryAfter,
+  RETRYABLE_STATUSES,
+  RetryableStatusError,
+  withRetries,
+} from './retry.js';
+import { type Scrub, scrubberFor } from './scrub.js';
+import { Throttle } from './throttle.js';
+import { networkError, readText } from './transport.js';
+import { formatWait } from './wait-text.js';
+
+export const JOBS_PATH = '/api/jobs';
+/** Error bodies are read only this far: an HTML error page can be large and says little. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+function safeDecode(text: string): string | undefined {
+  if (!text) return undefined;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+export class ServiceHttp {
+  readonly #options: ClientOptions;
+  readonly #agent: Agent;
+  readonly #throttle: Throttle;
+  /** Removes the client's secrets from a string that came from the service. */
+  readonly scrub: Scrub;
+  /** One "still trying" line per outage, not one per request. */
+  #slowConnectNoticed = false;
+
+  constructor(options: ClientOptions) {
+    this.#options = options;
+    this.#agent = new Agent({
+      connectTimeout: Math.min(options.timeoutMs, 30_000),
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    this.#throttle = new Throttle({
+      clock: options.clock,
+      maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      maxWaitMs: options.maxThrottleWaitMs ?? DEFAULT_MAX_THROTTLE_WAIT_MS,
+    });
+    // A base URL with credentials is refused before a client is built; scrubbed all the same.
+    const { username, password } = options.baseUrl;
+    this.scrub = scrubberFor([options.token, safeDecode(password), safeDecode(username)]);
+  }
+
+  get options(): ClientOptions {
+    return this.#options;
+  }
+
+  get baseUrl(): URL {
+    return this.#options.baseUrl;
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  url(path: string): URL {
+    const base = this.#options.baseUrl;
+    const url = new URL(base.href);
+    url.pathname = `${base.pathname.replace(/\/+$/, '')}${path}`;
+    return url;
+  }
+
+  async send(
+    method: Dispatcher.HttpMethod,
+    url: URL,
+    what: string,
+    init: { body?: string | FormData; json?: boolean; authorized: boolean; signal?: AbortSignal | undefined },
+  ): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = { 'user-agent': this.#options.userAgent };
+    // Signed URLs are fetched with no credentials at all: they may point at another host.
+    if (init.authorized) headers.authorization = `Bearer ${this.#options.token}`;
+    if (init.json) headers['content-type'] = 'application/json';
+    if (init.json || init.authorized) headers.accept = 'application/json, audio/*;q=0.9, */*;q=0.1';
+    this.#options.log.debug(`${method} ${init.authorized ? url.href : `${url.origin}${url.pathname}`}`);
+    try {
+      const response = await request(url, {
+        method,
+        headers,
+        body: init.body,
+        dispatcher: this.#agent,
+        signal: init.signal,
+      });
+      this.#options.log.debug(`${method} ${url.pathname} → ${response.statusCode}`);
+      this.#slowConnectNoticed = false;
+      return response;
+    } catch (error) {
+      throw networkError(error, what, url);
+    }
+  }
+
+  /** A 404 on the jobs list means the base URL's path is wrong more often than anything else. */
+  #notFoundHint(url: URL): string | undefined {
+    const basePath = this.#options.baseUrl.pathname.replace(/\/+$/, '');
+    if (/\/api$/i.test(basePath)) {
+      return `the base URL should not end in /api (requests went to ${url.pathname}): set it to ${this.#options.baseUrl.origin}${basePath.slice(0, -4) || ''}`;
+    }
+    if (url.pathname === `${basePath}${JOBS_PATH}`) {
+      return basePath
+        ? `the base URL holds a path (${basePath}) the service may not answer on: check \`vredact config get base-url\``
+        : 'check that the base URL points at the service: `vredact config get base-url`';
+    }
+    return undefined;
+  }
+
+  /** Reads an error answer and throws its typed error, marked retryable where the status allows. */
+  async fail(
+    response: Dispatcher.ResponseData,
+    url: URL,
+    what: string,
+    retryable: ReadonlySet<number>,
+  ): Promise<never> {
+    const text = await readText(response.body, ERROR_BODY_LIMIT).catch(() => '');
+    const hint = response.statusCode === 404 ? this.#notFoundHint(url) : undefined;
+    const error = errorForStatus(response.statusCode, what, text, this.scrub, hint);
+    if (retryable.has(response.statusCode)) {
+      throw new RetryableStatusError(
+        error,
+        parseRetryAfter(response.headers['retry-after'], this.#options.clock.now()),
+      );
+    }
+    throw error;
+  }
+
+  retry<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    attempt: () => Promise<T>,
+    shouldRetry = isRetryableByDefault,
+  ) {
+    const { log, maxRetries, clock } = this.#options;
+    return withRetries(attempt, {
+      maxRetries,
+      clock,
+      signal,
+      shouldRetry,
+      what,
+      throttle: this.#throttle,
+      onRetry: (error, attempt, delayMs) =>
+        log.debug(
+          delayMs === 0
+            ? `${what}: ${(error as Error).message}; throttled, waiting at the gate (window ${this.#throttle.window})`
+            : `${what}: ${(error as Error).message}; retry ${attempt}/${maxRetries} in ${formatWait(delayMs)}`,
+        ),
+      onSlowConnect: (error) => {
+        if (this.#slowConnectNoticed) return;
+        this.#slowConnectNoticed = true;
+        log.info(`${(error as Error).message}; still trying (up to ${maxRetries} retries)…`);
+      },
+    });
+  }
+
+  /** An authorized request whose 2xx answer `read` turns into the result. */
+  call<T>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    what: string,
+    read: (response: Dispatcher.ResponseData) => Promise<T>,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const url = this.url(path);
+    return this.retry(what, signal, async () => {
+      const response = await this.send(method, url, what, {
+        authorized: true,
+        json: body !== undefined,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        return this.fail(response, url, what, RETRYABLE_STATUSES);
+      }
+      try {
+        return await read(response);
+      } catch (error) {
+        if (error instanceof InvalidResponseError) throw error;
+        throw networkError(error, what, url);
+      }
+    });
+  }
+}
