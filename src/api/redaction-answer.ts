@@ -1,5 +1,6 @@
 /** Reading the answer to a redaction upload: audio (the synchronous result) or a job to collect later. */
 import type { Dispatcher } from 'undici';
+import { escapeControls } from '../output/sanitize.js';
 import { InvalidResponseError } from './errors.js';
 import { assertJobId } from './identifiers.js';
 import { SMALL_JSON_LIMIT } from './json-reader.js';
@@ -58,6 +59,6 @@ export async function readRedactionAnswer<T>(
   }
   if (jobId !== undefined) return { kind: 'job', jobId: assertJobId(scrub(jobId), what) };
   throw new InvalidResponseError(
-    `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${scrub(contentType) || 'no content type'})`,
+    `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${escapeControls(scrub(contentType)) || 'no content type'})`,
   );
 }
