@@ -17,9 +17,10 @@ function collect(value: string, previous: string[]): string[] {
 const configModule = () => import('../commands/config/config.js');
 
 export function addLogoutCommand(program: Command): void {
-  addOutputOptions(
-    program.command('logout').description('remove the stored token from the config file'),
-  ).action(action(async () => (await import('../commands/auth/logout.js')).runLogout));
+  const logout = program.command('logout').description('remove the stored token from the config file');
+  addExamples(addOutputOptions(logout), [
+    ['vredact logout', 'the token is removed; VREDACT_TOKEN, if set, still applies'],
+  ]).action(action(async () => (await import('../commands/auth/logout.js')).runLogout));
 }
 
 export function addConfigCommands(program: Command): void {

@@ -4,11 +4,12 @@
  * settings resolves flag > environment > config file > default in one place
  * (src/settings/settings.ts), and `config list` must see a flag only when the user typed one.
  */
-import { type Command, Option } from 'commander';
+import type { Argument, Command, Option } from 'commander';
+import { Option as OptionClass } from 'commander';
 import { VOICE_CHOICES } from '../settings/voice.js';
 
 /** An option whose default, environment variable and config key are documented, not applied. */
-export class CliOption extends Option {
+export class CliOption extends OptionClass {
   shownDefault: string | undefined;
   shownEnv: string | undefined;
   shownConfigKey: string | undefined;
@@ -55,6 +56,16 @@ export function describeOption(opt: Option): string {
 
 const SERVICE_GROUP = 'Service options:';
 const OUTPUT_GROUP = 'Output options:';
+
+/** An argument's help line: its description, then allowed values, in the same words as options. */
+export function describeArgument(argument: Argument): string {
+  const extra: string[] = [];
+  if (argument.argChoices) extra.push(`one of: ${argument.argChoices.join(', ')}`);
+  if (argument.defaultValue !== undefined) {
+    extra.push(`default: ${argument.defaultValueDescription ?? String(argument.defaultValue)}`);
+  }
+  return extra.length > 0 ? `${argument.description} (${extra.join('; ')})` : argument.description;
+}
 
 /** `--json -q -v --no-color`: every command has them, before or after its name. */
 export function addOutputOptions(command: Command): Command {

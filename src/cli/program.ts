@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { HELP_TOPICS, topicList } from '../help/topics.js';
 import { versionLine } from '../version.js';
 import { addConfigCommands, addLogoutCommand, addSandboxCommand } from './local-commands.js';
-import { describeOption } from './option.js';
+import { describeArgument, describeOption } from './option.js';
 import {
   addDownloadCommand,
   addJobsCommands,
@@ -25,7 +25,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     // Both are inherited by the subcommands added below: help lines show defaults, env and config
     // keys, and parse errors exit 2 too.
-    .configureHelp({ optionDescription: describeOption })
+    .configureHelp({ optionDescription: describeOption, argumentDescription: describeArgument })
     .exitOverride()
     .helpCommand(false);
 
