@@ -115,7 +115,7 @@ describe('refusals', () => {
 
   test('a form without source_audio, or a body that is not multipart, is a 400', async () => {
     const sandbox = await startTestSandbox();
-    const form = new FormData(); // Node's own: see `redact` in support.ts
+    const form = new (await import('undici')).FormData();
     form.append('age', 'same');
     const noFile = await call(sandbox.baseUrl, 'POST', REDACT, { body: form });
     expect(noFile.status).toBe(400);

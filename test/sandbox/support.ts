@@ -3,7 +3,7 @@ import { openAsBlob } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { request } from 'undici';
+import { FormData, request, Response } from 'undici';
 import { afterEach } from 'vitest';
 import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
@@ -73,15 +73,21 @@ export async function call(
   const headers: Record<string, string> = { ...options.headers };
   const token = options.token === undefined ? TOKEN : options.token;
   if (token !== null) headers.authorization = token.startsWith('raw:') ? token.slice(4) : `Bearer ${token}`;
-  let body = options.body;
+  let body: string | Buffer | undefined;
   if (options.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.json);
+  } else if (options.body instanceof FormData) {
+    // Encoded to bytes first (undici's own multipart encoding, the same bytes on the wire): on
+    // Node 24, undici 7's request() streaming a FormData to a server in the same process never
+    // sends the body, so these in-process tests hung. A server in another process is not affected.
+    const encoded = new Response(options.body);
+    headers['content-type'] = encoded.headers.get('content-type') ?? '';
+    body = Buffer.from(await encoded.arrayBuffer());
+  } else {
+    body = options.body;
   }
-  return answerOf(
-    // undici takes any spec FormData at run time; its types only name its own.
-    await request(`${base}${path}`, { method, headers, body: body as string | undefined }),
-  );
+  return answerOf(await request(`${base}${path}`, { method, headers, body }));
 }
 
 /** Sends a file to the redaction endpoint, as vredact does (fields first, then the file). */
@@ -90,9 +96,6 @@ export async function redact(
   filePath: string,
   options: { token?: string | null; fields?: Record<string, string>; fileName?: string; type?: string } = {},
 ): Promise<Answer> {
-  // Node's own FormData, not undici's: on Node 24, undici 7's FormData sent by undici's request()
-  // to a server in the same process never gets its headers written (a server in another process
-  // is fine), so these in-process tests would hang.
   const form = new FormData();
   for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
   const type = options.type ?? (filePath.toLowerCase().endsWith('.mp3') ? 'audio/mpeg' : 'audio/wav');
