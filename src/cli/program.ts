@@ -1,5 +1,6 @@
 /** The command tree: the one place where commands and options are declared. */
-import { Command } from 'commander';
+import { Argument, Command } from 'commander';
+import { SHELLS } from '../commands/completion/shells.js';
 import { UsageError } from '../errors.js';
 import { HELP_TOPICS, topicList } from '../help/topics.js';
 import { versionLine } from '../version.js';
@@ -12,8 +13,6 @@ import {
   addRedactCommand,
   addStatusCommand,
 } from './service-commands.js';
-
-const SHELLS = ['bash', 'zsh', 'fish'];
 
 export function buildProgram(): Command {
   const program = new Command('vredact')
@@ -91,7 +90,7 @@ function addHelpCommand(program: Command): void {
 function addCompletionCommand(program: Command): void {
   program
     .command('completion')
-    .argument('<shell>', `one of ${SHELLS.join(', ')}`)
+    .addArgument(new Argument('<shell>', 'the shell that will load the script').choices(SHELLS))
     .description('print a shell completion script')
     .addHelpText(
       'after',

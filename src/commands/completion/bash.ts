@@ -21,7 +21,7 @@ export function bashScript(root: CommandSpec, program: string): string {
   );
   const perCommand = all.map((spec) => {
     const subs = spec.subcommands.map((sub) => sub.path[sub.path.length - 1] as string);
-    return `    "${spec.path.join(' ')}") subs="${words(subs)}"; opts="${words(spec.options.flatMap((o) => o.names))}"; files=${spec.takesFiles ? 1 : 0} ;;`;
+    return `    "${spec.path.join(' ')}") subs="${words([...subs, ...spec.argumentChoices])}"; opts="${words(spec.options.flatMap((o) => o.names))}"; files=${spec.takesFiles ? 1 : 0} ;;`;
   });
   const values = all.flatMap((spec) =>
     spec.options

@@ -2,11 +2,9 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { bashScript } from './bash.js';
 import { fishScript } from './fish.js';
+import { SHELLS } from './shells.js';
 import { describeTree } from './tree.js';
 import { zshScript } from './zsh.js';
-
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-export type Shell = (typeof SHELLS)[number];
 
 /** The completion script of `program` (the root of the command tree) for one shell. */
 export function completionScript(program: Command, shell: string): string {

@@ -32,6 +32,9 @@ export function fishScript(root: CommandSpec, program: string): string {
       const name = sub.path[sub.path.length - 1] as string;
       lines.push(`complete -c ${program} -n ${quote(at)} -a ${quote(name)} -d ${quote(sub.description)}`);
     }
+    if (spec.argumentChoices.length > 0) {
+      lines.push(`complete -c ${program} -n ${quote(at)} -a ${quote(spec.argumentChoices.join(' '))}`);
+    }
     if (spec.takesFiles) lines.push(`complete -c ${program} -n ${quote(at)} -F`);
     for (const option of spec.options) {
       const parts = [`complete -c ${program} -n ${quote(at)}`];

@@ -19,6 +19,8 @@ export interface CommandSpec {
   subcommands: CommandSpec[];
   /** Whether positional arguments name files (redact's inputs). */
   takesFiles: boolean;
+  /** Allowed values of the first positional argument (config keys, shells). */
+  argumentChoices: readonly string[];
 }
 
 function optionSpec(option: Option): OptionSpec {
@@ -54,6 +56,7 @@ export function describeTree(command: Command, path: string[] = []): CommandSpec
     options,
     subcommands: command.commands.map((sub) => describeTree(sub, [...path, sub.name()])),
     takesFiles: command.registeredArguments.some((argument) => /input|file/i.test(argument.name())),
+    argumentChoices: command.registeredArguments[0]?.argChoices ?? [],
   };
 }
 
