@@ -26,7 +26,8 @@ export function addLogoutCommand(program: Command): void {
 export function addConfigCommands(program: Command): void {
   const config = program
     .command('config')
-    .description('read and write settings (precedence: flag, environment, config file, default)');
+    .description('read and write settings (precedence: flag, environment, config file, default)')
+    .helpCommand(false);
   const keyArgument = () => new Argument('<key>', 'a setting').choices(CONFIG_KEYS);
   addExamples(config, [
     ['vredact config set base-url https://redaction.example.com', 'where the service is'],

@@ -29,7 +29,7 @@ export function addLoginCommand(program: Command): void {
 }
 
 export function addJobsCommands(program: Command): void {
-  const jobs = program.command('jobs').description('list, create and inspect jobs');
+  const jobs = program.command('jobs').description('list, create and inspect jobs').helpCommand(false);
   addExamples(jobs, [
     ['vredact jobs list', 'your jobs, newest first'],
     ['vredact jobs content 55e5…', "a job's files"],
@@ -41,16 +41,25 @@ export function addJobsCommands(program: Command): void {
   addExamples(leaf(jobs.command('create').description('create an empty job and print its id'), true), [
     ['vredact jobs create', 'prints the new job id'],
   ]).action(action(async () => (await import('../commands/jobs/create.js')).runJobsCreate));
-  addExamples(leaf(jobs.command('content').argument('<jobId>').description("list a job's files"), true), [
-    ['vredact jobs content 55e5…', 'id, file name, duration and creation time of each file'],
-    ['vredact jobs content 55e5… --json', 'the items as JSON'],
-  ]).action(action(async () => (await import('../commands/jobs/content.js')).runJobsContent));
+  addExamples(
+    leaf(
+      jobs
+        .command('content')
+        .argument('<jobId>', 'a job id, from `vredact jobs list`')
+        .description("list a job's files"),
+      true,
+    ),
+    [
+      ['vredact jobs content 55e5…', 'id, file name, duration and creation time of each file'],
+      ['vredact jobs content 55e5… --json', 'the items as JSON'],
+    ],
+  ).action(action(async () => (await import('../commands/jobs/content.js')).runJobsContent));
 }
 
 export function addDownloadCommand(program: Command): void {
   const download = program
     .command('download')
-    .argument('<jobId>')
+    .argument('<jobId>', 'a job id, from `vredact jobs list` or a redact run')
     .argument('[fileName...]', "files to fetch (default: all of the job's files)")
     .description("download a job's files into a folder")
     .addOption(option('-o, --out-dir <dir>', 'where to write').documentDefault('the current folder'))
