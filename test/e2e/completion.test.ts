@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -56,6 +57,43 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
     expect(await complete('config', 'path', '--ba')).toEqual([]);
     expect(await complete('jobs', 'list', '--max-t')).toEqual(['--max-throttle-wait']);
   });
+});
+
+describe('bash on a terminal', () => {
+  test.skipIf(!hasShell('tmux'))(
+    'typing vredact re and Tab in an interactive bash gives vredact redact',
+    async () => {
+      const session = `vredact-completion-${process.pid}-${Date.now()}`;
+      const script = join(work.path, 'completion.bash');
+      await writeFile(script, String((await execa('node', [BIN, 'completion', 'bash'])).stdout));
+      const tmux = (...args: string[]) => execa('tmux', ['-L', session, ...args], { reject: false });
+      await tmux(
+        'new-session',
+        '-d',
+        '-s',
+        session,
+        '-c',
+        work.path,
+        '-x',
+        '120',
+        '-y',
+        '20',
+        'bash --norc --noprofile',
+      );
+      try {
+        await tmux('send-keys', '-t', session, `PS1='$ '; source ${script}; clear`, 'Enter');
+        await tmux('send-keys', '-t', session, 'vredact re', 'Tab');
+        let screen = '';
+        for (let attempt = 0; attempt < 100 && !screen.includes('vredact redact'); attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          screen = String((await tmux('capture-pane', '-p', '-t', session)).stdout);
+        }
+        expect(screen).toContain('$ vredact redact');
+      } finally {
+        await tmux('kill-server');
+      }
+    },
+  );
 });
 
 describe('zsh and fish', () => {
