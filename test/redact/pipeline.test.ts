@@ -363,7 +363,10 @@ describe('asynchronous jobs', () => {
     // A job is ready only once all three files were uploaded: with a single upload slot, that can
     // only happen if waiting for the first job does not hold the slot.
     client.ready = () => client.uploads.length === 3;
-    const result = await batch(client, { concurrency: 1 });
+    // The fake clock polls without real delay while the other uploads do real file I/O: on Node 22
+    // and 24 the default 2 h of fake waiting ran out first. A wait that cannot run out keeps the test
+    // about slots, not about how many event-loop turns a file read takes.
+    const result = await batch(client, { concurrency: 1, flags: { waitTimeout: '1000h' } });
     expect(result.code).toBe(0);
     expect(client.downloads).toHaveLength(3);
     expect(await outputs()).toEqual(['f0.wav', 'f1.wav', 'f2.wav']);
