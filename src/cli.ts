@@ -125,7 +125,10 @@ export function buildProgram(): Command {
       .argument('[fileName...]', "files to fetch (default: all of the job's files)")
       .description("download a job's result files")
       .option('-o, --out-dir <dir>', 'where to write (default: the current folder)')
-      .option('--overwrite', 'replace files that already exist'),
+      .option('--overwrite', 'replace files that already exist')
+      .option('--progress', 'show live progress even when stdout or stderr is not a terminal')
+      .option('--no-progress', 'never show live progress')
+      .option('--stats <interval>', 'print a progress line on stderr every interval (30s, 5m)'),
   ).action(action(async () => (await import('./commands/download/download.js')).runDownload));
 
   withGlobalOptions(
@@ -143,7 +146,10 @@ export function buildProgram(): Command {
         .option('--wait-timeout <duration>', 'how long to wait for asynchronous jobs (default 2h)')
         .option('--shard <i/n>', "take only this machine's share of the inputs")
         .option('--max-size <bytes>', 'local size limit (default 10 MiB; 500k, 10MiB, 5MB accepted)')
-        .option('--max-duration <seconds>', 'local duration limit (default 3600)'),
+        .option('--max-duration <seconds>', 'local duration limit (default 3600)')
+        .option('--progress', 'show live progress even when stdout or stderr is not a terminal')
+        .option('--no-progress', 'never show live progress')
+        .option('--stats <interval>', 'print a progress line on stderr every interval (30s, 5m)'),
     ),
   ).action(action(async () => (await import('./commands/redact/redact.js')).runRedact));
 
