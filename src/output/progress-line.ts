@@ -59,7 +59,7 @@ export function progressLine(
   if (byteRate !== undefined && byteRate > 0) add(`${prettyBytes(byteRate)}/s`, 7);
   add(`${formatDuration(Math.max(0, now - figures.startedAt) / 1000)} elapsed`, 4);
   const eta = etaSeconds(figures, now);
-  if (figures.total > 0) add(`ETA ${eta === undefined ? '–' : formatDuration(eta)}`, 1);
+  if (figures.total > 0) add(`ETA ${eta === undefined ? '-:--' : formatDuration(eta)}`, 1);
   if (columns === undefined) return parts.map((part) => part.text).join(SEPARATOR);
   return fitParts(parts, SEPARATOR, columns);
 }
