@@ -38,8 +38,11 @@ export async function startSpinner(
     update: (next) => {
       spinner.text = next;
     },
-    succeed: (final) => void spinner.succeed(final),
-    fail: (final) => void spinner.fail(final),
+    // ora's own symbols are coloured by chalk whatever --no-color says.
+    succeed: (final) =>
+      void (io.color ? spinner.succeed(final) : spinner.stopAndPersist({ symbol: '✔', text: final })),
+    fail: (final) =>
+      void (io.color ? spinner.fail(final) : spinner.stopAndPersist({ symbol: '✖', text: final })),
     stop: () => void spinner.stop(),
   };
 }

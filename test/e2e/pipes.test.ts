@@ -76,4 +76,18 @@ describe('a closed stdout', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
   });
+
+  it('--stats prints plain progress lines on stderr of a run that is not on a terminal (a cron log)', async () => {
+    // Three uploads one at a time, each answered after a second: the run outlasts the interval.
+    e2e = await setup(['--latency', '1000']);
+    for (let i = 0; i < 3; i++) await e2e.fixture('speech-16bit.wav', `in/call-${i}.wav`);
+    const result = await runCli(['redact', 'in', '-c', '1', '-o', 'out', '--stats', '500ms', '-q'], {
+      env: e2e.env,
+      cwd: e2e.dir,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/^redacting [0-3]\/3 · (1 in flight · )?[^\n]*elapsed · ETA [-:\d]+$/m);
+    expect(result.stderr).not.toMatch(/\u001b|\r/);
+    expect(result.stdout).toBe('');
+  });
 });
