@@ -84,6 +84,32 @@ describe('Ctrl-C from the keyboard', () => {
     expect((await e2e.sandbox.stats()).uploads).toBe(12);
     expect((await readdir(out)).filter((name) => name.endsWith('.wav'))).toHaveLength(12);
   });
+
+  it('a second Ctrl-C aborts the uploads in flight: exit 130, no lock, their fate left for the next run to look up', async () => {
+    // Every answer takes 30 s: only an abort ends this run quickly.
+    e2e = await setup(['--latency', '30000']);
+    await inputs(e2e, 4);
+    term = runInPty(`${vredact} redact in -c 2 -o out; echo "exit=$?" > exit.txt; stty -a > stty.txt`, {
+      cwd: e2e.dir,
+      env: e2e.env,
+      columns: 120,
+    });
+    await term.waitFor(/2 in flight/);
+    term.type('\x03');
+    await term.waitFor(/interrupted: finishing the uploads in flight/);
+    term.type('\x03');
+    await term.exited;
+    expect(term.output()).toMatch(/aborting the requests in flight/);
+    expect((await readFile(join(e2e.dir, 'exit.txt'), 'utf8')).trim()).toBe('exit=130');
+    expect(await readFile(join(e2e.dir, 'stty.txt'), 'utf8')).toMatch(/(^|\s)icanon(\s|$)/);
+    const out = join(e2e.dir, 'out');
+    expect(existsSync(join(out, '.vredact', 'lock'))).toBe(false);
+    // An upload cut short stays `uploading`: the next run looks for its job before sending again.
+    // (The first upload goes alone until the service has accepted the token, so one is under way.)
+    const events = [...(await lastEvents(out)).values()];
+    expect(events).toContain('uploading');
+    expect(events).not.toContain('done');
+  });
 });
 
 describe('progress on a terminal', () => {
