@@ -15,8 +15,9 @@ const FRAME_COLUMNS = 2;
 export interface StatusLine {
   /** Whether a live line is on screen (then `finish` leaves the final line in its place). */
   readonly live: boolean;
-  /** Stops both; on a live line, leaves `text` with a tick or a cross, cut to the width. */
+  /** Columns the live line's text may take (the terminal's, less the spinner's frame). */
   readonly columns: number;
+  /** Stops both; on a live line, leaves `text` with a tick or a cross, cut to the width. */
   finish(ok: boolean, text: string): void;
   /** Stops both and leaves nothing. Safe to call more than once. */
   stop(): void;
@@ -34,7 +35,7 @@ export async function startStatusLine(
   if (io.statsIntervalMs !== undefined) {
     timers.push(setInterval(() => io.stderr.write(`${text()}\n`), io.statsIntervalMs));
   }
-  // Progress never keeps the process alive on its own.
+  // These never keep the process alive on their own (ora's timer is stopped by finish or stop).
   for (const timer of timers) timer.unref();
   let stopped = false;
   const stop = () => {
