@@ -41,7 +41,7 @@ export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<
   const name = parseConfigKey(key);
   const value = effective(ctx.settings, name);
   if (ctx.settings.json) {
-    printJson(ctx, {
+    printJson(ctx.io, {
       key: name,
       value: value === undefined ? null : shown(name, value),
       source: ctx.settings.sources[name] ?? 'default',
@@ -75,11 +75,11 @@ export async function runConfigList(ctx: Context): Promise<number> {
     };
   });
   if (ctx.settings.json) {
-    printJson(ctx, rows);
+    printJson(ctx.io, rows);
     return ExitCode.ok;
   }
   await printTable(
-    ctx,
+    ctx.io,
     ['KEY', 'VALUE', 'SOURCE'],
     rows.map((row) => [row.key, row.value ?? '', row.value === null ? 'unset' : row.source]),
   );

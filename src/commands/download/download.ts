@@ -39,7 +39,7 @@ export async function runDownload(
   const { default: pLimit } = await import('p-limit');
   const limit = pLimit(ctx.settings.concurrency);
   const claimed = new Map<string, string>();
-  const spinner = await startSpinner(ctx, `Downloading ${names.length} file(s) of job ${jobId}`);
+  const spinner = await startSpinner(ctx.io, `Downloading ${names.length} file(s) of job ${jobId}`);
   const abort = new AbortController();
 
   const fetchOne = async (fileName: string): Promise<DownloadOutcome> => {
@@ -81,7 +81,7 @@ export async function runDownload(
     else if (outcome.status === 'skipped') ctx.log.info(`skipped ${outcome.fileName}: ${outcome.reason}`);
     else ctx.log.error(`${outcome.fileName}: ${outcome.reason}`);
   }
-  if (ctx.settings.json) printJson(ctx, outcomes);
+  if (ctx.settings.json) printJson(ctx.io, outcomes);
   const failed = outcomes.filter((o) => o.status === 'failed').length;
   if (!ctx.settings.json) {
     const done = outcomes.filter((o) => o.status === 'downloaded').length;

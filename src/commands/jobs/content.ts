@@ -6,15 +6,15 @@ import { printJson, printTable } from '../../output/table.js';
 
 export async function runJobsContent(ctx: Context, [jobId = '']: string[]): Promise<number> {
   const client = await ctx.client();
-  const spinner = await startSpinner(ctx, `Reading job ${jobId}`);
+  const spinner = await startSpinner(ctx.io, `Reading job ${jobId}`);
   const items = await client.jobContent(jobId).finally(() => spinner.stop());
   if (ctx.settings.json) {
-    printJson(ctx, items);
+    printJson(ctx.io, items);
     return ExitCode.ok;
   }
   if (items.length === 0) ctx.log.info(`Job ${jobId} has no files yet.`);
   await printTable(
-    ctx,
+    ctx.io,
     ['ID', 'FILE NAME', 'DURATION', 'CREATED'],
     items.map((item) => [
       item.id,
