@@ -147,6 +147,15 @@ export function buildProgram(): Command {
     ),
   ).action(action(async () => (await import('./commands/redact/redact.js')).runRedact));
 
+  withGlobalOptions(
+    program
+      .command('status')
+      .description("what the output folder's journals say: counts, failed and pending files, a manifest")
+      .option('-o, --out-dir <dir>', 'the output folder of `vredact redact` (default ./redacted)')
+      .option('--all', 'list the done files too')
+      .option('--manifest', 'print a CSV of the done files (input and output SHA-256, job, voice, time)'),
+  ).action(action(async () => (await import('./commands/status/status.js')).runStatus));
+
   program
     .command('sandbox')
     .description('run a local stand-in of the service, for trying vredact and testing scripts')
