@@ -8,13 +8,14 @@
  *      `xargs -P C curl` over the same files; client CPU per file.
  *   2. Many small WAVs: wall time and peak RSS of a first run, a re-run (all done) and a dry run,
  *      at two sizes, to show whether memory stays flat.
+ *   3. `vredact status` and its manifest over journals of 100,000 and 1,000,000 inputs.
  * Peak RSS and CPU come from GNU time (/usr/bin/time) when present; otherwise only wall times.
  * Every temporary folder and the server are removed at the end, or on Ctrl-C.
  *
  *   npm run bench:batch -- --quick          # a small smoke run (seconds)
- *   npm run bench:batch -- --only speed     # or --only memory
+ *   npm run bench:batch -- --only speed     # or --only memory, --only status
  *   options: --files 480 --latency 100 --runs 3 --concurrency 8,32 --many 100000 --medium 10000
- *            --many-concurrency 16 --many-latency 0
+ *            --many-concurrency 16 --many-latency 0 --status-inputs 100000,1000000
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
@@ -25,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { hasGnuTime, measure, median, running } from './bench/measure.js';
 import { startStandIn } from './bench/stand-in.js';
+import { writeJournal } from './bench/journal-file.js';
 import { writeWavFiles } from './bench/wav-files.js';
 
 const BIN = fileURLToPath(new URL('../bin/vredact.js', import.meta.url));
@@ -52,6 +54,7 @@ const { values: opts } = parseArgs({
     medium: { type: 'string' },
     'many-concurrency': { type: 'string' },
     'many-latency': { type: 'string' },
+    'status-inputs': { type: 'string' },
   },
 });
 
@@ -76,6 +79,7 @@ const config = {
   medium: count('medium', quick ? 500 : 10_000, 1_000_000),
   manyConcurrency: count('many-concurrency', 16, 64),
   manyLatencyMs: count('many-latency', 0, 10_000),
+  statusInputs: (opts['status-inputs'] ?? (quick ? '2000' : '100000,1000000')).split(',').map(Number),
 };
 if (config.concurrencies.some((c) => !Number.isInteger(c) || c < 1 || c > 64)) {
   console.error('bench:batch: --concurrency takes values from 1 to 64, like 8,32');
@@ -242,6 +246,37 @@ async function memory() {
   for (const files of [config.medium, config.many]) if (files > 0) await memoryAt(files);
 }
 
+/** `vredact status` and `--manifest` over a journal of many inputs: its memory is one record per input. */
+async function status() {
+  console.log('\n3. vredact status over a journal of two lines per input (99 % done)');
+  for (const inputs of config.statusInputs) {
+    if (!Number.isInteger(inputs) || inputs < 1 || inputs > 10_000_000) continue;
+    const outDir = join(scratch, `status-${inputs}`);
+    await writeJournal(outDir, inputs);
+    const env = clientEnv();
+    const run = (extra) =>
+      measure(process.execPath, [BIN, 'status', '-o', outDir, ...extra], { cwd: scratch, env, scratch });
+    const summary = await run([]);
+    const manifest = await run(['--manifest']);
+    for (const [label, result] of [
+      ['status', summary],
+      ['--manifest', manifest],
+    ]) {
+      if (result.code !== 0) {
+        failures++;
+        console.log(
+          `  ! status ${label} over ${inputs} inputs: exit ${result.code}: ${result.stderr.trim()}`,
+        );
+      }
+    }
+    console.log(
+      `  ${inputs} inputs: status ${s(summary.wallS)}, peak RSS ${mb(summary.maxRssMb)}; ` +
+        `--manifest ${s(manifest.wallS)}, peak RSS ${mb(manifest.maxRssMb)}`,
+    );
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
+
 try {
   const version = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(
@@ -253,8 +288,9 @@ try {
       ? 'CPU and peak RSS of each client run from /usr/bin/time (GNU time; CPU includes child processes)'
       : 'no /usr/bin/time here: wall times only',
   );
-  if (opts.only !== 'memory') await speed();
-  if (opts.only !== 'speed') await memory();
+  if (opts.only === undefined || opts.only === 'speed') await speed();
+  if (opts.only === undefined || opts.only === 'memory') await memory();
+  if (opts.only === undefined || opts.only === 'status') await status();
   console.log(
     failures === 0
       ? '\nbench:batch: every run did what it must'

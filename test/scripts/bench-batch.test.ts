@@ -22,6 +22,8 @@ test('bench:batch --quick runs every case, prints its figures and leaves no temp
       '0',
       '--many',
       '200',
+      '--status-inputs',
+      '200',
     ],
     { cwd: REPO_ROOT, reject: false, env: { NO_COLOR: '1' } },
   );
@@ -30,5 +32,6 @@ test('bench:batch --quick runs every case, prints its figures and leaves no temp
   expect(result.stdout).toMatch(/-c 4 +vredact .* the ideal .*xargs -P 4 curl/);
   expect(result.stdout).toMatch(/200 files/);
   expect(result.stdout).toMatch(/first run .*\n.*re-run \(all done\) .*\n.*dry run /);
+  expect(result.stdout).toMatch(/200 inputs: status .* peak RSS .*; --manifest /);
   expect(await leftovers()).toBeLessThanOrEqual(before);
 });
