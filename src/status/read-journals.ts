@@ -35,23 +35,28 @@ export async function listJournals(outDir: string): Promise<string[] | undefined
   return names.filter((name) => JOURNAL_FILE.test(name)).sort();
 }
 
-/** Which record of one input to keep: `held` came from file `heldFile`, `next` from file `file`. */
-function wins(next: StatusRecord, file: number, held: StatusRecord, heldFile: number): boolean {
-  if (file === heldFile) return true;
+/** Which record of one input to keep, the one held or the next one read. */
+function wins(next: StatusRecord, held: StatusRecord): boolean {
+  if (next.file === held.file) return true;
   // An unreadable time loses to any readable one; between two, the later wins, a tie keeps the first.
   if (Number.isNaN(next.atMs)) return false;
   return Number.isNaN(held.atMs) || next.atMs > held.atMs;
 }
 
-/** Reads the named journals of `outDir` once each, line by line, each line bounded to `maxLineBytes`. */
+export interface ReadOptions {
+  /** Keep the hashes and the voice of each record (for the manifest). */
+  details: boolean;
+  maxLineBytes?: number;
+}
+
+/** Reads the named journals of `outDir` once each, line by line, each line bounded. */
 export async function readJournals(
   outDir: string,
   names: readonly string[],
-  maxLineBytes = MAX_LINE_BYTES,
+  options: ReadOptions = { details: true },
 ): Promise<JournalsRead> {
   const stateDir = join(outDir, STATE_DIR);
   const latest = new Map<string, StatusRecord>();
-  const fileOf = new Map<string, number>();
   const read: JournalsRead = { files: [], latest, lines: 0, unreadable: 0 };
   for (const [index, name] of names.entries()) {
     const path = join(stateDir, name);
@@ -65,17 +70,16 @@ export async function readJournals(
     }
     const scan: LineScan = { oversized: 0 };
     try {
-      for await (const line of readLines(handle, scan, maxLineBytes)) {
+      for await (const line of readLines(handle, scan, options.maxLineBytes ?? MAX_LINE_BYTES)) {
         read.lines++;
-        const record = parseRecord(line);
+        const record = parseRecord(line, { file: index, details: options.details });
         if (!record) {
           read.unreadable++;
           continue;
         }
         const held = latest.get(record.input);
-        if (held && !wins(record, index, held, fileOf.get(record.input) ?? -1)) continue;
+        if (held && !wins(record, held)) continue;
         latest.set(record.input, record);
-        fileOf.set(record.input, index);
       }
     } catch (error) {
       throw asLocalFsError(error, path, 'reading');

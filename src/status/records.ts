@@ -1,6 +1,6 @@
 /**
  * What status keeps of a journal line: only the fields it shows, so that holding one record per
- * input stays small (about 0.5 KB each: a million inputs fit in a few hundred MB).
+ * input stays small. The hashes and the voice (half of a done line) are kept only for the manifest.
  */
 
 export type JournalEvent = 'uploading' | 'submitted' | 'done' | 'failed' | 'rejected';
@@ -28,6 +28,15 @@ export interface StatusRecord {
   inputSha256?: string;
   outputSha256?: string;
   voice?: Voice;
+  /** Which journal file it came from (its index in the list read). */
+  file: number;
+}
+
+export interface ParseOptions {
+  /** The journal file's index in the list read. */
+  file: number;
+  /** Keep the hashes and the voice (the manifest's columns); a summary does without them. */
+  details: boolean;
 }
 
 export function stateOf(event: JournalEvent): FileState {
@@ -57,7 +66,10 @@ function voiceOf(value: unknown): Voice | undefined {
  * One journal line as a record, or undefined when it is not one (not JSON, no input, an unknown
  * event). Fields that older journals lack (hashes, voice) are simply absent.
  */
-export function parseRecord(line: string): StatusRecord | undefined {
+export function parseRecord(
+  line: string,
+  options: ParseOptions = { file: 0, details: true },
+): StatusRecord | undefined {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -76,11 +88,13 @@ export function parseRecord(line: string): StatusRecord | undefined {
     atMs: Date.parse(at),
     input,
     output: text(raw.output) ?? '',
+    file: options.file,
   };
   const jobId = text(raw.jobId);
   if (jobId !== undefined) record.jobId = jobId;
   const reason = text(raw.reason);
   if (reason !== undefined) record.reason = reason;
+  if (!options.details) return record;
   const inputSha256 = text(raw.inputSha256);
   if (inputSha256 !== undefined) record.inputSha256 = inputSha256;
   if (event === 'done') {

@@ -9,7 +9,7 @@ const dir = tempDirPerTest('vredact-read-journals-');
 
 async function readAll(outDir: string) {
   const names = (await listJournals(outDir)) ?? [];
-  return readJournals(outDir, names);
+  return readJournals(outDir, names, { details: true });
 }
 
 test('lists the journals of every run and shard, and nothing else', async () => {
@@ -69,7 +69,7 @@ test('damaged and oversized lines are skipped and counted; the rest is read', as
     'x'.repeat(2000),
     { at: '2026-11-21T02:00:00.000Z', event: 'failed', input: '/in/b.wav' },
   ]);
-  const read = await readJournals(dir.path, ['journal.jsonl'], 1000);
+  const read = await readJournals(dir.path, ['journal.jsonl'], { details: false, maxLineBytes: 1000 });
   expect([...read.latest.keys()].sort()).toEqual(['/in/a.wav', '/in/b.wav']);
   expect(read.lines).toBe(4);
   expect(read.unreadable).toBe(2);
@@ -77,7 +77,7 @@ test('damaged and oversized lines are skipped and counted; the rest is read', as
 
 test('a journal renamed away between the listing and the reading is passed over', async () => {
   await writeJournal(dir.path, [{ at: '2026-11-21T02:00:00.000Z', event: 'done', input: '/in/a.wav' }]);
-  const read = await readJournals(dir.path, ['journal.jsonl', 'journal.gone.jsonl']);
+  const read = await readJournals(dir.path, ['journal.jsonl', 'journal.gone.jsonl'], { details: false });
   expect(read.files).toEqual(['journal.jsonl']);
   expect(read.latest.size).toBe(1);
 });

@@ -26,7 +26,26 @@ test('a done line keeps its hashes and the voice fields sent', () => {
     inputSha256: 'aa',
     outputSha256: 'bb',
     voice: { age: 'senior-adult', gender: 'f' },
+    file: 0,
   });
+});
+
+test('without details, the hashes and the voice are not kept', () => {
+  const record = parseRecord(
+    journalLine({
+      at: 't',
+      event: 'done',
+      input: '/in/a.wav',
+      inputSha256: 'aa',
+      outputSha256: 'bb',
+      voice: { age: 'same' },
+    }),
+    { file: 3, details: false },
+  );
+  expect(record).toMatchObject({ event: 'done', input: '/in/a.wav', file: 3 });
+  expect(record).not.toHaveProperty('inputSha256');
+  expect(record).not.toHaveProperty('outputSha256');
+  expect(record).not.toHaveProperty('voice');
 });
 
 test('an older line without the new fields reads with them absent', () => {

@@ -35,7 +35,7 @@ export async function runStatus(
       'name the output folder of `vredact redact` with -o (default ./redacted)',
     );
   }
-  const read = await readJournals(outDir, names);
+  const read = await readJournals(outDir, names, { details: flags.manifest === true });
   if (read.unreadable > 0) {
     ctx.log.warn(
       `${read.unreadable} journal line${read.unreadable === 1 ? '' : 's'} could not be read and ${read.unreadable === 1 ? 'was' : 'were'} skipped`,
