@@ -42,21 +42,49 @@ const TARGETS = {
   atFiles: 100_000,
 };
 
-const { values: opts } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    files: { type: 'string' },
-    latency: { type: 'string' },
-    runs: { type: 'string' },
-    concurrency: { type: 'string' },
-    many: { type: 'string' },
-    medium: { type: 'string' },
-    'many-concurrency': { type: 'string' },
-    'many-latency': { type: 'string' },
-    'status-inputs': { type: 'string' },
-  },
-});
+function parseOptions() {
+  try {
+    return parseArgs({
+      options: {
+        help: { type: 'boolean', default: false },
+        quick: { type: 'boolean', default: false },
+        only: { type: 'string' },
+        files: { type: 'string' },
+        latency: { type: 'string' },
+        runs: { type: 'string' },
+        concurrency: { type: 'string' },
+        many: { type: 'string' },
+        medium: { type: 'string' },
+        'many-concurrency': { type: 'string' },
+        'many-latency': { type: 'string' },
+        'status-inputs': { type: 'string' },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`bench:batch: ${error.message} (--help lists the options)`);
+    process.exit(2);
+  }
+}
+const opts = parseOptions();
+if (opts.only !== undefined && !['speed', 'memory', 'status'].includes(opts.only)) {
+  console.error(`bench:batch: --only takes speed, memory or status (got "${opts.only}")`);
+  process.exit(2);
+}
+
+if (opts.help) {
+  console.log(`usage: npm run bench:batch -- [options]   (after npm run build)
+  --quick                      a small smoke run
+  --only speed|memory|status   one part only
+  --files 480                  one-second WAVs of the speed part
+  --latency 100                the stand-in's latency in the speed part, ms
+  --runs 3                     runs of each speed case (the median is printed)
+  --concurrency 8,32           the -c values of the speed part
+  --medium 10000 --many 100000 small WAVs of the memory part (0 skips one)
+  --many-concurrency 16        the -c of the memory part
+  --many-latency 0             the stand-in's latency in the memory part, ms
+  --status-inputs 100000,1000000  journal sizes of the status part`);
+  process.exit(0);
+}
 
 function count(name, fallback, max) {
   const text = opts[name];
