@@ -23,8 +23,8 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { hasGnuTime, measure, median, running } from './bench/measure.js';
+import { readOptions } from './bench/options.js';
 import { startStandIn } from './bench/stand-in.js';
 import { writeJournal } from './bench/journal-file.js';
 import { writeWavFiles } from './bench/wav-files.js';
@@ -32,7 +32,7 @@ import { writeWavFiles } from './bench/wav-files.js';
 const BIN = fileURLToPath(new URL('../bin/vredact.js', import.meta.url));
 const TOKEN = 'vr_bench_token';
 
-/** What the engine must meet (issue: speed and memory). */
+/** What the redact engine must meet; printed beside the figures. */
 const TARGETS = {
   idealRatio: 1.1,
   cpuMsPerFile: 1,
@@ -42,77 +42,7 @@ const TARGETS = {
   atFiles: 100_000,
 };
 
-function parseOptions() {
-  try {
-    return parseArgs({
-      options: {
-        help: { type: 'boolean', default: false },
-        quick: { type: 'boolean', default: false },
-        only: { type: 'string' },
-        files: { type: 'string' },
-        latency: { type: 'string' },
-        runs: { type: 'string' },
-        concurrency: { type: 'string' },
-        many: { type: 'string' },
-        medium: { type: 'string' },
-        'many-concurrency': { type: 'string' },
-        'many-latency': { type: 'string' },
-        'status-inputs': { type: 'string' },
-      },
-    }).values;
-  } catch (error) {
-    console.error(`bench:batch: ${error.message} (--help lists the options)`);
-    process.exit(2);
-  }
-}
-const opts = parseOptions();
-if (opts.only !== undefined && !['speed', 'memory', 'status'].includes(opts.only)) {
-  console.error(`bench:batch: --only takes speed, memory or status (got "${opts.only}")`);
-  process.exit(2);
-}
-
-if (opts.help) {
-  console.log(`usage: npm run bench:batch -- [options]   (after npm run build)
-  --quick                      a small smoke run
-  --only speed|memory|status   one part only
-  --files 480                  one-second WAVs of the speed part
-  --latency 100                the stand-in's latency in the speed part, ms
-  --runs 3                     runs of each speed case (the median is printed)
-  --concurrency 8,32           the -c values of the speed part
-  --medium 10000 --many 100000 small WAVs of the memory part (0 skips one)
-  --many-concurrency 16        the -c of the memory part
-  --many-latency 0             the stand-in's latency in the memory part, ms
-  --status-inputs 100000,1000000  journal sizes of the status part`);
-  process.exit(0);
-}
-
-function count(name, fallback, max) {
-  const text = opts[name];
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > max) {
-    console.error(`bench:batch: --${name} must be a whole number from 0 to ${max} (got "${text}")`);
-    process.exit(2);
-  }
-  return n;
-}
-
-const quick = opts.quick;
-const config = {
-  files: count('files', quick ? 48 : 480, 100_000),
-  latencyMs: count('latency', 100, 10_000),
-  runs: count('runs', quick ? 1 : 3, 20),
-  concurrencies: (opts.concurrency ?? '8,32').split(',').map((c) => Number(c)),
-  many: count('many', quick ? 2_000 : 100_000, 1_000_000),
-  medium: count('medium', quick ? 500 : 10_000, 1_000_000),
-  manyConcurrency: count('many-concurrency', 16, 64),
-  manyLatencyMs: count('many-latency', 0, 10_000),
-  statusInputs: (opts['status-inputs'] ?? (quick ? '2000' : '100000,1000000')).split(',').map(Number),
-};
-if (config.concurrencies.some((c) => !Number.isInteger(c) || c < 1 || c > 64)) {
-  console.error('bench:batch: --concurrency takes values from 1 to 64, like 8,32');
-  process.exit(2);
-}
+const { only, config } = readOptions();
 if (!existsSync(new URL('../dist/cli.js', import.meta.url))) {
   console.error('bench:batch: dist/ is missing; run `npm run build` first.');
   process.exit(1);
@@ -278,7 +208,6 @@ async function memory() {
 async function status() {
   console.log('\n3. vredact status over a journal of two lines per input (99 % done)');
   for (const inputs of config.statusInputs) {
-    if (!Number.isInteger(inputs) || inputs < 1 || inputs > 10_000_000) continue;
     const outDir = join(scratch, `status-${inputs}`);
     await writeJournal(outDir, inputs);
     const env = clientEnv();
@@ -316,9 +245,9 @@ try {
       ? 'CPU and peak RSS of each client run from /usr/bin/time (GNU time; CPU includes child processes)'
       : 'no /usr/bin/time here: wall times only',
   );
-  if (opts.only === undefined || opts.only === 'speed') await speed();
-  if (opts.only === undefined || opts.only === 'memory') await memory();
-  if (opts.only === undefined || opts.only === 'status') await status();
+  if (only === undefined || only === 'speed') await speed();
+  if (only === undefined || only === 'memory') await memory();
+  if (only === undefined || only === 'status') await status();
   console.log(
     failures === 0
       ? '\nbench:batch: every run did what it must'

@@ -80,7 +80,7 @@ describe('over a journal written by hand', () => {
         'upload interrupted; the next run looks for its job first, then sends it again',
       ],
     ]);
-    expect(tsv.stderr).toContain('3 inputs: 1 done, 1 pending, 0 failed, 1 rejected');
+    expect(tsv.stderr).toContain(`3 inputs in ${out}: 1 done, 1 pending, 0 failed, 1 rejected`);
 
     const json = await runCli(['status', '-o', out, '--json'], { env: env() });
     expect(JSON.parse(String(json.stdout))).toMatchObject({
@@ -181,7 +181,7 @@ describe('after real runs against the sandbox', () => {
     expect(rows(tsv.stdout).map((row) => row.slice(0, 2))).toEqual([
       ['rejected', await real('not-audio.wav')],
     ]);
-    expect(tsv.stderr).toContain('3 inputs: 2 done, 0 pending, 0 failed, 1 rejected');
+    expect(tsv.stderr).toContain(`3 inputs in ${out}: 2 done, 0 pending, 0 failed, 1 rejected`);
 
     const manifest = await runCli(['status', '-o', out, '--manifest', '--json'], { env });
     const records = String(manifest.stdout)

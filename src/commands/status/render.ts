@@ -21,9 +21,10 @@ export interface StatusView {
   listed: StatusRecord[];
 }
 
-export function countsLine(counts: StatusCounts): string {
+/** `3 inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected`. */
+export function countsLine(counts: StatusCounts, where: string): string {
   const inputs = `${counts.total} input${counts.total === 1 ? '' : 's'}`;
-  return `${inputs}: ${counts.done} done, ${counts.pending} pending, ${counts.failed} failed, ${counts.rejected} rejected`;
+  return `${inputs} in ${where}: ${counts.done} done, ${counts.pending} pending, ${counts.failed} failed, ${counts.rejected} rejected`;
 }
 
 /** A path for a person: relative to the working folder when inside it. */
@@ -33,7 +34,7 @@ function shown(ctx: Context, path: string): string {
 }
 
 export async function printTerminal(ctx: Context, out: LineWriter, view: StatusView): Promise<void> {
-  await out.write(`${shown(ctx, view.outDir)}: ${countsLine(view.counts)}\n`);
+  await out.write(`${countsLine(view.counts, shown(ctx, view.outDir))}\n`);
   for (const record of view.listed) {
     const state = stateOf(record.event).padEnd(8);
     const job = record.jobId === undefined ? '' : ` (job ${displayText(record.jobId)})`;
@@ -45,7 +46,7 @@ export async function printTerminal(ctx: Context, out: LineWriter, view: StatusV
 
 /** `state input reason job_id output at`, one line per file, no header (as every vredact pipe output). */
 export async function printTsv(ctx: Context, out: LineWriter, view: StatusView): Promise<void> {
-  ctx.log.info(`${view.outDir}: ${countsLine(view.counts)}`);
+  ctx.log.info(countsLine(view.counts, displayText(view.outDir)));
   for (const record of view.listed) {
     const file = fileStatus(view.outDir, record);
     const fields = [file.state, file.input, describe(record), file.jobId ?? '', file.output, file.at].map(

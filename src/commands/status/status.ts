@@ -11,6 +11,7 @@ import { lineWriter } from './write-lines.js';
 
 /** The same default as `vredact redact`'s output folder. */
 const DEFAULT_OUT_DIR = 'redacted';
+const WHICH_FOLDER = 'name the output folder of `vredact redact` with -o (default ./redacted)';
 
 /**
  * `vredact status [-o dir] [--all] [--json] [--manifest]`: what the output folder's journals say.
@@ -25,21 +26,16 @@ export async function runStatus(
   const names = await listJournals(outDir);
   if (!names || names.length === 0) {
     if (!(await isFolder(outDir))) {
-      throw new UsageError(
-        `no folder ${displayText(outDir)}`,
-        'name the output folder of `vredact redact` with -o (default ./redacted)',
-      );
+      throw new UsageError(`no folder ${displayText(outDir)}`, WHICH_FOLDER);
     }
     throw new UsageError(
       `no journal in ${displayText(outDir)}: nothing has been redacted into this folder yet`,
-      'name the output folder of `vredact redact` with -o (default ./redacted)',
+      WHICH_FOLDER,
     );
   }
   const read = await readJournals(outDir, names, { details: flags.manifest === true });
   if (read.unreadable > 0) {
-    ctx.log.warn(
-      `${read.unreadable} journal line${read.unreadable === 1 ? '' : 's'} could not be read and ${read.unreadable === 1 ? 'was' : 'were'} skipped`,
-    );
+    ctx.log.warn(`skipped ${read.unreadable} journal line(s) that could not be read (damaged, or over 1 MiB)`);
   }
   const out = lineWriter(ctx.streams.stdout);
   if (flags.manifest === true) {

@@ -51,8 +51,8 @@ test('in a pipe: one TSV line per file not done, counts and warnings on stderr, 
     `failed\t/in/b.wav\tanswer\\x1b]0;pwned\\x07 cut short\tj\\x1b[2J1\t${outDir}/b.wav\t2026-11-21T02:00:02.000Z`,
     `pending\t/in/c.wav\tsubmitted; the next run collects its job\tj2\t${outDir}/c.wav\t2026-11-21T02:00:03.000Z`,
   ]);
-  expect(stderr).toContain('1 journal line could not be read and was skipped');
-  expect(stderr).toContain('3 inputs: 1 done, 1 pending, 1 failed, 0 rejected');
+  expect(stderr).toContain('skipped 1 journal line(s) that could not be read');
+  expect(stderr).toContain('1 done, 1 pending, 1 failed, 0 rejected');
   expect(stdout + stderr).not.toContain('\u001b');
 });
 
@@ -71,7 +71,7 @@ test('on a terminal: the counts, then compact lines with reasons and job ids', a
   await journal(join(dir.path, 'out'));
   const { stdout } = await run({}, { tty: true });
   const lines = stdout.split('\n').filter(Boolean);
-  expect(lines[0]).toMatch(/3 inputs: 1 done, 1 pending, 1 failed, 0 rejected$/);
+  expect(lines[0]).toMatch(/^3 inputs in .*out: 1 done, 1 pending, 1 failed, 0 rejected$/);
   expect(lines[1]).toMatch(/^failed +\/in\/b\.wav +answer\\x1b\]0;pwned\\x07 cut short \(job j\\x1b\[2J1\)$/);
   expect(lines[2]).toMatch(/^pending +\/in\/c\.wav .*\(job j2\)$/);
   expect(stdout).not.toContain('\u001b');
