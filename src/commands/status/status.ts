@@ -35,7 +35,9 @@ export async function runStatus(
   }
   const read = await readJournals(outDir, names, { details: flags.manifest === true });
   if (read.unreadable > 0) {
-    ctx.log.warn(`skipped ${read.unreadable} journal line(s) that could not be read (damaged, or over 1 MiB)`);
+    ctx.log.warn(
+      `skipped ${read.unreadable} journal line(s) that could not be read (damaged, or over 1 MiB)`,
+    );
   }
   const out = lineWriter(ctx.streams.stdout);
   if (flags.manifest === true) {
