@@ -3,6 +3,7 @@
  * shards) into the last record of each input. Across files the record with the latest `at` wins;
  * within one file a later line wins (it was appended later, whatever the clock said).
  */
+import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asLocalFsError, errnoCode } from '../fs/errors.js';
@@ -62,7 +63,8 @@ export async function readJournals(
     const path = join(stateDir, name);
     let handle;
     try {
-      handle = await open(path, 'r');
+      // Non-blocking, so that a FIFO under a journal's name cannot hang the open; regular files ignore it.
+      handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
       // Renamed away between the listing and now (a compaction): its records are in the new file.
       if (errnoCode(error) === 'ENOENT') continue;
@@ -70,6 +72,8 @@ export async function readJournals(
     }
     const scan: LineScan = { oversized: 0 };
     try {
+      // Only a regular file is a journal.
+      if (!(await handle.stat()).isFile()) continue;
       for await (const line of readLines(handle, scan, options.maxLineBytes ?? MAX_LINE_BYTES)) {
         read.lines++;
         const record = parseRecord(line, { file: index, details: options.details });

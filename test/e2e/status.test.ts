@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -98,6 +99,41 @@ describe('over a journal written by hand', () => {
         `/in/a.wav,aa,${out}/a.wav,bb,j1,age=senior-adult;gender=opposite,2026-11-21T02:00:09.000Z\r\n`,
     );
   });
+
+  test.skipIf(!existsSync('/usr/bin/script'))(
+    'on a real terminal: compact lines, paths relative to the working folder, service text escaped',
+    async () => {
+      const out = join(dir.path, 'out');
+      await writeJournal(out, [
+        {
+          at: '2026-11-21T02:00:00.000Z',
+          event: 'done',
+          input: join(dir.path, 'in', 'a.wav'),
+          output: 'a.wav',
+        },
+        {
+          at: '2026-11-21T02:00:01.000Z',
+          event: 'failed',
+          input: join(dir.path, 'in', 'b.wav'),
+          output: 'b.wav',
+          reason: 'the service said \u001b]0;owned\u0007 no',
+          jobId: 'j7',
+        },
+      ]);
+      const command = `"${process.execPath}" "${BIN}" status -o out`;
+      const result = await execa('script', ['-qec', command, '/dev/null'], {
+        cwd: dir.path,
+        env: env(),
+        extendEnv: false,
+        reject: false,
+      });
+      expect(result.exitCode).toBe(0);
+      const lines = String(result.stdout).split(/\r?\n/);
+      expect(lines).toContain('2 inputs in out: 1 done, 0 pending, 1 failed, 0 rejected');
+      expect(lines).toContain('failed   in/b.wav  the service said \\x1b]0;owned\\x07 no (job j7)');
+      expect(String(result.stdout)).not.toContain('\u001b');
+    },
+  );
 
   test('exits 2 with a clear message when the folder has no journal', async () => {
     const result = await runCli(['status', '-o', join(dir.path, 'nothing-here')], { env: env() });

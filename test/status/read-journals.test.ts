@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { expect, test } from 'vitest';
 import { listJournals, readJournals } from '../../src/status/read-journals.js';
 import { tempDirPerTest } from '../helpers/cli.js';
@@ -73,6 +74,15 @@ test('damaged and oversized lines are skipped and counted; the rest is read', as
   expect([...read.latest.keys()].sort()).toEqual(['/in/a.wav', '/in/b.wav']);
   expect(read.lines).toBe(4);
   expect(read.unreadable).toBe(2);
+});
+
+test('a name that is not a regular file (a folder, a FIFO) is passed over, never waited on', async () => {
+  await writeJournal(dir.path, [{ at: '2026-11-21T02:00:00.000Z', event: 'done', input: '/in/a.wav' }]);
+  await mkdir(join(dir.path, '.vredact', 'journal.dir.jsonl'));
+  await execa('mkfifo', [join(dir.path, '.vredact', 'journal.fifo.jsonl')]);
+  const read = await readAll(dir.path);
+  expect(read.files).toEqual(['journal.jsonl']);
+  expect(read.latest.size).toBe(1);
 });
 
 test('a journal renamed away between the listing and the reading is passed over', async () => {
