@@ -128,12 +128,14 @@ export function addStatusCommand(program: Command): void {
     .command('status')
     .description("what an output folder's journal says: counts, failed and pending files")
     .addOption(option('-o, --out-dir <dir>', 'the output folder of redact').documentDefault('./redacted'))
+    .option('--all', 'list the done files too')
     .option(
       '--manifest',
       'print a CSV record of every done file (input, output, SHA-256s, job id, voice, time)',
     );
   addExamples(leaf(status, false), [
     ['vredact status -o /srv/redacted', 'counts by state, then the problem files with reasons'],
+    ['vredact status -o /srv/redacted --all --json', 'every file and its state, for scripts'],
     ['vredact status -o /srv/redacted --manifest > manifest.csv', 'the compliance record'],
   ]).action(action(async () => (await import('../commands/status/status.js')).runStatus));
 }
