@@ -13,7 +13,7 @@ export async function printManifest(
   latest: Iterable<StatusRecord>,
 ): Promise<void> {
   // The CSV is exact data for a file or a program; only a terminal gets control characters escaped.
-  const show = ctx.stdoutIsTTY ? escapeControls : undefined;
+  const show = ctx.io.stdoutIsTTY ? escapeControls : undefined;
   if (!ctx.settings.json && !(await out.write(MANIFEST_HEADER))) return;
   for (const record of doneRecords(latest)) {
     const row = manifestRow(outDir, record);

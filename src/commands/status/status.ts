@@ -52,7 +52,7 @@ export async function runStatus(
     listed: filesToList(read.latest.values(), flags.all === true),
   };
   if (ctx.settings.json) await printJsonDocument(out, view);
-  else if (ctx.stdoutIsTTY) await printTerminal(ctx, out, view);
+  else if (ctx.io.stdoutIsTTY) await printTerminal(ctx, out, view);
   else await printTsv(ctx, out, view);
   if (!ctx.settings.json && view.counts.failed + view.counts.pending > 0) {
     ctx.log.info(
