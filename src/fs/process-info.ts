@@ -67,8 +67,9 @@ function procUsable(): boolean {
   return procTrusted;
 }
 
-/** When the process with this pid started (epoch ms), where /proc tells; undefined elsewhere. */
+/** When the process with this pid started (epoch ms): this one everywhere, others where /proc tells. */
 export function processStartTimeMs(pid: number): number | undefined {
+  if (pid === process.pid) return Date.now() - process.uptime() * 1000;
   if (!Number.isInteger(pid) || pid <= 0 || !procUsable() || !bootTimeMs) return undefined;
   const ticks = startTicks(pid);
   return ticks === undefined ? undefined : startFromTicks(ticks, bootTimeMs);

@@ -10,7 +10,8 @@ const PARTIAL_NAME = new RegExp(`^\\..*\\.(\\d+)-[0-9a-f]+${PARTIAL_SUFFIX.repla
 /**
  * Removes temporary files left by runs that died (SIGKILL, power loss) in the given folders, all
  * inside `outDir`. A temporary file whose writer may still run (its pid is alive and started before
- * the file was last written, say a `vredact download` into the same folder) is left alone. A folder
+ * the file was last written: a `vredact download` into the same folder, another shard, this very
+ * process) is left alone. A folder
  * that is, or lies under, a symbolic link leading outside the output folder is never swept: what is
  * out there is not ours. Returns how many files went.
  */
@@ -31,9 +32,8 @@ export async function sweepPartials(dirs: Iterable<string>, outDir: string): Pro
       const path = join(folder, name);
       const info = await lstat(path).catch(() => undefined);
       if (!info || info.isDirectory()) continue;
-      const pid = Number(match[1]);
-      // Our own pid on a file we find at the start of a run: a previous process that had our pid.
-      if (pid !== process.pid && writerMayBeAlive(pid, info.mtimeMs)) continue;
+      // Our own pid counts too: a file written before this process started is a predecessor's.
+      if (writerMayBeAlive(Number(match[1]), info.mtimeMs)) continue;
       await rm(path, { force: true }).catch(() => {});
       removed++;
     }

@@ -34,6 +34,17 @@ describe('sweepPartials', () => {
     },
   );
 
+  it("spares this process's own files, but not a predecessor's with the same pid", async () => {
+    const mine = partial('mine.wav', process.pid);
+    const predecessor = join(dir.path, partial('old.wav', process.pid));
+    await writeFile(join(dir.path, mine), 'x');
+    await writeFile(predecessor, 'x');
+    const before = new Date(Date.now() - process.uptime() * 1000 - 3_600_000);
+    await utimes(predecessor, before, before);
+    expect(await sweepPartials([dir.path], dir.path)).toBe(1);
+    expect(await readdir(dir.path)).toEqual([mine]);
+  });
+
   it('never sweeps through a symbolic link leading outside the output folder', async () => {
     const out = join(dir.path, 'out');
     const elsewhere = join(dir.path, 'elsewhere');
