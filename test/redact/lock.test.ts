@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from 'node
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OutsideOutputFolderError } from '../../src/fs/containment.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { processStartTimeMs } from '../../src/fs/process-info.js';
@@ -14,6 +14,40 @@ import { REPO_ROOT, tempDirPerTest } from '../helpers/cli.js';
 import { fillUp, MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 
 const dir = tempDirPerTest('vredact-lock-');
+
+/**
+ * Failures injected into the file system where a tmpfs cannot be mounted, and for paths no local
+ * disk takes (a file system without hard links): the real module, with `link` and the writes of
+ * lock files made to fail while `inject` says so.
+ */
+const inject: { linkCode?: string; writeCode?: string } = {};
+afterEach(() => {
+  delete inject.linkCode;
+  delete inject.writeCode;
+});
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  const fail = (code: string) => Object.assign(new Error(`${code}: injected`), { code });
+  return {
+    ...real,
+    link: async (...args: Parameters<typeof real.link>) => {
+      if (inject.linkCode) throw fail(inject.linkCode);
+      return real.link(...args);
+    },
+    open: async (...args: Parameters<typeof real.open>) => {
+      const handle = await real.open(...args);
+      if (!inject.writeCode || !String(args[0]).includes('.vredact')) return handle;
+      const code = inject.writeCode;
+      return new Proxy(handle, {
+        get(target, key) {
+          if (key === 'writeFile') return async () => Promise.reject(fail(code));
+          const value = Reflect.get(target, key) as unknown;
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    },
+  };
+});
 
 function recordingLogger(): Logger & { warnings: string[] } {
   const warnings: string[] = [];
@@ -156,6 +190,29 @@ describe('lock', () => {
     } finally {
       await mounted.unmount();
     }
+  });
+
+  it('a failed write (injected ENOSPC) is a file-system error naming the lock, and leaves no lock', async () => {
+    inject.writeCode = 'ENOSPC';
+    const failed = acquireLock(dir.path, silentLogger);
+    await expect(failed).rejects.toMatchObject({ code: 'ENOSPC', path: lockPath(dir.path), exitCode: 1 });
+    await expect(failed).rejects.toThrow(
+      `writing the lock ${lockPath(dir.path)}: no space left on the device`,
+    );
+    expect(await readdir(join(dir.path, '.vredact'))).toEqual([]);
+  });
+
+  it('without hard links, writes the lock in place, and removes it when that write fails', async () => {
+    inject.linkCode = 'EPERM';
+    const held = await acquireLock(dir.path, silentLogger);
+    expect(JSON.parse(await readFile(held.path, 'utf8'))).toMatchObject({ pid: process.pid });
+    expect((await stat(held.path)).mode & 0o777).toBe(0o600);
+    await expect(acquireLock(dir.path, silentLogger)).rejects.toBeInstanceOf(LockHeldError);
+    await held.release();
+
+    inject.writeCode = 'EDQUOT';
+    await expect(acquireLock(dir.path, silentLogger)).rejects.toThrow(/disk quota exceeded/);
+    expect(await readdir(join(dir.path, '.vredact'))).toEqual([]);
   });
 
   it('is removed by an exit hook that goes away again after a normal release', async () => {
