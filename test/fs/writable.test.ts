@@ -1,12 +1,30 @@
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { checkOutputFolderWritable } from '../../src/fs/writable.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 
 const dir = tempDirPerTest('vredact-writable-');
+
+/** The probe's failure, injected where no read-only mount can be made and root ignores permissions. */
+const inject: { probeCode?: string } = {};
+afterEach(() => {
+  delete inject.probeCode;
+});
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  return {
+    ...real,
+    open: async (...args: Parameters<typeof real.open>) => {
+      if (inject.probeCode && String(args[0]).includes('write-check')) {
+        throw Object.assign(new Error(`${inject.probeCode}: injected`), { code: inject.probeCode });
+      }
+      return real.open(...args);
+    },
+  };
+});
 
 describe('checkOutputFolderWritable', () => {
   it('creates a missing folder and leaves nothing behind', async () => {
@@ -38,6 +56,19 @@ describe('checkOutputFolderWritable', () => {
       );
     } finally {
       await mounted.unmount();
+    }
+  });
+
+  it('refuses a folder whose probe fails (injected: read-only, permission denied), exit 2', async () => {
+    for (const [code, reason] of [
+      ['EROFS', 'read-only file system'],
+      ['EACCES', 'permission denied'],
+    ] as const) {
+      inject.probeCode = code;
+      const refused = checkOutputFolderWritable(dir.path);
+      await expect(refused).rejects.toBeInstanceOf(UsageError);
+      await expect(refused).rejects.toThrow(`cannot write to the output folder ${dir.path}: ${reason}`);
+      await expect(refused).rejects.toMatchObject({ hint: expect.stringMatching(/choose an output folder/) });
     }
   });
 
