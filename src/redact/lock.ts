@@ -1,21 +1,21 @@
 /**
  * One run per output folder (per shard): `<out-dir>/.vredact/lock` (or `lock.<i>-of-<n>`), holding
- * the owner's pid, host name and start time. It appears whole or not at all: written to a temporary
- * name, fsynced, then hard-linked into place, which fails if a lock exists (so a full disk can never
- * leave an empty lock). A lock left by a run that died on this host (its pid gone, or reused by a
+ * the owner's pid, host name and start time. It appears whole or not at all (createPrivateFileExclusively),
+ * so a full disk can never leave an empty lock. A lock left by a run that died on this host (its pid gone, or reused by a
  * process that started after the lock was written) is taken over with a warning; any other lock makes
  * the second run refuse before sending anything.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { type FileHandle, link, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
 import { temporaryNameFor } from '../fs/atomic-write.js';
 import { resolveFolderInside } from '../fs/containment.js';
-import { asLocalFsError, errnoCode } from '../fs/errors.js';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../fs/private-dir.js';
+import { asLocalFsError } from '../fs/errors.js';
+import { createPrivateFileExclusively } from '../fs/exclusive-create.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 import { processAlive, writerMayBeAlive } from '../fs/process-info.js';
 import { displayText } from '../output/sanitize.js';
 import type { Logger } from '../output/logger.js';
@@ -28,8 +28,6 @@ export const LOCK_NAME = 'lock';
  * the fallback for file systems without hard links writes a lock in place, and it takes milliseconds.
  */
 const UNREADABLE_GRACE_MS = 10_000;
-/** link(2) errors that mean "no hard links on this file system", not "no permission". */
-const LINK_UNSUPPORTED = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 const LOCK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export interface LockOwner {
@@ -106,57 +104,6 @@ export function lockPath(outDir: string, name: string = LOCK_NAME): string {
   return join(outDir, STATE_DIR, name);
 }
 
-async function writeAndSync(handle: FileHandle, content: string): Promise<void> {
-  await handle.chmod(PRIVATE_FILE_MODE); // the umask may have cut the mode given to open
-  await handle.writeFile(content);
-  await handle.sync();
-}
-
-/** Creates `path` with `content` unless it exists (false then); never leaves it empty or partial. */
-async function createExclusively(path: string, content: string): Promise<boolean> {
-  const temp = temporaryNameFor(path);
-  try {
-    const handle = await open(temp, 'wx', PRIVATE_FILE_MODE);
-    try {
-      await writeAndSync(handle, content);
-    } finally {
-      await handle.close();
-    }
-    try {
-      await link(temp, path);
-      return true;
-    } catch (error) {
-      if (errnoCode(error) === 'EEXIST') return false;
-      if (!LINK_UNSUPPORTED.has(errnoCode(error))) throw error;
-    }
-    return await createInPlace(path, content);
-  } catch (error) {
-    throw asLocalFsError(error, path, 'writing the lock');
-  } finally {
-    await rm(temp, { force: true }).catch(() => {});
-  }
-}
-
-/** Without hard links: create the lock itself exclusively, and remove it if it could not be written whole. */
-async function createInPlace(path: string, content: string): Promise<boolean> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'wx', PRIVATE_FILE_MODE);
-  } catch (error) {
-    if (errnoCode(error) === 'EEXIST') return false;
-    throw error;
-  }
-  try {
-    await writeAndSync(handle, content);
-    await handle.close();
-    return true;
-  } catch (error) {
-    await handle.close().catch(() => {});
-    await rm(path, { force: true }).catch(() => {});
-    throw error;
-  }
-}
-
 /** Why a lock found in place is stale (its run is gone), or undefined when it must be respected. */
 async function staleReason(
   path: string,
@@ -215,7 +162,12 @@ export async function acquireLock(
     id: randomBytes(8).toString('hex'),
   };
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (await createExclusively(path, `${JSON.stringify(me)}\n`)) {
+    const created = await createPrivateFileExclusively(path, `${JSON.stringify(me)}\n`).catch(
+      (error: unknown) => {
+        throw asLocalFsError(error, path, 'writing the lock');
+      },
+    );
+    if (created) {
       hold(me.id, path);
       // Temporary files of lock writers (and journal rewrites) that died before cleaning up.
       await sweepPartials([stateDir], outDir).catch(() => 0);
