@@ -77,6 +77,7 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
   const signal = AbortSignal.any([deps.signal, abort.signal]);
   const claimed = new Map<string, string>();
   let stoppedBy: LocalFsError | undefined;
+  let refused: unknown;
 
   const fetchOne = async (fileName: string): Promise<DownloadOutcome> => {
     if (signal.aborted) return { fileName, path: null, status: 'failed', reason: 'interrupted' };
@@ -114,29 +115,26 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       return { fileName, path, status: 'downloaded', bytes };
     } catch (error) {
       if (isTokenRefused(error)) {
+        refused ??= error;
         abort.abort(error);
-        throw error;
       }
+      if (refused !== undefined) return { fileName, path, status: 'failed', reason: 'the token was refused' };
       if (deps.signal.aborted) return { fileName, path, status: 'failed', reason: 'interrupted' };
       if (error instanceof LocalFsError && error.stopsBatch) stoppedBy ??= error;
       return { fileName, path, status: 'failed', reason: (error as Error).message };
     }
   };
 
-  // Every transfer settles (and removes its temporary file) before a refused token is rethrown.
-  const settled = await Promise.allSettled(
+  // Every transfer settles (and removes its temporary file) before a refused token is thrown.
+  const outcomes = await Promise.all(
     request.fileNames.map((name) =>
       limit(async () => {
         const outcome = await fetchOne(name);
-        deps.onOutcome?.(outcome);
+        if (refused === undefined) deps.onOutcome?.(outcome);
         return outcome;
       }),
     ),
   );
-  const outcomes: DownloadOutcome[] = [];
-  for (const result of settled) {
-    if (result.status === 'rejected') throw result.reason;
-    outcomes.push(result.value);
-  }
+  if (refused !== undefined) throw refused;
   return { outcomes, ...(stoppedBy ? { stoppedBy } : {}), interrupted: deps.signal.aborted };
 }

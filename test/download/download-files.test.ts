@@ -16,8 +16,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function setUp(files: Record<string, Buffer>) {
-  const server = await startFileHost(files);
+async function setUp(files: Record<string, Buffer>, refuseToken = false) {
+  const server = await startFileHost(files, undefined, refuseToken);
   const client = new ApiClient({
     baseUrl: new URL(server.baseUrl),
     token: 'vr_test_token',
@@ -104,6 +104,24 @@ describe('downloadFiles', () => {
     expect(result.outcomes[0]?.status).toBe('downloaded');
     expect(await readFile(join(dir.path, 'secret.wav'), 'utf8')).toBe('outside');
     expect(await readFile(join(out, 'x.wav'))).toEqual(wav(30));
+  });
+
+  it('a refused token stops everything and is thrown, with no per-file outcome reported', async () => {
+    const { client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(10) }, true);
+    const reported: string[] = [];
+    await expect(
+      downloadFiles(
+        {
+          client,
+          concurrency: 2,
+          signal: new AbortController().signal,
+          onOutcome: (o) => reported.push(o.fileName),
+        },
+        { jobId: 'job1', fileNames: ['a.wav', 'b.wav'], outDir: dir.path, overwrite: false },
+      ),
+    ).rejects.toMatchObject({ exitCode: 3 });
+    expect(reported).toEqual([]);
+    expect(await readdir(dir.path)).toEqual([]);
   });
 
   it('an interrupt before the start downloads nothing', async () => {

@@ -11,9 +11,16 @@ export type FileServer = (name: string, res: ServerResponse) => void | Promise<v
 export async function startFileHost(
   files: Record<string, Buffer>,
   serveFile?: FileServer,
+  /** Answer every API request with 401, as for a revoked token. */
+  refuseToken = false,
 ): Promise<ScriptedServer & { fileGets: (name: string) => number }> {
   const server = await startScriptedServer(async (req, res, body) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    if (refuseToken && url.pathname.startsWith('/api/')) {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'unauthorized', message: 'invalid token' }));
+      return;
+    }
     if (req.method === 'POST' && url.pathname.endsWith('/files/download-url')) {
       const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
       res.writeHead(200, { 'content-type': 'application/json' });
