@@ -159,7 +159,7 @@ export async function runBatch(
 
     const dirs = new Set<string>([outDir]);
     for (const { entry } of planned) if (entry.output) dirs.add(dirname(entry.output));
-    const swept = await sweepPartials(dirs);
+    const swept = await sweepPartials(dirs, outDir);
     if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
 
     const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
