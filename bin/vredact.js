@@ -1,11 +1,27 @@
 #!/usr/bin/env node
-// Answers --version without loading the CLI, so it costs about a bare `node` start.
-const [flag] = process.argv.slice(2);
-if (process.argv.length === 3 && (flag === '--version' || flag === '-V')) {
-  const { readFileSync } = await import('node:fs');
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  process.stdout.write(`${pkg.version}\n`);
+// Written for any Node.js that can load an ES module (no top-level await, no newer syntax), so
+// that an old Node.js reads this check and prints one line instead of failing somewhere deeper.
+var REQUIRED = [20, 19];
+var found = process.versions.node.split('.').map(Number);
+if (found[0] < REQUIRED[0] || (found[0] === REQUIRED[0] && found[1] < REQUIRED[1])) {
+  process.stderr.write(
+    'vredact needs Node.js ' +
+      REQUIRED.join('.') +
+      ' or newer; this is Node.js v' +
+      process.versions.node +
+      '\n',
+  );
+  process.exit(2);
+}
+
+var args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  // Answered without loading the command tree, so it costs about a bare `node` start.
+  import('../dist/version.js').then(function (m) {
+    process.stdout.write(m.versionLine() + '\n');
+  });
 } else {
-  const { main } = await import('../dist/cli.js');
-  await main(process.argv);
+  import('../dist/cli.js').then(function (m) {
+    return m.main(process.argv);
+  });
 }

@@ -1,17 +1,21 @@
-import type { Readable, Writable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import { type Clock, systemClock } from './clock.js';
+import { UsageError } from './errors.js';
+import { createIOStreams, type IOStreams, type Streams } from './output/iostreams.js';
 import { createLogger, type Logger } from './output/logger.js';
+import { parseDurationMs } from './redact/options.js';
 import { type ConfigStore, openConfigStore } from './settings/config-store.js';
 import { type CommandFlags, requireService, resolveSettings, type Settings } from './settings/settings.js';
 import { VERSION } from './version.js';
 
-export type OutStream = Writable & { isTTY?: boolean };
+export type { OutStream, Streams } from './output/iostreams.js';
 
-export interface Streams {
-  stdout: OutStream;
-  stderr: OutStream;
-  stdin: Readable & { isTTY?: boolean };
+/** Flags of the terminal's behaviour, on the commands that show progress (redact, download). */
+export interface TerminalFlags {
+  /** `--progress` (true) / `--no-progress` (false). */
+  progress?: boolean;
+  /** `--stats <interval>`. */
+  stats?: string;
 }
 
 /**
@@ -19,6 +23,9 @@ export interface Streams {
  * tests with fake streams, a memory config store and a fake clock.
  */
 export interface Context {
+  /** The streams and everything known about the terminal; what output code takes. */
+  readonly io: IOStreams;
+  /** The same streams as `io` (for commands that only write). */
   readonly streams: Streams;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
@@ -26,10 +33,6 @@ export interface Context {
   readonly config: ConfigStore;
   readonly settings: Settings;
   readonly log: Logger;
-  /** Whether stdout is a terminal: tables and colour there, plain lines in a pipe. */
-  readonly stdoutIsTTY: boolean;
-  /** Whether stderr is a terminal: spinners only there. */
-  readonly stderrIsTTY: boolean;
   /** The service client, built on first use; a usage error when no URL or token is set. */
   client(): Promise<ApiClient>;
   /** A client for the configured service with another token (login checks a token before storing it). */
@@ -46,13 +49,36 @@ export interface ContextOptions {
   config?: ConfigStore;
 }
 
-export async function createContext(flags: CommandFlags, options: ContextOptions = {}): Promise<Context> {
+/** `--stats <interval>` in milliseconds; a usage error when it is not an interval. */
+export function parseStatsInterval(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDurationMs(text);
+  if (ms === undefined || ms < 100) {
+    throw new UsageError(`--stats must be an interval such as 30s, 5m or 60 (got "${text}")`);
+  }
+  return ms;
+}
+
+export async function createContext(
+  flags: CommandFlags & TerminalFlags,
+  options: ContextOptions = {},
+): Promise<Context> {
   const streams = options.streams ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
   const env = options.env ?? process.env;
   const config = options.config ?? (await openConfigStore(env));
   const settings = resolveSettings(flags, env, config);
   const clock = options.clock ?? systemClock;
-  const log = createLogger(streams.stderr, settings, () => [settings.token, config.get('token')]);
+  const io = createIOStreams({
+    streams,
+    env,
+    color: settings.color,
+    quiet: settings.quiet,
+    verbose: settings.verbose,
+    json: settings.json,
+    progress: flags.progress,
+    statsIntervalMs: parseStatsInterval(flags.stats),
+  });
+  const log = createLogger(io.stderr, settings, () => [settings.token, config.get('token')]);
   let client: ApiClient | undefined;
   const build = async (token?: string) => {
     const service = requireService(token ? { ...settings, token } : settings);
@@ -69,6 +95,7 @@ export async function createContext(flags: CommandFlags, options: ContextOptions
     });
   };
   return {
+    io,
     streams,
     env,
     cwd: options.cwd ?? process.cwd(),
@@ -76,8 +103,6 @@ export async function createContext(flags: CommandFlags, options: ContextOptions
     config,
     settings,
     log,
-    stdoutIsTTY: streams.stdout.isTTY === true,
-    stderrIsTTY: streams.stderr.isTTY === true,
     async client() {
       client ??= await build();
       return client;

@@ -59,7 +59,7 @@ export class LocalFsError extends CliError {
     super(
       `${doing} ${path}: ${LOCAL_CODES[code] ?? code} (${code || 'unknown'})`,
       ExitCode.partial,
-      hintFor(code),
+      fsHint(code),
     );
     if (cause !== undefined) this.cause = cause;
   }
@@ -70,7 +70,8 @@ export class LocalFsError extends CliError {
   }
 }
 
-function hintFor(code: string): string | undefined {
+/** What to do about a local failure with this errno code, where there is something to say. */
+export function fsHint(code: string): string | undefined {
   if (code === 'ENOSPC' || code === 'EDQUOT') return 'free some space (or choose another -o), then run again';
   if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM')
     return 'choose an output folder you can write to (-o)';

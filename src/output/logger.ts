@@ -1,7 +1,11 @@
 import type { Writable } from 'node:stream';
 import { redactSecrets } from '../settings/mask.js';
+import { escapeControls } from './sanitize.js';
 
-/** Progress and diagnostics, always on stderr; every line passes through the secret filter. */
+/**
+ * Progress and diagnostics, always on stderr. Every line passes through the secret filter and has its
+ * control characters escaped: messages carry file names and the service's text.
+ */
 export interface Logger {
   /** Normal progress; silenced by --quiet. */
   info(message: string): void;
@@ -17,7 +21,7 @@ export function createLogger(
   options: { quiet: boolean; verbose: boolean },
   secrets: () => ReadonlyArray<string | undefined>,
 ): Logger {
-  const write = (line: string) => stderr.write(`${redactSecrets(line, secrets())}\n`);
+  const write = (line: string) => stderr.write(`${escapeControls(redactSecrets(line, secrets()))}\n`);
   return {
     info: (message) => {
       if (!options.quiet) write(message);

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { IOStreams } from './iostreams.js';
 
 export interface Spinner {
   update(text: string): void;
@@ -8,27 +8,41 @@ export interface Spinner {
   stop(): void;
 }
 
-const quietSpinner: Spinner = { update() {}, succeed() {}, fail() {}, stop() {} };
+export const quietSpinner: Spinner = { update() {}, succeed() {}, fail() {}, stop() {} };
 
-/** An ora spinner on stderr when it is a terminal; nothing at all otherwise (cron, pipes, --json, --quiet). */
-export async function startSpinner(ctx: Context, text: string): Promise<Spinner> {
-  if (!ctx.stderrIsTTY || ctx.settings.quiet || ctx.settings.json) return quietSpinner;
-  // A "terminal" without a width (some pseudo-terminals report 0 columns) sends ora into an endless
-  // redraw loop.
-  const columns = (ctx.streams.stderr as { columns?: number }).columns;
-  if (columns === undefined || columns <= 0) return quietSpinner;
+/** Redraws per second, at most. */
+const FRAME_MS = 100;
+
+/**
+ * An ora spinner on stderr when live progress is on (see IOStreams); nothing at all otherwise
+ * (cron, pipes, --json, --quiet, --no-progress).
+ */
+export async function startSpinner(
+  io: Pick<IOStreams, 'progress' | 'stderr' | 'color'>,
+  text: string,
+): Promise<Spinner> {
+  if (!io.progress) return quietSpinner;
   const { default: ora } = await import('ora');
   const spinner = ora({
     text,
-    stream: ctx.streams.stderr,
-    color: ctx.settings.color ? 'cyan' : false,
+    stream: io.stderr,
+    color: io.color ? 'cyan' : false,
+    interval: FRAME_MS,
+    // ora's default puts the terminal in raw mode to swallow keys, and then Ctrl-C raises no SIGINT:
+    // the terminal stays in its normal mode, so the keyboard interrupts as it should.
+    discardStdin: false,
+    // The caller decided that stderr is a terminal that can redraw a line.
+    isEnabled: true,
   }).start();
   return {
     update: (next) => {
       spinner.text = next;
     },
-    succeed: (final) => void spinner.succeed(final),
-    fail: (final) => void spinner.fail(final),
+    // ora's own symbols are coloured by chalk whatever --no-color says.
+    succeed: (final) =>
+      void (io.color ? spinner.succeed(final) : spinner.stopAndPersist({ symbol: '✔', text: final })),
+    fail: (final) =>
+      void (io.color ? spinner.fail(final) : spinner.stopAndPersist({ symbol: '✖', text: final })),
     stop: () => void spinner.stop(),
   };
 }

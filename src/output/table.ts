@@ -1,29 +1,33 @@
-import type { Context } from '../context.js';
+import type { IOStreams } from './iostreams.js';
+import { displayText, escapeControls } from './sanitize.js';
+
+type TableStreams = Pick<IOStreams, 'stdout' | 'stdoutIsTTY' | 'color'>;
 
 /**
  * Prints rows for people on a terminal (a cli-table3 table with a header) and for programs in a
- * pipe (tab-separated lines, no header, as `gh` does).
+ * pipe (tab-separated lines, no header, as `gh` does). Cells are data from the service or from file
+ * names: control characters are shown escaped in both.
  */
-export async function printTable(ctx: Context, head: string[], rows: string[][]): Promise<void> {
-  if (!ctx.stdoutIsTTY) {
-    for (const row of rows)
-      ctx.streams.stdout.write(`${row.map((cell) => cell.replace(/[\t\n]/g, ' ')).join('\t')}\n`);
+export async function printTable(io: TableStreams, head: string[], rows: string[][]): Promise<void> {
+  if (!io.stdoutIsTTY) {
+    for (const row of rows) io.stdout.write(`${row.map(displayText).join('\t')}\n`);
     return;
   }
   const { default: Table } = await import('cli-table3');
-  const table = new Table({ head, style: ctx.settings.color ? {} : { head: [], border: [] } });
-  for (const row of rows) table.push(row);
-  ctx.streams.stdout.write(`${table.toString()}\n`);
+  const table = new Table({ head, style: io.color ? {} : { head: [], border: [] } });
+  // One push per row: a spread of 200,000 rows overflows the call stack.
+  for (const row of rows) table.push(row.map(escapeControls));
+  io.stdout.write(`${table.toString()}\n`);
 }
 
 /** `--json` output: one document on stdout. */
-export function printJson(ctx: Context, value: unknown): void {
-  ctx.streams.stdout.write(`${escapeJsonControls(JSON.stringify(value, null, 2))}\n`);
+export function printJson(io: Pick<IOStreams, 'stdout'>, value: unknown): void {
+  io.stdout.write(`${escapeJsonControls(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** One JSON object per line, for streams of outcomes that scripts read line by line. */
-export function printJsonLine(ctx: Context, value: unknown): void {
-  ctx.streams.stdout.write(`${escapeJsonControls(JSON.stringify(value))}\n`);
+export function printJsonLine(io: Pick<IOStreams, 'stdout'>, value: unknown): void {
+  io.stdout.write(`${escapeJsonControls(JSON.stringify(value))}\n`);
 }
 
 /** JSON.stringify escapes C0 but leaves DEL and C1 (a CSI is U+009B) raw; `\u009b` is the same JSON. */

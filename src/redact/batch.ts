@@ -21,7 +21,13 @@ import {
 } from './journal.js';
 import { acquireLock } from './lock.js';
 import type { RedactOptions } from './options.js';
-import { type Interrupt, type PipelineItem, type RedactClient, runPipeline } from './pipeline.js';
+import {
+  type Interrupt,
+  type PipelineItem,
+  type PipelineProgress,
+  type RedactClient,
+  runPipeline,
+} from './pipeline.js';
 import { buildPlan, type PlanEntry } from './plan.js';
 import { probeFile } from './probe.js';
 import { type Counts, type DryRunCounts, type Outcome, Reporter } from './report.js';
@@ -133,7 +139,7 @@ export async function runBatch(
     ctx.log.info('nothing to do: no input files');
     if (ctx.settings.json) {
       printJsonLine(
-        ctx,
+        ctx.io,
         options.dryRun ? { summary: EMPTY_DRY_RUN, dryRun: true } : { summary: EMPTY_COUNTS },
       );
     }
@@ -143,6 +149,7 @@ export async function runBatch(
 
   const lock = await acquireLock(outDir, ctx.log, ctx.clock.now);
   let writer: JournalWriter | undefined;
+  let reporter: Reporter | undefined;
   try {
     const journal = await readJournal(journalPath(outDir));
     if (journal.unreadable > 0)
@@ -152,16 +159,37 @@ export async function runBatch(
 
     const dirs = new Set<string>([outDir]);
     for (const { entry } of planned) if (entry.output) dirs.add(dirname(entry.output));
-    const swept = await sweepPartials(dirs);
+    const swept = await sweepPartials(dirs, outDir);
     if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
 
     const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
     let expectedPending = 0;
-    const reporter = await Reporter.start(ctx, 'redacting');
+    const startedAt = ctx.clock.now();
+    const live = await Reporter.start(ctx.io, {
+      verb: 'redacting',
+      now: ctx.clock.now,
+      total: planned.length,
+    });
+    reporter = live;
+    // The pipeline knows what is in flight; the batch counts the outcomes of the whole run.
+    let inPipeline: PipelineProgress | undefined;
+    const showProgress = () =>
+      live.progress({
+        queued: 0,
+        inFlight: 0,
+        waiting: 0,
+        bytesSent: 0,
+        bytesTotal: 0,
+        ...inPipeline,
+        ...counts,
+        total: planned.length,
+        startedAt,
+      });
     const report = (outcome: Outcome) => {
       counts[outcome.status as keyof Counts]++;
       if (outcome.status === 'pending' && !options.wait && outcome.jobId) expectedPending++;
-      reporter.outcome(outcome);
+      live.outcome(outcome);
+      showProgress();
     };
 
     const items: PipelineItem[] = [];
@@ -227,10 +255,13 @@ export async function runBatch(
         options,
         interrupt,
         emit: report,
-        onProgress: (progress) => reporter.progress(progress),
+        onProgress: (progress) => {
+          inPipeline = progress;
+          showProgress();
+        },
       });
     }
-    await reporter.finish(counts, false);
+    live.finish(counts, false);
 
     if (interrupt.stop.aborted || interrupt.abort.aborted) return ExitCode.interrupted;
     if (result.tokenRefused) {
@@ -242,6 +273,7 @@ export async function runBatch(
     const problems = counts.rejected + counts.failed + (counts.pending - expectedPending);
     return problems > 0 ? ExitCode.partial : ExitCode.ok;
   } finally {
+    reporter?.close();
     await writer?.close().catch(() => {});
     await lock.release().catch(() => {});
   }
@@ -258,14 +290,19 @@ async function dryRun(
   const journal = await readJournal(journalPath(outDir));
   const planned = await decideAll(entries, journal, fingerprint, options.overwrite);
   const counts: DryRunCounts = { 'would-send': 0, 'would-collect': 0, skipped: 0, rejected: 0 };
-  const reporter = await Reporter.start(ctx, 'checking');
+  const reporter = await Reporter.start(ctx.io, {
+    verb: 'checking',
+    now: ctx.clock.now,
+    total: planned.length,
+  });
   const report = (outcome: Outcome) => {
     counts[outcome.status as keyof DryRunCounts]++;
     reporter.outcome(outcome);
   };
   const { default: pLimit } = await import('p-limit');
   const probes = pLimit(8);
-  await Promise.all(
+  // The spinner's timer would keep the process alive after an error.
+  const checked = Promise.all(
     planned.map(({ entry, decision }) =>
       probes(async () => {
         const base = { input: entry.display, output: entry.outputDisplay };
@@ -286,6 +323,10 @@ async function dryRun(
       }),
     ),
   );
-  await reporter.finish(counts, true);
+  await checked.catch((error: unknown) => {
+    reporter.close();
+    throw error;
+  });
+  reporter.finish(counts, true);
   return counts.rejected > 0 ? ExitCode.partial : ExitCode.ok;
 }

@@ -1,23 +1,85 @@
+import { ExitCode } from '../errors.js';
+import type { IOStreams } from '../output/iostreams.js';
+import type { Logger } from '../output/logger.js';
 import type { Interrupt } from './pipeline.js';
 
-/** Ctrl-C as a controller: the first interrupt stops starting work, the second aborts what is in flight. */
+/**
+ * Ctrl-C as a controller: the first interrupt stops starting work, the second aborts what is in
+ * flight. A closed stdout (`| head`) counts as a first interrupt.
+ */
 export interface InterruptController {
   readonly signals: Interrupt;
   /** Registers one interrupt; returns how many there have been. */
   interrupt(): number;
+  /** A first interrupt, unless there was one already (never escalates to an abort). */
+  stop(): void;
 }
 
 export function createInterruptController(): InterruptController {
   const stop = new AbortController();
   const abort = new AbortController();
   let count = 0;
+  const interrupt = () => {
+    count++;
+    if (count === 1) stop.abort(new Error('interrupted'));
+    else abort.abort(new Error('interrupted twice'));
+    return count;
+  };
   return {
     signals: { stop: stop.signal, abort: abort.signal },
-    interrupt() {
-      count++;
-      if (count === 1) stop.abort(new Error('interrupted'));
-      else abort.abort(new Error('interrupted twice'));
-      return count;
+    interrupt,
+    stop() {
+      if (count === 0) interrupt();
     },
+  };
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * Routes SIGINT (Ctrl-C; the terminal is kept in its normal mode so the keyboard raises it), SIGTERM
+ * (cron, systemd) and a closed stdout to the controller. The first stops starting new uploads and
+ * lets those in flight finish; the second aborts them; a third leaves at once. Returns a function
+ * that undoes it all.
+ *
+ * Listeners other modules put on these signals are set aside meanwhile: the config store's `conf` →
+ * `atomically` → `when-exit` re-raises every SIGINT it sees (`process.kill(pid, signal)`), which would
+ * turn one Ctrl-C into two (an abort) or kill the process outright. They are put back afterwards;
+ * their `exit` hooks still run as usual.
+ */
+export function listenForInterrupts(
+  controller: InterruptController,
+  io: Pick<IOStreams, 'onStdoutClosed'>,
+  log: Logger,
+): () => void {
+  const onSignal = () => {
+    const count = controller.interrupt();
+    if (count === 1) {
+      log.warn(
+        'interrupted: finishing the uploads in flight and recording pending jobs (Ctrl-C again to abort them)',
+      );
+    } else if (count === 2) {
+      log.warn('aborting the requests in flight');
+    } else {
+      process.exit(ExitCode.interrupted);
+    }
+  };
+  const setAside = SIGNALS.map((signal) => {
+    const listeners = process.rawListeners(signal) as Array<(...args: unknown[]) => void>;
+    process.removeAllListeners(signal);
+    process.on(signal, onSignal);
+    return { signal, listeners };
+  });
+  const unlisten = io.onStdoutClosed((error) => {
+    const why = error.code === 'EPIPE' ? 'the output was closed' : `the output failed (${error.message})`;
+    log.info(`${why}: starting nothing new, finishing the uploads in flight`);
+    controller.stop();
+  });
+  return () => {
+    unlisten();
+    for (const { signal, listeners } of setAside) {
+      process.off(signal, onSignal);
+      for (const listener of listeners) process.on(signal, listener);
+    }
   };
 }

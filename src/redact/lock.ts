@@ -1,19 +1,34 @@
 /**
- * One run per output folder: `<out-dir>/.vredact/lock`, created exclusively (`wx`) and holding the
- * owner's pid, host name and start time. A lock left by a run that died (same host, pid gone) is
- * taken over with a warning; any other lock makes the second run refuse before sending anything.
+ * One run per output folder (per shard): `<out-dir>/.vredact/lock` (or `lock.<i>-of-<n>`), holding
+ * the owner's pid, host name and start time. It appears whole or not at all (createPrivateFileExclusively),
+ * so a full disk can never leave an empty lock. A lock left by a run that died on this host (its pid gone, or reused by a
+ * process that started after the lock was written) is taken over with a warning; any other lock makes
+ * the second run refuse before sending anything.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
+import { temporaryNameFor } from '../fs/atomic-write.js';
+import { resolveFolderInside } from '../fs/containment.js';
+import { asLocalFsError } from '../fs/errors.js';
+import { createPrivateFileExclusively } from '../fs/exclusive-create.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
+import { processAlive, writerMayBeAlive } from '../fs/process-info.js';
+import { displayText } from '../output/sanitize.js';
 import type { Logger } from '../output/logger.js';
 import { STATE_DIR } from './journal.js';
+import { sweepPartials } from './sweep.js';
 
 export const LOCK_NAME = 'lock';
-/** An unreadable lock (torn write) younger than this may be a run that is just starting. */
-const UNREADABLE_GRACE_MS = 60_000;
+/**
+ * An unreadable lock (empty, damaged) younger than this may be a run that is just writing it; only
+ * the fallback for file systems without hard links writes a lock in place, and it takes milliseconds.
+ */
+const UNREADABLE_GRACE_MS = 10_000;
+const LOCK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export interface LockOwner {
   pid: number;
@@ -23,8 +38,10 @@ export interface LockOwner {
   id: string;
 }
 
-/** Ids of the locks this process holds: a lock with our pid is ours only if its id is here. */
-const heldHere = new Set<string>();
+export interface LockOptions {
+  /** The lock's file name under `.vredact/`: `lock` (default), or `lock.<i>-of-<n>` for a shard. */
+  name?: string;
+}
 
 export interface HeldLock {
   path: string;
@@ -38,15 +55,32 @@ export class LockHeldError extends CliError {
   }
 }
 
-/** Whether a process with this pid runs on this host (EPERM: it exists but is not ours). */
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+/** Locks this process holds, by id → path: a lock with our pid is ours only if its id is here. */
+const heldHere = new Map<string, string>();
+
+/**
+ * A crash (an uncaught error, process.exit) must not leave a lock that this process could still
+ * remove; 'exit' hooks must be synchronous. Installed while a lock is held, removed after the last release.
+ */
+function releaseAllAtExit(): void {
+  for (const [id, path] of heldHere) {
+    try {
+      if (parseOwner(readFileSync(path, 'utf8'))?.id === id) unlinkSync(path);
+    } catch {
+      // already gone, or nothing more can be done while exiting
+    }
   }
+  heldHere.clear();
+}
+
+function hold(id: string, path: string): void {
+  if (heldHere.size === 0) process.on('exit', releaseAllAtExit);
+  heldHere.set(id, path);
+}
+
+function letGo(id: string): void {
+  heldHere.delete(id);
+  if (heldHere.size === 0) process.off('exit', releaseAllAtExit);
 }
 
 function parseOwner(text: string): LockOwner | undefined {
@@ -66,18 +100,61 @@ function parseOwner(text: string): LockOwner | undefined {
   return undefined;
 }
 
-export function lockPath(outDir: string): string {
-  return join(outDir, STATE_DIR, LOCK_NAME);
+export function lockPath(outDir: string, name: string = LOCK_NAME): string {
+  return join(outDir, STATE_DIR, name);
 }
 
-/** Takes the lock of an output folder, or throws LockHeldError (exit 2). */
+/** Why a lock found in place is stale (its run is gone), or undefined when it must be respected. */
+async function staleReason(
+  path: string,
+  owner: LockOwner | undefined,
+  now: number,
+): Promise<string | undefined> {
+  if (!owner) {
+    const mtime = (await stat(path).catch(() => undefined))?.mtimeMs ?? now;
+    return now - mtime > UNREADABLE_GRACE_MS ? 'it is unreadable (empty or damaged) and not new' : undefined;
+  }
+  if (owner.hostname !== hostname()) return undefined;
+  const ended = `a previous run (pid ${owner.pid}, started ${owner.startedAt}) ended without releasing it`;
+  // Our own pid in a lock we did not write: a previous run of a container that reuses pids.
+  if (owner.pid === process.pid) return heldHere.has(owner.id) ? undefined : ended;
+  if (!processAlive(owner.pid)) return ended;
+  if (!writerMayBeAlive(owner.pid, Date.parse(owner.startedAt))) {
+    return `${ended}; pid ${owner.pid} now belongs to a process that started after the lock was written`;
+  }
+  return undefined;
+}
+
+function heldError(outDir: string, path: string, owner: LockOwner | undefined): LockHeldError {
+  const shownPath = displayText(path);
+  if (!owner) {
+    return new LockHeldError(
+      `another vredact run is starting in the output folder ${displayText(outDir)} (its lock is not written yet)`,
+      `wait a few seconds and try again; if no run is active, delete ${shownPath}`,
+    );
+  }
+  const who = displayText(`pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}`);
+  const sameHost = owner.hostname === hostname();
+  return new LockHeldError(
+    `another vredact run is using the output folder ${displayText(outDir)} (${who})`,
+    sameHost
+      ? `wait for it to finish; if no run is active, delete ${shownPath}`
+      : `wait for it to finish; vredact cannot tell whether a run on ${displayText(owner.hostname)} is alive: if it is not, delete ${shownPath}`,
+  );
+}
+
+/** Takes the lock of an output folder, or throws LockHeldError (exit 2) or a LocalFsError. */
 export async function acquireLock(
   outDir: string,
   log: Logger,
   now: () => number = Date.now,
+  options: LockOptions = {},
 ): Promise<HeldLock> {
-  const path = lockPath(outDir);
-  await mkdir(join(outDir, STATE_DIR), { recursive: true });
+  const name = options.name ?? LOCK_NAME;
+  if (!LOCK_NAME_PATTERN.test(name)) throw new Error(`not a lock name: ${JSON.stringify(name)}`);
+  const stateDir = await resolveFolderInside(outDir, STATE_DIR);
+  await ensurePrivateDir(stateDir);
+  const path = lockPath(outDir, name);
   const me: LockOwner = {
     pid: process.pid,
     hostname: hostname(),
@@ -85,45 +162,25 @@ export async function acquireLock(
     id: randomBytes(8).toString('hex'),
   };
   for (let attempt = 0; attempt < 5; attempt++) {
-    try {
-      const handle = await open(path, 'wx');
-      try {
-        await handle.writeFile(`${JSON.stringify(me)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      heldHere.add(me.id);
+    const created = await createPrivateFileExclusively(path, `${JSON.stringify(me)}\n`).catch(
+      (error: unknown) => {
+        throw asLocalFsError(error, path, 'writing the lock');
+      },
+    );
+    if (created) {
+      hold(me.id, path);
+      // Temporary files of lock writers (and journal rewrites) that died before cleaning up.
+      await sweepPartials([stateDir], outDir).catch(() => 0);
       return { path, release: () => releaseLock(path, me.id) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) continue; // removed meanwhile: try again
     const owner = parseOwner(text);
-    let stale: string | undefined;
-    if (owner) {
-      const sameHost = owner.hostname === me.hostname;
-      // Our own pid in a lock we did not write: a previous run of a container that reuses pids.
-      const ours = owner.pid === process.pid;
-      if (sameHost && (ours ? !heldHere.has(owner.id) : !processAlive(owner.pid))) {
-        stale = `a previous run (pid ${owner.pid}, started ${owner.startedAt}) ended without releasing it`;
-      }
-    } else {
-      const age = now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? now());
-      if (age > UNREADABLE_GRACE_MS) stale = 'it is unreadable and old';
-    }
-    if (!stale) {
-      const who = owner
-        ? `pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}`
-        : 'a run that is starting';
-      throw new LockHeldError(
-        `another vredact run is using the output folder ${outDir} (${who})`,
-        `wait for it to finish; if no run is active, delete ${path}`,
-      );
-    }
+    const stale = await staleReason(path, owner, now());
+    if (!stale) throw heldError(outDir, path, owner);
     // Move the stale lock aside (atomic), check it is the one judged stale, then try again.
-    const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+    // A temporary name: swept like any partial file should this process die right here.
+    const aside = temporaryNameFor(path);
     try {
       await rename(path, aside);
     } catch {
@@ -134,21 +191,22 @@ export async function acquireLock(
       // Another run took it over in between: put its fresh lock back and refuse.
       await rename(aside, path).catch(() => {});
       throw new LockHeldError(
-        `another vredact run is using the output folder ${outDir}`,
-        `wait for it to finish`,
+        `another vredact run is using the output folder ${displayText(outDir)}`,
+        'wait for it to finish',
       );
     }
     await rm(aside, { force: true });
-    log.warn(`took over the lock of ${outDir}: ${stale}`);
+    log.warn(`took over the lock of ${displayText(outDir)}: ${displayText(stale)}`);
   }
   throw new LockHeldError(
-    `could not take the lock ${path}`,
+    `could not take the lock ${displayText(path)}`,
     'try again; if no run is active, delete the lock file',
   );
 }
 
 async function releaseLock(path: string, id: string): Promise<void> {
-  heldHere.delete(id);
+  if (!heldHere.has(id)) return;
+  letGo(id);
   const owner = parseOwner(await readFile(path, 'utf8').catch(() => ''));
   if (owner?.id === id) await rm(path, { force: true });
 }

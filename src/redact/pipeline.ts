@@ -19,7 +19,13 @@ import type { RedactOptions } from './options.js';
 import type { PlanEntry } from './plan.js';
 import { formatDuration, type ProbeResult, probeFile } from './probe.js';
 import { reconcile } from './reconcile.js';
-import type { Outcome, Progress } from './report.js';
+import type { Outcome, Progress as RunProgress } from './report.js';
+
+/** What the pipeline knows of the run's progress; the batch adds the counts of the whole run. */
+export type PipelineProgress = Pick<
+  RunProgress,
+  'queued' | 'inFlight' | 'waiting' | 'done' | 'failed' | 'rejected' | 'bytesSent' | 'bytesTotal'
+>;
 
 /**
  * The part of the service client the pipeline uses (a fake in tests). A job's result is fetched in
@@ -75,7 +81,7 @@ export interface PipelineDeps {
   interrupt: Interrupt;
   /** Each file's final outcome, as soon as it is known. */
   emit: (outcome: Outcome, item: PipelineItem) => void;
-  onProgress?: (progress: Progress) => void;
+  onProgress?: (progress: PipelineProgress) => void;
 }
 
 export interface PipelineResult {
@@ -160,13 +166,15 @@ export async function runPipeline(
     result.tokenRefused = error;
     halt.abort(new GateClosedError(error));
   });
-  const progress: Progress = {
+  const progress: PipelineProgress = {
     queued: items.filter((item) => item.action !== 'collect').length,
     inFlight: 0,
     waiting: 0,
     done: 0,
     failed: 0,
     rejected: 0,
+    bytesSent: 0,
+    bytesTotal: 0,
   };
   const changed = () => deps.onProgress?.({ ...progress });
   changed();
@@ -339,6 +347,7 @@ export async function runPipeline(
       return;
     }
     const sent = { ...item, size: probe.size, mtimeMs: probe.mtimeMs };
+    progress.bytesTotal += probe.size;
     const uploadName = basenameOf(item.entry.input);
     type Uploaded = { kind: 'audio'; bytes: number } | { kind: 'job'; jobId: string } | { kind: 'stopped' };
     let uploaded: Uploaded;
@@ -374,6 +383,7 @@ export async function runPipeline(
               abortSignal,
             );
           }, abortSignal);
+          progress.bytesSent += probe.size;
           // Recorded before the slot is given back: a job id is on disk before anything else happens.
           if (answer.kind === 'job') {
             await journal

@@ -1,76 +1,79 @@
 /**
- * What the user sees. `--json`: one object per file outcome on stdout, then a summary object. Not a
- * terminal (cron, pipes): one tab-separated line per file on stdout and a summary line on stderr.
- * A terminal: a spinner with live counts on stderr and summary tables at the end on stdout.
+ * What the user sees of a run.
+ * - `--json`: one object per file outcome on stdout, then a summary object.
+ * - stdout not a terminal (cron, pipes): one tab-separated line per file on stdout, a summary line
+ *   on stderr.
+ * - stdout a terminal: at the end, one line of counts, then the problem files with their reasons,
+ *   each cut to the width.
+ * And on stderr, whatever the mode: a live line when IOStreams says so, and `--stats` lines.
+ * Text from the service or from file names is escaped before it is shown (JSON escapes by its rules).
  */
-import type { Context } from '../context.js';
-import { type Spinner, startSpinner } from '../output/spinner.js';
+import { fitParts, fitWidth } from '../output/fit.js';
+import { formatDuration } from '../output/format.js';
+import type { IOStreams } from '../output/iostreams.js';
+import { type ProgressFigures, progressLine, RateMeter, SEPARATOR } from '../output/progress-line.js';
+import { displayText } from '../output/sanitize.js';
+import { type StatusLine, startStatusLine } from '../output/status-line.js';
 import { printJsonLine } from '../output/table.js';
+import type { Counts, DryRunCounts, Outcome, Progress } from './outcome.js';
 
-export type Status = 'done' | 'skipped' | 'rejected' | 'failed' | 'pending';
-/** The statuses of `--dry-run`: what a real run would do. */
-export type DryRunStatus = 'would-send' | 'would-collect' | 'skipped' | 'rejected';
-
-export interface Outcome {
-  /** The input as shown to the user (relative to the working folder when inside it). */
-  input: string;
-  /** The output as shown to the user; empty when there is none (a missing input). */
-  output: string;
-  status: Status | DryRunStatus;
-  reason?: string;
-  jobId?: string;
-}
-
-export interface Progress {
-  queued: number;
-  inFlight: number;
-  waiting: number;
-  done: number;
-  failed: number;
-  rejected: number;
-}
-
-export type Counts = Record<Status, number>;
-export type DryRunCounts = Record<DryRunStatus, number>;
+export type { Counts, DryRunCounts, DryRunStatus, Outcome, Progress, Status } from './outcome.js';
 
 /** Statuses that are not a success: their lines are printed even with --quiet. */
 const PROBLEMS = new Set<string>(['rejected', 'failed', 'pending']);
-/** At most this many problem rows in the terminal's table; the rest are counted. */
-const MAX_TABLE_ROWS = 200;
+/** At most this many problem files listed on a terminal; the rest are counted (memory stays flat). */
+const MAX_LISTED_PROBLEMS = 200;
+/** Width of the status column of the problem list. */
+const STATUS_COLUMN = 'rejected'.length;
 
-function oneLine(text: string): string {
-  return text.replace(/[\t\r\n]+/g, ' ');
+export interface ReporterOptions {
+  /** The live line's verb: `redacting`, `checking`. */
+  verb: string;
+  /** Clock of elapsed time and ETA. */
+  now?: () => number;
+  /** Files in the run, when known before the engine's first snapshot (a dry run has none). */
+  total?: number;
 }
 
 function detailOf(outcome: Outcome): string {
-  if (outcome.status === 'done' || outcome.status === 'would-send' || outcome.status === 'would-collect') {
-    return outcome.output;
-  }
-  if (outcome.status === 'skipped') return outcome.output;
-  return outcome.reason ?? '';
+  if (PROBLEMS.has(outcome.status)) return outcome.reason ?? '';
+  return outcome.output;
 }
 
 export class Reporter {
-  readonly #ctx: Context;
-  readonly #spinner: Spinner;
+  readonly #io: IOStreams;
+  readonly #mode: 'json' | 'lines' | 'terminal';
+  readonly #options: ReporterOptions;
+  readonly #now: () => number;
+  readonly #startedAt: number;
   readonly #problems: Outcome[] = [];
-  readonly #mode: 'json' | 'lines' | 'table';
+  #unlisted = 0;
+  /** Outcomes seen, for the progress line when the engine sends no snapshots (a dry run). */
+  readonly #seen: Record<string, number> = {};
+  #latest: Progress | undefined;
+  readonly #rate = new RateMeter();
+  #status: StatusLine | undefined;
 
-  private constructor(ctx: Context, spinner: Spinner) {
-    this.#ctx = ctx;
-    this.#spinner = spinner;
-    this.#mode = ctx.settings.json ? 'json' : ctx.stdoutIsTTY ? 'table' : 'lines';
+  private constructor(io: IOStreams, options: ReporterOptions) {
+    this.#io = io;
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#startedAt = this.#now();
+    this.#mode = io.json ? 'json' : io.stdoutIsTTY ? 'terminal' : 'lines';
   }
 
-  static async start(ctx: Context, text: string): Promise<Reporter> {
-    return new Reporter(ctx, await startSpinner(ctx, text));
+  static async start(io: IOStreams, options: ReporterOptions): Promise<Reporter> {
+    const reporter = new Reporter(io, options);
+    reporter.#status = await startStatusLine(io, (columns) => reporter.line(columns));
+    return reporter;
   }
 
   /** One file's final outcome. */
   outcome(outcome: Outcome): void {
+    this.#seen[outcome.status] = (this.#seen[outcome.status] ?? 0) + 1;
     if (this.#mode === 'json') {
       const { input, output, status, reason, jobId } = outcome;
-      printJsonLine(this.#ctx, {
+      printJsonLine(this.#io, {
         input,
         output: output || null,
         status,
@@ -79,71 +82,128 @@ export class Reporter {
       });
       return;
     }
-    if (PROBLEMS.has(outcome.status)) this.#problems.push(outcome);
-    if (this.#mode === 'lines' && (!this.#ctx.settings.quiet || PROBLEMS.has(outcome.status))) {
+    const problem = PROBLEMS.has(outcome.status);
+    if (this.#mode === 'terminal' && problem) {
+      if (this.#problems.length < MAX_LISTED_PROBLEMS) this.#problems.push(outcome);
+      else this.#unlisted++;
+    }
+    if (this.#mode === 'lines' && (!this.#io.quiet || problem)) {
       const fields = [outcome.status, outcome.input, detailOf(outcome)];
-      this.#ctx.streams.stdout.write(`${fields.map(oneLine).join('\t')}\n`);
+      this.#io.stdout.write(`${fields.map(displayText).join('\t')}\n`);
     }
   }
 
+  /** A snapshot of the run from the engine; drawn at the live line's pace, not at each call. */
   progress(progress: Progress): void {
-    const parts = [`${progress.done} done`, `${progress.inFlight} in flight`, `${progress.queued} queued`];
-    if (progress.waiting) parts.push(`${progress.waiting} waiting for the service`);
-    parts.push(`${progress.failed} failed`);
-    if (progress.rejected) parts.push(`${progress.rejected} rejected`);
-    this.#spinner.update(`redacting: ${parts.join(', ')}`);
+    this.#latest = progress;
   }
 
-  /** Stops the spinner and prints the summary (object, line or tables). */
-  async finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean): Promise<void> {
-    const line = summaryLine(counts, dryRun);
+  /** The progress line as of now (the live line and `--stats` call it), fitted to `columns` if given. */
+  line(columns?: number): string {
+    const now = this.#now();
+    const figures = this.#figures();
+    this.#rate.sample(now, figures.bytesSent);
+    return progressLine(figures, now, this.#rate.rate(), columns);
+  }
+
+  #figures(): ProgressFigures {
+    const p = this.#latest;
+    const verb = this.#options.verb;
+    if (p) {
+      const worked = p.done + p.failed + p.pending;
+      return {
+        verb,
+        total: p.total,
+        settled: worked + p.skipped + p.rejected,
+        worked,
+        failed: p.failed,
+        inFlight: p.inFlight,
+        waiting: p.waiting,
+        bytesSent: p.bytesSent,
+        startedAt: p.startedAt,
+      };
+    }
+    const seen = (status: string) => this.#seen[status] ?? 0;
+    const settled = Object.values(this.#seen).reduce((sum, n) => sum + n, 0);
+    return {
+      verb,
+      total: this.#options.total ?? 0,
+      settled,
+      worked: settled - seen('skipped') - seen('rejected'),
+      failed: seen('failed'),
+      inFlight: 0,
+      waiting: 0,
+      bytesSent: 0,
+      startedAt: this.#startedAt,
+    };
+  }
+
+  /** Stops the progress and prints the summary (an object, a line, or a line and the problems). */
+  finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean): void {
     const bad = (counts.rejected ?? 0) + (counts.failed ?? 0) + (counts.pending ?? 0) > 0;
-    if (bad) this.#spinner.fail(line);
-    else this.#spinner.succeed(line);
+    const status = this.#status;
+    if (status?.live) {
+      const elapsedMs = this.#now() - (this.#latest?.startedAt ?? this.#startedAt);
+      status.finish(!bad, compactSummary(counts, dryRun, elapsedMs, status.columns));
+    } else {
+      status?.stop();
+      if (!this.#io.quiet && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(counts, dryRun)}\n`);
+    }
     if (this.#mode === 'json') {
-      printJsonLine(this.#ctx, { summary: counts, ...(dryRun ? { dryRun: true } : {}) });
+      printJsonLine(this.#io, { summary: counts, ...(dryRun ? { dryRun: true } : {}) });
       return;
     }
-    if (this.#mode === 'lines') {
-      if (!this.#ctx.settings.quiet && !this.#ctx.stderrIsTTY) this.#ctx.streams.stderr.write(`${line}\n`);
-      return;
-    }
-    await this.#tables(counts, dryRun);
+    if (this.#mode === 'terminal') this.#printProblems();
   }
 
-  async #tables(counts: Partial<Counts & DryRunCounts>, dryRun: boolean): Promise<void> {
-    const { default: Table } = await import('cli-table3');
-    const style = this.#ctx.settings.color ? {} : { head: [], border: [] };
-    const out = this.#ctx.streams.stdout;
-    if (this.#problems.length > 0) {
-      const problems = new Table({ head: ['status', 'input', 'reason'], style, wordWrap: true });
-      for (const problem of this.#problems.slice(0, MAX_TABLE_ROWS)) {
-        problems.push([problem.status, problem.input, problem.reason ?? '']);
-      }
-      out.write(`${problems.toString()}\n`);
-      if (this.#problems.length > MAX_TABLE_ROWS) {
-        out.write(`… and ${this.#problems.length - MAX_TABLE_ROWS} more (run with --json for all of them)\n`);
-      }
-    }
-    if (this.#ctx.settings.quiet) return;
-    const rows: Array<[string, number]> = dryRun
-      ? [
-          ['would send', counts['would-send'] ?? 0],
-          ['would collect (job pending)', counts['would-collect'] ?? 0],
-          ['skipped (already done)', counts.skipped ?? 0],
-          ['rejected', counts.rejected ?? 0],
-        ]
-      : [
-          ['redacted', counts.done ?? 0],
-          ['skipped (already done)', counts.skipped ?? 0],
-          ['rejected', counts.rejected ?? 0],
-          ['failed', counts.failed ?? 0],
-          ['pending', counts.pending ?? 0],
-        ];
-    const summary = new Table({ head: [dryRun ? 'plan' : 'result', 'files'], style });
-    for (const [name, count] of rows) summary.push([name, String(count)]);
-    out.write(`${summary.toString()}\n`);
+  /** Stops the progress without a summary (the run failed before it could finish). Idempotent. */
+  close(): void {
+    this.#status?.stop();
   }
+
+  #printProblems(): void {
+    const width = this.#io.width('stdout');
+    for (const problem of this.#problems) {
+      const text = `${problem.status.padEnd(STATUS_COLUMN)}  ${problem.input}  ${problem.reason ?? ''}`;
+      this.#io.stdout.write(`${fitWidth(displayText(text), width)}\n`);
+    }
+    if (this.#unlisted > 0) {
+      const more = `… and ${this.#unlisted} more (run with --json, or read the journal, for all of them)`;
+      this.#io.stdout.write(`${fitWidth(more, width)}\n`);
+    }
+  }
+}
+
+/**
+ * The counts for a terminal, in `columns`: `redacted 6 · skipped 0 · rejected 1 · failed 0 ·
+ * pending 0 · 0:03`; when too wide, the zero counts go first, then the time.
+ */
+export function compactSummary(
+  counts: Partial<Counts & DryRunCounts>,
+  dryRun: boolean,
+  elapsedMs: number,
+  columns: number,
+): string {
+  const entries: Array<[string, number]> = dryRun
+    ? [
+        ['would send', counts['would-send'] ?? 0],
+        ['would collect', counts['would-collect'] ?? 0],
+        ['skipped', counts.skipped ?? 0],
+        ['rejected', counts.rejected ?? 0],
+      ]
+    : [
+        ['redacted', counts.done ?? 0],
+        ['skipped', counts.skipped ?? 0],
+        ['rejected', counts.rejected ?? 0],
+        ['failed', counts.failed ?? 0],
+        ['pending', counts.pending ?? 0],
+      ];
+  const parts = entries.map(([name, n], index) => ({
+    text: `${name} ${n}`,
+    rank: n === 0 && index > 0 ? 2 : 0,
+  }));
+  parts.push({ text: dryRun ? 'nothing sent' : formatDuration(Math.max(0, elapsedMs) / 1000), rank: 1 });
+  return fitParts(parts, SEPARATOR, columns);
 }
 
 export function summaryLine(counts: Partial<Counts & DryRunCounts>, dryRun: boolean): string {

@@ -1,9 +1,7 @@
-import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { silentLogger } from '../../src/output/logger.js';
 import {
   decide,
   JournalWriter,
@@ -11,9 +9,7 @@ import {
   optionsFingerprint,
   readJournal,
 } from '../../src/redact/journal.js';
-import { acquireLock, LockHeldError, lockPath } from '../../src/redact/lock.js';
 import { parseDurationMs, parseRedactOptions, parseShard, parseSize } from '../../src/redact/options.js';
-import { sweepPartials } from '../../src/redact/sweep.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-journal-');
@@ -209,50 +205,6 @@ describe('re-run decisions', () => {
       optionsFingerprint({ gender: 'f', age: 'same' }),
     );
     expect(optionsFingerprint({ age: 'same' })).not.toBe(optionsFingerprint({}));
-  });
-});
-
-describe('lock', () => {
-  it('refuses a second holder and lets go on release', async () => {
-    const held = await acquireLock(dir.path, silentLogger);
-    await expect(acquireLock(dir.path, silentLogger)).rejects.toBeInstanceOf(LockHeldError);
-    await expect(acquireLock(dir.path, silentLogger)).rejects.toMatchObject({ exitCode: 2 });
-    await held.release();
-    const again = await acquireLock(dir.path, silentLogger);
-    await again.release();
-  });
-
-  it('refuses a lock of a live process and of another host', async () => {
-    await mkdir(join(dir.path, '.vredact'), { recursive: true });
-    const live = { pid: process.ppid, hostname: hostname(), startedAt: 'earlier', id: 'x' };
-    await writeFile(lockPath(dir.path), JSON.stringify(live));
-    await expect(acquireLock(dir.path, silentLogger)).rejects.toThrow(/another vredact run/);
-    await writeFile(lockPath(dir.path), JSON.stringify({ ...live, pid: 2 ** 30, hostname: 'elsewhere' }));
-    await expect(acquireLock(dir.path, silentLogger)).rejects.toThrow(/elsewhere/);
-  });
-
-  it('takes over a stale lock of a dead process on this host, with a warning', async () => {
-    await mkdir(join(dir.path, '.vredact'), { recursive: true });
-    await writeFile(
-      lockPath(dir.path),
-      JSON.stringify({ pid: 2 ** 30, hostname: hostname(), startedAt: 'x', id: 'y' }),
-    );
-    const warnings: string[] = [];
-    const held = await acquireLock(dir.path, { ...silentLogger, warn: (message) => warnings.push(message) });
-    expect(warnings.join('\n')).toMatch(/took over/);
-    expect(JSON.parse(await readFile(lockPath(dir.path), 'utf8'))).toMatchObject({ pid: process.pid });
-    await held.release();
-  });
-});
-
-describe('partial files', () => {
-  it('sweeps temporary files of dead processes only', async () => {
-    const dead = `.a.wav.${2 ** 30}-deadbeef.vredact-partial`;
-    const live = `.b.wav.${process.ppid}-cafe0123.vredact-partial`;
-    for (const name of [dead, live, 'a.wav', 'x.vredact-partial.txt'])
-      await writeFile(join(dir.path, name), 'x');
-    expect(await sweepPartials([dir.path, join(dir.path, 'missing')])).toBe(1);
-    expect((await readdir(dir.path)).sort()).toEqual([live, 'a.wav', 'x.vredact-partial.txt'].sort());
   });
 });
 

@@ -363,7 +363,10 @@ describe('asynchronous jobs', () => {
     // A job is ready only once all three files were uploaded: with a single upload slot, that can
     // only happen if waiting for the first job does not hold the slot.
     client.ready = () => client.uploads.length === 3;
-    const result = await batch(client, { concurrency: 1 });
+    // The fake clock polls without real delay while the other uploads do real file I/O: on Node 22
+    // and 24 the default 2 h of fake waiting ran out first. A wait that cannot run out keeps the test
+    // about slots, not about how many event-loop turns a file read takes.
+    const result = await batch(client, { concurrency: 1, flags: { waitTimeout: '1000h' } });
     expect(result.code).toBe(0);
     expect(client.downloads).toHaveLength(3);
     expect(await outputs()).toEqual(['f0.wav', 'f1.wav', 'f2.wav']);
@@ -499,13 +502,12 @@ describe('what the user sees', () => {
     expect(result.stderr).toBe('');
   });
 
-  it('prints summary tables on a terminal', async () => {
+  it('prints a line of counts and the problem files on a terminal', async () => {
     await mixed();
     const result = await batch(new FakeClient(), { plain: { tty: true } });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/│ rejected │ in\/bad\.wav +│ not a WAV or MP3 file │/);
-    expect(result.stdout).toMatch(/│ redacted +│ 2 +│/);
-    expect(result.stdout).not.toMatch(/\tin\//);
+    expect(result.stdout).toBe('rejected  in/bad.wav  not a WAV or MP3 file\n');
+    expect(result.stderr).toMatch(/redacted 2, skipped 0 \(already done\), rejected 1, failed 0, pending 0/);
   });
 });
 

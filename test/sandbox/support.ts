@@ -3,7 +3,7 @@ import { openAsBlob } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { FormData, request } from 'undici';
+import { FormData, request, Response } from 'undici';
 import { afterEach } from 'vitest';
 import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
@@ -73,10 +73,19 @@ export async function call(
   const headers: Record<string, string> = { ...options.headers };
   const token = options.token === undefined ? TOKEN : options.token;
   if (token !== null) headers.authorization = token.startsWith('raw:') ? token.slice(4) : `Bearer ${token}`;
-  let body = options.body;
+  let body: string | Buffer | undefined;
   if (options.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.json);
+  } else if (options.body instanceof FormData) {
+    // Encoded to bytes first (undici's own multipart encoding, the same bytes on the wire): on
+    // Node 24, undici 7's request() streaming a FormData to a server in the same process never
+    // sends the body, so these in-process tests hung. A server in another process is not affected.
+    const encoded = new Response(options.body);
+    headers['content-type'] = encoded.headers.get('content-type') ?? '';
+    body = Buffer.from(await encoded.arrayBuffer());
+  } else {
+    body = options.body;
   }
   return answerOf(await request(`${base}${path}`, { method, headers, body }));
 }

@@ -65,7 +65,7 @@ export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<
   const value = effective(ctx, name);
   const problem = ctx.settings.problems[name];
   if (ctx.settings.json) {
-    printJson(ctx, {
+    printJson(ctx.io, {
       key: name,
       value: value === undefined ? null : shown(name, value),
       source: ctx.settings.sources[name] ?? 'default',
@@ -104,11 +104,11 @@ export async function runConfigList(ctx: Context): Promise<number> {
   });
   warnProblems(ctx, CONFIG_KEYS);
   if (ctx.settings.json) {
-    printJson(ctx, rows);
+    printJson(ctx.io, rows);
     return ExitCode.ok;
   }
   await printTable(
-    ctx,
+    ctx.io,
     ['KEY', 'VALUE', 'SOURCE'],
     rows.map((row) => [row.key, displayText(row.value ?? ''), row.value === null ? 'unset' : row.source]),
   );

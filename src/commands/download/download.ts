@@ -1,29 +1,16 @@
-import { access } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { isTokenRefused } from '../../api/errors.js';
+import { resolve } from 'node:path';
 import { requireUserFileName, requireUserJobId } from '../../api/identifiers.js';
-import { displayText } from '../../output/sanitize.js';
 import type { Context } from '../../context.js';
+import { downloadFiles, type DownloadOutcome, NOT_STARTED_REASON } from '../../download/download-files.js';
 import { ExitCode, UsageError } from '../../errors.js';
-import { writeFileAtomically } from '../../fs/atomic-write.js';
-import { safeBaseName } from '../../fs/safe-name.js';
+import { checkOutputFolderWritable } from '../../fs/writable.js';
+import { sweepPartials } from '../../redact/sweep.js';
+import { displayText } from '../../output/sanitize.js';
 import { startSpinner } from '../../output/spinner.js';
 import { printJson } from '../../output/table.js';
+import { abortOnInterrupt } from './signals.js';
 
-export interface DownloadOutcome {
-  fileName: string;
-  path: string | null;
-  status: 'downloaded' | 'skipped' | 'failed';
-  bytes?: number;
-  reason?: string;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
-}
+export type { DownloadOutcome };
 
 /** Fetches a job's files through signed URLs into the output folder (default: the current one). */
 export async function runDownload(
@@ -34,63 +21,59 @@ export async function runDownload(
   if (!jobId) throw new UsageError('a job id is required');
   requireUserJobId(jobId);
   for (const name of requested) requireUserFileName(name);
-  const client = await ctx.client();
   const outDir = resolve(ctx.cwd, options.outDir ?? '.');
-  const names =
-    requested.length > 0 ? requested : (await client.jobContent(jobId)).map((item) => item.file_name);
-  if (names.length === 0) ctx.log.info(`Job ${jobId} has no files yet.`);
+  const client = await ctx.client(); // checks the settings; sends nothing yet
+  // Before any request: a folder that cannot take the files is a usage error (exit 2), nothing sent.
+  await checkOutputFolderWritable(outDir);
+  const swept = await sweepPartials([outDir], outDir);
+  if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
 
-  const { default: pLimit } = await import('p-limit');
-  const limit = pLimit(ctx.settings.concurrency);
-  const claimed = new Map<string, string>();
-  const spinner = await startSpinner(ctx, `Downloading ${names.length} file(s) of job ${jobId}`);
-  const abort = new AbortController();
+  const interrupt = abortOnInterrupt(ctx.log);
+  try {
+    const names =
+      requested.length > 0
+        ? requested
+        : (await client.jobContent(jobId, interrupt.signal)).map((item) => item.file_name);
+    if (names.length === 0) ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
 
-  const fetchOne = async (fileName: string): Promise<DownloadOutcome> => {
-    const local = safeBaseName(fileName);
-    if (!local)
-      return { fileName, path: null, status: 'failed', reason: 'the file name has no usable base name' };
-    const path = join(outDir, local);
-    const other = claimed.get(local);
-    if (other !== undefined) {
-      return { fileName, path, status: 'failed', reason: `${other} is saved under the same name` };
-    }
-    claimed.set(local, fileName);
-    if (!options.overwrite && (await exists(path))) {
-      return { fileName, path, status: 'skipped', reason: 'already exists (use --overwrite to replace it)' };
-    }
-    try {
-      const bytes = await client.downloadJobFile(
-        jobId,
-        fileName,
-        ({ body }) => writeFileAtomically(path, body, abort.signal),
-        abort.signal,
-      );
-      return { fileName, path, status: 'downloaded', bytes };
-    } catch (error) {
-      if (isTokenRefused(error)) {
-        abort.abort();
-        throw error;
-      }
-      return { fileName, path, status: 'failed', reason: (error as Error).message };
-    }
-  };
+    const spinner = await startSpinner(
+      ctx.io,
+      `Downloading ${names.length} file(s) of job ${displayText(jobId)}`,
+    );
+    let notStarted = 0;
+    const show = (outcome: DownloadOutcome) => {
+      if (outcome.reason === NOT_STARTED_REASON) notStarted++;
+      if (ctx.settings.json || outcome.reason === NOT_STARTED_REASON) return;
+      const name = displayText(outcome.fileName);
+      if (outcome.status === 'downloaded') ctx.streams.stdout.write(`${displayText(outcome.path ?? '')}\n`);
+      else if (outcome.status === 'skipped') ctx.log.info(`skipped ${name}: ${outcome.reason}`);
+      else ctx.log.error(`${name}: ${displayText(outcome.reason ?? 'failed')}`);
+    };
+    const result = await downloadFiles(
+      { client, concurrency: ctx.settings.concurrency, signal: interrupt.signal, onOutcome: show },
+      { jobId, fileNames: names, outDir, overwrite: options.overwrite === true },
+    ).finally(() => spinner.stop());
 
-  const outcomes = await Promise.all(names.map((name) => limit(() => fetchOne(name)))).finally(() =>
-    spinner.stop(),
-  );
-  for (const outcome of outcomes) {
-    if (ctx.settings.json) continue;
-    if (outcome.status === 'downloaded') ctx.streams.stdout.write(`${displayText(outcome.path ?? '')}\n`);
-    else if (outcome.status === 'skipped')
-      ctx.log.info(displayText(`skipped ${outcome.fileName}: ${outcome.reason}`));
-    else ctx.log.error(displayText(`${outcome.fileName}: ${outcome.reason}`));
+    const { outcomes } = result;
+    if (ctx.settings.json) printJson(ctx.io, outcomes);
+    if (result.stoppedBy) {
+      ctx.log.error(`stopped after a file-system problem: ${notStarted} file(s) not started`);
+      if (result.stoppedBy.hint) ctx.streams.stderr.write(`hint: ${result.stoppedBy.hint}\n`);
+    }
+    const failed = outcomes.filter((o) => o.status === 'failed').length;
+    if (!ctx.settings.json) {
+      const done = outcomes.filter((o) => o.status === 'downloaded').length;
+      ctx.log.info(`${done} downloaded, ${outcomes.length - done - failed} skipped, ${failed} failed`);
+    }
+    if (result.interrupted) return ExitCode.interrupted;
+    return failed > 0 ? ExitCode.partial : ExitCode.ok;
+  } catch (error) {
+    if (interrupt.signal.aborted) {
+      ctx.log.error('interrupted');
+      return ExitCode.interrupted;
+    }
+    throw error;
+  } finally {
+    interrupt.dispose();
   }
-  if (ctx.settings.json) printJson(ctx, outcomes);
-  const failed = outcomes.filter((o) => o.status === 'failed').length;
-  if (!ctx.settings.json) {
-    const done = outcomes.filter((o) => o.status === 'downloaded').length;
-    ctx.log.info(`${done} downloaded, ${outcomes.length - done - failed} skipped, ${failed} failed`);
-  }
-  return failed > 0 ? ExitCode.partial : ExitCode.ok;
 }

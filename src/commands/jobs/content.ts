@@ -9,15 +9,15 @@ import { requireUserJobId } from '../../api/identifiers.js';
 export async function runJobsContent(ctx: Context, [given = '']: string[]): Promise<number> {
   const jobId = requireUserJobId(given);
   const client = await ctx.client();
-  const spinner = await startSpinner(ctx, `Reading job ${jobId}`);
+  const spinner = await startSpinner(ctx.io, `Reading job ${jobId}`);
   const items = await client.jobContent(jobId).finally(() => spinner.stop());
   if (ctx.settings.json) {
-    printJson(ctx, items);
+    printJson(ctx.io, items);
     return ExitCode.ok;
   }
   if (items.length === 0) ctx.log.info(`Job ${jobId} has no files yet.`);
   await printTable(
-    ctx,
+    ctx.io,
     ['ID', 'FILE NAME', 'DURATION', 'CREATED'],
     items.map((item) =>
       [item.id, item.file_name, formatDuration(item.audio_duration), formatTimestamp(item.created_at)].map(

@@ -5,7 +5,7 @@ import { printJson } from '../../output/table.js';
 
 export async function runJobsCreate(ctx: Context): Promise<number> {
   const jobId = await (await ctx.client()).createJob();
-  if (ctx.settings.json) printJson(ctx, { job_id: jobId });
+  if (ctx.settings.json) printJson(ctx.io, { job_id: jobId });
   else ctx.streams.stdout.write(`${displayText(jobId)}\n`);
   return ExitCode.ok;
 }

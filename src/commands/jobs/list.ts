@@ -34,7 +34,7 @@ function* tsvLines(jobs: readonly Job[]): Iterable<string> {
  */
 export async function runJobsList(ctx: Context): Promise<number> {
   const client = await ctx.client();
-  const spinner = await startSpinner(ctx, 'Listing jobs');
+  const spinner = await startSpinner(ctx.io, 'Listing jobs');
   const jobs = await client.listJobs().finally(() => spinner.stop());
   // The client gives each job's token masked.
   jobs.sort((a, b) => (Date.parse(b.created_at) || 0) - (Date.parse(a.created_at) || 0));
@@ -43,12 +43,12 @@ export async function runJobsList(ctx: Context): Promise<number> {
     return ExitCode.ok;
   }
   if (jobs.length === 0) ctx.log.info('No jobs.');
-  if (!ctx.stdoutIsTTY) {
+  if (!ctx.io.stdoutIsTTY) {
     await writeLines(ctx.streams.stdout, tsvLines(jobs));
     return ExitCode.ok;
   }
   const head = ['JOB ID', 'CREATED', 'TOKEN'];
   if (jobs.length > MAX_DRAWN_ROWS) await writeLines(ctx.streams.stdout, alignedLines(head, jobs.map(row)));
-  else await printTable(ctx, head, jobs.map(row));
+  else await printTable(ctx.io, head, jobs.map(row));
   return ExitCode.ok;
 }

@@ -1,22 +1,35 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 
 /** Bytes gathered before one write: few write calls, and never the whole output in memory at once. */
 const BATCH_CHARS = 64 * 1024;
 
+/** Resolves when the stream can take more, or will never take more (closed, failed: `| head`). */
+function writable(stream: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done).off('close', done).off('error', done);
+      resolve();
+    };
+    stream.on('drain', done).on('close', done).on('error', done);
+  });
+}
+
 /**
  * Writes `lines` (each with its own newline) in batches, waiting whenever the stream's buffer is full:
- * 200,000 rows into a slow pipe do not pile up in memory.
+ * 200,000 rows into a slow pipe do not pile up in memory. A stream that closes (a reader gone) ends
+ * the writing quietly; saying so is the terminal layer's job.
  */
 export async function writeLines(stream: Writable, lines: Iterable<string>): Promise<void> {
   let batch = '';
+  const gone = () => stream.destroyed || stream.writableEnded || stream.errored !== null;
   const flush = async () => {
-    if (batch === '') return;
+    if (batch === '' || gone()) return;
     const full = !stream.write(batch);
     batch = '';
-    if (full) await once(stream, 'drain');
+    if (full && !gone()) await writable(stream);
   };
   for (const line of lines) {
+    if (gone()) return;
     batch += line;
     if (batch.length >= BATCH_CHARS) await flush();
   }

@@ -1,0 +1,84 @@
+/**
+ * A minimal stand-in of the service for `bench:batch`, costing the machine almost nothing: it answers
+ * a redaction after a fixed latency with the uploaded WAV echoed back (same duration, so a client
+ * that verifies its results accepts it), and `GET /api/jobs` with no jobs. Every answer is written
+ * whole in one write on a socket without Nagle's delay, so the latency measured is the one set.
+ */
+import { createServer } from 'node:http';
+
+const REDACT_PATH = '/api/speech-to-speech-biometric-redaction';
+/** The largest upload read; the bench's files are far smaller. */
+const MAX_BODY = 16 * 1024 * 1024;
+const RIFF = Buffer.from('RIFF');
+
+/** The WAV inside a multipart body: from `RIFF` to the end its header declares. */
+function echoedWav(body) {
+  const at = body.indexOf(RIFF);
+  if (at === -1 || at + 8 > body.length) return undefined;
+  const end = at + 8 + body.readUInt32LE(at + 4);
+  return end <= body.length ? body.subarray(at, end) : undefined;
+}
+
+function answer(res, status, type, body) {
+  // Node sends the head with the first body chunk when end() carries the whole body.
+  res.writeHead(status, { 'content-type': type, 'content-length': body.length });
+  res.end(body);
+}
+
+function answerJson(res, status, value) {
+  answer(res, status, 'application/json', Buffer.from(JSON.stringify(value)));
+}
+
+/** Starts the stand-in on 127.0.0.1, a free port. `latencyMs` (settable later) delays each redaction answer. */
+export async function startStandIn({ latencyMs }) {
+  const stats = { uploads: 0, listings: 0 };
+  const timers = new Set();
+  const standIn = { latencyMs };
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/api/jobs') {
+      stats.listings++;
+      answerJson(res, 200, { jobs: [] });
+      return;
+    }
+    if (req.method !== 'POST' || path !== REDACT_PATH) {
+      req.resume();
+      answerJson(res, 404, { error: 404, message: 'not found' });
+      return;
+    }
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > MAX_BODY) req.destroy();
+      else chunks.push(chunk);
+    });
+    req.on('end', () => {
+      stats.uploads++;
+      const wav = echoedWav(Buffer.concat(chunks, size));
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (wav) answer(res, 200, 'audio/wav', wav);
+        else answerJson(res, 422, { error: 422, message: 'no WAV in the upload' });
+      }, standIn.latencyMs);
+      timers.add(timer);
+    });
+  });
+  server.on('connection', (socket) => socket.setNoDelay(true));
+  server.keepAliveTimeout = 60_000;
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address();
+  return Object.assign(standIn, {
+    url: `http://127.0.0.1:${port}`,
+    redactUrl: `http://127.0.0.1:${port}${REDACT_PATH}`,
+    stats,
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(() => resolve()));
+    },
+  });
+}

@@ -1,0 +1,112 @@
+/** The command tree: the one place where commands and options are declared. */
+import { Argument, Command } from 'commander';
+import { SHELLS } from '../commands/completion/shells.js';
+import { UsageError } from '../errors.js';
+import { HELP_TOPICS, topicList } from '../help/topics.js';
+import { versionLine } from '../version.js';
+import { addConfigCommands, addLogoutCommand, addSandboxCommand } from './local-commands.js';
+import { describeArgument, describeOption } from './option.js';
+import {
+  addDownloadCommand,
+  addJobsCommands,
+  addLoginCommand,
+  addRedactCommand,
+  addStatusCommand,
+} from './service-commands.js';
+
+export function buildProgram(): Command {
+  const program = new Command('vredact')
+    .description(
+      'Batch voice redaction with the Voice Redaction Service: WAV and MP3 recordings in, redacted WAV files out. Re-run a command to finish what a failure left undone.',
+    )
+    .version(versionLine(), '-V, --version', 'print the version, with Node.js version and platform')
+    .helpOption('-h, --help', 'show help for a command')
+    .showHelpAfterError('(run with --help for usage)')
+    // Both are inherited by the subcommands added below: help lines show defaults, env and config
+    // keys, and parse errors exit 2 too.
+    .configureHelp({ optionDescription: describeOption, argumentDescription: describeArgument })
+    .exitOverride()
+    .helpCommand(false);
+
+  addRedactCommand(program);
+  addStatusCommand(program);
+  addDownloadCommand(program);
+  addJobsCommands(program);
+  addLoginCommand(program);
+  addLogoutCommand(program);
+  addConfigCommands(program);
+  addSandboxCommand(program);
+  addHelpCommand(program);
+  addCompletionCommand(program);
+
+  program.addHelpText(
+    'after',
+    `
+Help topics:
+${topicList()}
+
+Examples:
+  $ vredact config set base-url https://redaction.example.com && vredact login
+  $ vredact redact ./calls -o ./redacted
+  $ vredact help redact
+Run \`vredact <command> --help\` for a command's options and examples.
+`,
+  );
+  return program;
+}
+
+/** `vredact help [topic | command...]`: a topic's text, or a command's help, on stdout with exit 0. */
+function addHelpCommand(program: Command): void {
+  program
+    .command('help')
+    .argument('[topic...]', `a topic (${Object.keys(HELP_TOPICS).join(', ')}) or a command`)
+    .description('show a help topic, or the help of a command')
+    .action((words: string[]) => {
+      const [first] = words;
+      if (first === undefined) {
+        program.outputHelp();
+        return;
+      }
+      const topic = HELP_TOPICS[first];
+      if (topic && words.length === 1) {
+        process.stdout.write(topic.text);
+        return;
+      }
+      let command: Command = program;
+      for (const word of words) {
+        const next = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
+        if (!next) {
+          throw new UsageError(
+            `no help topic or command "${words.join(' ')}"`,
+            `topics: ${Object.keys(HELP_TOPICS).join(', ')}; commands: ${program.commands.map((c) => c.name()).join(', ')}`,
+          );
+        }
+        command = next;
+      }
+      command.outputHelp();
+    });
+}
+
+function addCompletionCommand(program: Command): void {
+  program
+    .command('completion')
+    .addArgument(new Argument('<shell>', 'the shell that will load the script').choices(SHELLS))
+    .description('print a shell completion script')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  # bash: now, or for every new shell
+  $ source <(vredact completion bash)
+  $ vredact completion bash > ~/.local/share/bash-completion/completions/vredact
+  # zsh (after compinit in ~/.zshrc)
+  $ source <(vredact completion zsh)
+  # fish
+  $ vredact completion fish > ~/.config/fish/completions/vredact.fish
+`,
+    )
+    .action(async (shell: string) => {
+      const { completionScript } = await import('../commands/completion/completion.js');
+      process.stdout.write(completionScript(program, shell));
+    });
+}

@@ -1,0 +1,141 @@
+/** The commands that talk to the service (and `status`, which reads what `redact` wrote). */
+import type { Command } from 'commander';
+import { action } from './action.js';
+import {
+  addConcurrencyOption,
+  addExamples,
+  addNetworkOptions,
+  addOutputOptions,
+  addProgressOptions,
+  addVoiceOptions,
+  option,
+} from './option.js';
+
+/** A leaf command with the output options and, when it talks to the service, the network ones. */
+function leaf(command: Command, network: boolean): Command {
+  if (network) addNetworkOptions(command);
+  return addOutputOptions(command);
+}
+
+export function addLoginCommand(program: Command): void {
+  const login = program
+    .command('login')
+    .description('check a usage token with the service, then store it in the config file')
+    .option('--token-stdin', 'read the token from standard input instead of asking for it');
+  addExamples(leaf(login, true), [
+    ['vredact login', 'asks for the token without echo'],
+    ['vredact login --token-stdin < token.txt', 'from a file or a secret store, in a script'],
+  ]).action(action(async () => (await import('../commands/auth/login.js')).runLogin));
+}
+
+export function addJobsCommands(program: Command): void {
+  const jobs = program.command('jobs').description('list, create and inspect jobs').helpCommand(false);
+  addExamples(jobs, [
+    ['vredact jobs list', 'your jobs, newest first'],
+    ['vredact jobs content 55e5…', "a job's files"],
+  ]);
+  addExamples(leaf(jobs.command('list').description('list the jobs of your token, newest first'), true), [
+    ['vredact jobs list', 'a table on a terminal, tab-separated lines in a pipe'],
+    ['vredact jobs list --json | jq -r ".[].job_id"', 'job ids, for a script'],
+  ]).action(action(async () => (await import('../commands/jobs/list.js')).runJobsList));
+  addExamples(leaf(jobs.command('create').description('create an empty job and print its id'), true), [
+    ['vredact jobs create', 'prints the new job id'],
+  ]).action(action(async () => (await import('../commands/jobs/create.js')).runJobsCreate));
+  addExamples(
+    leaf(
+      jobs
+        .command('content')
+        .argument('<jobId>', 'a job id, from `vredact jobs list`')
+        .description("list a job's files"),
+      true,
+    ),
+    [
+      ['vredact jobs content 55e5…', 'id, file name, duration and creation time of each file'],
+      ['vredact jobs content 55e5… --json', 'the items as JSON'],
+    ],
+  ).action(action(async () => (await import('../commands/jobs/content.js')).runJobsContent));
+}
+
+export function addDownloadCommand(program: Command): void {
+  const download = program
+    .command('download')
+    .argument('<jobId>', 'a job id, from `vredact jobs list` or a redact run')
+    .argument('[fileName...]', "files to fetch (default: all of the job's files)")
+    .description("download a job's files into a folder")
+    .addOption(option('-o, --out-dir <dir>', 'where to write').documentDefault('the current folder'))
+    .option('--overwrite', 'replace files that already exist (default: skip them)');
+  addConcurrencyOption(download, 'files fetched');
+  addProgressOptions(download);
+  addExamples(leaf(download, true), [
+    ['vredact download 55e5… -o results/', 'every file of the job, into results/'],
+    ['vredact download 55e5… call.redacted.wav', 'one file, into the current folder'],
+  ]).action(action(async () => (await import('../commands/download/download.js')).runDownload));
+}
+
+export function addRedactCommand(program: Command): void {
+  const redact = program
+    .command('redact')
+    .argument('[inputs...]', 'files, folders (searched for .wav and .mp3) and quoted glob patterns')
+    .description('redact the voices in WAV and MP3 recordings; re-run it to finish a batch')
+    .addOption(option('--files-from <file>', 'read more inputs from a file, one path per line ("-": stdin)'))
+    .addOption(
+      option('-o, --out-dir <dir>', 'where redacted WAV files and the journal go')
+        .documentDefault('./redacted')
+        .documentConfigKey('out-dir'),
+    );
+  addConcurrencyOption(redact, 'files in flight');
+  redact
+    .option('--dry-run', 'check and plan only: no network, nothing written')
+    .option('--overwrite', 'redo files whose output already exists')
+    .option('--no-wait', 'submit, but do not wait for asynchronous jobs (a later run collects them)')
+    .addOption(
+      option(
+        '--wait-timeout <duration>',
+        'how long to wait for each asynchronous job: 90s, 30m, 2h',
+      ).documentDefault('2h'),
+    )
+    .addOption(
+      option('--shard <i/n>', "take only this machine's share i of n of the inputs, 1-based").documentEnv(
+        'VREDACT_SHARD',
+      ),
+    )
+    .addOption(option('--max-size <bytes>', 'local size limit: 500k, 10MiB, 5MB').documentDefault('10MiB'))
+    .addOption(option('--max-duration <seconds>', 'local duration limit').documentDefault('3600'))
+    .addOption(
+      option(
+        '--duration-tolerance <tolerance>',
+        "how far a result's duration may differ from its input's: 3s, 10%, max(2s,5%)",
+      ).documentDefault('max(2s,5%)'),
+    );
+  addProgressOptions(redact);
+  addVoiceOptions(redact);
+  addExamples(leaf(redact, true), [
+    ['vredact redact ./calls/*.wav', 'files named by the shell, into ./redacted'],
+    ["vredact redact 'calls/**/*.mp3' -o /srv/redacted", 'a quoted pattern, expanded by vredact'],
+    ['vredact redact calls/ --gender opposite --model advanced', 'a folder, with a target voice'],
+    ["find /srv/rec -name '*.wav' -mtime -1 | vredact redact --files-from -", 'paths from a pipe'],
+    [
+      'vredact redact -q --stats 10m -o /srv/redacted /srv/rec',
+      'a cron run: problems and a line every 10 min',
+    ],
+    ['vredact redact /mnt/archive --shard 2/3 -o /srv/redacted-2', 'the second of three machines'],
+    ['vredact redact calls/ --dry-run', 'what would be sent, skipped and rejected'],
+  ]).action(action(async () => (await import('../commands/redact/redact.js')).runRedact));
+}
+
+export function addStatusCommand(program: Command): void {
+  const status = program
+    .command('status')
+    .description("what an output folder's journal says: counts, failed and pending files")
+    .addOption(option('-o, --out-dir <dir>', 'the output folder of redact').documentDefault('./redacted'))
+    .option('--all', 'list the done files too')
+    .option(
+      '--manifest',
+      'print a CSV record of every done file (input, output, SHA-256s, job id, voice, time)',
+    );
+  addExamples(leaf(status, false), [
+    ['vredact status -o /srv/redacted', 'counts by state, then the problem files with reasons'],
+    ['vredact status -o /srv/redacted --all --json', 'every file and its state, for scripts'],
+    ['vredact status -o /srv/redacted --manifest > manifest.csv', 'the compliance record'],
+  ]).action(action(async () => (await import('../commands/status/status.js')).runStatus));
+}

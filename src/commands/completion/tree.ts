@@ -1,0 +1,66 @@
+import type { Command, Option } from 'commander';
+
+/** What a completion script needs to know of one option. */
+export interface OptionSpec {
+  /** `-c`, `--concurrency`: every spelling. */
+  names: string[];
+  takesValue: boolean;
+  choices: readonly string[] | undefined;
+  /** What the value names, from its placeholder: file and folder values complete as paths. */
+  valueKind: 'file' | 'dir' | 'other';
+  description: string;
+}
+
+/** One command of the tree, with its path from the root (`['jobs', 'list']`). */
+export interface CommandSpec {
+  path: string[];
+  description: string;
+  options: OptionSpec[];
+  subcommands: CommandSpec[];
+  /** Whether positional arguments name files (redact's inputs). */
+  takesFiles: boolean;
+  /** Allowed values of the first positional argument (config keys, shells). */
+  argumentChoices: readonly string[];
+}
+
+function optionSpec(option: Option): OptionSpec {
+  const takesValue = option.required || option.optional;
+  const placeholder = /[<[](\w[\w.-]*)/.exec(option.flags)?.[1] ?? '';
+  return {
+    names: [option.short, option.long].filter((name): name is string => Boolean(name)),
+    takesValue,
+    choices: option.argChoices,
+    valueKind: /dir/.test(placeholder) ? 'dir' : /file/.test(placeholder) ? 'file' : 'other',
+    description: option.description,
+  };
+}
+
+const HELP: OptionSpec = {
+  names: ['-h', '--help'],
+  takesValue: false,
+  choices: undefined,
+  valueKind: 'other',
+  description: 'show help',
+};
+
+/** Walks the commander tree; hidden options are left out, help is added to every command. */
+export function describeTree(command: Command, path: string[] = []): CommandSpec {
+  const options = command.options.filter((option) => !option.hidden).map(optionSpec);
+  if (path.length === 0) {
+    options.push({ ...HELP, names: ['-V', '--version'], description: 'print the version' });
+  }
+  options.push(HELP);
+  return {
+    path,
+    description: command.description(),
+    options,
+    subcommands: command.commands.map((sub) => describeTree(sub, [...path, sub.name()])),
+    takesFiles: command.registeredArguments.some((argument) => /input|file/i.test(argument.name())),
+    argumentChoices: command.registeredArguments[0]?.argChoices ?? [],
+  };
+}
+
+/** Every command of the tree, root first. */
+export function flatten(spec: CommandSpec): CommandSpec[] {
+  return [spec, ...spec.subcommands.flatMap(flatten)];
+}

@@ -1,0 +1,77 @@
+/**
+ * How `vredact status` prints what the journals say: compact lines on a terminal, tab-separated lines
+ * in a pipe, one JSON document with `--json`. Text from the journal that came from the service or
+ * from a file name is escaped before a terminal or a TSV reader sees it; JSON escapes by its rules.
+ */
+import { isAbsolute, relative } from 'node:path';
+import type { Context } from '../../context.js';
+import { displayText, truncate } from '../../output/sanitize.js';
+import type { StatusRecord } from '../../status/records.js';
+import { stateOf } from '../../status/records.js';
+import { describe, fileStatus, type StatusCounts } from '../../status/summary.js';
+import type { LineWriter } from './write-lines.js';
+
+export interface StatusView {
+  /** The output folder, absolute. */
+  outDir: string;
+  journals: string[];
+  counts: StatusCounts;
+  unreadable: number;
+  /** The records to list, in order. */
+  listed: StatusRecord[];
+}
+
+/** `3 inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected`. */
+export function countsLine(counts: StatusCounts, where: string): string {
+  const inputs = `${counts.total} input${counts.total === 1 ? '' : 's'}`;
+  return `${inputs} in ${where}: ${counts.done} done, ${counts.pending} pending, ${counts.failed} failed, ${counts.rejected} rejected`;
+}
+
+/** A path for a person: relative to the working folder when inside it. */
+function shown(ctx: Context, path: string): string {
+  const rel = relative(ctx.cwd, path);
+  return displayText(rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path);
+}
+
+export async function printTerminal(ctx: Context, out: LineWriter, view: StatusView): Promise<void> {
+  await out.write(`${countsLine(view.counts, shown(ctx, view.outDir))}\n`);
+  for (const record of view.listed) {
+    const state = stateOf(record.event).padEnd(8);
+    const job = record.jobId === undefined ? '' : ` (job ${displayText(record.jobId)})`;
+    const why = truncate(displayText(describe(record)));
+    if (!(await out.write(`${state} ${shown(ctx, record.input)}  ${why}${job}\n`))) return;
+  }
+  await out.flush();
+}
+
+/** `state input reason job_id output at`, one line per file, no header (as every vredact pipe output). */
+export async function printTsv(ctx: Context, out: LineWriter, view: StatusView): Promise<void> {
+  ctx.log.info(countsLine(view.counts, displayText(view.outDir)));
+  for (const record of view.listed) {
+    const file = fileStatus(view.outDir, record);
+    const fields = [file.state, file.input, describe(record), file.jobId ?? '', file.output, file.at].map(
+      displayText,
+    );
+    if (!(await out.write(`${fields.join('\t')}\n`))) return;
+  }
+  await out.flush();
+}
+
+/** One JSON document, written a file at a time: `{outDir, journals, counts, unreadableLines, files: […]}`. */
+export async function printJsonDocument(out: LineWriter, view: StatusView): Promise<void> {
+  const head = {
+    outDir: view.outDir,
+    journals: view.journals,
+    counts: view.counts,
+    unreadableLines: view.unreadable,
+  };
+  await out.write(`${JSON.stringify(head).slice(0, -1)},"files":[`);
+  let first = true;
+  for (const record of view.listed) {
+    const line = JSON.stringify(fileStatus(view.outDir, record));
+    if (!(await out.write(`${first ? '' : ','}\n${line}`))) return;
+    first = false;
+  }
+  await out.write(`${first ? '' : '\n'}]}\n`);
+  await out.flush();
+}

@@ -1,0 +1,70 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { displayText } from '../../output/sanitize.js';
+import { listJournals, readJournals } from '../../status/read-journals.js';
+import { countStates, filesToList } from '../../status/summary.js';
+import { printJsonDocument, printTerminal, printTsv, type StatusView } from './render.js';
+import { printManifest } from './print-manifest.js';
+import { lineWriter } from './write-lines.js';
+
+/** The same default as `vredact redact`'s output folder. */
+const DEFAULT_OUT_DIR = 'redacted';
+const WHICH_FOLDER = 'name the output folder of `vredact redact` with -o (default ./redacted)';
+
+/**
+ * `vredact status [-o dir] [--all] [--json] [--manifest]`: what the output folder's journals say.
+ * Exit 0 whatever the files' states (status reports, it does not judge); 2 when there is no journal.
+ */
+export async function runStatus(
+  ctx: Context,
+  _args: string[],
+  flags: Record<string, unknown>,
+): Promise<number> {
+  const outDir = resolve(ctx.cwd, ctx.settings.outDir ?? DEFAULT_OUT_DIR);
+  const names = await listJournals(outDir);
+  if (!names || names.length === 0) {
+    if (!(await isFolder(outDir))) {
+      throw new UsageError(`no folder ${displayText(outDir)}`, WHICH_FOLDER);
+    }
+    throw new UsageError(
+      `no journal in ${displayText(outDir)}: nothing has been redacted into this folder yet`,
+      WHICH_FOLDER,
+    );
+  }
+  const read = await readJournals(outDir, names, { details: flags.manifest === true });
+  if (read.unreadable > 0) {
+    ctx.log.warn(
+      `skipped ${read.unreadable} journal line(s) that could not be read (damaged, or over 1 MiB)`,
+    );
+  }
+  const out = lineWriter(ctx.streams.stdout);
+  if (flags.manifest === true) {
+    await printManifest(ctx, out, outDir, read.latest.values());
+    return ExitCode.ok;
+  }
+  const view: StatusView = {
+    outDir,
+    journals: read.files,
+    counts: countStates(read.latest.values()),
+    unreadable: read.unreadable,
+    listed: filesToList(read.latest.values(), flags.all === true),
+  };
+  if (ctx.settings.json) await printJsonDocument(out, view);
+  else if (ctx.io.stdoutIsTTY) await printTerminal(ctx, out, view);
+  else await printTsv(ctx, out, view);
+  if (!ctx.settings.json && view.counts.failed + view.counts.pending > 0) {
+    ctx.log.info(
+      'run the same `vredact redact` command again: it sends the failed files again and collects the pending jobs',
+    );
+  }
+  return ExitCode.ok;
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return stat(path).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
+}

@@ -1,0 +1,140 @@
+/**
+ * Fetching a job's files into a folder, as a plain function: each file name from the service is
+ * reduced to a base name inside the output folder, existing files are skipped unless overwriting,
+ * and every file appears whole or not at all. A local file-system failure is that, never a network
+ * error: it is not fetched again, and one that no other file can escape (a full disk) stops new
+ * downloads from starting.
+ */
+import type { Readable } from 'node:stream';
+import { access } from 'node:fs/promises';
+import type { BodySink } from '../api/client.js';
+import { isTokenRefused } from '../api/errors.js';
+import { writeFileAtomically } from '../fs/atomic-write.js';
+import { resolveInside } from '../fs/containment.js';
+import { asLocalFsError, LocalFsError } from '../fs/errors.js';
+import { safeBaseName } from '../fs/safe-name.js';
+
+export interface DownloadOutcome {
+  fileName: string;
+  path: string | null;
+  status: 'downloaded' | 'skipped' | 'failed';
+  bytes?: number;
+  reason?: string;
+}
+
+/** What of the service client a download needs. */
+export interface DownloadClient {
+  downloadJobFile<T>(jobId: string, fileName: string, sink: BodySink<T>, signal?: AbortSignal): Promise<T>;
+}
+
+/** Writes a body to `path` whole (temporary name, rename) and returns its size. */
+export type FileWriter = (
+  path: string,
+  body: Readable | AsyncIterable<Uint8Array>,
+  signal?: AbortSignal,
+) => Promise<number>;
+
+export interface DownloadRequest {
+  jobId: string;
+  fileNames: readonly string[];
+  outDir: string;
+  overwrite: boolean;
+}
+
+export interface DownloadDeps {
+  client: DownloadClient;
+  concurrency: number;
+  /** Ctrl-C: aborts the transfers in flight (their temporary files are removed) and starts no more. */
+  signal: AbortSignal;
+  /** Where the bytes go; tests inject a failing one. */
+  write?: FileWriter;
+  /** Called as each file settles, in the order they settle. */
+  onOutcome?: (outcome: DownloadOutcome) => void;
+}
+
+export interface DownloadResult {
+  outcomes: DownloadOutcome[];
+  /** The file-system failure that stopped new downloads (a full disk, a read-only folder). */
+  stoppedBy?: LocalFsError;
+  interrupted: boolean;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+export const NOT_STARTED_REASON = 'not started: downloads stopped after a file-system problem';
+
+export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest): Promise<DownloadResult> {
+  const write = deps.write ?? writeFileAtomically;
+  const { default: pLimit } = await import('p-limit');
+  const limit = pLimit(deps.concurrency);
+  // A refused token stops everything at once; Ctrl-C too.
+  const abort = new AbortController();
+  const signal = AbortSignal.any([deps.signal, abort.signal]);
+  const claimed = new Map<string, string>();
+  let stoppedBy: LocalFsError | undefined;
+  let refused: unknown;
+
+  const fetchOne = async (fileName: string): Promise<DownloadOutcome> => {
+    if (signal.aborted) return { fileName, path: null, status: 'failed', reason: 'interrupted' };
+    if (stoppedBy) return { fileName, path: null, status: 'failed', reason: NOT_STARTED_REASON };
+    const local = safeBaseName(fileName);
+    if (!local) {
+      return { fileName, path: null, status: 'failed', reason: 'the file name has no usable base name' };
+    }
+    const other = claimed.get(local);
+    if (other !== undefined) {
+      return { fileName, path: null, status: 'failed', reason: `${other} is saved under the same name` };
+    }
+    claimed.set(local, fileName);
+    let path: string | null = null;
+    try {
+      path = await resolveInside(request.outDir, local);
+      if (!request.overwrite && (await exists(path))) {
+        return {
+          fileName,
+          path,
+          status: 'skipped',
+          reason: 'already exists (use --overwrite to replace it)',
+        };
+      }
+      const dest = path;
+      const bytes = await deps.client.downloadJobFile(
+        request.jobId,
+        fileName,
+        ({ body }) =>
+          write(dest, body, signal).catch((error: unknown) => {
+            throw asLocalFsError(error, dest, 'writing');
+          }),
+        signal,
+      );
+      return { fileName, path, status: 'downloaded', bytes };
+    } catch (error) {
+      if (isTokenRefused(error)) {
+        refused ??= error;
+        abort.abort(error);
+      }
+      if (refused !== undefined) return { fileName, path, status: 'failed', reason: 'the token was refused' };
+      if (deps.signal.aborted) return { fileName, path, status: 'failed', reason: 'interrupted' };
+      if (error instanceof LocalFsError && error.stopsBatch) stoppedBy ??= error;
+      return { fileName, path, status: 'failed', reason: (error as Error).message };
+    }
+  };
+
+  // Every transfer settles (and removes its temporary file) before a refused token is thrown.
+  const outcomes = await Promise.all(
+    request.fileNames.map((name) =>
+      limit(async () => {
+        const outcome = await fetchOne(name);
+        if (refused === undefined) deps.onOutcome?.(outcome);
+        return outcome;
+      }),
+    ),
+  );
+  if (refused !== undefined) throw refused;
+  return { outcomes, ...(stoppedBy ? { stoppedBy } : {}), interrupted: deps.signal.aborted };
+}

@@ -1,0 +1,90 @@
+/**
+ * Containment: everything vredact writes or sweeps stays inside the output folder. The output folder
+ * itself may be a symbolic link (a user's choice); a folder below it that is a link leading outside
+ * it (`out/sub -> /elsewhere`) is refused, for writes and for sweeps alike.
+ *
+ * The check runs just before the write; a link swapped in between by someone who can already write
+ * into the output folder is not defended against (that needs openat(2), which Node lacks).
+ */
+import { lstat, realpath } from 'node:fs/promises';
+import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { displayText } from '../output/sanitize.js';
+import { asLocalFsError, errnoCode, LocalFsError } from './errors.js';
+
+/** A path below the output folder that would lead outside it: refused, for that file alone. */
+export class OutsideOutputFolderError extends LocalFsError {
+  override name = 'OutsideOutputFolderError';
+  override readonly hint: string;
+  constructor(path: string, outDir: string, target: string | undefined) {
+    super(path, 'ELINKOUT', 'refusing to write through');
+    this.message =
+      target === undefined
+        ? `refusing to write through a symbolic link that leads nowhere inside the output folder: ${displayText(path)}`
+        : `refusing to write through a symbolic link that leads outside the output folder: ${displayText(path)} -> ${displayText(target)}`;
+    this.hint = `replace the link with a real folder, or choose an output folder that holds the files (-o ${displayText(outDir)})`;
+  }
+}
+
+function isWithin(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+async function realpathOrUndefined(path: string): Promise<string | undefined> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw asLocalFsError(error, path, 'resolving');
+  }
+}
+
+/**
+ * Checks that the folder `relativeFolder` below `outDir` does not lead outside it: every component
+ * that exists is looked at with lstat, and each symbolic link among them must resolve inside the
+ * output folder. Returns the folder's absolute path. Components that do not exist yet are fine: they
+ * will be created as real folders.
+ */
+export async function resolveFolderInside(outDir: string, relativeFolder: string): Promise<string> {
+  const root = resolve(outDir);
+  const rel = normalize(relativeFolder === '' ? '.' : relativeFolder);
+  if (isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`)) {
+    throw new OutsideOutputFolderError(join(root, rel), root, resolve(root, rel));
+  }
+  const target = join(root, rel);
+  if (rel === '.') return target;
+  const realRoot = await realpathOrUndefined(root);
+  if (realRoot === undefined) return target; // nothing exists yet: nothing can lead out
+  let current = root;
+  for (const segment of rel.split(sep)) {
+    current = join(current, segment);
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(current)).isSymbolicLink();
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return target;
+      throw asLocalFsError(error, current, 'checking');
+    }
+    if (!isLink) continue;
+    const leadsTo = await realpathOrUndefined(current);
+    if (leadsTo === undefined || !isWithin(realRoot, leadsTo)) {
+      throw new OutsideOutputFolderError(current, root, leadsTo);
+    }
+  }
+  return target;
+}
+
+/**
+ * The absolute path of the file `relativePath` below `outDir`, after checking that no folder on the
+ * way leads outside it (see resolveFolderInside). The file itself may be a link: it is replaced by
+ * the rename that publishes a new output, never written through.
+ */
+export async function resolveInside(outDir: string, relativePath: string): Promise<string> {
+  const rel = normalize(relativePath);
+  const parts = rel.split(sep);
+  const name = parts.pop() ?? '';
+  if (name === '' || name === '.' || name === '..') {
+    throw new OutsideOutputFolderError(join(resolve(outDir), rel), resolve(outDir), undefined);
+  }
+  return join(await resolveFolderInside(outDir, parts.join(sep)), name);
+}

@@ -1,0 +1,64 @@
+import { mkdir, open, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { displayText } from '../output/sanitize.js';
+import { temporaryNameFor } from './atomic-write.js';
+import { describeFsError, errnoCode, fsHint } from './errors.js';
+import { PRIVATE_FILE_MODE } from './private-dir.js';
+
+const CANNOT_WRITE_HINT = 'choose an output folder you can write to (-o), or fix its permissions';
+
+function refuse(outDir: string, what: string, error: unknown): UsageError {
+  const code = errnoCode(error);
+  const reason = code === 'EEXIST' || code === 'ENOTDIR' ? 'it is not a folder' : describeFsError(error);
+  return new UsageError(
+    `${what} ${displayText(outDir)}: ${reason}`,
+    code === 'ENOSPC' || code === 'EDQUOT' ? fsHint(code) : CANNOT_WRITE_HINT,
+  );
+}
+
+/**
+ * Node's recursive mkdir reports ENOENT for a folder it could not create on a read-only file system;
+ * creating the first missing folder on the way by itself gives the real reason.
+ */
+async function realMkdirError(path: string, fallback: unknown): Promise<unknown> {
+  let missing = path;
+  while (dirname(missing) !== missing && !(await exists(dirname(missing)))) missing = dirname(missing);
+  return mkdir(missing).then(
+    () => fallback,
+    (error: unknown) => error,
+  );
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Makes sure files can be created in the output folder before anything is sent (exit 2 otherwise):
+ * creates the folder if missing, then creates and removes a temporary file in it. Permission bits
+ * alone cannot tell (root ignores them; a read-only mount, an ACL or a full inode table can still
+ * refuse), so the probe asks the file system itself. A leftover probe is swept like any partial file.
+ */
+export async function checkOutputFolderWritable(outDir: string): Promise<void> {
+  try {
+    await mkdir(outDir, { recursive: true }).catch(async (error: unknown) => {
+      throw errnoCode(error) === 'ENOENT' ? await realMkdirError(outDir, error) : error;
+    });
+    if (!(await stat(outDir)).isDirectory())
+      throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+  } catch (error) {
+    throw refuse(outDir, 'cannot create the output folder', error);
+  }
+  const probe = temporaryNameFor(join(outDir, 'write-check'));
+  try {
+    const handle = await open(probe, 'wx', PRIVATE_FILE_MODE);
+    await handle.close();
+  } catch (error) {
+    throw refuse(outDir, 'cannot write to the output folder', error);
+  }
+  await rm(probe, { force: true });
+}

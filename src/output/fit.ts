@@ -1,0 +1,43 @@
+import cliTruncate from 'cli-truncate';
+import stringWidth from 'string-width';
+
+/**
+ * Text made only of characters below U+0300 (ASCII, Latin-1, Latin Extended) takes one column a
+ * character. string-width's grapheme pass costs about 2 ms for a new line, too much for a line
+ * redrawn ten times a second, so it is kept for text that needs it (wide and combining characters).
+ */
+const NARROW = /^[\u0020-\u007e\u00a0-\u02ff]*$/;
+
+/** Terminal columns `text` takes (wide characters count twice). */
+export function columnsOf(text: string): number {
+  return NARROW.test(text) ? text.length : stringWidth(text);
+}
+
+/**
+ * Cuts a line to `columns` terminal columns, ending it with `…` when cut, so that a line never
+ * wraps. The text must already be escaped (see sanitize.ts).
+ */
+export function fitWidth(text: string, columns: number): string {
+  const width = Math.max(1, columns);
+  if (columnsOf(text) <= width) return text;
+  if (NARROW.test(text)) return `${text.slice(0, width - 1)}…`;
+  return cliTruncate(text, width, { position: 'end' });
+}
+
+/**
+ * Joins the parts that fit in `columns`, leaving out the least important first (the higher its
+ * `rank`, the sooner a part goes), then cuts what is left. Parts keep their order.
+ */
+export function fitParts(
+  parts: ReadonlyArray<{ text: string; rank: number }>,
+  separator: string,
+  columns: number,
+): string {
+  const kept = [...parts];
+  const join = () => kept.map((part) => part.text).join(separator);
+  while (kept.length > 1 && columnsOf(join()) > columns) {
+    const worst = kept.reduce((a, b) => (b.rank > a.rank ? b : a));
+    kept.splice(kept.indexOf(worst), 1);
+  }
+  return fitWidth(join(), columns);
+}

@@ -1,0 +1,91 @@
+/**
+ * The text of a progress line, shared by the live line on a terminal and `--stats` lines in a log:
+ *
+ *   redacting 120/480 · 2 failed · 8 in flight · 36.2 MB sent · 4.1 MB/s · 0:32 elapsed · ETA 1:34
+ */
+import prettyBytes from 'pretty-bytes';
+import { fitParts } from './fit.js';
+import { formatDuration } from './format.js';
+
+export interface ProgressFigures {
+  /** What the run is doing: `redacting`, `checking`. */
+  verb: string;
+  /** Files in the run; 0 when not known yet. */
+  total: number;
+  /** Files with a final outcome (done, skipped, rejected, failed, pending). */
+  settled: number;
+  /** Of those, the ones that needed the service (done, failed, pending): the pace of the run. */
+  worked: number;
+  failed: number;
+  inFlight: number;
+  waiting: number;
+  bytesSent: number;
+  /** When the run started (ms since the epoch). */
+  startedAt: number;
+}
+
+export const SEPARATOR = ' · ';
+
+/**
+ * The remaining time, in seconds, from the pace of the files settled by the service so far:
+ * undefined until one has been. Files still to be skipped count as work too, so the estimate leans
+ * long rather than short.
+ */
+export function etaSeconds(figures: ProgressFigures, now: number): number | undefined {
+  const remaining = Math.max(0, figures.total - figures.settled);
+  if (remaining === 0) return 0;
+  const elapsed = (now - figures.startedAt) / 1000;
+  if (figures.worked === 0 || elapsed <= 0) return undefined;
+  return (remaining * elapsed) / figures.worked;
+}
+
+/**
+ * One progress line; `byteRate` (bytes per second) is left out when unknown. With `columns`, the
+ * line fits that width: the rate, the bytes and the elapsed time give way before the count and the ETA.
+ */
+export function progressLine(
+  figures: ProgressFigures,
+  now: number,
+  byteRate?: number,
+  columns?: number,
+): string {
+  const count = figures.total > 0 ? `${figures.settled}/${figures.total}` : `${figures.settled}`;
+  const parts = [{ text: `${figures.verb} ${count}`, rank: 0 }];
+  const add = (text: string, rank: number) => parts.push({ text, rank });
+  if (figures.failed > 0) add(`${figures.failed} failed`, 2);
+  if (figures.inFlight > 0) add(`${figures.inFlight} in flight`, 3);
+  if (figures.waiting > 0) add(`${figures.waiting} waiting for the service`, 6);
+  if (figures.bytesSent > 0) add(`${prettyBytes(figures.bytesSent)} sent`, 5);
+  if (byteRate !== undefined && byteRate > 0) add(`${prettyBytes(byteRate)}/s`, 7);
+  add(`${formatDuration(Math.max(0, now - figures.startedAt) / 1000)} elapsed`, 4);
+  const eta = etaSeconds(figures, now);
+  if (figures.total > 0) add(`ETA ${eta === undefined ? '-:--' : formatDuration(eta)}`, 1);
+  if (columns === undefined) return parts.map((part) => part.text).join(SEPARATOR);
+  return fitParts(parts, SEPARATOR, columns);
+}
+
+/** Window of the byte rate: what the network does now, not on average since the start. */
+const RATE_WINDOW_MS = 10_000;
+/** One sample kept per this much time, so the window holds a bounded number of them. */
+const SAMPLE_EVERY_MS = 250;
+
+/** A rate over a sliding window of samples of a growing counter (bytes sent). */
+export class RateMeter {
+  readonly #samples: Array<{ at: number; value: number }> = [];
+
+  sample(at: number, value: number): void {
+    const last = this.#samples.at(-1);
+    if (last && at - last.at < SAMPLE_EVERY_MS) return;
+    this.#samples.push({ at, value });
+    while (this.#samples.length > 2 && (this.#samples[0]?.at ?? at) < at - RATE_WINDOW_MS)
+      this.#samples.shift();
+  }
+
+  /** Units per second over the window; undefined with less than a second of samples. */
+  rate(): number | undefined {
+    const first = this.#samples[0];
+    const last = this.#samples.at(-1);
+    if (!first || !last || last.at - first.at < 1000) return undefined;
+    return ((last.value - first.value) * 1000) / (last.at - first.at);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * A run's progress on stderr: a live line redrawn on a terminal (at most every FRAME_MS), and with
+ * `--stats <interval>` a plain line every interval, for logs. The text comes from the caller at
+ * each tick, so elapsed time and ETA move even while nothing finishes.
+ */
+import { fitWidth } from './fit.js';
+import type { IOStreams } from './iostreams.js';
+import { startSpinner } from './spinner.js';
+
+/** The live line is recomputed this often (ora redraws at the same pace). */
+const FRAME_MS = 100;
+/** Columns ora's spinner frame and its space take before the text. */
+const FRAME_COLUMNS = 2;
+
+export interface StatusLine {
+  /** Whether a live line is on screen (then `finish` leaves the final line in its place). */
+  readonly live: boolean;
+  /** Columns the live line's text may take (the terminal's, less the spinner's frame). */
+  readonly columns: number;
+  /** Stops both; on a live line, leaves `text` with a tick or a cross, cut to the width. */
+  finish(ok: boolean, text: string): void;
+  /** Stops both and leaves nothing. Safe to call more than once. */
+  stop(): void;
+}
+
+export async function startStatusLine(
+  io: Pick<IOStreams, 'progress' | 'stderr' | 'color' | 'statsIntervalMs' | 'width'>,
+  /** The line as of now, fitted to `columns` when given (the live line) or whole (`--stats`). */
+  text: (columns?: number) => string,
+): Promise<StatusLine> {
+  const width = () => io.width('stderr') - FRAME_COLUMNS;
+  const spinner = await startSpinner(io, io.progress ? text(width()) : '');
+  const timers: NodeJS.Timeout[] = [];
+  if (io.progress) timers.push(setInterval(() => spinner.update(text(width())), FRAME_MS));
+  if (io.statsIntervalMs !== undefined) {
+    timers.push(setInterval(() => io.stderr.write(`${text()}\n`), io.statsIntervalMs));
+  }
+  // These never keep the process alive on their own (ora's timer is stopped by finish or stop).
+  for (const timer of timers) timer.unref();
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return false;
+    stopped = true;
+    for (const timer of timers) clearInterval(timer);
+    return true;
+  };
+  return {
+    live: io.progress,
+    get columns() {
+      return width();
+    },
+    finish(ok, final) {
+      if (!stop()) return;
+      const line = fitWidth(final, width());
+      if (ok) spinner.succeed(line);
+      else spinner.fail(line);
+    },
+    stop() {
+      if (stop()) spinner.stop();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/** What the journals say, summed up: counts by state and the files to list, in a stable order. */
+import { isAbsolute, join } from 'node:path';
+import { type FileState, stateOf, type StatusRecord } from './records.js';
+
+export type StatusCounts = Record<FileState, number> & { total: number };
+
+export interface FileStatus {
+  /** Absolute real path of the input, as journaled. */
+  input: string;
+  /** Absolute path of the output (the output folder joined with the journaled relative path). */
+  output: string;
+  state: FileState;
+  /** The journal's last event for it (`uploading` or `submitted` tell the two kinds of pending apart). */
+  event: StatusRecord['event'];
+  reason?: string;
+  jobId?: string;
+  /** When its last record was written (ISO 8601). */
+  at: string;
+}
+
+/** The order files are listed in: problems first, then what is under way, then what is done. */
+const STATE_ORDER: Record<FileState, number> = { failed: 0, rejected: 1, pending: 2, done: 3 };
+
+export function countStates(latest: Iterable<StatusRecord>): StatusCounts {
+  const counts: StatusCounts = { done: 0, pending: 0, failed: 0, rejected: 0, total: 0 };
+  for (const record of latest) {
+    counts[stateOf(record.event)]++;
+    counts.total++;
+  }
+  return counts;
+}
+
+/** The output of a record as an absolute path; the journal keeps it relative to the output folder. */
+export function outputPath(outDir: string, output: string): string {
+  if (output === '') return '';
+  return isAbsolute(output) ? output : join(outDir, ...output.split('/'));
+}
+
+export function fileStatus(outDir: string, record: StatusRecord): FileStatus {
+  const file: FileStatus = {
+    input: record.input,
+    output: outputPath(outDir, record.output),
+    state: stateOf(record.event),
+    event: record.event,
+    at: record.at,
+  };
+  if (record.reason !== undefined) file.reason = record.reason;
+  if (record.jobId !== undefined) file.jobId = record.jobId;
+  return file;
+}
+
+function byInput(a: StatusRecord, b: StatusRecord): number {
+  return a.input < b.input ? -1 : a.input > b.input ? 1 : 0;
+}
+
+/**
+ * The files to list: failed, rejected and pending ones (and, with `all`, the done ones too), by state
+ * and then by input path, so two runs of status over the same journals print the same lines.
+ */
+export function filesToList(latest: Iterable<StatusRecord>, all: boolean): StatusRecord[] {
+  const listed: StatusRecord[] = [];
+  for (const record of latest) if (all || record.event !== 'done') listed.push(record);
+  return listed.sort(
+    (a, b) => STATE_ORDER[stateOf(a.event)] - STATE_ORDER[stateOf(b.event)] || byInput(a, b),
+  );
+}
+
+/** The done records, by input path: the rows of the manifest. */
+export function doneRecords(latest: Iterable<StatusRecord>): StatusRecord[] {
+  const done: StatusRecord[] = [];
+  for (const record of latest) if (record.event === 'done') done.push(record);
+  return done.sort(byInput);
+}
+
+/** Why a file is where it is, in words, for the terminal and TSV (the journal's reason when it has one). */
+export function describe(record: StatusRecord): string {
+  if (record.reason !== undefined) return record.reason;
+  if (record.event === 'submitted') return 'submitted; the next run collects its job';
+  if (record.event === 'uploading') {
+    return 'upload interrupted; the next run looks for its job first, then sends it again';
+  }
+  return '';
+}

@@ -1,0 +1,162 @@
+import type { Command } from 'commander';
+import { describe, expect, test } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
+
+/** Every command of the tree that runs something (no subcommands), by its path (`jobs list`). */
+function leaves(command: Command, path: string[] = []): Map<string, Command> {
+  const found = new Map<string, Command>();
+  for (const sub of command.commands) {
+    const subPath = [...path, sub.name()];
+    if (sub.commands.length === 0) found.set(subPath.join(' '), sub);
+    for (const [key, value] of leaves(sub, subPath)) found.set(key, value);
+  }
+  return found;
+}
+
+const longNames = (command: Command) => command.options.map((option) => option.long);
+
+/** The full help of a command as a user sees it, including the text added after the options. */
+function helpOf(command: Command): string {
+  let text = '';
+  command.configureOutput({ writeOut: (chunk) => (text += chunk), writeErr: (chunk) => (text += chunk) });
+  command.outputHelp();
+  // Help is wrapped to the terminal's width: compare it as one line.
+  return text.replace(/\s+/g, ' ');
+}
+
+/** Parses a command line with the leaf's action replaced, and returns the flags it would receive. */
+async function flagsOf(argv: string[]): Promise<Record<string, unknown>> {
+  const program = buildProgram();
+  let flags: Record<string, unknown> | undefined;
+  for (const command of leaves(program).values()) {
+    command.configureOutput({ writeErr: () => {} });
+    command.action((...received: unknown[]) => {
+      flags = (received[received.length - 1] as Command).optsWithGlobals();
+    });
+  }
+  await program.parseAsync(['node', 'vredact', ...argv]);
+  if (!flags) throw new Error(`no command ran for ${argv.join(' ')}`);
+  return flags;
+}
+
+const NETWORK = [
+  '--base-url',
+  '--token',
+  '--timeout',
+  '--max-retries',
+  '--max-throttle-wait',
+  '--allow-insecure-http',
+];
+const TALKS_TO_SERVICE = ['redact', 'download', 'jobs list', 'jobs create', 'jobs content', 'login'];
+
+describe('the command tree', () => {
+  const program = buildProgram();
+  const all = leaves(program);
+
+  test('network options only on the commands that talk to the service', () => {
+    for (const [path, command] of all) {
+      const has = NETWORK.filter((name) => longNames(command).includes(name));
+      if (TALKS_TO_SERVICE.includes(path)) expect(has, path).toEqual(NETWORK);
+      else if (!['config get', 'config list', 'config set', 'sandbox'].includes(path))
+        expect(has, path).toEqual([]);
+    }
+    // The sandbox's --token is the list of tokens it accepts, not the client's.
+    expect(longNames(all.get('sandbox') as Command)).not.toContain('--base-url');
+    // get and list show the effective URL and token, so those two flags (only) apply there.
+    expect(longNames(all.get('config list') as Command)).not.toContain('--timeout');
+    expect(longNames(all.get('config set') as Command)).toContain('--allow-insecure-http');
+  });
+
+  test('--json, --quiet, --verbose and --no-color on every command but help, completion and sandbox', () => {
+    for (const [path, command] of all) {
+      if (['help', 'completion', 'sandbox'].includes(path)) continue;
+      expect(longNames(command), path).toEqual(
+        expect.arrayContaining(['--json', '--quiet', '--verbose', '--no-color']),
+      );
+    }
+  });
+
+  test('every command has examples, and options show default, choices, env and config key', () => {
+    for (const [path, command] of all) {
+      if (path === 'help') continue;
+      expect(helpOf(command), path).toContain('Examples:');
+    }
+    const redact = helpOf(all.get('redact') as Command);
+    expect(redact).toMatch(/--concurrency <n>[^]*default: 4; env: VREDACT_CONCURRENCY; config: concurrency/);
+    expect(redact).toMatch(/--gender <gender>[^]*one of: same, opposite, random, f, m/);
+    expect(redact).toMatch(/--shard <i\/n>[^]*env: VREDACT_SHARD/);
+    expect(redact).toMatch(/--duration-tolerance[^]*default: max\(2s,5%\)/);
+    expect(redact).toMatch(/--max-throttle-wait[^]*default: 30m/);
+    expect(redact).toMatch(/--base-url <url>[^]*env: VREDACT_BASE_URL/);
+    expect(helpOf(all.get('config set') as Command)).toMatch(/one of: base-url, token, concurrency/);
+    expect(helpOf(all.get('sandbox') as Command)).toMatch(/--rate-limit <n\/period>/);
+  });
+
+  test('status is declared with -o, --json and --manifest', () => {
+    expect(longNames(all.get('status') as Command)).toEqual(
+      expect.arrayContaining(['--out-dir', '--json', '--manifest']),
+    );
+  });
+});
+
+describe('what the commands receive', () => {
+  test('settings-backed options are left unset, so settings sees the environment and config file', async () => {
+    const flags = await flagsOf(['redact', 'a.wav']);
+    for (const name of [
+      'concurrency',
+      'outDir',
+      'baseUrl',
+      'token',
+      'timeout',
+      'maxRetries',
+      'shard',
+      'gender',
+    ]) {
+      expect(flags[name], name).toBeUndefined();
+    }
+    // Auto: neither --progress nor --no-progress given.
+    expect(flags.progress).toBeUndefined();
+    expect(flags.maxThrottleWait).toBeUndefined();
+    expect(flags.durationTolerance).toBeUndefined();
+    expect(flags.wait).toBe(true);
+  });
+
+  test('the new options arrive camelCased', async () => {
+    expect(
+      await flagsOf([
+        'redact',
+        'a.wav',
+        '--no-progress',
+        '--stats',
+        '30s',
+        '--duration-tolerance',
+        '10%',
+        '--max-throttle-wait',
+        '5m',
+        '-c',
+        '8',
+      ]),
+    ).toMatchObject({
+      progress: false,
+      stats: '30s',
+      durationTolerance: '10%',
+      maxThrottleWait: '5m',
+      concurrency: '8',
+    });
+    expect(await flagsOf(['download', 'job1', '--progress'])).toMatchObject({ progress: true });
+    expect(await flagsOf(['status', '-o', 'out', '--manifest'])).toMatchObject({
+      outDir: 'out',
+      manifest: true,
+    });
+    expect(await flagsOf(['sandbox', '--rate-limit', '10/1s'])).toMatchObject({
+      rateLimit: '10/1s',
+      port: '8787',
+    });
+  });
+
+  test('a value outside the allowed ones is refused by the parser', async () => {
+    await expect(flagsOf(['redact', 'a.wav', '--gender', 'x'])).rejects.toMatchObject({
+      code: 'commander.invalidArgument',
+    });
+  });
+});

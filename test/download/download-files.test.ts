@@ -1,0 +1,138 @@
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { systemClock } from '../../src/clock.js';
+import { downloadFiles, type FileWriter, NOT_STARTED_REASON } from '../../src/download/download-files.js';
+import { writeFileAtomically } from '../../src/fs/atomic-write.js';
+import { LocalFsError } from '../../src/fs/errors.js';
+import { silentLogger } from '../../src/output/logger.js';
+import { tempDirPerTest } from '../helpers/cli.js';
+import { startFileHost } from '../helpers/file-host.js';
+
+const dir = tempDirPerTest('vredact-download-');
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function setUp(files: Record<string, Buffer>, refuseToken = false) {
+  const server = await startFileHost(files, undefined, refuseToken);
+  const client = new ApiClient({
+    baseUrl: new URL(server.baseUrl),
+    token: 'vr_test_token',
+    timeoutMs: 10_000,
+    maxRetries: 4,
+    clock: { ...systemClock, sleep: async () => {} },
+    log: silentLogger,
+    userAgent: 'vredact-test',
+  });
+  cleanups.push(
+    () => client.close(),
+    () => server.close(),
+  );
+  return { server, client };
+}
+
+const errno = (code: string) => Object.assign(new Error(`${code}: injected`), { code });
+
+/** A writer that fails with `code` for the files named, and writes the others as usual. */
+function failingFor(code: string, names: string[]): FileWriter {
+  return async (path, body, signal) => {
+    if (names.some((name) => path.endsWith(`/${name}`))) {
+      for await (const chunk of body) void chunk; // read some of the body, as a real write would
+      throw errno(code);
+    }
+    return writeFileAtomically(path, body, signal);
+  };
+}
+
+const wav = (n: number) => Buffer.alloc(n, 7);
+
+describe('downloadFiles', () => {
+  it('a full disk is a file-system problem naming the path: not fetched again, no new download started', async () => {
+    const { server, client } = await setUp({ 'a.wav': wav(5000), 'b.wav': wav(10), 'c.wav': wav(10) });
+    const result = await downloadFiles(
+      {
+        client,
+        concurrency: 1,
+        signal: new AbortController().signal,
+        write: failingFor('ENOSPC', ['a.wav']),
+      },
+      { jobId: 'job1', fileNames: ['a.wav', 'b.wav', 'c.wav'], outDir: dir.path, overwrite: false },
+    );
+    expect(result.stoppedBy).toBeInstanceOf(LocalFsError);
+    expect(result.stoppedBy?.path).toBe(join(dir.path, 'a.wav'));
+    expect(result.outcomes.map((o) => o.reason)).toEqual([
+      `writing ${join(dir.path, 'a.wav')}: no space left on the device (ENOSPC)`,
+      NOT_STARTED_REASON,
+      NOT_STARTED_REASON,
+    ]);
+    expect(server.fileGets('a.wav')).toBe(1);
+    expect(server.received.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(await readdir(dir.path)).toEqual([]);
+  });
+
+  it('a file that cannot be written for itself alone (permissions) fails alone; the others go on', async () => {
+    const { server, client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(20) });
+    const result = await downloadFiles(
+      {
+        client,
+        concurrency: 1,
+        signal: new AbortController().signal,
+        write: failingFor('EACCES', ['a.wav']),
+      },
+      { jobId: 'job1', fileNames: ['a.wav', 'b.wav'], outDir: dir.path, overwrite: false },
+    );
+    expect(result.stoppedBy).toBeUndefined();
+    expect(result.outcomes.map((o) => o.status)).toEqual(['failed', 'downloaded']);
+    expect(result.outcomes[0]?.reason).toMatch(/permission denied/);
+    expect(server.fileGets('a.wav')).toBe(1);
+    expect(await readFile(join(dir.path, 'b.wav'))).toEqual(wav(20));
+  });
+
+  it('replaces a final symbolic link rather than writing through it; the file outside is untouched', async () => {
+    const { client } = await setUp({ 'x.wav': wav(30) });
+    const out = join(dir.path, 'out');
+    await mkdir(out);
+    await writeFile(join(dir.path, 'secret.wav'), 'outside');
+    await symlink(join(dir.path, 'secret.wav'), join(out, 'x.wav'));
+    const result = await downloadFiles(
+      { client, concurrency: 1, signal: new AbortController().signal },
+      { jobId: 'job1', fileNames: ['x.wav'], outDir: out, overwrite: true },
+    );
+    expect(result.outcomes[0]?.status).toBe('downloaded');
+    expect(await readFile(join(dir.path, 'secret.wav'), 'utf8')).toBe('outside');
+    expect(await readFile(join(out, 'x.wav'))).toEqual(wav(30));
+  });
+
+  it('a refused token stops everything and is thrown, with no per-file outcome reported', async () => {
+    const { client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(10) }, true);
+    const reported: string[] = [];
+    await expect(
+      downloadFiles(
+        {
+          client,
+          concurrency: 2,
+          signal: new AbortController().signal,
+          onOutcome: (o) => reported.push(o.fileName),
+        },
+        { jobId: 'job1', fileNames: ['a.wav', 'b.wav'], outDir: dir.path, overwrite: false },
+      ),
+    ).rejects.toMatchObject({ exitCode: 3 });
+    expect(reported).toEqual([]);
+    expect(await readdir(dir.path)).toEqual([]);
+  });
+
+  it('an interrupt before the start downloads nothing', async () => {
+    const { server, client } = await setUp({ 'a.wav': wav(10) });
+    const interrupt = new AbortController();
+    interrupt.abort();
+    const result = await downloadFiles(
+      { client, concurrency: 1, signal: interrupt.signal },
+      { jobId: 'job1', fileNames: ['a.wav'], outDir: dir.path, overwrite: false },
+    );
+    expect(result.interrupted).toBe(true);
+    expect(server.received).toHaveLength(0);
+  });
+});

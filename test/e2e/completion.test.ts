@@ -1,0 +1,129 @@
+import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+
+const work = tempDirPerTest('vredact-completion-');
+const hasShell = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+
+async function script(shell: string): Promise<string> {
+  const result = await runCli(['completion', shell], { env: isolatedEnv(join(work.path, 'config')) });
+  expect(result.exitCode).toBe(0);
+  return String(result.stdout);
+}
+
+describe('bash', () => {
+  let bash = '';
+  beforeAll(async () => {
+    // Generated once through the binary, as `source <(vredact completion bash)` would.
+    const result = await execa('node', [BIN, 'completion', 'bash'], { reject: false });
+    bash = String(result.stdout);
+  });
+
+  /** What bash offers after `words` (the last one is being typed), with the generated script loaded. */
+  async function complete(...words: string[]): Promise<string[]> {
+    const quoted = words.map((word) => `'${word}'`).join(' ');
+    const result = await execa(
+      'bash',
+      [
+        '--norc',
+        '--noprofile',
+        '-c',
+        `eval "$VREDACT_COMPLETION"
+COMP_WORDS=(vredact ${quoted}); COMP_CWORD=${words.length}
+_vredact_complete
+printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
+      { env: { VREDACT_COMPLETION: bash }, cwd: work.path },
+    );
+    return String(result.stdout).split('\n').filter(Boolean);
+  }
+
+  test('vredact re completes to redact', async () => {
+    expect(await complete('re')).toEqual(['redact']);
+  });
+
+  test('subcommands, options, allowed values and argument choices', async () => {
+    expect(await complete('jobs', '')).toEqual(['list', 'create', 'content']);
+    expect(await complete('redact', '--gen')).toEqual(['--gender']);
+    expect(await complete('redact', '--gender', 'o')).toEqual(['opposite']);
+    // The value of -o is skipped when finding where the command line is.
+    expect(await complete('redact', '-o', 'out', '--mo')).toEqual(['--model']);
+    expect(await complete('config', 'set', 'con')).toEqual(['concurrency']);
+    expect(await complete('completion', 'f')).toEqual(['fish']);
+    // Options of one command are not offered on another.
+    expect(await complete('config', 'path', '--ba')).toEqual([]);
+    expect(await complete('jobs', 'list', '--max-t')).toEqual(['--max-throttle-wait']);
+  });
+});
+
+describe('bash on a terminal', () => {
+  test.skipIf(!hasShell('tmux'))(
+    'typing vredact re and Tab in an interactive bash gives vredact redact',
+    async () => {
+      const session = `vredact-completion-${process.pid}-${Date.now()}`;
+      const script = join(work.path, 'completion.bash');
+      await writeFile(script, String((await execa('node', [BIN, 'completion', 'bash'])).stdout));
+      const tmux = (...args: string[]) => execa('tmux', ['-L', session, ...args], { reject: false });
+      await tmux(
+        'new-session',
+        '-d',
+        '-s',
+        session,
+        '-c',
+        work.path,
+        '-x',
+        '120',
+        '-y',
+        '20',
+        'bash --norc --noprofile',
+      );
+      try {
+        await tmux('send-keys', '-t', session, `PS1='$ '; source ${script}; clear`, 'Enter');
+        await tmux('send-keys', '-t', session, 'vredact re', 'Tab');
+        let screen = '';
+        for (let attempt = 0; attempt < 100 && !screen.includes('vredact redact'); attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          screen = String((await tmux('capture-pane', '-p', '-t', session)).stdout);
+        }
+        expect(screen).toContain('$ vredact redact');
+      } finally {
+        await tmux('kill-server');
+      }
+    },
+  );
+});
+
+describe('zsh and fish', () => {
+  test('zsh: loads through bashcompinit; syntax-checked when zsh is installed', async () => {
+    const zsh = await script('zsh');
+    expect(zsh).toMatch(/^#compdef vredact/);
+    expect(zsh).toContain('bashcompinit');
+    expect(zsh).toContain('complete -o default -o bashdefault -F _vredact_complete vredact');
+    if (hasShell('zsh')) {
+      const check = await execa('zsh', ['-n'], { input: zsh, reject: false });
+      expect(check.exitCode, String(check.stderr)).toBe(0);
+    }
+  });
+
+  test('fish: one complete line per subcommand and option; syntax-checked when fish is installed', async () => {
+    const fish = await script('fish');
+    expect(fish).toContain("complete -c vredact -n '__vredact_at exact' -a 'redact'");
+    expect(fish).toContain(
+      "complete -c vredact -n '__vredact_at prefix redact' -l gender -r -a 'same opposite random f m'",
+    );
+    expect(fish).toContain("complete -c vredact -n '__vredact_at exact jobs' -a 'list'");
+    if (hasShell('fish')) {
+      const check = await execa('fish', ['--no-execute'], { input: fish, reject: false });
+      expect(check.exitCode, String(check.stderr)).toBe(0);
+    }
+  });
+
+  test('an unknown shell is a usage error', async () => {
+    const result = await runCli(['completion', 'tcsh'], { env: isolatedEnv(join(work.path, 'config')) });
+    expect(result.exitCode).toBe(2);
+    expect(String(result.stderr)).toContain('tcsh');
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * `vredact download` meets local file-system trouble: a read-only output folder (exit 2, nothing
+ * sent), a full disk (one file-system error naming the path, not fetched again, nothing new started,
+ * exit 1), and its own leftovers from dead runs (swept).
+ */
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { startFileHost } from '../helpers/file-host.js';
+import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
+
+const dir = tempDirPerTest('vredact-e2e-download-fs-');
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function host(files: Record<string, Buffer>) {
+  const server = await startFileHost(files);
+  cleanups.push(() => server.close());
+  const env = isolatedEnv(join(dir.path, 'config'), {
+    VREDACT_BASE_URL: server.baseUrl,
+    VREDACT_TOKEN: 'vr_test_download_fs',
+    VREDACT_CONCURRENCY: '1',
+  });
+  return { server, env };
+}
+
+async function mount(size: string) {
+  const mounted = await tryMountTmpfs(join(dir.path, 'mnt'), size);
+  if (mounted) cleanups.push(() => mounted.unmount());
+  return mounted;
+}
+
+describe('download and the local file system', () => {
+  it('a read-only output folder is exit 2 before anything is sent', async ({ skip }) => {
+    const mounted = await mount('64k');
+    if (!mounted) return skip(MOUNT_SKIP_REASON);
+    await mounted.readOnly();
+    const { server, env } = await host({ 'a.wav': Buffer.alloc(10) });
+    for (const out of [mounted.path, join(mounted.path, 'new')]) {
+      const result = await runCli(['download', 'job1', '-o', out], { env });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(out);
+      expect(result.stderr).toMatch(/read-only file system/);
+    }
+    expect(server.received).toHaveLength(0);
+  });
+
+  it('a full disk is one file-system error naming the path; the file is not fetched again and nothing new starts', async ({
+    skip,
+  }) => {
+    const mounted = await mount('1m');
+    if (!mounted) return skip(MOUNT_SKIP_REASON);
+    const big = Buffer.alloc(5 * 1024 * 1024, 3);
+    const { server, env } = await host({
+      'a.wav': big,
+      'b.wav': Buffer.alloc(10),
+      'c.wav': Buffer.alloc(10),
+    });
+    const result = await runCli(['download', 'job1', 'a.wav', 'b.wav', 'c.wav', '-o', mounted.path], { env });
+    expect(result.exitCode).toBe(1);
+    const path = join(mounted.path, 'a.wav');
+    expect(String(result.stderr).split(`writing ${path}: no space left on the device`)).toHaveLength(2);
+    expect(result.stderr).not.toMatch(/network error/);
+    expect(result.stderr).toMatch(/stopped after a file-system problem: 2 file\(s\) not started/);
+    expect(server.fileGets('a.wav')).toBe(1);
+    expect(server.fileGets('b.wav') + server.fileGets('c.wav')).toBe(0);
+    expect(await readdir(mounted.path)).toEqual([]);
+  });
+
+  it('sweeps the leftovers of dead downloads, never those of a live one', async () => {
+    const out = join(dir.path, 'out');
+    await mkdir(out);
+    const dead = `.old.wav.${2 ** 30}-0badc0de.vredact-partial`;
+    const live = `.busy.wav.${process.pid}-0badc0de.vredact-partial`;
+    await writeFile(join(out, dead), 'left by a killed run');
+    await writeFile(join(out, live), 'being written');
+    const { env } = await host({ 'a.wav': Buffer.alloc(10, 1) });
+    const result = await runCli(['download', 'job1', 'a.wav', '-o', out], { env });
+    expect(result.exitCode).toBe(0);
+    expect((await readdir(out)).sort()).toEqual([live, 'a.wav'].sort());
+    expect(await readFile(join(out, 'a.wav'))).toEqual(Buffer.alloc(10, 1));
+  });
+});

@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { isolatedEnv, REPO_ROOT, runCli, tempDirPerTest } from '../helpers/cli.js';
+
+const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+
+const work = tempDirPerTest('vredact-help-');
+const env = () => isolatedEnv(join(work.path, 'config'));
+/** Help is wrapped to the terminal's width: compare it as one line. */
+const oneLine = (text: unknown) => String(text).replace(/\s+/g, ' ');
+
+describe('help topics', () => {
+  test.each([
+    ['exit-codes', /^ {2}130 {2}interrupted/m],
+    ['environment', /VREDACT_CONCURRENCY/],
+    ['journal', /journal\.jsonl/],
+  ])('vredact help %s prints the topic on stdout, exit 0', async (topic, expected) => {
+    const result = await runCli(['help', topic], { env: env() });
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toMatch(expected);
+    expect(result.stderr).toBe('');
+  });
+
+  test('the top-level help lists the topics; an unknown topic is a usage error naming them', async () => {
+    const top = await runCli(['--help'], { env: env() });
+    expect(top.exitCode).toBe(0);
+    expect(String(top.stdout)).toContain('vredact help exit-codes');
+    const unknown = await runCli(['help', 'nonsense'], { env: env() });
+    expect(unknown.exitCode).toBe(2);
+    expect(oneLine(unknown.stderr)).toMatch(
+      /no help topic or command "nonsense"[^]*exit-codes, environment, journal/,
+    );
+  });
+
+  test('vredact help <command> is the command help, with examples', async () => {
+    const viaHelp = await runCli(['help', 'jobs', 'list'], { env: env() });
+    const viaFlag = await runCli(['jobs', 'list', '--help'], { env: env() });
+    expect(viaHelp.exitCode).toBe(0);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+    expect(String(viaHelp.stdout)).toMatch(/Usage: vredact jobs list[^]*Examples:[^]*\$ vredact jobs list/);
+  });
+
+  test('config path lists no network option; redact shows defaults, choices and environment variables', async () => {
+    const path = oneLine((await runCli(['config', 'path', '--help'], { env: env() })).stdout);
+    expect(path).not.toContain('--base-url');
+    expect(path).not.toContain('--timeout');
+    const redact = oneLine((await runCli(['redact', '--help'], { env: env() })).stdout);
+    expect(redact).toContain('(default: 4; env: VREDACT_CONCURRENCY; config: concurrency)');
+    expect(redact).toContain('one of: mini, advanced');
+    expect(redact).toContain('(env: VREDACT_BASE_URL; config: base-url)');
+  });
+});
+
+describe('version and Node.js', () => {
+  test('--version names vredact, Node.js and the platform', async () => {
+    for (const flag of ['--version', '-V']) {
+      const result = await runCli([flag], { env: env() });
+      expect(result.exitCode).toBe(0);
+      expect(String(result.stdout).trim()).toBe(
+        `vredact ${version} (node ${process.version}, ${process.platform}-${process.arch})`,
+      );
+    }
+  });
+
+  test('on a Node.js older than 20.19 it exits 2 with one line naming the version it needs', async () => {
+    // No Node.js 18 here: the version is faked before the bin's check reads it.
+    const fake = join(work.path, 'node-18.mjs');
+    await writeFile(fake, "Object.defineProperty(process.versions, 'node', { value: '18.20.0' });\n");
+    const result = await runCli(['jobs', 'list'], { env: { ...env(), NODE_OPTIONS: `--import=${fake}` } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(String(result.stderr).trim()).toBe(
+      'vredact needs Node.js 20.19 or newer; this is Node.js v18.20.0',
+    );
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * A person at a terminal, through a real pseudo-terminal running the built binary against the
+ * sandbox: Ctrl-C from the keyboard, the live line, the end summary, and `| cat`.
+ */
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { columnsOf } from '../../src/output/fit.js';
+import { BIN, runCli } from '../helpers/cli.js';
+import { type Pty, runInPty, screenLines } from '../helpers/pty.js';
+import { type E2E, setup } from '../redact/e2e-helpers.js';
+
+let e2e: E2E | undefined;
+let term: Pty | undefined;
+afterEach(async () => {
+  term?.kill();
+  term = undefined;
+  await e2e?.cleanup();
+  e2e = undefined;
+});
+
+/** `count` short WAVs under in/ (answered synchronously), plus one file that is not audio. */
+async function inputs(env: E2E, count: number): Promise<void> {
+  for (let i = 0; i < count; i++)
+    await env.fixture('speech-16bit.wav', `in/call-${String(i).padStart(2, '0')}.wav`);
+  await env.fixture('not-audio.wav', 'in/not-audio.wav');
+}
+
+/** The last journal event of each input. */
+async function lastEvents(outDir: string): Promise<Map<string, string>> {
+  const text = await readFile(join(outDir, '.vredact', 'journal.jsonl'), 'utf8');
+  const last = new Map<string, string>();
+  for (const line of text.split('\n').filter(Boolean)) {
+    const record = JSON.parse(line) as { input: string; event: string };
+    last.set(record.input, record.event);
+  }
+  return last;
+}
+
+const vredact = `node ${BIN}`;
+
+describe('Ctrl-C from the keyboard', () => {
+  it('stops the batch: exit 130, the terminal in its normal mode, what was in flight recorded, nothing sent twice', async () => {
+    e2e = await setup(['--latency', '400']);
+    await inputs(e2e, 12);
+    term = runInPty(
+      `tty > tty.txt; ${vredact} redact in -c 2 -o out; echo "exit=$?" > exit.txt; stty -a > stty.txt`,
+      { cwd: e2e.dir, env: e2e.env, columns: 120 },
+    );
+    await term.waitFor(/redacting \d+\/13 · [^\r]*in flight/);
+    // While the live line is drawn, the terminal is in its normal mode: the keyboard raises SIGINT.
+    const tty = (await readFile(join(e2e.dir, 'tty.txt'), 'utf8')).trim();
+    const during = await execa('stty', ['-a', '-F', tty]);
+    expect(during.stdout).toMatch(/(^|\s)isig(\s|$)/);
+    expect(during.stdout).toMatch(/(^|\s)icanon(\s|$)/);
+
+    term.type('\x03');
+    await term.exited;
+    expect((await readFile(join(e2e.dir, 'exit.txt'), 'utf8')).trim()).toBe('exit=130');
+    const after = await readFile(join(e2e.dir, 'stty.txt'), 'utf8');
+    expect(after).toMatch(/(^|\s)isig(\s|$)/);
+    expect(after).toMatch(/(^|\s)icanon(\s|$)/);
+    expect(after).toMatch(/(^|\s)echo(\s|$)/);
+    expect(term.output()).toMatch(/interrupted: finishing the uploads in flight/);
+
+    // What was in flight finished and was recorded; nothing new was started; the lock is gone.
+    const out = join(e2e.dir, 'out');
+    const events = await lastEvents(out);
+    expect([...events.values()]).not.toContain('uploading');
+    const done = [...events.values()].filter((event) => event === 'done').length;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(12);
+    expect(existsSync(join(out, '.vredact', 'lock'))).toBe(false);
+    const uploadsBefore = (await e2e.sandbox.stats()).uploads;
+    expect(uploadsBefore).toBe(done);
+
+    // A re-run finishes the batch and sends each file exactly once over both runs.
+    const rerun = await runCli(['redact', 'in', '-c', '2', '-o', 'out'], { env: e2e.env, cwd: e2e.dir });
+    expect(rerun.stderr).toMatch(
+      /redacted \d+, skipped \d+ \(already done\), rejected 1, failed 0, pending 0/,
+    );
+    expect((await e2e.sandbox.stats()).uploads).toBe(12);
+    expect((await readdir(out)).filter((name) => name.endsWith('.wav'))).toHaveLength(12);
+  });
+
+  it('a second Ctrl-C aborts the uploads in flight: exit 130, no lock, their fate left for the next run to look up', async () => {
+    // Every answer takes 30 s: only an abort ends this run quickly.
+    e2e = await setup(['--latency', '30000']);
+    await inputs(e2e, 4);
+    term = runInPty(`${vredact} redact in -c 2 -o out; echo "exit=$?" > exit.txt; stty -a > stty.txt`, {
+      cwd: e2e.dir,
+      env: e2e.env,
+      columns: 120,
+    });
+    await term.waitFor(/2 in flight/);
+    term.type('\x03');
+    await term.waitFor(/interrupted: finishing the uploads in flight/);
+    term.type('\x03');
+    await term.exited;
+    expect(term.output()).toMatch(/aborting the requests in flight/);
+    expect((await readFile(join(e2e.dir, 'exit.txt'), 'utf8')).trim()).toBe('exit=130');
+    expect(await readFile(join(e2e.dir, 'stty.txt'), 'utf8')).toMatch(/(^|\s)icanon(\s|$)/);
+    const out = join(e2e.dir, 'out');
+    expect(existsSync(join(out, '.vredact', 'lock'))).toBe(false);
+    // An upload cut short stays `uploading`: the next run looks for its job before sending again.
+    // (The first upload goes alone until the service has accepted the token, so one is under way.)
+    const events = [...(await lastEvents(out)).values()];
+    expect(events).toContain('uploading');
+    expect(events).not.toContain('done');
+  });
+});
+
+describe('progress on a terminal', () => {
+  it('a live line shows the total and an ETA; the end summary fits the width', async () => {
+    e2e = await setup(['--latency', '150']);
+    await inputs(e2e, 8);
+    term = runInPty(`${vredact} redact in -c 2 -o out`, { cwd: e2e.dir, env: e2e.env, columns: 60 });
+    await term.waitFor(/redacting [1-8]\/9 · [^\r]*ETA \d+:\d\d/);
+    expect(await term.exited).toBe(1); // one input is rejected
+    const raw = term.output();
+    const screen = screenLines(raw)
+      .map((line) => line.trimEnd())
+      .filter(Boolean);
+    const summary = screen.slice(screen.findIndex((line) => /redacted \d/.test(line)));
+    expect(summary).toEqual([
+      expect.stringMatching(/^. redacted 8 · rejected 1/),
+      'rejected  in/not-audio.wav  not a WAV or MP3 file',
+    ]);
+    for (const line of screen) expect(columnsOf(line)).toBeLessThanOrEqual(60);
+  });
+
+  it('`| cat` gets clean lines: no spinner, no carriage return, no escape sequence', async () => {
+    e2e = await setup();
+    await inputs(e2e, 3);
+    term = runInPty(`${vredact} redact in -o out | cat`, { cwd: e2e.dir, env: e2e.env, columns: 120 });
+    expect(await term.exited).toBe(0); // cat's
+    const raw = term.output();
+    expect(raw).not.toMatch(/\u001b/);
+    expect(raw.replace(/\r\n/g, '\n')).not.toMatch(/\r/);
+    expect(raw).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    const lines = raw.split('\r\n').filter(Boolean);
+    expect(lines.filter((line) => line.startsWith('done\t'))).toHaveLength(3);
+    expect(lines).toContain('rejected\tin/not-audio.wav\tnot a WAV or MP3 file');
+    expect(lines).toContain('redacted 3, skipped 0 (already done), rejected 1, failed 0, pending 0');
+  });
+});

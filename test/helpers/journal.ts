@@ -1,0 +1,21 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** One journal line as the engine writes it; tests give only the fields they care about. */
+export function journalLine(fields: Record<string, unknown>): string {
+  return JSON.stringify({ v: 1, size: 100, mtimeMs: 1, options: 'abcd', ...fields });
+}
+
+/** Writes `<outDir>/.vredact/<name>` from records (objects, or raw text for damaged lines). */
+export async function writeJournal(
+  outDir: string,
+  records: ReadonlyArray<Record<string, unknown> | string>,
+  name = 'journal.jsonl',
+): Promise<string> {
+  const dir = join(outDir, '.vredact');
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, name);
+  const text = records.map((record) => (typeof record === 'string' ? record : journalLine(record)));
+  await writeFile(path, text.map((line) => `${line}\n`).join(''));
+  return path;
+}

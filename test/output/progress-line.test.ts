@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { fitParts, fitWidth } from '../../src/output/fit.js';
+import { etaSeconds, type ProgressFigures, progressLine, RateMeter } from '../../src/output/progress-line.js';
+
+const T0 = 1_800_000_000_000;
+
+function figures(overrides: Partial<ProgressFigures> = {}): ProgressFigures {
+  return {
+    verb: 'redacting',
+    total: 480,
+    settled: 120,
+    worked: 120,
+    failed: 0,
+    inFlight: 8,
+    waiting: 0,
+    bytesSent: 36_200_000,
+    startedAt: T0,
+    ...overrides,
+  };
+}
+
+describe('progressLine', () => {
+  it('shows done/total, in flight, bytes, rate, elapsed and ETA', () => {
+    expect(progressLine(figures(), T0 + 32_000, 4_100_000)).toBe(
+      'redacting 120/480 · 8 in flight · 36.2 MB sent · 4.1 MB/s · 0:32 elapsed · ETA 1:36',
+    );
+  });
+
+  it('names failures and jobs waited for, and leaves out what is zero or unknown', () => {
+    const line = progressLine(figures({ failed: 2, inFlight: 0, waiting: 3, bytesSent: 0 }), T0 + 5000);
+    expect(line).toBe('redacting 120/480 · 2 failed · 3 waiting for the service · 0:05 elapsed · ETA 0:15');
+  });
+
+  it('says the ETA is unknown until the service has settled a file, and omits it without a total', () => {
+    expect(progressLine(figures({ settled: 3, worked: 0 }), T0 + 1000)).toMatch(/ETA -:--$/);
+    expect(progressLine(figures({ total: 0, settled: 3 }), T0 + 1000)).toBe(
+      'redacting 3 · 8 in flight · 36.2 MB sent · 0:01 elapsed',
+    );
+  });
+
+  it('fits a width by leaving out the rate, the bytes and the time before the count and the ETA', () => {
+    const wide = progressLine(figures({ failed: 1 }), T0 + 32_000, 4_100_000);
+    for (const columns of [80, 60, 40, 30]) {
+      const line = progressLine(figures({ failed: 1 }), T0 + 32_000, 4_100_000, columns);
+      expect(line.length).toBeLessThanOrEqual(columns);
+      expect(line.startsWith('redacting 120/480')).toBe(true);
+      if (columns >= 40) expect(line).toMatch(/ETA \d/);
+    }
+    expect(progressLine(figures({ failed: 1 }), T0 + 32_000, 4_100_000, 200)).toBe(wide);
+    expect(progressLine(figures(), T0 + 32_000, 4_100_000, 50)).toBe(
+      'redacting 120/480 · 8 in flight · ETA 1:36',
+    );
+    // Narrower than the count alone: cut, never wrapped.
+    expect(progressLine(figures(), T0, undefined, 10)).toBe('redacting…');
+  });
+});
+
+describe('etaSeconds', () => {
+  it('is the remaining files at the pace of those settled by the service so far', () => {
+    expect(etaSeconds(figures({ total: 100, settled: 50, worked: 25 }), T0 + 10_000)).toBe(20);
+    expect(etaSeconds(figures({ total: 100, settled: 100 }), T0 + 10_000)).toBe(0);
+    expect(etaSeconds(figures({ worked: 0 }), T0 + 10_000)).toBeUndefined();
+  });
+});
+
+describe('RateMeter', () => {
+  it('gives the rate over the last seconds, once a second of samples is there', () => {
+    const meter = new RateMeter();
+    meter.sample(T0, 0);
+    meter.sample(T0 + 500, 500);
+    expect(meter.rate()).toBeUndefined();
+    meter.sample(T0 + 1000, 1000);
+    expect(meter.rate()).toBe(1000);
+    // Samples closer than a quarter second are not kept: the window stays small.
+    meter.sample(T0 + 1001, 999_999);
+    expect(meter.rate()).toBe(1000);
+    // Old samples leave the 10-second window: the rate is what happens now.
+    for (let t = 1250; t <= 30_000; t += 250) meter.sample(T0 + t, 1000);
+    expect(meter.rate()).toBe(0);
+  });
+});
+
+describe('fitWidth and fitParts', () => {
+  it('cut by terminal columns, wide characters counting twice', () => {
+    expect(fitWidth('abcdef', 4)).toBe('abc…');
+    expect(fitWidth('abc', 4)).toBe('abc');
+    expect(fitWidth('录音录音录音', 5)).toBe('录音…');
+  });
+
+  it('drop the highest rank first and keep the order', () => {
+    const parts = [
+      { text: 'aaaa', rank: 0 },
+      { text: 'bbbb', rank: 2 },
+      { text: 'cccc', rank: 1 },
+    ];
+    expect(fitParts(parts, ' ', 14)).toBe('aaaa bbbb cccc');
+    expect(fitParts(parts, ' ', 10)).toBe('aaaa cccc');
+    expect(fitParts(parts, ' ', 5)).toBe('aaaa');
+    expect(fitParts(parts, ' ', 3)).toBe('aa…');
+  });
+});

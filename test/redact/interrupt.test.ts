@@ -1,0 +1,85 @@
+import { PassThrough, Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createIOStreams } from '../../src/output/iostreams.js';
+import type { Logger } from '../../src/output/logger.js';
+import { createInterruptController, listenForInterrupts } from '../../src/redact/interrupt.js';
+
+function recordingLog(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    lines,
+    info: (m) => lines.push(`info: ${m}`),
+    warn: (m) => lines.push(`warn: ${m}`),
+    error: (m) => lines.push(`error: ${m}`),
+    debug: () => {},
+  };
+}
+
+function io() {
+  return createIOStreams({
+    streams: { stdout: new PassThrough(), stderr: new PassThrough(), stdin: Readable.from([]) },
+    env: {},
+    color: false,
+    quiet: false,
+    verbose: false,
+    json: false,
+  });
+}
+
+describe('the interrupt controller', () => {
+  it('stops at the first interrupt and aborts at the second', () => {
+    const controller = createInterruptController();
+    expect(controller.interrupt()).toBe(1);
+    expect(controller.signals.stop.aborted).toBe(true);
+    expect(controller.signals.abort.aborted).toBe(false);
+    expect(controller.interrupt()).toBe(2);
+    expect(controller.signals.abort.aborted).toBe(true);
+  });
+
+  it('stop() is a first interrupt that never escalates', () => {
+    const controller = createInterruptController();
+    controller.stop();
+    controller.stop();
+    expect(controller.signals.stop.aborted).toBe(true);
+    expect(controller.signals.abort.aborted).toBe(false);
+  });
+});
+
+describe('listenForInterrupts', () => {
+  let dispose: (() => void) | undefined;
+  afterEach(() => {
+    dispose?.();
+    dispose = undefined;
+  });
+
+  it('turns SIGINT into interrupts, setting other listeners aside until disposed', () => {
+    const other = () => {};
+    process.on('SIGINT', other);
+    const controller = createInterruptController();
+    const log = recordingLog();
+    dispose = listenForInterrupts(controller, io(), log);
+    expect(process.listeners('SIGINT')).not.toContain(other);
+    process.emit('SIGINT', 'SIGINT');
+    expect(controller.signals.stop.aborted).toBe(true);
+    expect(log.lines[0]).toMatch(/^warn: interrupted: finishing the uploads in flight/);
+    process.emit('SIGINT', 'SIGINT');
+    expect(controller.signals.abort.aborted).toBe(true);
+    dispose();
+    dispose = undefined;
+    expect(process.listeners('SIGINT')).toContain(other);
+    process.off('SIGINT', other);
+  });
+
+  it('a closed stdout (EPIPE) is a first interrupt, said in one line', () => {
+    const streams = io();
+    const controller = createInterruptController();
+    const log = recordingLog();
+    dispose = listenForInterrupts(controller, streams, log);
+    streams.stdout.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    expect(controller.signals.stop.aborted).toBe(true);
+    expect(controller.signals.abort.aborted).toBe(false);
+    expect(log.lines).toEqual([
+      'info: the output was closed: starting nothing new, finishing the uploads in flight',
+    ]);
+  });
+});
