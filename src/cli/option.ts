@@ -118,6 +118,7 @@ export function addNetworkOptions(command: Command): Command {
     .addOption(
       option('--max-throttle-wait <duration>', 'how long a file may stay throttled (429) before it fails')
         .documentDefault('30m')
+        .documentEnv('VREDACT_MAX_THROTTLE_WAIT')
         .helpGroup(SERVICE_GROUP),
     );
   return addInsecureHttpOption(command);

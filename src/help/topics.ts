@@ -23,6 +23,8 @@ const ENVIRONMENT = `Environment variables
                         or \`vredact login\` to --token, which \`ps\` shows
   VREDACT_CONCURRENCY   files in flight at once, 1 to 64 (as -c; config key concurrency)
   VREDACT_SHARD         this machine's share of the inputs, i/n (as redact --shard)
+  VREDACT_MAX_THROTTLE_WAIT
+                        how long throttling (429) is ridden out, e.g. 30m (as --max-throttle-wait)
   VREDACT_ALLOW_INSECURE_HTTP=1
                         allow an http:// service URL that is not loopback
   VREDACT_CONFIG_DIR    folder of the config file (default: the platform's,
