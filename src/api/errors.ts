@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { CliError, ExitCode } from '../errors.js';
 import { escapeControls, truncate } from '../output/sanitize.js';
 
@@ -71,23 +72,6 @@ export class InvalidResponseError extends ApiError {
   override name = 'InvalidResponseError';
 }
 
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-
 /** Reads the service's `{error, message}` body; anything else (HTML from a proxy, empty) gives undefined. */
 export function serviceMessageOf(bodyText: string): string | undefined {
   try {
@@ -115,7 +99,7 @@ export function errorForStatus(
 ): ApiError {
   const raw = serviceMessageOf(bodyText);
   const serviceMessage = raw === undefined ? undefined : truncate(escapeControls(scrub(raw)));
-  const statusText = `${status}${REASONS[status] ? ` ${REASONS[status]}` : ''}`;
+  const statusText = `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
   const message = `${what}: the service answered ${statusText}${serviceMessage ? `: ${serviceMessage}` : ''}`;
   if (status === 401)
     return new AuthenticationError(message, status, serviceMessage, ExitCode.auth, LOGIN_HINT);

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 /** Fault injection: a random share of API requests (--fail-rate) and faults queued by tests. */
 import type { ServerResponse } from 'node:http';
 import * as v from 'valibot';
@@ -25,14 +26,6 @@ export type Fault = v.InferOutput<typeof FaultSchema>;
 export type FaultInput = v.InferInput<typeof FaultSchema>;
 
 export const FaultRequestSchema = v.strictObject({ next: v.array(FaultSchema) });
-
-const REASONS: Record<number, string> = {
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
 
 export class FaultInjector {
   readonly #queue: Fault[] = [];
@@ -85,7 +78,7 @@ export function answerWithFault(res: ServerResponse, fault: Fault): void {
   const retryAfter = fault.retryAfter ?? (fault.status === 503 || fault.status === 429 ? '0' : undefined);
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
   if (fault.html) {
-    const title = `${fault.status} ${REASONS[fault.status] ?? 'Error'}`;
+    const title = `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}`;
     sendText(
       res,
       fault.status,

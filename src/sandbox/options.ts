@@ -1,6 +1,7 @@
 /** What `startSandbox` takes, its defaults and their checks. */
 import { SIGNED_URL_TTL_SEC } from './limits.js';
 import type { RateLimit } from './rate-limit.js';
+import { isLoopbackHost } from '../net/loopback.js';
 
 export interface SandboxOptions {
   /** Port of the API listener; 0 picks a free one. */
@@ -49,17 +50,6 @@ export type ResolvedSandboxOptions = Required<
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_SYNC_LIMIT_SEC = 30;
 
-/** `localhost`, `::1` (with or without brackets) and 127.0.0.0/8. */
-export function isLoopbackHost(host: string): boolean {
-  if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
-  const parts = host.split('.');
-  return (
-    parts.length === 4 &&
-    parts[0] === '127' &&
-    parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)
-  );
-}
-
 /** The address to bind: `localhost` is pinned to 127.0.0.1 so the printed URL always reaches it. */
 export function bindAddress(host: string): string {
   if (host === 'localhost') return '127.0.0.1';
@@ -72,6 +62,7 @@ export function urlHost(address: string, port: number): string {
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
+/** A value the sandbox cannot honour; its message names the command-line flag. */
 function check(condition: boolean, message: string): void {
   if (!condition) throw new RangeError(message);
 }
@@ -102,31 +93,28 @@ export function resolveOptions(
   };
   check(
     isLoopbackHost(resolved.host),
-    `host must be a loopback address (127.0.0.0/8, localhost, ::1), got "${resolved.host}"`,
+    `--host must be a loopback address (127.0.0.0/8, localhost or ::1), got "${resolved.host}"`,
   );
-  check(isPort(resolved.port), `port must be a whole number from 0 to 65535, got ${resolved.port}`);
+  check(isPort(resolved.port), `--port must be a port number from 0 to 65535 (got ${resolved.port})`);
   check(
     isPort(resolved.filesPort),
-    `files port must be a whole number from 0 to 65535, got ${resolved.filesPort}`,
+    `--files-port must be a port number from 0 to 65535 (got ${resolved.filesPort})`,
   );
-  check(
-    resolved.port === 0 || resolved.port !== resolved.filesPort,
-    'the API and the file listener need different ports',
-  );
+  check(resolved.port === 0 || resolved.port !== resolved.filesPort, '--port and --files-port must differ');
   for (const token of resolved.tokens) {
-    check(/^[\x21-\x7e]+$/.test(token), 'a token must be printable ASCII without spaces');
+    check(/^[\x21-\x7e]+$/.test(token), '--token must be printable ASCII without spaces');
   }
   check(
     Number.isFinite(resolved.syncLimitSec) && resolved.syncLimitSec >= 0,
-    'sync limit must be 0 or more seconds',
+    '--sync-limit must be 0 or more seconds',
   );
-  check(Number.isFinite(resolved.speed) && resolved.speed > 0, 'speed must be a number above 0');
-  check(resolved.failRate >= 0 && resolved.failRate <= 1, 'fail rate must be from 0 to 1');
+  check(Number.isFinite(resolved.speed) && resolved.speed > 0, '--speed must be above 0');
+  check(resolved.failRate >= 0 && resolved.failRate <= 1, '--fail-rate must be from 0 to 1');
   check(
     Number.isFinite(resolved.latencyMs) && resolved.latencyMs >= 0,
-    'latency must be 0 or more milliseconds',
+    '--latency must be 0 or more milliseconds',
   );
-  check(Number.isSafeInteger(resolved.seed), 'seed must be a whole number');
+  check(Number.isSafeInteger(resolved.seed), '--seed must be a whole number');
   check(Number.isInteger(resolved.signedUrlTtlSec), 'signed URL lifetime must be a whole number of seconds');
   return resolved;
 }

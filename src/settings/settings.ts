@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { isLoopbackHost } from '../net/loopback.js';
 import { parseDurationMs } from '../redact/options.js';
 import type { ConfigKey, ConfigStore } from './config-store.js';
 import { checkVoiceValue, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
@@ -73,6 +74,13 @@ function pick(
   return [undefined, 'default'];
 }
 
+/** The range of `-c`, checked in one place for flags, the environment, the config file and `config set`. */
+export const CONCURRENCY_RANGE = { min: 1, max: 64 } as const;
+
+export function parseConcurrency(text: string, what = 'concurrency'): number {
+  return parseInteger(text, what, CONCURRENCY_RANGE.min, CONCURRENCY_RANGE.max);
+}
+
 function parseInteger(text: string, what: string, min: number, max: number): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < min || n > max) {
@@ -143,7 +151,7 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     () =>
       concurrencyText === undefined
         ? DEFAULT_CONCURRENCY
-        : parseInteger(concurrencyText, `concurrency${origin('concurrency')}`, 1, 64),
+        : parseConcurrency(concurrencyText, `concurrency${origin('concurrency')}`),
     sources.concurrency === 'flag',
     (message) => (problems.concurrency = message),
   );
@@ -205,12 +213,6 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     sources,
     problems,
   };
-}
-
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { CONFIG_KEYS, type ConfigKey, isConfigKey } from './config-store.js';
-import { validateBaseUrl } from './settings.js';
+import { parseConcurrency, validateBaseUrl } from './settings.js';
 import { checkVoiceValue, VOICE_CHOICES, type VoiceSettingName } from './voice.js';
 
 export function parseConfigKey(key: string): ConfigKey {
@@ -13,11 +13,7 @@ export function parseConfigKey(key: string): ConfigKey {
 export function checkConfigValue(key: ConfigKey, value: string, allowInsecureHttp: boolean): string {
   if (value === '') throw new UsageError(`an empty value for ${key}; use \`vredact config unset ${key}\``);
   if (key === 'base-url') return validateBaseUrl(value, allowInsecureHttp).href.replace(/\/+$/, '');
-  if (key === 'concurrency') {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > 64)
-      throw new UsageError('concurrency must be a whole number from 1 to 64');
-  }
+  if (key === 'concurrency') parseConcurrency(value);
   if (key in VOICE_CHOICES) {
     const problem = checkVoiceValue(key as VoiceSettingName, value);
     if (problem) throw new UsageError(problem);

@@ -54,7 +54,7 @@ describe('errorForStatus', () => {
   });
 
   test('an empty body gives the status alone', () => {
-    expect(errorForStatus(418, 'x', '').message).toBe('x: the service answered 418');
+    expect(errorForStatus(599, 'x', '').message).toBe('x: the service answered 599');
   });
 
   test('a refused token hints at login', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { parseSandboxFlags } from '../../src/commands/sandbox/options.js';
 import { UsageError } from '../../src/errors.js';
-import { isLoopbackHost, resultNameFor } from '../../src/sandbox/index.js';
+import { isLoopbackHost } from '../../src/net/loopback.js';
+import { resultNameFor } from '../../src/sandbox/index.js';
 
 const DEFAULTS = {
   port: '8787',

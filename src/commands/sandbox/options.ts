@@ -1,7 +1,7 @@
 /** Turns the `vredact sandbox` flags (strings from commander) into `startSandbox` options. */
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { isLoopbackHost, type SandboxOptions } from '../../sandbox/index.js';
+import { resolveOptions, type SandboxOptions } from '../../sandbox/index.js';
 import { parseRateLimit } from '../../sandbox/rate-limit.js';
 
 export interface SandboxFlags {
@@ -25,45 +25,18 @@ function number(value: unknown, flag: string, fallback: string): number {
   return n;
 }
 
-function port(value: unknown, flag: string, fallback: string): number {
-  const n = number(value, flag, fallback);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    throw new UsageError(`${flag} must be a port number from 0 to 65535 (got "${String(value)}")`);
-  }
-  return n;
-}
-
 export function parseSandboxFlags(flags: SandboxFlags, cwd: string): SandboxOptions {
   const host = flags.host === undefined ? '127.0.0.1' : String(flags.host);
-  if (!isLoopbackHost(host)) {
-    throw new UsageError(
-      `--host must be a loopback address (127.0.0.0/8, localhost or ::1), got "${host}"`,
-      'the sandbox accepts throwaway tokens over plain http: it only listens on this machine',
-    );
-  }
-  const apiPort = port(flags.port, '--port', '8787');
-  const filesPort = port(flags.filesPort, '--files-port', '0');
-  if (apiPort !== 0 && apiPort === filesPort) throw new UsageError('--port and --files-port must differ');
-
   const tokens = (
     Array.isArray(flags.token) ? flags.token : flags.token === undefined ? [] : [flags.token]
   ).map(String);
-  for (const token of tokens) {
-    if (!/^[\x21-\x7e]+$/.test(token)) {
-      throw new UsageError('--token must be printable ASCII without spaces');
-    }
-  }
-
+  const apiPort = number(flags.port, '--port', '8787');
+  const filesPort = number(flags.filesPort, '--files-port', '0');
   const syncLimitSec = number(flags.syncLimit, '--sync-limit', '30');
-  if (syncLimitSec < 0) throw new UsageError('--sync-limit must be 0 or more seconds');
   const speed = number(flags.speed, '--speed', '1');
-  if (speed <= 0) throw new UsageError('--speed must be above 0');
   const failRate = number(flags.failRate, '--fail-rate', '0');
-  if (failRate < 0 || failRate > 1) throw new UsageError('--fail-rate must be from 0 to 1');
   const latencyMs = number(flags.latency, '--latency', '0');
-  if (latencyMs < 0) throw new UsageError('--latency must be 0 or more milliseconds');
   const seed = number(flags.seed, '--seed', '1');
-  if (!Number.isSafeInteger(seed)) throw new UsageError('--seed must be a whole number');
 
   const options: SandboxOptions = {
     host,
@@ -84,5 +57,15 @@ export function parseSandboxFlags(flags: SandboxFlags, cwd: string): SandboxOpti
   }
   if (flags.dataDir !== undefined && flags.dataDir !== '')
     options.dataDir = resolve(cwd, String(flags.dataDir));
+  // The ranges are the sandbox's own rules (resolveOptions): checked there, once, for every caller.
+  try {
+    resolveOptions(options, () => 'vr_sandbox_check');
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const hint = error.message.startsWith('--host')
+      ? 'the sandbox accepts throwaway tokens over plain http: it only listens on this machine'
+      : undefined;
+    throw new UsageError(error.message, hint);
+  }
   return options;
 }
