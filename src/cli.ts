@@ -141,7 +141,11 @@ export function buildProgram(): Command {
         .option('--overwrite', 'redo files whose output already exists')
         .option('--no-wait', 'submit, but do not wait for asynchronous jobs')
         .option('--wait-timeout <duration>', 'how long to wait for asynchronous jobs (default 2h)')
-        .option('--shard <i/n>', "take only this machine's share of the inputs")
+        .option('--shard <i/n>', "take only this machine's share of the inputs (env VREDACT_SHARD)")
+        .option(
+          '--duration-tolerance <tolerance>',
+          "how far a result's duration may be from its input's (default max(2s,5%))",
+        )
         .option('--max-size <bytes>', 'local size limit (default 10 MiB; 500k, 10MiB, 5MB accepted)')
         .option('--max-duration <seconds>', 'local duration limit (default 3600)'),
     ),

@@ -1,4 +1,4 @@
-import type { Interrupt } from './pipeline.js';
+import type { Interrupt } from './engine.js';
 
 /** Ctrl-C as a controller: the first interrupt stops starting work, the second aborts what is in flight. */
 export interface InterruptController {

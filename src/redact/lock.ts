@@ -75,8 +75,9 @@ export async function acquireLock(
   outDir: string,
   log: Logger,
   now: () => number = Date.now,
+  options: { name?: string } = {},
 ): Promise<HeldLock> {
-  const path = lockPath(outDir);
+  const path = options.name ? join(outDir, STATE_DIR, options.name) : lockPath(outDir);
   await mkdir(join(outDir, STATE_DIR), { recursive: true });
   const me: LockOwner = {
     pid: process.pid,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { NAME_MAX_BYTES } from '../fs/atomic-write.js';
 import type { ExpandedInputs } from './inputs.js';
 import type { Shard } from './options.js';
 
@@ -57,6 +58,20 @@ export function outputRelFor(rel: string): string {
   const stem = ext && ext !== name ? name.slice(0, -ext.length) : name;
   const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
   return dir ? `${dir}/${stem}.wav` : `${stem}.wav`;
+}
+
+/**
+ * An output whose name (or a folder's) is longer than a file system takes cannot be saved: it is
+ * rejected before anything is sent. Its temporary name is short and fixed, so it always fits.
+ */
+export function nameTooLong(outputRel: string): string | undefined {
+  for (const part of outputRel.split('/')) {
+    const bytes = Buffer.byteLength(part, 'utf8');
+    if (bytes > NAME_MAX_BYTES) {
+      return `its output name is ${bytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have; rename the input`;
+    }
+  }
+  return undefined;
 }
 
 /** On case-insensitive file systems (macOS, Windows by default) `A.wav` and `a.wav` are one file. */
@@ -121,6 +136,10 @@ export async function buildPlan(
     };
     entries.push(entry);
     inputs.set(file.realPath, entry);
+  }
+
+  for (const entry of entries) {
+    if (!entry.rejected && entry.outputRel) entry.rejected = nameTooLong(entry.outputRel);
   }
 
   const byOutput = new Map<string, PlanEntry[]>();
