@@ -66,10 +66,18 @@ function isRecord(value: unknown): value is JournalRecord {
   );
 }
 
-/** Applies one record (if it is not older than what is known of its input). */
-export function applyRecord(state: JournalState, record: JournalRecord): void {
-  const prior = state.latest.get(record.input);
-  if (prior && prior.at > record.at) return;
+/** Which journal file a record came from (not written back: a symbol key is not serialised). */
+const SOURCE = Symbol('journal file');
+type Sourced = JournalRecord & { [SOURCE]?: number };
+
+/**
+ * Applies one record. Within one journal the order of the lines decides (a clock may step back);
+ * between journals (shards), the later `at` wins.
+ */
+export function applyRecord(state: JournalState, record: Sourced, source = 0): void {
+  const prior = state.latest.get(record.input) as Sourced | undefined;
+  if (prior && prior[SOURCE] !== source && prior.at > record.at) return;
+  record[SOURCE] = source;
   if (record.event === 'uploading') {
     const streak = prior?.event === 'uploading' ? state.interrupted.get(record.input) : undefined;
     const startedMs = Date.parse(record.at);
@@ -138,7 +146,7 @@ export async function readJournalFiles(
   paths: readonly string[],
   state = emptyJournalState(),
 ): Promise<JournalState> {
-  for (const path of paths) {
+  for (const [source, path] of paths.entries()) {
     await forEachLine(
       path,
       (line) => {
@@ -150,7 +158,7 @@ export async function readJournalFiles(
           state.unreadable++;
           return;
         }
-        if (isRecord(parsed)) applyRecord(state, parsed);
+        if (isRecord(parsed)) applyRecord(state, parsed, source);
         else state.unreadable++;
       },
       () => {

@@ -52,8 +52,9 @@ export class JournalWriter {
   }
 
   /** Appends one line; with `durable`, resolves only once it is on disk. Rejects with a LocalFsError. */
-  append(entry: JournalEntry, durable = false): Promise<void> {
-    const line = `${JSON.stringify({ v: 1, at: new Date(this.clock.now()).toISOString(), ...entry })}\n`;
+  append(entry: JournalEntry & { at?: string }, durable = false): Promise<void> {
+    const { at, ...rest } = entry;
+    const line = `${JSON.stringify({ v: 1, at: at ?? new Date(this.clock.now()).toISOString(), ...rest })}\n`;
     const write = this.#queue.then(async () => {
       if (this.#failure) throw this.#failure;
       await this.handle.appendFile(line);

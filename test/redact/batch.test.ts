@@ -19,15 +19,12 @@ import type { Clock } from '../../src/clock.js';
 import { createContext } from '../../src/context.js';
 import { runBatch } from '../../src/redact/batch.js';
 import { createInterruptController, type InterruptController } from '../../src/redact/interrupt.js';
-import {
-  type JournalRecord,
-  JournalWriter,
-  journalPath,
-  optionsFingerprint,
-  readJournal,
-} from '../../src/redact/journal.js';
+import { type JournalRecord, journalPath, optionsFingerprint } from '../../src/redact/journal.js';
+import { readJournal } from '../../src/redact/journal-read.js';
+import { JournalWriter } from '../../src/redact/journal-writer.js';
 import { parseRedactOptions } from '../../src/redact/options.js';
-import { pickResult, type RedactClient } from '../../src/redact/pipeline.js';
+import { pickResult } from '../../src/redact/collect.js';
+import type { RedactClient } from '../../src/redact/engine.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { makeWav } from '../helpers/mp3.js';
@@ -35,7 +32,7 @@ import { makeWav } from '../helpers/mp3.js';
 const dir = tempDirPerTest('vredact-pipeline-');
 
 /** Time that passes only when someone sleeps: polling loops run instantly and deterministically. */
-function fakeClock(): Clock & { elapsed: () => number } {
+function fakeClock(realMsPerSleep = 0): Clock & { elapsed: () => number } {
   let now = 1_000_000;
   return {
     now: () => now,
@@ -44,7 +41,8 @@ function fakeClock(): Clock & { elapsed: () => number } {
     sleep: async (ms, signal) => {
       signal?.throwIfAborted();
       now += ms;
-      await new Promise((resolve) => setImmediate(resolve));
+      if (realMsPerSleep > 0) await new Promise((resolve) => setTimeout(resolve, realMsPerSleep));
+      else await new Promise((resolve) => setImmediate(resolve));
     },
   };
 }
@@ -80,6 +78,8 @@ class FakeClient implements RedactClient {
   /** audio_duration of the jobs' items; 7 for one not set. */
   readonly durations = new Map<string, number>();
   ready: (jobId: string) => boolean = () => true;
+  /** How long a job's result lasts. */
+  resultSeconds: (jobId: string) => number = () => 0.1;
   /** The next signed URL is refused (403) as an expired one would be. */
   expireNextLink = false;
   listCalls = 0;
@@ -121,7 +121,7 @@ class FakeClient implements RedactClient {
   async redact<T>(
     filePath: string,
     _fields: Readonly<Record<string, string>>,
-    _uploadName: string,
+    uploadName: string,
     sink: BodySink<T>,
     signal?: AbortSignal,
   ): Promise<RedactionAnswer<T>> {
@@ -132,7 +132,8 @@ class FakeClient implements RedactClient {
       return { kind: 'audio', result: await sink(fakeBody(makeWav(0.1))) };
     }
     const jobId = `job-${this.jobs.size + 1}`;
-    this.addJob(jobId, name, new Date(this.now()).toISOString());
+    // The service lists the upload under the name it carried.
+    this.addJob(jobId, uploadName, new Date(this.now()).toISOString());
     if (this.failAfterAccept) throw this.failAfterAccept;
     if (this.hangAfterAccept) {
       this.accepted.resolve();
@@ -171,7 +172,7 @@ class FakeClient implements RedactClient {
       throw new LinkRefusedError('downloading: the download link was refused (403); it may have expired');
     }
     this.downloads.push(`${jobId}:${decodeURIComponent(fileName ?? '')}`);
-    return sink(fakeBody(makeWav(0.1)));
+    return sink(fakeBody(makeWav(this.resultSeconds(jobId ?? ''))));
   }
 }
 
@@ -363,7 +364,8 @@ describe('asynchronous jobs', () => {
     // A job is ready only once all three files were uploaded: with a single upload slot, that can
     // only happen if waiting for the first job does not hold the slot.
     client.ready = () => client.uploads.length === 3;
-    const result = await batch(client, { concurrency: 1 });
+    // Each poll takes a real millisecond: the uploads' flushes to disk are not outrun by 2 h of polls.
+    const result = await batch(client, { concurrency: 1, clock: fakeClock(1) });
     expect(result.code).toBe(0);
     expect(client.downloads).toHaveLength(3);
     expect(await outputs()).toEqual(['f0.wav', 'f1.wav', 'f2.wav']);
@@ -537,8 +539,11 @@ describe('interrupted uploads', () => {
   }
 
   /** What a run killed while uploading `rel` leaves in the journal. */
-  const uploadingRecord = (rel: string, at: number, durationSec?: number) =>
-    record(rel, at, durationSec === undefined ? {} : { durationSec });
+  const uploadingRecord = (rel: string, at: number, durationSec?: number, uploadName?: string) =>
+    record(rel, at, {
+      ...(durationSec === undefined ? {} : { durationSec }),
+      ...(uploadName === undefined ? {} : { uploadName }),
+    });
 
   /** The journal's records of one input, in order. */
   async function recordsOf(rel: string): Promise<JournalRecord[]> {
@@ -571,13 +576,18 @@ describe('interrupted uploads', () => {
     expect(rerun.code).toBe(0);
     expect(later.uploads).toEqual([]);
     expect(later.listCalls).toBe(1);
-    expect(later.downloads).toEqual(['job-1:f0.redacted.wav']);
+    expect(later.downloads).toEqual([expect.stringMatching(/^job-1:f0\.[0-9a-f]{8}\.redacted\.wav$/)]);
     expect(rerun.outcomes).toEqual([
       { input: 'in/f0.wav', output: 'out/f0.wav', status: 'done', jobId: 'job-1' },
     ]);
     const records = await recordsOf('in/f0.wav');
     expect(records.map((record) => record.event)).toEqual(['uploading', 'submitted', 'done']);
-    expect(records[1]).toMatchObject({ jobId: 'job-1', uploadName: 'f0.wav', reconciled: true });
+    expect(records[1]).toMatchObject({
+      jobId: 'job-1',
+      uploadName: records[0]?.uploadName,
+      reconciled: true,
+    });
+    expect(records[0]?.uploadName).toMatch(/^f0\.[0-9a-f]{8}\.wav$/);
     expect(await outputs()).toEqual(['f0.wav']);
   });
 
@@ -598,7 +608,7 @@ describe('interrupted uploads', () => {
     const rerun = await batch(later, { clock });
     expect(rerun.code).toBe(0);
     expect(later.uploads).toEqual([]);
-    expect(later.downloads).toEqual(['job-1:f0.redacted.wav']);
+    expect(later.downloads).toEqual([expect.stringMatching(/^job-1:f0\.[0-9a-f]{8}\.redacted\.wav$/)]);
   });
 
   it('an upload refused for good (400) is journaled failed and sent again without a lookup', async () => {
@@ -650,21 +660,25 @@ describe('interrupted uploads', () => {
     expect(await outputs()).toEqual(['f0.wav', 'f1.wav']);
   });
 
-  it('gives each of two same-named uploads its own job, told apart by duration', async () => {
+  it('gives each of two same-named uploads its own job, by their exact upload names', async () => {
     await mkdir(join(dir.path, 'in', 'a'), { recursive: true });
     await mkdir(join(dir.path, 'in', 'b'), { recursive: true });
     await writeFile(join(dir.path, 'in', 'a', 'call.wav'), makeWav(3));
     await writeFile(join(dir.path, 'in', 'b', 'call.wav'), makeWav(1));
-    await uploadingRecord('in/a/call.wav', T, 3);
-    await uploadingRecord('in/b/call.wav', T + 1000, 1);
+    await uploadingRecord('in/a/call.wav', T, 3, 'call.aaaa0000.wav');
+    await uploadingRecord('in/b/call.wav', T + 1000, 1, 'call.bbbb1111.wav');
     const client = new FakeClient();
-    // b's upload, shorter, became a job first.
-    client.addJob('job-b', 'call.wav', iso(T + 2000), 1);
-    client.addJob('job-a', 'call.wav', iso(T + 3000), 3);
+    client.resultSeconds = (jobId) => (jobId === 'job-a' ? 3 : 1);
+    // b's upload became a job first; a's started first: only the names tell them apart.
+    client.addJob('job-b', 'call.bbbb1111.wav', iso(T + 2000));
+    client.addJob('job-a', 'call.aaaa0000.wav', iso(T + 3000));
     const result = await batch(client);
     expect(result.code).toBe(0);
     expect(client.uploads).toEqual([]);
-    expect(client.downloads.sort()).toEqual(['job-a:call.redacted.wav', 'job-b:call.redacted.wav']);
+    expect(client.downloads.sort()).toEqual([
+      'job-a:call.aaaa0000.redacted.wav',
+      'job-b:call.bbbb1111.redacted.wav',
+    ]);
     expect((await recordsOf('in/a/call.wav')).at(-1)).toMatchObject({ event: 'done', jobId: 'job-a' });
     expect((await recordsOf('in/b/call.wav')).at(-1)).toMatchObject({ event: 'done', jobId: 'job-b' });
   });
