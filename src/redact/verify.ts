@@ -85,12 +85,12 @@ async function* verified(
       hash.update(chunk);
       yield chunk;
     }
-    const summary = reader.finish();
-    if (response.contentLength !== undefined && summary.totalBytes !== response.contentLength) {
+    if (response.contentLength !== undefined && reader.totalBytes !== response.contentLength) {
       throw new ResultRejectedError(
-        `the service's result has ${summary.totalBytes} bytes where ${response.contentLength} were announced`,
+        `the service's result has ${reader.totalBytes} bytes where ${response.contentLength} were announced`,
       );
     }
+    const summary = reader.finish();
     if (!(summary.durationSec > 0))
       throw new ResultRejectedError('the service sent a WAV file with no audio');
     if (summary.durationSec < low || summary.durationSec > high) throw outOfRange(summary.durationSec);

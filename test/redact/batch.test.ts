@@ -5,6 +5,7 @@
 import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BodySink, RedactionAnswer, ResponseBody } from '../../src/api/client.js';
 import {
@@ -17,6 +18,7 @@ import {
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import type { Clock } from '../../src/clock.js';
 import { createContext } from '../../src/context.js';
+import { LocalFsError } from '../../src/fs/errors.js';
 import { runBatch } from '../../src/redact/batch.js';
 import { createInterruptController, type InterruptController } from '../../src/redact/interrupt.js';
 import { type JournalRecord, journalPath, optionsFingerprint } from '../../src/redact/journal.js';
@@ -206,6 +208,8 @@ async function batch(
     voice?: Record<string, string>;
     /** Plain output instead of --json; `tty` makes stdout and stderr terminals. */
     plain?: { tty?: boolean; quiet?: boolean };
+    /** Called just before each upload. */
+    beforeUpload?: (path: string) => Promise<void>;
   } = {},
 ) {
   const stdout = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -246,7 +250,7 @@ async function batch(
       options: parseRedactOptions({ wait: true, ...options.flags }),
     },
     controller.signals,
-    { client },
+    { client, ...(options.beforeUpload ? { beforeUpload: options.beforeUpload } : {}) },
   );
   if (options.plain) return { code, lines: [], outcomes: [], stdout: out, stderr: err };
   const lines = out
@@ -470,6 +474,63 @@ describe('journal side effects', () => {
     const second = await batch(ok);
     expect(second.code).toBe(0);
     expect(ok.uploads).toEqual(['f0.wav']);
+  });
+});
+
+describe('local failures and changed inputs', () => {
+  it('a full disk while writing an output stops the batch: nothing new is sent, exit 1 naming the path', async () => {
+    await inputs(5);
+    const full = join(dir.path, 'out', 'f0.wav');
+    let calls = 0;
+    const client = new FakeClient(async () => {
+      calls++;
+      if (calls === 1) throw new LocalFsError(full, 'ENOSPC', 'writing');
+      return 'sync';
+    });
+    const result = await batch(client, { concurrency: 1 });
+    expect(result.code).toBe(1);
+    expect(client.uploads).toHaveLength(1);
+    expect(result.stderr).toMatch(/the batch stopped: writing .*out\/f0\.wav: no space left on the device/);
+    expect(result.stderr).not.toMatch(/network/);
+    const statuses = result.outcomes.map((line) => line.status).sort();
+    expect(statuses).toEqual(['failed', 'pending', 'pending', 'pending', 'pending']);
+    // What was in flight is recorded: the failed file is sent again by the next run.
+    expect((await readJournal(journalPath(join(dir.path, 'out')))).latest.size).toBe(1);
+    const later = new FakeClient(async () => 'sync');
+    expect((await batch(later)).code).toBe(0);
+    expect(later.uploads).toHaveLength(5);
+  });
+
+  it('checks an input again when it changed between its check and its upload', async () => {
+    await inputs(2);
+    const client = new FakeClient(async () => 'sync');
+    const replaced = new Set<string>();
+    const result = await batch(client, {
+      concurrency: 1,
+      beforeUpload: async (path) => {
+        if (replaced.has(path)) return;
+        replaced.add(path);
+        // f0 becomes a text file; f1 another, longer recording.
+        if (path.endsWith('f0.wav')) await writeFile(path, 'not audio at all, but twenty-four+ bytes');
+        else await writeFile(path, makeWav(1));
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(client.uploads).toEqual(['f1.wav']);
+    const byInput = Object.fromEntries(result.outcomes.map((line) => [line.input, line]));
+    expect(byInput['in/f0.wav']).toMatchObject({
+      status: 'rejected',
+      reason: expect.stringMatching(/not a WAV/),
+    });
+    expect(byInput['in/f1.wav']).toMatchObject({ status: 'done' });
+    const f1 = (await readJournal(journalPath(join(dir.path, 'out')))).latest.get(
+      await realpath(join(dir.path, 'in', 'f1.wav')),
+    );
+    const sha = createHash('sha256')
+      .update(await readFile(join(dir.path, 'in', 'f1.wav')))
+      .digest('hex');
+    expect(f1).toMatchObject({ event: 'done', inputSha256: sha, size: makeWav(1).length });
+    expect(f1?.outputSha256).toMatch(/^[0-9a-f]{64}$/);
   });
 });
 
