@@ -19,6 +19,16 @@ export function temporaryNameFor(dest: string): string {
   return join(dirname(dest), `.v.${process.pid}-${randomBytes(8).toString('hex')}${PARTIAL_SUFFIX}`);
 }
 
+/** Folders this process has made or seen: one mkdir per folder, not one per file. */
+const knownDirs = new Set<string>();
+
+async function ensureDir(dir: string): Promise<void> {
+  if (knownDirs.has(dir)) return;
+  await mkdir(dir, { recursive: true });
+  if (knownDirs.size > 10_000) knownDirs.clear();
+  knownDirs.add(dir);
+}
+
 /**
  * Streams `source` into `dest` so that `dest` appears only whole: written to a temporary name in the
  * same folder (so the rename is atomic on one file system), flushed to disk (fsync), then renamed. On
@@ -33,9 +43,15 @@ export async function writeFileAtomically(
   let temp: string | undefined;
   let bytes = 0;
   try {
-    await mkdir(dirname(dest), { recursive: true });
+    await ensureDir(dirname(dest));
     temp = temporaryNameFor(dest);
-    const handle = await open(temp, 'wx', 0o644);
+    const handle = await open(temp, 'wx', 0o644).catch(async (error: unknown) => {
+      // The folder went away since it was made (a user cleaning up): make it again, once.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      knownDirs.delete(dirname(dest));
+      await ensureDir(dirname(dest));
+      return open(temp as string, 'wx', 0o644);
+    });
     try {
       for await (const chunk of source) {
         signal?.throwIfAborted();

@@ -141,10 +141,23 @@ export async function forEachLine(
   return true;
 }
 
-/** Reads journal files into one state, in the order given. A missing file is an empty one. */
+/**
+ * What a run needs of a record to decide (the rest, SHA-256s of outputs, voices, is for `status` and
+ * compaction): a re-run over 100,000 done files holds 100,000 of these.
+ */
+function slim(record: JournalRecord): JournalRecord {
+  const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
+  return kept;
+}
+
+/**
+ * Reads journal files into one state, in the order given. A missing file is an empty one. `full`
+ * keeps every field (compaction rewrites them); a run keeps what its decisions need.
+ */
 export async function readJournalFiles(
   paths: readonly string[],
   state = emptyJournalState(),
+  full = false,
 ): Promise<JournalState> {
   for (const [source, path] of paths.entries()) {
     await forEachLine(
@@ -158,7 +171,7 @@ export async function readJournalFiles(
           state.unreadable++;
           return;
         }
-        if (isRecord(parsed)) applyRecord(state, parsed, source);
+        if (isRecord(parsed)) applyRecord(state, full ? parsed : slim(parsed), source);
         else state.unreadable++;
       },
       () => {
@@ -188,7 +201,7 @@ export async function readJournals(outDir: string): Promise<JournalState> {
   return readJournalFiles(await journalFiles(outDir));
 }
 
-/** Reads one journal file (kept for callers that know the path). */
+/** Reads one journal file whole, every field kept (compaction, tests). */
 export async function readJournal(path: string): Promise<JournalState> {
-  return readJournalFiles([path]);
+  return readJournalFiles([path], emptyJournalState(), true);
 }

@@ -21,6 +21,7 @@ export class JournalWriter {
   #failure: unknown;
   #syncing: Promise<void> | undefined;
   #next: Promise<void> | undefined;
+  #pending: string[] = [];
 
   private constructor(
     private readonly handle: FileHandle,
@@ -55,9 +56,14 @@ export class JournalWriter {
   append(entry: JournalEntry & { at?: string }, durable = false): Promise<void> {
     const { at, ...rest } = entry;
     const line = `${JSON.stringify({ v: 1, at: at ?? new Date(this.clock.now()).toISOString(), ...rest })}\n`;
+    // Lines queued while a write is under way go out together in the next one.
+    this.#pending.push(line);
     const write = this.#queue.then(async () => {
       if (this.#failure) throw this.#failure;
-      await this.handle.appendFile(line);
+      if (this.#pending.length === 0) return;
+      const text = this.#pending.join('');
+      this.#pending = [];
+      await this.handle.appendFile(text);
     });
     this.#queue = write.catch((error: unknown) => {
       this.#failure ??= asLocalFsError(error, this.path, 'writing the journal');

@@ -82,19 +82,19 @@ function collisionKey(path: string): string {
   return CASE_INSENSITIVE ? normalized.toLowerCase() : normalized;
 }
 
-/** The real path an output would have (through symbolic links of its folders), without creating anything. */
+/**
+ * The real path an output would have, through symbolic links of its folders (one realpath per
+ * folder, not per file). A link at the output's own name is not followed: the output is published
+ * by a rename, which replaces the link itself, never what it points to.
+ */
 async function realOutputPath(output: string, cache: Map<string, string>): Promise<string> {
-  try {
-    return await realpath(output);
-  } catch {
-    const dir = dirname(output);
-    let real = cache.get(dir);
-    if (real === undefined) {
-      real = await realpath(dir).catch(() => dir);
-      cache.set(dir, real);
-    }
-    return join(real, basename(output));
+  const dir = dirname(output);
+  let real = cache.get(dir);
+  if (real === undefined) {
+    real = await realpath(dir).catch(() => dir);
+    cache.set(dir, real);
   }
+  return join(real, basename(output));
 }
 
 /**

@@ -55,6 +55,9 @@ function fsReason(error: unknown): string {
   return `cannot read it (${code || (error as Error).message})`;
 }
 
+/** Files up to this size are read whole by the first read. */
+const WHOLE_READ_BYTES = 256 * 1024;
+
 async function readHead(path: string, n: number): Promise<Buffer> {
   const handle = await open(path, 'r');
   try {
@@ -129,9 +132,10 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     );
   }
 
+  // Small files (most recordings of an archive of short calls) are read in one go.
   let head: Buffer;
   try {
-    head = await readHead(path, 64);
+    head = await readHead(path, Math.min(size, WHOLE_READ_BYTES));
   } catch (error) {
     return reject(fsReason(error));
   }
@@ -148,7 +152,8 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     const reader = new WavReader({ strict: false });
     const hash = createHash('sha256');
     try {
-      for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+      const chunks = head.length === size ? [head] : (createReadStream(path) as AsyncIterable<Buffer>);
+      for await (const chunk of chunks) {
         hash.update(chunk);
         reader.push(chunk);
       }
