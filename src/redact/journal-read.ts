@@ -146,8 +146,24 @@ export async function forEachLine(
  * compaction): a re-run over 100,000 done files holds 100,000 of these.
  */
 function slim(record: JournalRecord): JournalRecord {
-  const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
-  return kept;
+  const { v, event, at, input, size, mtimeMs, options, jobId, reason } = record;
+  if (event === 'uploading' || event === 'submitted') {
+    const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
+    return kept;
+  }
+  // done, failed, rejected: what the re-run rules compare, the job id (never given to another input)
+  // and the reason (a rejection is journaled once while it stays the same).
+  return {
+    v,
+    event,
+    at,
+    input,
+    size,
+    mtimeMs,
+    options,
+    ...(jobId !== undefined ? { jobId } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+  };
 }
 
 /**
