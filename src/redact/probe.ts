@@ -3,8 +3,9 @@
  * reason and never uploaded. music-metadata is loaded on first use only.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { close, createReadStream, open, read } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { AudioDecodeError } from '../audio/errors.js';
 import { type Mp3FrameHeader, type Mp3Scan, parseMp3Header, scanMp3File } from '../audio/mp3-frames.js';
 import { isRiffWave, WavFormatError, WavReader } from '../audio/riff.js';
@@ -55,17 +56,22 @@ function fsReason(error: unknown): string {
   return `cannot read it (${code || (error as Error).message})`;
 }
 
+const openFd = promisify(open);
+const readFd = promisify(read);
+const closeFd = promisify(close);
+
 /** Files up to this size are read whole by the first read. */
 const WHOLE_READ_BYTES = 256 * 1024;
 
 async function readHead(path: string, n: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
+  // The callback API: a FileHandle per file costs more than the read itself for small files.
+  const fd = await openFd(path, 'r');
   try {
     const buffer = Buffer.alloc(n);
-    const { bytesRead } = await handle.read(buffer, 0, n, 0);
+    const { bytesRead } = await readFd(fd, buffer, 0, n, 0);
     return buffer.subarray(0, bytesRead);
   } finally {
-    await handle.close();
+    await closeFd(fd);
   }
 }
 
