@@ -47,6 +47,9 @@ export interface ExpandRequest {
   outDir?: string;
 }
 
+/** Real paths resolved at once while expanding a folder. */
+const REALPATH_BATCH = 256;
+
 /** Audio file names looked for in folders: `.wav` and `.mp3`, any letter case. */
 export const AUDIO_NAME = /\.(wav|mp3)$/i;
 
@@ -127,14 +130,22 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   const result: ExpandedInputs = { files: [], problems: [], duplicates: 0, emptyFolders: [] };
   const seen = new Set<string>();
 
-  const add = async (path: string, rel: string, origin: InputOrigin, arg: string): Promise<void> => {
+  const add = async (
+    path: string,
+    rel: string,
+    origin: InputOrigin,
+    arg: string,
+    known?: Promise<string>,
+  ): Promise<void> => {
     let realPath: string;
     try {
-      realPath = await realpath(path);
+      realPath = await (known ?? realpath(path));
     } catch (error) {
       result.problems.push({ arg, path, reason: describeFsError(error) });
       return;
     }
+    // The same string when nothing was resolved: one copy in memory, not two.
+    if (realPath === path) realPath = path;
     if (seen.has(realPath)) {
       result.duplicates++;
       return;
@@ -173,12 +184,20 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     }
     found.sort();
     let count = 0;
-    for (const rel of found) {
-      if (!AUDIO_NAME.test(rel)) continue;
-      const path = join(dir, rel);
-      if (skipOutDir && !(await outsideOutDir(path))) continue;
-      count++;
-      await add(path, rel, 'folder', arg);
+    // Real paths are resolved a batch at a time (in order): one at a time, 100,000 files take seconds.
+    const paths = found.filter((rel) => AUDIO_NAME.test(rel));
+    for (let start = 0; start < paths.length; start += REALPATH_BATCH) {
+      const batch = paths.slice(start, start + REALPATH_BATCH).map((rel) => {
+        const path = join(dir, rel);
+        const real = realpath(path);
+        real.catch(() => {});
+        return { rel, path, real };
+      });
+      for (const { rel, path, real } of batch) {
+        if (skipOutDir && !(await outsideOutDir(path))) continue;
+        count++;
+        await add(path, rel, 'folder', arg, real);
+      }
     }
     if (count === 0) result.emptyFolders.push(arg);
   };

@@ -1,7 +1,7 @@
 import { ExitCode } from '../errors.js';
 import type { IOStreams } from '../output/iostreams.js';
 import type { Logger } from '../output/logger.js';
-import type { Interrupt } from './pipeline.js';
+import type { Interrupt } from './engine.js';
 
 /**
  * Ctrl-C as a controller: the first interrupt stops starting work, the second aborts what is in

@@ -23,6 +23,45 @@ export interface RedactOptions {
   shard: Shard | undefined;
   maxSize: number;
   maxDurationSec: number;
+  /** How far a result's duration may be from its input's. */
+  durationTolerance: DurationTolerance;
+}
+
+/**
+ * How far a result's duration may be from its input's: the larger of `seconds` and `fraction` of the
+ * input's duration (either may be 0). Default `max(2s,5%)`: a service may trim or pad a little
+ * silence, but a result that lost a sizeable part of the recording is not a redaction of it.
+ */
+export interface DurationTolerance {
+  seconds: number;
+  fraction: number;
+}
+
+export const DEFAULT_DURATION_TOLERANCE: DurationTolerance = { seconds: 2, fraction: 0.05 };
+
+/** The tolerance in seconds for an input of `durationSec`. */
+export function toleranceSeconds(tolerance: DurationTolerance, durationSec: number): number {
+  return Math.max(tolerance.seconds, tolerance.fraction * durationSec);
+}
+
+/** Reads `3s`, `500ms`, `10%` or `max(2s,5%)`; undefined when unreadable. */
+export function parseDurationTolerance(text: string): DurationTolerance | undefined {
+  const trimmed = text.trim().toLowerCase().replace(/\s+/g, '');
+  const inner = /^max\((.*)\)$/.exec(trimmed)?.[1];
+  const parts = inner !== undefined ? inner.split(',') : [trimmed];
+  if (parts.length === 0 || parts.length > 2) return undefined;
+  const result: DurationTolerance = { seconds: 0, fraction: 0 };
+  for (const part of parts) {
+    const percent = /^(\d+(?:\.\d+)?)%$/.exec(part);
+    if (percent) {
+      result.fraction = Math.max(result.fraction, Number(percent[1]) / 100);
+      continue;
+    }
+    const ms = parseDurationMs(part);
+    if (ms === undefined) return undefined;
+    result.seconds = Math.max(result.seconds, ms / 1000);
+  }
+  return result;
 }
 
 const DURATION_UNITS: Record<string, number> = {
@@ -95,8 +134,14 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Checks the redact command's options (commander's camelCase names); every problem is a usage error. */
-export function parseRedactOptions(options: Record<string, unknown>): RedactOptions {
+/**
+ * Checks the redact command's options (commander's camelCase names); every problem is a usage error.
+ * `--shard` may also come from `VREDACT_SHARD` (the flag wins).
+ */
+export function parseRedactOptions(
+  options: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = {},
+): RedactOptions {
   const waitTimeoutText = text(options.waitTimeout);
   let waitTimeoutMs = DEFAULT_WAIT_TIMEOUT_MS;
   if (waitTimeoutText !== undefined) {
@@ -130,7 +175,18 @@ export function parseRedactOptions(options: Record<string, unknown>): RedactOpti
     }
     maxDurationSec = parsed / 1000;
   }
-  const shardText = text(options.shard);
+  const toleranceText = text(options.durationTolerance);
+  let durationTolerance = DEFAULT_DURATION_TOLERANCE;
+  if (toleranceText !== undefined) {
+    const parsed = parseDurationTolerance(toleranceText);
+    if (parsed === undefined) {
+      throw new UsageError(
+        `--duration-tolerance must be like 3s, 10% or max(2s,5%) (got "${toleranceText}")`,
+      );
+    }
+    durationTolerance = parsed;
+  }
+  const shardText = text(options.shard) ?? (env.VREDACT_SHARD?.trim() || undefined);
   return {
     filesFrom: text(options.filesFrom),
     dryRun: options.dryRun === true,
@@ -140,5 +196,6 @@ export function parseRedactOptions(options: Record<string, unknown>): RedactOpti
     shard: shardText === undefined ? undefined : parseShard(shardText),
     maxSize,
     maxDurationSec,
+    durationTolerance,
   };
 }

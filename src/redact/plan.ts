@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { NAME_MAX_BYTES } from '../fs/atomic-write.js';
 import type { ExpandedInputs } from './inputs.js';
 import type { Shard } from './options.js';
 
@@ -59,6 +60,20 @@ export function outputRelFor(rel: string): string {
   return dir ? `${dir}/${stem}.wav` : `${stem}.wav`;
 }
 
+/**
+ * An output whose name (or a folder's) is longer than a file system takes cannot be saved: it is
+ * rejected before anything is sent. Its temporary name is short and fixed, so it always fits.
+ */
+export function nameTooLong(outputRel: string): string | undefined {
+  for (const part of outputRel.split('/')) {
+    const bytes = Buffer.byteLength(part, 'utf8');
+    if (bytes > NAME_MAX_BYTES) {
+      return `its output name is ${bytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have; rename the input`;
+    }
+  }
+  return undefined;
+}
+
 /** On case-insensitive file systems (macOS, Windows by default) `A.wav` and `a.wav` are one file. */
 const CASE_INSENSITIVE = process.platform === 'darwin' || process.platform === 'win32';
 
@@ -67,19 +82,19 @@ function collisionKey(path: string): string {
   return CASE_INSENSITIVE ? normalized.toLowerCase() : normalized;
 }
 
-/** The real path an output would have (through symbolic links of its folders), without creating anything. */
+/**
+ * The real path an output would have, through symbolic links of its folders (one realpath per
+ * folder, not per file). A link at the output's own name is not followed: the output is published
+ * by a rename, which replaces the link itself, never what it points to.
+ */
 async function realOutputPath(output: string, cache: Map<string, string>): Promise<string> {
-  try {
-    return await realpath(output);
-  } catch {
-    const dir = dirname(output);
-    let real = cache.get(dir);
-    if (real === undefined) {
-      real = await realpath(dir).catch(() => dir);
-      cache.set(dir, real);
-    }
-    return join(real, basename(output));
+  const dir = dirname(output);
+  let real = cache.get(dir);
+  if (real === undefined) {
+    real = await realpath(dir).catch(() => dir);
+    cache.set(dir, real);
   }
+  return join(real, basename(output));
 }
 
 /**
@@ -121,6 +136,10 @@ export async function buildPlan(
     };
     entries.push(entry);
     inputs.set(file.realPath, entry);
+  }
+
+  for (const entry of entries) {
+    if (!entry.rejected && entry.outputRel) entry.rejected = nameTooLong(entry.outputRel);
   }
 
   const byOutput = new Map<string, PlanEntry[]>();

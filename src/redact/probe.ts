@@ -2,10 +2,13 @@
  * Local checks of one recording before it is sent: a file that fails one is rejected with its
  * reason and never uploaded. music-metadata is loaded on first use only.
  */
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { close, createReadStream, open, read } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { AudioDecodeError } from '../audio/errors.js';
 import { type Mp3FrameHeader, type Mp3Scan, parseMp3Header, scanMp3File } from '../audio/mp3-frames.js';
+import { isRiffWave, WavFormatError, WavReader } from '../audio/riff.js';
 
 export interface ProbeLimits {
   maxSize: number;
@@ -13,7 +16,15 @@ export interface ProbeLimits {
 }
 
 export type ProbeResult =
-  | { ok: true; size: number; mtimeMs: number; format: 'WAV' | 'MP3'; durationSec: number }
+  | {
+      ok: true;
+      size: number;
+      mtimeMs: number;
+      format: 'WAV' | 'MP3';
+      durationSec: number;
+      /** SHA-256 (hex) of the bytes checked. */
+      sha256: string;
+    }
   | { ok: false; reason: string; size?: number; mtimeMs?: number };
 
 /** `1.5 MB`-style sizes in binary units, for messages. */
@@ -45,14 +56,22 @@ function fsReason(error: unknown): string {
   return `cannot read it (${code || (error as Error).message})`;
 }
 
+const openFd = promisify(open);
+const readFd = promisify(read);
+const closeFd = promisify(close);
+
+/** Files up to this size are read whole by the first read. */
+const WHOLE_READ_BYTES = 256 * 1024;
+
 async function readHead(path: string, n: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
+  // The callback API: a FileHandle per file costs more than the read itself for small files.
+  const fd = await openFd(path, 'r');
   try {
     const buffer = Buffer.alloc(n);
-    const { bytesRead } = await handle.read(buffer, 0, n, 0);
+    const { bytesRead } = await readFd(fd, buffer, 0, n, 0);
     return buffer.subarray(0, bytesRead);
   } finally {
-    await handle.close();
+    await closeFd(fd);
   }
 }
 
@@ -61,13 +80,7 @@ async function readHead(path: string, n: number): Promise<Buffer> {
  * at the very start). Anything else is not sent.
  */
 export function sniffFormat(head: Buffer): 'WAV' | 'MP3' | undefined {
-  if (
-    head.length >= 12 &&
-    head.toString('latin1', 0, 4) === 'RIFF' &&
-    head.toString('latin1', 8, 12) === 'WAVE'
-  ) {
-    return 'WAV';
-  }
+  if (isRiffWave(head)) return 'WAV';
   if (head.length >= 10 && head.toString('latin1', 0, 3) === 'ID3') return 'MP3';
   if (frameHeaderAtStart(head)?.layer === 3) return 'MP3';
   return undefined;
@@ -125,9 +138,10 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     );
   }
 
+  // Small files (most recordings of an archive of short calls) are read in one go.
   let head: Buffer;
   try {
-    head = await readHead(path, 64);
+    head = await readHead(path, Math.min(size, WHOLE_READ_BYTES));
   } catch (error) {
     return reject(fsReason(error));
   }
@@ -137,56 +151,96 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     return reject(`not a WAV or MP3 file${other ? ` (it looks like ${other})` : ''}`);
   }
 
-  // The content decides, not the name: music-metadata is told what the bytes are, since with a
-  // file name it trusts the extension (a WAV named .mp3 would be read as something else).
-  const { parseStream } = await import('music-metadata');
-  let container: string | undefined;
-  let codec: string | undefined;
-  let duration: number | undefined;
-  const stream = createReadStream(path);
-  try {
-    const mimeType = sniffed === 'WAV' ? 'audio/wav' : 'audio/mpeg';
-    const metadata = await parseStream(
-      stream,
-      { mimeType, size },
-      { duration: false, skipCovers: true, skipPostHeaders: true },
-    );
-    container = metadata.format.container;
-    codec = metadata.format.codec;
-    duration = metadata.format.duration;
-  } catch (error) {
-    return reject(`not a readable ${sniffed} file (${(error as Error).message})`);
-  } finally {
-    stream.destroy();
-  }
-
-  const format = sniffed;
-  if (format === 'WAV') {
-    if (container !== 'WAVE') return reject('not a readable WAV file');
-    if (duration === undefined || !(duration > 0)) return reject('no audio: the WAV file holds no samples');
-  } else {
-    if (container !== 'MPEG' || !/layer 3/i.test(codec ?? '')) {
-      return reject(`not a WAV or MP3 file${codec ? ` (it is ${codec})` : ''}`);
-    }
-    let scanned: Mp3Scan;
+  let duration: number;
+  let sha256: string;
+  if (sniffed === 'WAV') {
+    // One read of the file: its RIFF chunks walked and its bytes hashed as they pass.
+    const reader = new WavReader({ strict: false });
+    const hash = createHash('sha256');
     try {
-      scanned = await scanMp3File(path);
+      const chunks = head.length === size ? [head] : (createReadStream(path) as AsyncIterable<Buffer>);
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        reader.push(chunk);
+      }
+      duration = reader.finish().durationSec;
     } catch (error) {
-      if (error instanceof AudioDecodeError) return reject('no audio: no MP3 audio frames found');
+      if (error instanceof WavFormatError)
+        return reject(error.message.replace(/^a WAV file/, 'not a readable WAV file:'));
       return reject(fsReason(error));
     }
-    if (scanned.layer !== 3) {
-      return reject(`not a WAV or MP3 file (it is MPEG layer ${scanned.layer === 1 ? 'I' : 'II'} audio)`);
+    if (!(duration > 0)) return reject('no audio: the WAV file holds no samples');
+    sha256 = hash.digest('hex');
+  } else {
+    const mp3 = await checkMp3(path, size);
+    if (!mp3.ok) return reject(mp3.reason);
+    duration = mp3.durationSec;
+    try {
+      sha256 = await hashFile(path);
+    } catch (error) {
+      return reject(fsReason(error));
     }
-    if (scanned.audioFrames === 0) return reject('no audio: no MP3 audio frames found');
-    // Gapless trimming included, as the service counts: exactly its figure, not one a few ms longer.
-    duration = scanned.totalSamples / scanned.sampleRate;
   }
+  const format = sniffed;
   if (!(duration > 0)) return reject('no audio: its duration is 0');
   if (duration > limits.maxDurationSec) {
     return reject(
       `too long: ${formatDuration(duration)}, the limit is ${formatDuration(limits.maxDurationSec)} (--max-duration)`,
     );
   }
-  return { ok: true, size, mtimeMs, format, durationSec: duration };
+  return { ok: true, size, mtimeMs, format, durationSec: duration, sha256 };
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/**
+ * An MP3 by its content (music-metadata is told what the bytes are, since with a file name it trusts
+ * the extension), its duration counted frame by frame by the sandbox's own walker
+ * (audio/mp3-frames.ts): a header-less VBR file would otherwise be misjudged.
+ */
+async function checkMp3(
+  path: string,
+  size: number,
+): Promise<{ ok: true; durationSec: number } | { ok: false; reason: string }> {
+  const { parseStream } = await import('music-metadata');
+  let container: string | undefined;
+  let codec: string | undefined;
+  const stream = createReadStream(path);
+  try {
+    const metadata = await parseStream(
+      stream,
+      { mimeType: 'audio/mpeg', size },
+      { duration: false, skipCovers: true, skipPostHeaders: true },
+    );
+    container = metadata.format.container;
+    codec = metadata.format.codec;
+  } catch (error) {
+    return { ok: false, reason: `not a readable MP3 file (${(error as Error).message})` };
+  } finally {
+    stream.destroy();
+  }
+  if (container !== 'MPEG' || !/layer 3/i.test(codec ?? '')) {
+    return { ok: false, reason: `not a WAV or MP3 file${codec ? ` (it is ${codec})` : ''}` };
+  }
+  let scanned: Mp3Scan;
+  try {
+    scanned = await scanMp3File(path);
+  } catch (error) {
+    if (error instanceof AudioDecodeError)
+      return { ok: false, reason: 'no audio: no MP3 audio frames found' };
+    return { ok: false, reason: fsReason(error) };
+  }
+  if (scanned.layer !== 3) {
+    return {
+      ok: false,
+      reason: `not a WAV or MP3 file (it is MPEG layer ${scanned.layer === 1 ? 'I' : 'II'} audio)`,
+    };
+  }
+  if (scanned.audioFrames === 0) return { ok: false, reason: 'no audio: no MP3 audio frames found' };
+  // Gapless trimming included, as the service counts: exactly its figure, not one a few ms longer.
+  return { ok: true, durationSec: scanned.totalSamples / scanned.sampleRate };
 }

@@ -1,43 +1,49 @@
 /**
  * Interrupted uploads. An input whose last journal record is `uploading` was being sent when a run
  * died (SIGKILL, power loss): the service may have made a job of it, whose id was in an answer that
- * never reached the journal. Before anything is sent, the service's jobs are listed once, the recent
- * ones are read once each, and each such input is given the job whose content lists its upload name,
- * created when its upload started or later (less a skew allowance). A job goes to one input at most,
- * and never to one the journal already names.
+ * never reached the journal. Each upload carried a name unique to its input and attempt
+ * (`<stem>.<tag><ext>`), journaled before it started, so the look-up is exact: before anything is
+ * sent, the service's jobs are listed once, and the jobs created since the earliest of those uploads
+ * began (less RECONCILE_SKEW_MS for the two clocks; undated jobs too) are read once each, at most
+ * RECONCILE_MAX_READS of them (the oldest first: an upload's job is created right after it starts).
+ * An input whose job is not found is sent again; past the cap, with a warning. A job goes to one
+ * input at most, and never to one the journal already names.
  */
 import { NotFoundError } from '../api/errors.js';
 import type { Job, JobContentItem } from '../api/schemas.js';
+import { messageOf } from './engine.js';
 
 /** Allowance for the difference between this machine's clock and the service's. */
 export const RECONCILE_SKEW_MS = 5 * 60_000;
 
 export interface InterruptedInput<K> {
   key: K;
-  /** The multipart file name its upload carried. */
-  uploadName: string;
-  /** When its upload started, in ms since the epoch. */
+  /** The multipart file names its uploads carried (one per attempt). */
+  uploadNames: readonly string[];
+  /** When the first of those uploads started, in ms since the epoch. */
   sinceMs: number;
-  /** Its duration by the local checks, in seconds, when known. */
-  durationSec?: number | undefined;
 }
+
+/** The job found for an interrupted upload, and which of its upload names it lists. */
+export interface FoundJob {
+  jobId: string;
+  uploadName: string;
+}
+
+/** Job contents read at most, per run, to find interrupted uploads. */
+export const RECONCILE_MAX_READS = 500;
 
 /** A name listed in a job's content. */
 export interface SeenUpload {
   jobId: string;
   /** The item's created_at, else the job's; undefined when neither can be read. */
   createdMs: number | undefined;
-  durationSec: number | undefined;
 }
 
 function timeOf(text: string | undefined): number | undefined {
   if (!text) return undefined;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : undefined;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -68,7 +74,6 @@ export function indexContents(
       const seen: SeenUpload = {
         jobId: job.job_id,
         createdMs: timeOf(item.created_at) ?? jobMs,
-        durationSec: typeof item.audio_duration === 'number' ? item.audio_duration : undefined,
       };
       const list = index.get(item.file_name);
       if (list) list.push(seen);
@@ -79,41 +84,32 @@ export function indexContents(
 }
 
 /**
- * Whether a listed duration is the local one. The interface does not give the unit of
- * `audio_duration`, so this only ranks candidates (seconds assumed), it never rules one out.
- */
-function sameDuration(listed: number | undefined, local: number | undefined): boolean {
-  if (listed === undefined || local === undefined) return false;
-  return Math.abs(listed - local) <= Math.max(1, local * 0.02);
-}
-
-/**
  * Gives each interrupted input at most one job, each job to one input at most. Inputs are served in
- * the order their uploads started; each takes, among the unclaimed jobs listing its upload name and
- * created no earlier than its start less the skew, one of the same duration first, then the earliest.
+ * the order their uploads started; each takes, among the unclaimed jobs listing one of its exact
+ * upload names and created no earlier than its start less the skew, the earliest.
  */
 export function matchUploads<K>(
   inputs: readonly InterruptedInput<K>[],
   index: ReadonlyMap<string, readonly SeenUpload[]>,
-): Map<K, string> {
+): Map<K, FoundJob> {
   const claimed = new Set<string>();
-  const found = new Map<K, string>();
+  const found = new Map<K, FoundJob>();
   for (const input of [...inputs].sort((a, b) => a.sinceMs - b.sinceMs)) {
     const cutoff = input.sinceMs - RECONCILE_SKEW_MS;
-    const fits = (index.get(input.uploadName) ?? []).filter(
-      (seen) => !claimed.has(seen.jobId) && (seen.createdMs === undefined || seen.createdMs >= cutoff),
-    );
-    const rank = (seen: SeenUpload) => (sameDuration(seen.durationSec, input.durationSec) ? 0 : 1);
+    const fits = input.uploadNames
+      .flatMap((name) => (index.get(name) ?? []).map((seen) => ({ ...seen, name })))
+      .filter(
+        (seen) => !claimed.has(seen.jobId) && (seen.createdMs === undefined || seen.createdMs >= cutoff),
+      );
     fits.sort(
       (a, b) =>
-        rank(a) - rank(b) ||
         (a.createdMs ?? Number.POSITIVE_INFINITY) - (b.createdMs ?? Number.POSITIVE_INFINITY) ||
         a.jobId.localeCompare(b.jobId),
     );
     const pick = fits[0];
     if (pick) {
       claimed.add(pick.jobId);
-      found.set(input.key, pick.jobId);
+      found.set(input.key, { jobId: pick.jobId, uploadName: pick.name });
     }
   }
   return found;
@@ -143,7 +139,7 @@ export interface ReconcileDeps {
 export async function reconcile<K>(
   inputs: readonly InterruptedInput<K>[],
   deps: ReconcileDeps,
-): Promise<Map<K, string>> {
+): Promise<Map<K, FoundJob>> {
   if (inputs.length === 0) return new Map();
   let jobs: Job[];
   try {
@@ -157,7 +153,14 @@ export async function reconcile<K>(
     return new Map();
   }
   const sinceMs = inputs.reduce((min, input) => Math.min(min, input.sinceMs), Number.POSITIVE_INFINITY);
-  const candidates = candidateJobs(jobs, sinceMs, deps.known);
+  const all = candidateJobs(jobs, sinceMs, deps.known);
+  const dated = (job: Job) => timeOf(job.created_at) ?? Number.POSITIVE_INFINITY;
+  const candidates = all.sort((a, b) => dated(a) - dated(b)).slice(0, RECONCILE_MAX_READS);
+  if (all.length > candidates.length) {
+    deps.warn(
+      `${all.length} jobs were created since the interrupted upload(s) began; only the ${RECONCILE_MAX_READS} oldest are read, so an upload whose job is among the others is sent again`,
+    );
+  }
   deps.debug(
     `looking for ${inputs.length} interrupted upload(s) in ${candidates.length} of ${jobs.length} job(s)`,
   );

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
-import { type E2E, setup } from '../redact/e2e-helpers.js';
+import { type E2E, setup } from '../helpers/e2e.js';
 
 let e2e: E2E | undefined;
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { columnsOf } from '../../src/output/fit.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { type Pty, runInPty, screenLines } from '../helpers/pty.js';
-import { type E2E, setup } from '../redact/e2e-helpers.js';
+import { type E2E, setup } from '../helpers/e2e.js';
 
 let e2e: E2E | undefined;
 let term: Pty | undefined;

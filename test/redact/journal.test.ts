@@ -2,13 +2,10 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import {
-  decide,
-  JournalWriter,
-  journalPath,
-  optionsFingerprint,
-  readJournal,
-} from '../../src/redact/journal.js';
+import { decide } from '../../src/redact/decide.js';
+import { journalPath, optionsFingerprint } from '../../src/redact/journal.js';
+import { readJournal } from '../../src/redact/journal-read.js';
+import { JournalWriter } from '../../src/redact/journal-writer.js';
 import { parseDurationMs, parseRedactOptions, parseShard, parseSize } from '../../src/redact/options.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
@@ -74,11 +71,16 @@ describe('journal', () => {
     expect(state.unreadable).toBe(1);
     expect(state.interrupted.get('/a.wav')).toEqual({
       sinceMs: Date.parse('2026-11-21T02:00:00.000Z'),
+      streak: [
+        expect.objectContaining({ event: 'uploading' }),
+        expect.objectContaining({ event: 'uploading' }),
+      ],
       before: expect.objectContaining({ event: 'failed' }),
     });
     // The file changed between the two uploads: only the last one counts.
-    expect(state.interrupted.get('/b.wav')).toEqual({
+    expect(state.interrupted.get('/b.wav')).toMatchObject({
       sinceMs: Date.parse('2026-11-22T02:00:00.000Z'),
+      streak: [expect.objectContaining({ size: 7 })],
       before: undefined,
     });
     expect(state.interrupted.has('/c.wav')).toBe(false);
@@ -176,9 +178,10 @@ describe('re-run decisions', () => {
     // Nothing before it, no output: sent when no job is found.
     expect(decide({ ...input, record: uploading, outputExists: false })).toEqual({
       action: 'reconcile',
-      uploadName: 'a.wav',
+      uploadNames: ['a.wav'],
       sinceMs,
       durationSec: 7,
+      inputSha256: undefined,
       otherwise: { action: 'send', why: 'new' },
     });
     // Its output there and nothing before (a synchronous answer written, not journaled): left as today.
@@ -187,7 +190,7 @@ describe('re-run decisions', () => {
       otherwise: { action: 'skip', why: 'output-exists' },
     });
     // Done before, redone with --overwrite, cut short: looked up even with --overwrite.
-    const interrupted = { sinceMs: sinceMs - 1000, before: done };
+    const interrupted = { sinceMs: sinceMs - 1000, streak: [uploading], before: done };
     expect(decide({ ...input, record: uploading, interrupted })).toMatchObject({
       action: 'reconcile',
       sinceMs: sinceMs - 1000,

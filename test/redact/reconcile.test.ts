@@ -6,6 +6,7 @@ import {
   candidateJobs,
   indexContents,
   matchUploads,
+  RECONCILE_MAX_READS,
   RECONCILE_SKEW_MS,
   reconcile,
 } from '../../src/redact/reconcile.js';
@@ -54,32 +55,57 @@ describe('matching', () => {
     ]);
     const found = matchUploads(
       [
-        { key: 'second', uploadName: 'a.wav', sinceMs: T + 4000 },
-        { key: 'first', uploadName: 'a.wav', sinceMs: T },
-        { key: 'third', uploadName: 'a.wav', sinceMs: T + 6000 },
-        { key: 'old', uploadName: 'b.wav', sinceMs: T },
+        { key: 'second', uploadNames: ['a.wav'], sinceMs: T + 4000 },
+        { key: 'first', uploadNames: ['a.wav'], sinceMs: T },
+        { key: 'third', uploadNames: ['a.wav'], sinceMs: T + 6000 },
+        { key: 'old', uploadNames: ['b.wav'], sinceMs: T },
       ],
       index,
     );
-    expect(Object.fromEntries(found)).toEqual({ first: 'j1', second: 'j2' });
+    expect(Object.fromEntries(found)).toEqual({
+      first: { jobId: 'j1', uploadName: 'a.wav' },
+      second: { jobId: 'j2', uploadName: 'a.wav' },
+    });
   });
 
-  it('prefers a job of the same duration, then the earliest', () => {
+  it("finds two same-named inputs by their exact upload names, never each other's", () => {
     const index = indexContents([
-      { job: job('short', T + 1000), items: [item('short', 'call.wav', 2)] },
-      { job: job('long', T + 2000), items: [item('long', 'call.wav', 60)] },
+      { job: job('jy', T + 1000), items: [item('jy', 'x.1111bbbb.wav')] },
+      { job: job('jx', T + 2000), items: [item('jx', 'x.2222aaaa.wav')] },
     ]);
     const found = matchUploads(
       [
-        { key: 'long-input', uploadName: 'call.wav', sinceMs: T, durationSec: 60.2 },
-        { key: 'short-input', uploadName: 'call.wav', sinceMs: T + 500, durationSec: 2 },
+        { key: 'a/x.wav', uploadNames: ['x.0000ffff.wav', 'x.2222aaaa.wav'], sinceMs: T },
+        { key: 'b/x.wav', uploadNames: ['x.1111bbbb.wav'], sinceMs: T + 500 },
       ],
       index,
     );
-    expect(Object.fromEntries(found)).toEqual({ 'long-input': 'long', 'short-input': 'short' });
-    // A duration that matches none (another unit, say) rules nothing out.
-    const loose = matchUploads([{ key: 'x', uploadName: 'call.wav', sinceMs: T, durationSec: 9 }], index);
-    expect(loose.get('x')).toBe('short');
+    expect(Object.fromEntries(found)).toEqual({
+      'a/x.wav': { jobId: 'jx', uploadName: 'x.2222aaaa.wav' },
+      'b/x.wav': { jobId: 'jy', uploadName: 'x.1111bbbb.wav' },
+    });
+  });
+
+  it('reads at most the documented number of jobs, the oldest first, and warns past it', async () => {
+    const reads: string[] = [];
+    const warnings: string[] = [];
+    const jobs = Array.from({ length: RECONCILE_MAX_READS + 5 }, (_, i) => job(`j${i}`, T + 1000 + i));
+    const found = await reconcile([{ key: 1, uploadNames: ['a.1234abcd.wav'], sinceMs: T }], {
+      listJobs: async () => jobs.slice().reverse(),
+      jobContent: async (id) => {
+        reads.push(id);
+        return [item(id, id === 'j0' ? 'a.1234abcd.wav' : 'other.wav')];
+      },
+      known: new Set(),
+      isStop: () => false,
+      stop: new AbortController().signal,
+      warn: (message) => warnings.push(message),
+      debug: () => {},
+    });
+    expect(reads).toHaveLength(RECONCILE_MAX_READS);
+    expect(reads).not.toContain(`j${RECONCILE_MAX_READS}`);
+    expect(found.get(1)).toEqual({ jobId: 'j0', uploadName: 'a.1234abcd.wav' });
+    expect(warnings.join('\n')).toMatch(/only the 500 oldest are read/);
   });
 
   it('lists each job once, reads each candidate once, and skips a job that is gone', async () => {
@@ -87,9 +113,9 @@ describe('matching', () => {
     const warnings: string[] = [];
     const found = await reconcile(
       [
-        { key: 1, uploadName: 'a.wav', sinceMs: T },
-        { key: 2, uploadName: 'b.wav', sinceMs: T },
-        { key: 3, uploadName: 'c.wav', sinceMs: T },
+        { key: 1, uploadNames: ['a.wav'], sinceMs: T },
+        { key: 2, uploadNames: ['b.wav'], sinceMs: T },
+        { key: 3, uploadNames: ['c.wav'], sinceMs: T },
       ],
       {
         listJobs: async () => [job('ja', T + 1), job('jb', T + 2), job('gone', T + 3), job('old', 0)],
@@ -105,7 +131,10 @@ describe('matching', () => {
         debug: () => {},
       },
     );
-    expect(Object.fromEntries(found)).toEqual({ 1: 'ja', 2: 'jb' });
+    expect(Object.fromEntries([...found].map(([key, value]) => [key, value.jobId]))).toEqual({
+      1: 'ja',
+      2: 'jb',
+    });
     expect(reads.sort()).toEqual(['gone', 'ja', 'jb']);
     expect(warnings).toEqual([]);
   });

@@ -10,7 +10,7 @@ export async function runRedact(
   args: string[],
   options: Record<string, unknown>,
 ): Promise<number> {
-  const parsed = parseRedactOptions(options);
+  const parsed = parseRedactOptions(options, ctx.env);
   const listed = parsed.filesFrom ? await readFilesFrom(parsed.filesFrom, ctx.cwd, ctx.streams.stdin) : [];
   if (args.length === 0 && !parsed.filesFrom) {
     throw new UsageError(

@@ -6,7 +6,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { framesFor, makeWav, writeMp3 } from '../helpers/mp3.js';
-import { isWav, jsonLines, listFiles, setup } from './e2e-helpers.js';
+import { isWav, jsonLines, listFiles, setup } from '../helpers/e2e.js';
 
 /** Outputs under a folder, without the journal and lock. */
 async function outputsUnder(root: string): Promise<string[]> {

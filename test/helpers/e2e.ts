@@ -2,8 +2,8 @@
 import { copyFile, mkdir, open, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Options } from 'execa';
-import { FIXTURES, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
-import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox.js';
+import { FIXTURES, isolatedEnv, runCli, tempDir } from './cli.js';
+import { type SandboxProcess, startSandboxProcess } from './sandbox.js';
 
 export interface E2E {
   /** The working folder of the runs. */

@@ -6,7 +6,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeWav } from '../helpers/mp3.js';
-import { isWav, jsonLines, listFiles, setup, until } from './e2e-helpers.js';
+import { isWav, jsonLines, listFiles, setup, until } from '../helpers/e2e.js';
 
 async function journalEvents(outDir: string): Promise<Array<Record<string, unknown>>> {
   const { readFile } = await import('node:fs/promises');

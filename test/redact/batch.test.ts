@@ -5,6 +5,7 @@
 import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BodySink, RedactionAnswer, ResponseBody } from '../../src/api/client.js';
 import {
@@ -17,17 +18,15 @@ import {
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import type { Clock } from '../../src/clock.js';
 import { createContext } from '../../src/context.js';
+import { LocalFsError } from '../../src/fs/errors.js';
 import { runBatch } from '../../src/redact/batch.js';
 import { createInterruptController, type InterruptController } from '../../src/redact/interrupt.js';
-import {
-  type JournalRecord,
-  JournalWriter,
-  journalPath,
-  optionsFingerprint,
-  readJournal,
-} from '../../src/redact/journal.js';
+import { type JournalRecord, journalPath, optionsFingerprint } from '../../src/redact/journal.js';
+import { readJournal } from '../../src/redact/journal-read.js';
+import { JournalWriter } from '../../src/redact/journal-writer.js';
 import { parseRedactOptions } from '../../src/redact/options.js';
-import { pickResult, type RedactClient } from '../../src/redact/pipeline.js';
+import { pickResult } from '../../src/redact/collect.js';
+import type { RedactClient } from '../../src/redact/engine.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { makeWav } from '../helpers/mp3.js';
@@ -35,7 +34,7 @@ import { makeWav } from '../helpers/mp3.js';
 const dir = tempDirPerTest('vredact-pipeline-');
 
 /** Time that passes only when someone sleeps: polling loops run instantly and deterministically. */
-function fakeClock(): Clock & { elapsed: () => number } {
+function fakeClock(realMsPerSleep = 0): Clock & { elapsed: () => number } {
   let now = 1_000_000;
   return {
     now: () => now,
@@ -44,7 +43,8 @@ function fakeClock(): Clock & { elapsed: () => number } {
     sleep: async (ms, signal) => {
       signal?.throwIfAborted();
       now += ms;
-      await new Promise((resolve) => setImmediate(resolve));
+      if (realMsPerSleep > 0) await new Promise((resolve) => setTimeout(resolve, realMsPerSleep));
+      else await new Promise((resolve) => setImmediate(resolve));
     },
   };
 }
@@ -80,6 +80,8 @@ class FakeClient implements RedactClient {
   /** audio_duration of the jobs' items; 7 for one not set. */
   readonly durations = new Map<string, number>();
   ready: (jobId: string) => boolean = () => true;
+  /** How long a job's result lasts. */
+  resultSeconds: (jobId: string) => number = () => 0.1;
   /** The next signed URL is refused (403) as an expired one would be. */
   expireNextLink = false;
   listCalls = 0;
@@ -121,7 +123,7 @@ class FakeClient implements RedactClient {
   async redact<T>(
     filePath: string,
     _fields: Readonly<Record<string, string>>,
-    _uploadName: string,
+    uploadName: string,
     sink: BodySink<T>,
     signal?: AbortSignal,
   ): Promise<RedactionAnswer<T>> {
@@ -132,7 +134,8 @@ class FakeClient implements RedactClient {
       return { kind: 'audio', result: await sink(fakeBody(makeWav(0.1))) };
     }
     const jobId = `job-${this.jobs.size + 1}`;
-    this.addJob(jobId, name, new Date(this.now()).toISOString());
+    // The service lists the upload under the name it carried.
+    this.addJob(jobId, uploadName, new Date(this.now()).toISOString());
     if (this.failAfterAccept) throw this.failAfterAccept;
     if (this.hangAfterAccept) {
       this.accepted.resolve();
@@ -171,7 +174,7 @@ class FakeClient implements RedactClient {
       throw new LinkRefusedError('downloading: the download link was refused (403); it may have expired');
     }
     this.downloads.push(`${jobId}:${decodeURIComponent(fileName ?? '')}`);
-    return sink(fakeBody(makeWav(0.1)));
+    return sink(fakeBody(makeWav(this.resultSeconds(jobId ?? ''))));
   }
 }
 
@@ -205,6 +208,8 @@ async function batch(
     voice?: Record<string, string>;
     /** Plain output instead of --json; `tty` makes stdout and stderr terminals. */
     plain?: { tty?: boolean; quiet?: boolean };
+    /** Called just before each upload. */
+    beforeUpload?: (path: string) => Promise<void>;
   } = {},
 ) {
   const stdout = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -245,7 +250,7 @@ async function batch(
       options: parseRedactOptions({ wait: true, ...options.flags }),
     },
     controller.signals,
-    { client },
+    { client, ...(options.beforeUpload ? { beforeUpload: options.beforeUpload } : {}) },
   );
   if (options.plain) return { code, lines: [], outcomes: [], stdout: out, stderr: err };
   const lines = out
@@ -363,10 +368,14 @@ describe('asynchronous jobs', () => {
     // A job is ready only once all three files were uploaded: with a single upload slot, that can
     // only happen if waiting for the first job does not hold the slot.
     client.ready = () => client.uploads.length === 3;
-    // The fake clock polls without real delay while the other uploads do real file I/O: on Node 22
-    // and 24 the default 2 h of fake waiting ran out first. A wait that cannot run out keeps the test
-    // about slots, not about how many event-loop turns a file read takes.
-    const result = await batch(client, { concurrency: 1, flags: { waitTimeout: '1000h' } });
+    // The fake clock polls while the uploads do real file I/O and flushes: each poll takes a real
+    // millisecond, and a wait that cannot run out keeps the test about slots, not about how many
+    // event-loop turns a flush takes on a given Node.
+    const result = await batch(client, {
+      concurrency: 1,
+      clock: fakeClock(1),
+      flags: { waitTimeout: '1000h' },
+    });
     expect(result.code).toBe(0);
     expect(client.downloads).toHaveLength(3);
     expect(await outputs()).toEqual(['f0.wav', 'f1.wav', 'f2.wav']);
@@ -474,6 +483,63 @@ describe('journal side effects', () => {
   });
 });
 
+describe('local failures and changed inputs', () => {
+  it('a full disk while writing an output stops the batch: nothing new is sent, exit 1 naming the path', async () => {
+    await inputs(5);
+    const full = join(dir.path, 'out', 'f0.wav');
+    let calls = 0;
+    const client = new FakeClient(async () => {
+      calls++;
+      if (calls === 1) throw new LocalFsError(full, 'ENOSPC', 'writing');
+      return 'sync';
+    });
+    const result = await batch(client, { concurrency: 1 });
+    expect(result.code).toBe(1);
+    expect(client.uploads).toHaveLength(1);
+    expect(result.stderr).toMatch(/the batch stopped: writing .*out\/f0\.wav: no space left on the device/);
+    expect(result.stderr).not.toMatch(/network/);
+    const statuses = result.outcomes.map((line) => line.status).sort();
+    expect(statuses).toEqual(['failed', 'pending', 'pending', 'pending', 'pending']);
+    // What was in flight is recorded: the failed file is sent again by the next run.
+    expect((await readJournal(journalPath(join(dir.path, 'out')))).latest.size).toBe(1);
+    const later = new FakeClient(async () => 'sync');
+    expect((await batch(later)).code).toBe(0);
+    expect(later.uploads).toHaveLength(5);
+  });
+
+  it('checks an input again when it changed between its check and its upload', async () => {
+    await inputs(2);
+    const client = new FakeClient(async () => 'sync');
+    const replaced = new Set<string>();
+    const result = await batch(client, {
+      concurrency: 1,
+      beforeUpload: async (path) => {
+        if (replaced.has(path)) return;
+        replaced.add(path);
+        // f0 becomes a text file; f1 another, longer recording.
+        if (path.endsWith('f0.wav')) await writeFile(path, 'not audio at all, but twenty-four+ bytes');
+        else await writeFile(path, makeWav(1));
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(client.uploads).toEqual(['f1.wav']);
+    const byInput = Object.fromEntries(result.outcomes.map((line) => [line.input, line]));
+    expect(byInput['in/f0.wav']).toMatchObject({
+      status: 'rejected',
+      reason: expect.stringMatching(/not a WAV/),
+    });
+    expect(byInput['in/f1.wav']).toMatchObject({ status: 'done' });
+    const f1 = (await readJournal(journalPath(join(dir.path, 'out')))).latest.get(
+      await realpath(join(dir.path, 'in', 'f1.wav')),
+    );
+    const sha = createHash('sha256')
+      .update(await readFile(join(dir.path, 'in', 'f1.wav')))
+      .digest('hex');
+    expect(f1).toMatchObject({ event: 'done', inputSha256: sha, size: makeWav(1).length });
+    expect(f1?.outputSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
 describe('what the user sees', () => {
   async function mixed() {
     await inputs(2);
@@ -539,8 +605,11 @@ describe('interrupted uploads', () => {
   }
 
   /** What a run killed while uploading `rel` leaves in the journal. */
-  const uploadingRecord = (rel: string, at: number, durationSec?: number) =>
-    record(rel, at, durationSec === undefined ? {} : { durationSec });
+  const uploadingRecord = (rel: string, at: number, durationSec?: number, uploadName?: string) =>
+    record(rel, at, {
+      ...(durationSec === undefined ? {} : { durationSec }),
+      ...(uploadName === undefined ? {} : { uploadName }),
+    });
 
   /** The journal's records of one input, in order. */
   async function recordsOf(rel: string): Promise<JournalRecord[]> {
@@ -573,13 +642,18 @@ describe('interrupted uploads', () => {
     expect(rerun.code).toBe(0);
     expect(later.uploads).toEqual([]);
     expect(later.listCalls).toBe(1);
-    expect(later.downloads).toEqual(['job-1:f0.redacted.wav']);
+    expect(later.downloads).toEqual([expect.stringMatching(/^job-1:f0\.[0-9a-f]{8}\.redacted\.wav$/)]);
     expect(rerun.outcomes).toEqual([
       { input: 'in/f0.wav', output: 'out/f0.wav', status: 'done', jobId: 'job-1' },
     ]);
     const records = await recordsOf('in/f0.wav');
     expect(records.map((record) => record.event)).toEqual(['uploading', 'submitted', 'done']);
-    expect(records[1]).toMatchObject({ jobId: 'job-1', uploadName: 'f0.wav', reconciled: true });
+    expect(records[1]).toMatchObject({
+      jobId: 'job-1',
+      uploadName: records[0]?.uploadName,
+      reconciled: true,
+    });
+    expect(records[0]?.uploadName).toMatch(/^f0\.[0-9a-f]{8}\.wav$/);
     expect(await outputs()).toEqual(['f0.wav']);
   });
 
@@ -600,7 +674,7 @@ describe('interrupted uploads', () => {
     const rerun = await batch(later, { clock });
     expect(rerun.code).toBe(0);
     expect(later.uploads).toEqual([]);
-    expect(later.downloads).toEqual(['job-1:f0.redacted.wav']);
+    expect(later.downloads).toEqual([expect.stringMatching(/^job-1:f0\.[0-9a-f]{8}\.redacted\.wav$/)]);
   });
 
   it('an upload refused for good (400) is journaled failed and sent again without a lookup', async () => {
@@ -652,21 +726,25 @@ describe('interrupted uploads', () => {
     expect(await outputs()).toEqual(['f0.wav', 'f1.wav']);
   });
 
-  it('gives each of two same-named uploads its own job, told apart by duration', async () => {
+  it('gives each of two same-named uploads its own job, by their exact upload names', async () => {
     await mkdir(join(dir.path, 'in', 'a'), { recursive: true });
     await mkdir(join(dir.path, 'in', 'b'), { recursive: true });
     await writeFile(join(dir.path, 'in', 'a', 'call.wav'), makeWav(3));
     await writeFile(join(dir.path, 'in', 'b', 'call.wav'), makeWav(1));
-    await uploadingRecord('in/a/call.wav', T, 3);
-    await uploadingRecord('in/b/call.wav', T + 1000, 1);
+    await uploadingRecord('in/a/call.wav', T, 3, 'call.aaaa0000.wav');
+    await uploadingRecord('in/b/call.wav', T + 1000, 1, 'call.bbbb1111.wav');
     const client = new FakeClient();
-    // b's upload, shorter, became a job first.
-    client.addJob('job-b', 'call.wav', iso(T + 2000), 1);
-    client.addJob('job-a', 'call.wav', iso(T + 3000), 3);
+    client.resultSeconds = (jobId) => (jobId === 'job-a' ? 3 : 1);
+    // b's upload became a job first; a's started first: only the names tell them apart.
+    client.addJob('job-b', 'call.bbbb1111.wav', iso(T + 2000));
+    client.addJob('job-a', 'call.aaaa0000.wav', iso(T + 3000));
     const result = await batch(client);
     expect(result.code).toBe(0);
     expect(client.uploads).toEqual([]);
-    expect(client.downloads.sort()).toEqual(['job-a:call.redacted.wav', 'job-b:call.redacted.wav']);
+    expect(client.downloads.sort()).toEqual([
+      'job-a:call.aaaa0000.redacted.wav',
+      'job-b:call.bbbb1111.redacted.wav',
+    ]);
     expect((await recordsOf('in/a/call.wav')).at(-1)).toMatchObject({ event: 'done', jobId: 'job-a' });
     expect((await recordsOf('in/b/call.wav')).at(-1)).toMatchObject({ event: 'done', jobId: 'job-b' });
   });

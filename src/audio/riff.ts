@@ -1,0 +1,206 @@
+/**
+ * The one home of the RIFF/WAVE header rules: `RIFF` <size> `WAVE`, then chunks (`id`, little-endian
+ * size, body padded to an even length), a `fmt ` chunk before the `data` chunk. Read incrementally,
+ * chunk by chunk of a stream, so that a whole file is never held: used by the local checks of an
+ * input and by the verification of a result as it is written.
+ */
+
+export interface WavFormat {
+  audioFormat: number;
+  channels: number;
+  sampleRate: number;
+  blockAlign: number;
+  bitsPerSample: number;
+}
+
+export interface WavSummary {
+  format: WavFormat;
+  /** Bytes the `data` chunk declares. */
+  declaredDataBytes: number;
+  /** Bytes of the `data` chunk actually present. */
+  dataBytes: number;
+  /** Every byte read. */
+  totalBytes: number;
+  /** Seconds of audio in the data present (and declared). */
+  durationSec: number;
+}
+
+/** Why a byte stream is not a usable WAV file. */
+export class WavFormatError extends Error {
+  override name = 'WavFormatError';
+}
+
+/** Whether the first bytes are a RIFF/WAVE header. */
+export function isRiffWave(head: Uint8Array): boolean {
+  const bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  return (
+    bytes.length >= 12 &&
+    bytes.toString('latin1', 0, 4) === 'RIFF' &&
+    bytes.toString('latin1', 8, 12) === 'WAVE'
+  );
+}
+
+/** A `fmt ` chunk is small: anything larger is not one. */
+const MAX_FMT_BYTES = 1024;
+/** A data size of 0xFFFFFFFF (or 0) is written by streaming encoders that never knew the length. */
+const UNKNOWN_SIZE = 0xffffffff;
+
+type State =
+  | { kind: 'riff' }
+  | { kind: 'chunk-header' }
+  | { kind: 'fmt'; size: number; pad: number }
+  | { kind: 'skip'; remaining: number }
+  | { kind: 'data'; remaining: number }
+  | { kind: 'after-data' };
+
+/**
+ * Reads a WAV stream incrementally. `push` each chunk of bytes; `finish` at the end. `strict` (a
+ * result from the service) requires every declared data byte; otherwise (an input) the audio present
+ * counts. Once the data chunk's header is read, `onData` is told its declared duration, so a caller
+ * can refuse an answer early.
+ */
+export class WavReader {
+  #state: State = { kind: 'riff' };
+  #pending: Buffer = Buffer.alloc(0);
+  #format: WavFormat | undefined;
+  #declared = -1;
+  #dataBytes = 0;
+  #total = 0;
+
+  constructor(
+    private readonly options: { strict: boolean; onData?: (declaredSec: number) => void } = { strict: true },
+  ) {}
+
+  get totalBytes(): number {
+    return this.#total;
+  }
+
+  /** The format, once the `fmt ` chunk has been read. */
+  get format(): WavFormat | undefined {
+    return this.#format;
+  }
+
+  push(chunk: Uint8Array): void {
+    this.#total += chunk.byteLength;
+    let bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.#pending.length > 0) {
+      bytes = Buffer.concat([this.#pending, bytes]);
+      this.#pending = Buffer.alloc(0);
+    }
+    let offset = 0;
+    while (offset < bytes.length) {
+      const used = this.#step(bytes, offset);
+      if (used < 0) {
+        // Not enough bytes for the header being read: keep them (a few bytes, or a small fmt chunk).
+        this.#pending = Buffer.from(bytes.subarray(offset));
+        return;
+      }
+      offset += used;
+    }
+  }
+
+  /** Bytes consumed from `bytes` at `offset`, or -1 when more are needed. */
+  #step(bytes: Buffer, offset: number): number {
+    const available = bytes.length - offset;
+    const state = this.#state;
+    switch (state.kind) {
+      case 'riff': {
+        if (available < 12) return -1;
+        if (!isRiffWave(bytes.subarray(offset, offset + 12)))
+          throw new WavFormatError('not a WAV file (no RIFF/WAVE header)');
+        this.#state = { kind: 'chunk-header' };
+        return 12;
+      }
+      case 'chunk-header': {
+        if (available < 8) return -1;
+        const id = bytes.toString('latin1', offset, offset + 4);
+        const size = bytes.readUInt32LE(offset + 4);
+        const pad = size % 2;
+        if (id === 'fmt ') {
+          if (size < 16 || size > MAX_FMT_BYTES)
+            throw new WavFormatError(`a WAV file with a ${size}-byte fmt chunk`);
+          this.#state = { kind: 'fmt', size, pad };
+        } else if (id === 'data') {
+          if (!this.#format)
+            throw new WavFormatError('a WAV file whose data chunk comes before its fmt chunk');
+          this.#declared = size;
+          this.#state = { kind: 'data', remaining: size === UNKNOWN_SIZE || size === 0 ? Infinity : size };
+          const declaredSec = size === UNKNOWN_SIZE || size === 0 ? Infinity : this.#seconds(size);
+          this.options.onData?.(declaredSec);
+        } else {
+          this.#state = { kind: 'skip', remaining: size + pad };
+        }
+        return 8;
+      }
+      case 'fmt': {
+        if (available < state.size) return -1;
+        this.#format = readFormat(bytes, offset);
+        this.#state = state.pad ? { kind: 'skip', remaining: 1 } : { kind: 'chunk-header' };
+        return state.size;
+      }
+      case 'skip': {
+        const used = Math.min(available, state.remaining);
+        state.remaining -= used;
+        if (state.remaining === 0) this.#state = { kind: 'chunk-header' };
+        return used;
+      }
+      case 'data': {
+        const used = Math.min(available, state.remaining);
+        this.#dataBytes += used;
+        state.remaining -= used;
+        if (state.remaining === 0) this.#state = { kind: 'after-data' };
+        return used;
+      }
+      case 'after-data':
+        // Chunks after the audio (LIST, id3): counted, not read.
+        return available;
+    }
+  }
+
+  #seconds(bytes: number): number {
+    const format = this.#format as WavFormat;
+    return Math.floor(bytes / format.blockAlign) / format.sampleRate;
+  }
+
+  /** Ends the stream; throws WavFormatError when it is not a whole, usable WAV file. */
+  finish(): WavSummary {
+    if (this.#state.kind === 'riff') throw new WavFormatError('not a WAV file (no RIFF/WAVE header)');
+    if (!this.#format) throw new WavFormatError('not a readable WAV file (no fmt chunk)');
+    if (this.#declared < 0) throw new WavFormatError('not a readable WAV file (no data chunk)');
+    const known = this.#declared !== UNKNOWN_SIZE && this.#declared !== 0;
+    if (this.options.strict && known && this.#dataBytes < this.#declared) {
+      throw new WavFormatError(
+        `a WAV file cut short: ${this.#dataBytes} of the ${this.#declared} bytes of audio it declares`,
+      );
+    }
+    const durationSec = this.#seconds(this.#dataBytes);
+    return {
+      format: this.#format,
+      declaredDataBytes: this.#declared,
+      dataBytes: this.#dataBytes,
+      totalBytes: this.#total,
+      durationSec,
+    };
+  }
+}
+
+function readFormat(bytes: Buffer, offset: number): WavFormat {
+  const format: WavFormat = {
+    audioFormat: bytes.readUInt16LE(offset),
+    channels: bytes.readUInt16LE(offset + 2),
+    sampleRate: bytes.readUInt32LE(offset + 4),
+    blockAlign: bytes.readUInt16LE(offset + 12),
+    bitsPerSample: bytes.readUInt16LE(offset + 14),
+  };
+  if (
+    format.channels < 1 ||
+    format.sampleRate < 1 ||
+    format.sampleRate > 1_000_000 ||
+    format.blockAlign < 1
+  ) {
+    throw new WavFormatError(
+      `a WAV file with an impossible format (${format.channels} channel(s), ${format.sampleRate} Hz, block ${format.blockAlign})`,
+    );
+  }
+  return format;
+}

@@ -1,0 +1,178 @@
+/**
+ * The collect stage: an asynchronous job is polled (about 1 s growing to 30 s, with jitter) without
+ * holding an upload slot, and its result downloaded, verified and written like a synchronous one.
+ */
+import { NotFoundError } from '../api/errors.js';
+import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
+import type { JobContentItem } from '../api/schemas.js';
+import { ApiError } from '../api/errors.js';
+import { LocalFsError } from '../fs/errors.js';
+import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
+import { formatDuration, probeFile } from './probe.js';
+import { ResultRejectedError, resultSink } from './verify.js';
+import type { CollectWork } from './work.js';
+
+const POLL_BASE_MS = 1000;
+const POLL_CAP_MS = 30_000;
+const POLL_MIN_MS = 500;
+/** Consecutive failed polls of one job (after the client's own retries) before it is left pending. */
+const MAX_POLL_FAILURES = 8;
+
+function stemOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
+/**
+ * The result among a job's content items: a WAV item that is not the uploaded file itself, preferring
+ * one named after the upload (its unique stem); the latest when there are several.
+ */
+export function pickResult(items: readonly JobContentItem[], uploadName: string): JobContentItem | undefined {
+  const wavs = items.filter((item) => /\.wav$/i.test(item.file_name) && item.file_name !== uploadName);
+  const stem = stemOf(uploadName);
+  const named = stem ? wavs.filter((item) => item.file_name.startsWith(stem)) : [];
+  const candidates = named.length > 0 ? named : wavs;
+  if (candidates.length <= 1) return candidates[0];
+  const byId = (item: JobContentItem) => (/^\d+$/.test(item.id) ? Number(item.id) : Number.NaN);
+  return [...candidates].sort((a, b) => {
+    const ids = byId(a) - byId(b);
+    if (!Number.isNaN(ids) && ids !== 0) return ids;
+    return a.created_at.localeCompare(b.created_at);
+  })[candidates.length - 1];
+}
+
+/** A failure that will not change by asking again: the job itself is the problem. */
+function isPermanent(error: unknown): boolean {
+  return (
+    error instanceof NotFoundError ||
+    (error instanceof ApiError &&
+      error.status !== undefined &&
+      error.status >= 400 &&
+      !RETRYABLE_STATUSES.has(error.status))
+  );
+}
+
+/** Waits for one job, then downloads, verifies and writes its result. */
+export async function collectOne(engine: Engine, work: CollectWork): Promise<void> {
+  const { recorder } = engine;
+  const { entry, jobId } = work;
+  if (work.fresh && !engine.wait) {
+    recorder.pending(entry, `submitted as job ${jobId}; a later run collects it`, jobId);
+    return;
+  }
+  let durationSec = work.durationSec;
+  if (durationSec === undefined) {
+    // An older journal: the input is measured again to know what its result must last.
+    const probe = await probeFile(entry.input, engine.limits);
+    if (!probe.ok) {
+      await recorder.failed(
+        entry,
+        work.identity,
+        `job ${jobId}: the input cannot be measured to verify its result (${probe.reason})`,
+        jobId,
+      );
+      return;
+    }
+    durationSec = probe.durationSec;
+  }
+  recorder.progress.waiting++;
+  recorder.changed();
+  try {
+    await poll(engine, work, durationSec);
+  } finally {
+    recorder.progress.waiting--;
+    recorder.changed();
+  }
+}
+
+async function poll(engine: Engine, work: CollectWork, durationSec: number): Promise<void> {
+  const { recorder, clock, client } = engine;
+  const { entry, jobId } = work;
+  const deadline = clock.now() + engine.waitTimeoutMs;
+  let attempt = 0;
+  let failures = 0;
+  let lastError: unknown;
+  for (;;) {
+    if (engine.stop.aborted) {
+      recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
+      return;
+    }
+    try {
+      const content = await engine.request(() =>
+        engine.gate.run(() => client.jobContent(jobId, engine.abort), engine.abort),
+      );
+      const found = pickResult(content, work.uploadName);
+      if (found) {
+        const url = await engine.request(() =>
+          engine.gate.run(() => client.downloadUrl(jobId, found.file_name, engine.abort), engine.abort),
+        );
+        // A refused link (LinkRefusedError) is not permanent: the next poll asks for a new one.
+        const written = await engine.request(() =>
+          client.downloadSigned(
+            url,
+            resultSink(
+              { outDir: engine.outDir, outputRel: entry.outputRel },
+              { durationSec, tolerance: engine.tolerance },
+              engine.abort,
+            ),
+            engine.abort,
+          ),
+        );
+        await recorder.done(entry, work.identity, {
+          via: 'job',
+          jobId,
+          bytes: written.bytes,
+          outputSha256: written.sha256,
+          inputSha256: work.inputSha256,
+        });
+        return;
+      }
+      failures = 0;
+    } catch (error) {
+      if (error instanceof LocalFsError) {
+        if (error.stopsBatch) engine.halt.stop(error);
+        await recorder.failed(entry, work.identity, error.message, jobId);
+        return;
+      }
+      if (error instanceof ResultRejectedError) {
+        // A broken result is never done: the journal says failed, and a re-run sends the file again.
+        await recorder.failed(entry, work.identity, `job ${jobId}: ${error.message}`, jobId);
+        return;
+      }
+      if (isStopping(engine, error)) {
+        recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
+        return;
+      }
+      if (isPermanent(error)) {
+        await recorder.failed(entry, work.identity, messageOf(error), jobId);
+        return;
+      }
+      failures++;
+      lastError = error;
+      engine.log.debug(`job ${jobId}: ${messageOf(error)}`);
+      if (failures >= MAX_POLL_FAILURES) {
+        recorder.pending(entry, `job ${jobId} could not be checked: ${messageOf(error)}`, jobId);
+        return;
+      }
+    }
+    if (!engine.wait) {
+      recorder.pending(entry, `job ${jobId} is still processing; a later run collects it`, jobId);
+      return;
+    }
+    const remaining = deadline - clock.now();
+    if (remaining <= 0) {
+      const why = lastError && failures > 0 ? ` (last error: ${messageOf(lastError)})` : '';
+      recorder.pending(
+        entry,
+        `job ${jobId} not finished after ${formatDuration(engine.waitTimeoutMs / 1000)} (--wait-timeout); a later run collects it${why}`,
+        jobId,
+      );
+      return;
+    }
+    const delay = Math.min(
+      remaining,
+      Math.max(POLL_MIN_MS, backoffDelay(attempt++, clock.random, POLL_BASE_MS, POLL_CAP_MS)),
+    );
+    await clock.sleep(delay, engine.stop).catch(() => {});
+  }
+}

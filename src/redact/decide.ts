@@ -1,0 +1,94 @@
+/** The re-run rules: what a run does with one input, given what the journals say of it. */
+import type { JournalRecord } from './journal.js';
+import type { InterruptedUpload } from './journal-read.js';
+
+export type SkipDecision = { action: 'skip'; why: 'done' | 'output-exists' };
+export type CollectDecision = {
+  action: 'collect';
+  jobId: string;
+  uploadName: string;
+  durationSec?: number | undefined;
+  inputSha256?: string | undefined;
+};
+export type SendDecision = {
+  action: 'send';
+  why: 'new' | 'changed' | 'retry' | 'output-missing' | 'overwrite';
+};
+/**
+ * Uploads of this very file were cut short: look for their jobs among the service's jobs first, by
+ * their exact upload names; `otherwise` is what to do when none is found.
+ */
+export type ReconcileDecision = {
+  action: 'reconcile';
+  uploadNames: string[];
+  sinceMs: number;
+  durationSec?: number | undefined;
+  inputSha256?: string | undefined;
+  otherwise: SkipDecision | SendDecision;
+};
+
+export type Decision = SkipDecision | CollectDecision | SendDecision | ReconcileDecision;
+
+export interface DecideInput {
+  record: JournalRecord | undefined;
+  /** Set when `record` is an `uploading` one. */
+  interrupted?: InterruptedUpload | undefined;
+  size: number;
+  mtimeMs: number;
+  options: string;
+  outputExists: boolean;
+  overwrite: boolean;
+}
+
+/**
+ * Done with the same size, modification time and options, and the output still there: skip (unless
+ * --overwrite). Submitted with the same: collect the job, never upload again. Failed or rejected: try
+ * again. An output that exists with no record of this input is not overwritten without --overwrite
+ * (vredact cannot vouch for it; it may be the output of a run that crashed between writing it and
+ * journaling it). Uploading with the same: reconcile (even with --overwrite: a job of this very file
+ * is its redaction), otherwise do what the record before the uploads says.
+ */
+export function decide(input: DecideInput): Decision {
+  const { record } = input;
+  const same =
+    record !== undefined &&
+    record.size === input.size &&
+    record.mtimeMs === input.mtimeMs &&
+    record.options === input.options;
+  if (record && same && record.event === 'submitted' && record.jobId) {
+    return {
+      action: 'collect',
+      jobId: record.jobId,
+      uploadName: record.uploadName ?? '',
+      durationSec: record.durationSec,
+      inputSha256: record.inputSha256,
+    };
+  }
+  if (record && same && record.event === 'uploading' && record.uploadName) {
+    const otherwise = decide({ ...input, record: input.interrupted?.before, interrupted: undefined });
+    if (otherwise.action === 'collect' || otherwise.action === 'reconcile') return otherwise;
+    const streak = input.interrupted?.streak ?? [record];
+    return {
+      action: 'reconcile',
+      uploadNames: [...new Set(streak.map((line) => line.uploadName ?? '').filter(Boolean))],
+      sinceMs: input.interrupted?.sinceMs ?? Date.parse(record.at),
+      durationSec: record.durationSec,
+      inputSha256: record.inputSha256,
+      otherwise,
+    };
+  }
+  if (input.overwrite) return { action: 'send', why: 'overwrite' };
+  if (record && same && record.event === 'done') {
+    return input.outputExists ? { action: 'skip', why: 'done' } : { action: 'send', why: 'output-missing' };
+  }
+  if (!record)
+    return input.outputExists ? { action: 'skip', why: 'output-exists' } : { action: 'send', why: 'new' };
+  if (!same) return { action: 'send', why: 'changed' };
+  return { action: 'send', why: 'retry' };
+}
+
+export function skipReason(decision: SkipDecision): string {
+  return decision.why === 'done'
+    ? 'already done'
+    : 'the output already exists and is not in the journal (--overwrite redoes it)';
+}

@@ -1,0 +1,68 @@
+/** --dry-run: the plan, the journals' view of it and the local checks; no lock, no writes, no network. */
+import type { Context } from '../context.js';
+import { ExitCode } from '../errors.js';
+import { checkInput } from './check.js';
+import { readJournals } from './journal-read.js';
+import type { RedactOptions } from './options.js';
+import type { DryRunCounts, Outcome } from './outcome.js';
+import type { PlanEntry } from './plan.js';
+import { BoundedQueue, forEachConcurrently } from './queue.js';
+import { createHalt, Recorder } from './record.js';
+import { Reporter } from './report.js';
+import { probeWorkers } from './stages.js';
+import { triage } from './triage.js';
+import type { Work } from './work.js';
+
+export async function runDryRun(
+  ctx: Context,
+  entries: readonly PlanEntry[],
+  outDir: string,
+  fingerprint: string,
+  options: RedactOptions,
+): Promise<number> {
+  const journal = await readJournals(outDir);
+  const counts: DryRunCounts = { 'would-send': 0, 'would-collect': 0, skipped: 0, rejected: 0 };
+  const reporter = await Reporter.start(ctx.io, {
+    verb: 'checking',
+    now: ctx.clock.now,
+    total: entries.length,
+  });
+  const recorder = new Recorder({
+    journal: undefined,
+    fingerprint,
+    fields: {},
+    clock: ctx.clock,
+    halt: createHalt(),
+    total: entries.length,
+    emit: (outcome: Outcome) => {
+      counts[outcome.status as keyof DryRunCounts]++;
+      reporter.outcome(outcome);
+    },
+  });
+  const limits = { maxSize: options.maxSize, maxDurationSec: options.maxDurationSec };
+  const decided = new BoundedQueue<Work>(256);
+  const triaging = forEachConcurrently(entries, 16, async (entry) =>
+    decided.push(
+      await triage(entry, { journal, fingerprint, overwrite: options.overwrite, found: undefined }),
+    ),
+  ).finally(() => decided.close());
+  // The spinner's timer would keep the process alive after an error.
+  const checking = Promise.all([
+    triaging,
+    forEachConcurrently(decided, probeWorkers(ctx.settings.concurrency), async (work) => {
+      if (work.kind === 'skipped') return recorder.skipped(work.entry, work.reason);
+      if (work.kind === 'rejected') return recorder.rejected(work.entry, work.reason);
+      if (work.kind === 'collect')
+        return recorder.planned(work.entry, 'would-collect', { jobId: work.jobId });
+      const checked = await checkInput(work, limits, undefined);
+      if (checked.kind === 'rejected') return recorder.rejected(work.entry, checked.reason);
+      recorder.planned(work.entry, 'would-send', work.note ? { reason: work.note } : {});
+    }),
+  ]);
+  await checking.catch((error: unknown) => {
+    reporter.close();
+    throw error;
+  });
+  reporter.finish(counts, true);
+  return counts.rejected > 0 ? ExitCode.partial : ExitCode.ok;
+}

@@ -1,0 +1,79 @@
+/**
+ * What every stage shares: the client, the recorder, the token gate, the signals and the limits.
+ */
+import type { ApiClient } from '../api/client.js';
+import { isTokenRefused } from '../api/errors.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../output/logger.js';
+import { GateClosedError, type TokenGate } from './gate.js';
+import type { DurationTolerance } from './options.js';
+import type { ProbeLimits } from './probe.js';
+import type { Halt, Recorder } from './record.js';
+
+/**
+ * The part of the service client the engine uses (a fake in tests). A job's result is fetched in two
+ * steps (`downloadUrl`, then `downloadSigned`) so that a 401/403 from the signed URL's host (an expired
+ * URL) is not taken for a refused token.
+ */
+export type RedactClient = Pick<
+  ApiClient,
+  'redact' | 'listJobs' | 'jobContent' | 'downloadUrl' | 'downloadSigned'
+>;
+
+/**
+ * Ctrl-C, as signals: `stop` (first interrupt) starts nothing new and lets what is in flight finish;
+ * `abort` (second interrupt) aborts what is in flight.
+ */
+export interface Interrupt {
+  stop: AbortSignal;
+  abort: AbortSignal;
+}
+
+export interface Engine {
+  client: RedactClient;
+  recorder: Recorder;
+  gate: TokenGate;
+  /** The output folder: every output is written below it, never through a link that leads out. */
+  outDir: string;
+  clock: Clock;
+  log: Logger;
+  /** The multipart fields of the target voice. */
+  fields: Readonly<Record<string, string>>;
+  limits: ProbeLimits;
+  tolerance: DurationTolerance;
+  wait: boolean;
+  waitTimeoutMs: number;
+  /** Aborted when nothing new may start: an interrupt, a refused token, a halt (full disk). */
+  stop: AbortSignal;
+  /** Aborted when what is in flight must end: a second interrupt, a refused token. */
+  abort: AbortSignal;
+  halt: Halt;
+  /** Runs one request to the service (polls, listings), at most a few at once. */
+  request: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Set when the service refused the token. */
+  tokenRefused: () => unknown;
+  /** Called just before an upload (tests replace the input there). */
+  beforeUpload?: ((path: string) => Promise<void>) | undefined;
+}
+
+export function isAbort(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR')
+  );
+}
+
+/** An error that means the batch is stopping, not that this file failed. */
+export function isStopping(engine: Engine, error: unknown): boolean {
+  return isTokenRefused(error) || error instanceof GateClosedError || isAbort(error) || engine.abort.aborted;
+}
+
+export function stoppedReason(engine: Engine): string {
+  if (engine.tokenRefused()) return 'not finished: the service refused the token';
+  if (engine.halt.reason) return 'not finished: the batch stopped on a local file-system failure';
+  return 'not finished: interrupted';
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,223 @@
+/**
+ * Reads the journals of an output folder once, streaming, O(lines): later lines (by `at`) win per
+ * input. A torn last line (a crash mid-write) and a damaged or oversized line are skipped and counted:
+ * no line is ever held whole beyond MAX_LINE_BYTES, so a 700 MB line costs a warning, not the run.
+ */
+import { createReadStream } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { JOURNAL_FILE, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
+
+/** A journal line is a few hundred bytes; anything past this is damage. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+/** Upload names kept per interrupted input: a streak longer than this is a loop, not history. */
+const MAX_STREAK = 20;
+
+/** An input whose last record is `uploading`: an upload was cut short, its result unknown. */
+export interface InterruptedUpload {
+  /** When the first of its uploads in a row (same size, time and options) started (ms since the epoch). */
+  sinceMs: number;
+  /** The `uploading` records of that streak, oldest first: any of their upload names may be a job. */
+  streak: JournalRecord[];
+  /** Its last record before those uploads, if any: what a re-run does when no job of them is found. */
+  before: JournalRecord | undefined;
+}
+
+export interface JournalState {
+  /** The last record of each input, by its real path. */
+  latest: Map<string, JournalRecord>;
+  /** The inputs whose last record is `uploading`. */
+  interrupted: Map<string, InterruptedUpload>;
+  /** Every job id the journals name: those jobs belong to known inputs. */
+  jobIds: Set<string>;
+  lines: number;
+  /** Lines that could not be read (a torn last line, damage). */
+  unreadable: number;
+  /** Lines skipped for their size. */
+  oversized: number;
+}
+
+export function emptyJournalState(): JournalState {
+  return {
+    latest: new Map(),
+    interrupted: new Map(),
+    jobIds: new Set(),
+    lines: 0,
+    unreadable: 0,
+    oversized: 0,
+  };
+}
+
+function isRecord(value: unknown): value is JournalRecord {
+  if (!value || typeof value !== 'object') return false;
+  const record = value as Partial<JournalRecord>;
+  return (
+    typeof record.input === 'string' &&
+    typeof record.event === 'string' &&
+    typeof record.at === 'string' &&
+    typeof record.size === 'number' &&
+    typeof record.mtimeMs === 'number' &&
+    typeof record.options === 'string' &&
+    // An `uploading` line is of use only with its start time and upload name.
+    (record.event !== 'uploading' ||
+      (typeof record.uploadName === 'string' &&
+        record.uploadName !== '' &&
+        Number.isFinite(Date.parse(record.at))))
+  );
+}
+
+/** Which journal file a record came from (not written back: a symbol key is not serialised). */
+const SOURCE = Symbol('journal file');
+type Sourced = JournalRecord & { [SOURCE]?: number };
+
+/**
+ * Applies one record. Within one journal the order of the lines decides (a clock may step back);
+ * between journals (shards), the later `at` wins.
+ */
+export function applyRecord(state: JournalState, record: Sourced, source = 0): void {
+  const prior = state.latest.get(record.input) as Sourced | undefined;
+  if (prior && prior[SOURCE] !== source && prior.at > record.at) return;
+  record[SOURCE] = source;
+  if (record.event === 'uploading') {
+    const streak = prior?.event === 'uploading' ? state.interrupted.get(record.input) : undefined;
+    const startedMs = Date.parse(record.at);
+    const continues = streak !== undefined && prior !== undefined && sameIdentity(prior, record);
+    state.interrupted.set(record.input, {
+      sinceMs: continues ? Math.min(streak.sinceMs, startedMs) : startedMs,
+      streak: continues ? [...streak.streak, record].slice(-MAX_STREAK) : [record],
+      before: prior?.event === 'uploading' ? streak?.before : prior,
+    });
+  } else {
+    state.interrupted.delete(record.input);
+  }
+  if (typeof record.jobId === 'string' && record.jobId !== '') state.jobIds.add(record.jobId);
+  state.latest.set(record.input, record);
+}
+
+/** Calls `onLine` with each line of a file (as bytes), skipping lines over `maxBytes` without holding them. */
+export async function forEachLine(
+  path: string,
+  onLine: (line: Buffer) => void,
+  onOversized: () => void,
+  maxBytes = MAX_LINE_BYTES,
+): Promise<boolean> {
+  const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
+  let parts: Buffer[] = [];
+  let length = 0;
+  let skipping = false;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (;;) {
+        const end = chunk.indexOf(0x0a, start);
+        const piece = chunk.subarray(start, end < 0 ? chunk.length : end);
+        if (!skipping) {
+          if (length + piece.length > maxBytes) {
+            skipping = true;
+            parts = [];
+            length = 0;
+          } else if (piece.length > 0) {
+            parts.push(piece);
+            length += piece.length;
+          }
+        }
+        if (end < 0) break;
+        if (skipping) onOversized();
+        else if (length > 0) onLine(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length));
+        parts = [];
+        length = 0;
+        skipping = false;
+        start = end + 1;
+      }
+      // A piece left over refers into `chunk`: copy it, so the chunk itself is not kept alive.
+      if (parts.length > 0) parts = [Buffer.from(Buffer.concat(parts, length))];
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  if (skipping) onOversized();
+  else if (length > 0) onLine(Buffer.concat(parts, length));
+  return true;
+}
+
+/**
+ * What a run needs of a record to decide (the rest, SHA-256s of outputs, voices, is for `status` and
+ * compaction): a re-run over 100,000 done files holds 100,000 of these.
+ */
+function slim(record: JournalRecord): JournalRecord {
+  const { v, event, at, input, size, mtimeMs, options, jobId, reason } = record;
+  if (event === 'uploading' || event === 'submitted') {
+    const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
+    return kept;
+  }
+  // done, failed, rejected: what the re-run rules compare, the job id (never given to another input)
+  // and the reason (a rejection is journaled once while it stays the same).
+  return {
+    v,
+    event,
+    at,
+    input,
+    size,
+    mtimeMs,
+    options,
+    ...(jobId !== undefined ? { jobId } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+  };
+}
+
+/**
+ * Reads journal files into one state, in the order given. A missing file is an empty one. `full`
+ * keeps every field (compaction rewrites them); a run keeps what its decisions need.
+ */
+export async function readJournalFiles(
+  paths: readonly string[],
+  state = emptyJournalState(),
+  full = false,
+): Promise<JournalState> {
+  for (const [source, path] of paths.entries()) {
+    await forEachLine(
+      path,
+      (line) => {
+        state.lines++;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line.toString('utf8'));
+        } catch {
+          state.unreadable++;
+          return;
+        }
+        if (isRecord(parsed)) applyRecord(state, full ? parsed : slim(parsed), source);
+        else state.unreadable++;
+      },
+      () => {
+        state.lines++;
+        state.oversized++;
+      },
+    );
+  }
+  return state;
+}
+
+/** Every journal of an output folder (sorted by name), own one included when it exists. */
+export async function journalFiles(outDir: string): Promise<string[]> {
+  const dir = join(outDir, STATE_DIR);
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+  return names
+    .filter((name) => JOURNAL_FILE.test(name))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+/** Reads every journal of the folder: what every run (and every shard) has recorded. */
+export async function readJournals(outDir: string): Promise<JournalState> {
+  return readJournalFiles(await journalFiles(outDir));
+}
+
+/** Reads one journal file whole, every field kept (compaction, tests). */
+export async function readJournal(path: string): Promise<JournalState> {
+  return readJournalFiles([path], emptyJournalState(), true);
+}

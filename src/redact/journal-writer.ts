@@ -1,0 +1,108 @@
+/**
+ * Appends to this run's journal, the one place the engine writes it. Writes are queued in order on one
+ * file handle. A durable line (`uploading`, `submitted`) resolves only once it is on disk; concurrent
+ * durable lines share one flush (group commit), and the other lines are flushed with the next one or
+ * at close. The folder is 0700 and the file 0600: the journal names every input.
+ */
+import { chmod, type FileHandle, mkdir, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Clock } from '../clock.js';
+import { asLocalFsError } from '../fs/errors.js';
+import type { JournalEntry } from './journal.js';
+
+/** Creates `.vredact/` (0700), or tightens one an older version made. */
+export async function ensureStateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700).catch(() => {});
+}
+
+export class JournalWriter {
+  #queue: Promise<void> = Promise.resolve();
+  #failure: unknown;
+  #syncing: Promise<void> | undefined;
+  #next: Promise<void> | undefined;
+  #pending: string[] = [];
+
+  private constructor(
+    private readonly handle: FileHandle,
+    readonly path: string,
+    private readonly clock: Pick<Clock, 'now'>,
+  ) {}
+
+  static async open(path: string, clock: Pick<Clock, 'now'> = { now: Date.now }): Promise<JournalWriter> {
+    try {
+      await ensureStateDir(dirname(path));
+      const handle = await open(path, 'a+', 0o600);
+      await handle.chmod(0o600).catch(() => {});
+      const { size } = await handle.stat();
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        await handle.read(last, 0, 1, size - 1);
+        // A torn last line from a crash: start on a fresh line so the next record stays readable.
+        if (last[0] !== 0x0a) await handle.appendFile('\n');
+      }
+      return new JournalWriter(handle, path, clock);
+    } catch (error) {
+      throw asLocalFsError(error, path, 'opening the journal');
+    }
+  }
+
+  /** The first failure to write, if any: the batch stops on it. */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  /** Appends one line; with `durable`, resolves only once it is on disk. Rejects with a LocalFsError. */
+  append(entry: JournalEntry & { at?: string }, durable = false): Promise<void> {
+    const { at, ...rest } = entry;
+    const line = `${JSON.stringify({ v: 1, at: at ?? new Date(this.clock.now()).toISOString(), ...rest })}\n`;
+    // Lines queued while a write is under way go out together in the next one.
+    this.#pending.push(line);
+    const write = this.#queue.then(async () => {
+      if (this.#failure) throw this.#failure;
+      if (this.#pending.length === 0) return;
+      const text = this.#pending.join('');
+      this.#pending = [];
+      await this.handle.appendFile(text);
+    });
+    this.#queue = write.catch((error: unknown) => {
+      this.#failure ??= asLocalFsError(error, this.path, 'writing the journal');
+    });
+    return write.then(
+      () => (durable ? this.#sync() : undefined),
+      () => {
+        throw this.#failure;
+      },
+    );
+  }
+
+  /** A flush that starts after every write queued so far: joins the next one when one is under way. */
+  #sync(): Promise<void> {
+    if (this.#next) return this.#next;
+    if (!this.#syncing) {
+      this.#syncing = this.handle
+        .datasync()
+        .catch((error: unknown) => {
+          this.#failure ??= asLocalFsError(error, this.path, 'writing the journal');
+          throw this.#failure;
+        })
+        .finally(() => {
+          this.#syncing = undefined;
+        });
+      return this.#syncing;
+    }
+    this.#next = this.#syncing
+      .catch(() => {})
+      .then(() => {
+        this.#next = undefined;
+        return this.#sync();
+      });
+    return this.#next;
+  }
+
+  async close(): Promise<void> {
+    await this.#queue;
+    await this.handle.datasync().catch(() => {});
+    await this.handle.close();
+  }
+}

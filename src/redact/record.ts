@@ -1,0 +1,237 @@
+/**
+ * The one place where a file's state is recorded: its journal line, its outcome for the report and
+ * the progress counts. A journal that cannot be written (a full disk) halts the batch: nothing new is
+ * sent, and the run ends with the file-system error naming the journal.
+ */
+import type { Clock } from '../clock.js';
+import type { Outcome, Progress } from './outcome.js';
+import type { JournalEntry, JournalRecord } from './journal.js';
+import type { JournalWriter } from './journal-writer.js';
+import type { PlanEntry } from './plan.js';
+import type { Identity } from './work.js';
+
+/** Stops the batch on a failure no other file can escape (a full disk). */
+export interface Halt {
+  readonly signal: AbortSignal;
+  /** The first failure that halted the batch. */
+  readonly reason: unknown;
+  stop(error: unknown): void;
+}
+
+export function createHalt(): Halt {
+  const controller = new AbortController();
+  let reason: unknown;
+  return {
+    signal: controller.signal,
+    get reason() {
+      return reason;
+    },
+    stop(error) {
+      if (reason !== undefined) return;
+      reason = error;
+      controller.abort(error);
+    },
+  };
+}
+
+/** Progress updates reach the report at most this often (the last one always does). */
+const PROGRESS_INTERVAL_MS = 100;
+
+export interface RecorderDeps {
+  /** Undefined for a dry run: nothing is written. */
+  journal: JournalWriter | undefined;
+  fingerprint: string;
+  fields: Readonly<Record<string, string>>;
+  clock: Pick<Clock, 'now'>;
+  halt: Halt;
+  emit: (outcome: Outcome) => void;
+  onProgress?: ((progress: Progress) => void) | undefined;
+  total: number;
+}
+
+export class Recorder {
+  readonly progress: Progress;
+  #lastProgress = 0;
+
+  constructor(private readonly deps: RecorderDeps) {
+    this.progress = {
+      total: deps.total,
+      done: 0,
+      skipped: 0,
+      rejected: 0,
+      failed: 0,
+      pending: 0,
+      queued: deps.total,
+      inFlight: 0,
+      waiting: 0,
+      bytesSent: 0,
+      bytesTotal: 0,
+      startedAt: deps.clock.now(),
+    };
+  }
+
+  /** Tells the report of a change (throttled; `force` for the last one). */
+  changed(force = false): void {
+    const p = this.progress;
+    const finished = p.done + p.skipped + p.rejected + p.failed + p.pending;
+    p.queued = Math.max(0, p.total - finished - p.inFlight - p.waiting);
+    const now = this.deps.clock.now();
+    if (!force && now - this.#lastProgress < PROGRESS_INTERVAL_MS) return;
+    this.#lastProgress = now;
+    this.deps.onProgress?.({ ...this.progress });
+  }
+
+  #base(entry: PlanEntry, identity: Identity) {
+    return {
+      input: entry.realPath,
+      size: identity.size,
+      mtimeMs: identity.mtimeMs,
+      options: this.deps.fingerprint,
+      output: entry.outputRel,
+    };
+  }
+
+  /** A line that must be on disk before the caller goes on; throws (and halts the batch) if it cannot be. */
+  async #durable(entry: JournalEntry): Promise<void> {
+    if (!this.deps.journal) return;
+    try {
+      await this.deps.journal.append(entry, true);
+    } catch (error) {
+      this.deps.halt.stop(error);
+      throw error;
+    }
+  }
+
+  /** A line flushed with the next durable one or at the end; a failure halts the batch. */
+  async #line(entry: JournalEntry): Promise<void> {
+    if (!this.deps.journal) return;
+    await this.deps.journal.append(entry).catch((error: unknown) => this.deps.halt.stop(error));
+  }
+
+  #finish(entry: PlanEntry, outcome: Omit<Outcome, 'input' | 'output'>): void {
+    const status = outcome.status;
+    if (
+      status === 'done' ||
+      status === 'skipped' ||
+      status === 'rejected' ||
+      status === 'failed' ||
+      status === 'pending'
+    ) {
+      this.progress[status]++;
+    }
+    const p = this.progress;
+    this.changed(p.done + p.skipped + p.rejected + p.failed + p.pending >= p.total);
+    this.deps.emit({ input: entry.display, output: entry.outputDisplay, ...outcome });
+  }
+
+  /** Journaled (and flushed) just before the upload starts: a crash after it is looked up by this name. */
+  uploading(
+    entry: PlanEntry,
+    identity: Identity,
+    uploadName: string,
+    durationSec: number,
+    inputSha256: string,
+  ) {
+    return this.#durable({
+      event: 'uploading',
+      ...this.#base(entry, identity),
+      uploadName,
+      durationSec,
+      inputSha256,
+    });
+  }
+
+  submitted(
+    entry: PlanEntry,
+    identity: Identity,
+    job: {
+      jobId: string;
+      uploadName: string;
+      durationSec?: number | undefined;
+      inputSha256?: string | undefined;
+    },
+    reconciled = false,
+  ) {
+    return this.#durable({
+      event: 'submitted',
+      ...this.#base(entry, identity),
+      jobId: job.jobId,
+      uploadName: job.uploadName,
+      ...(job.durationSec !== undefined ? { durationSec: job.durationSec } : {}),
+      ...(job.inputSha256 ? { inputSha256: job.inputSha256 } : {}),
+      ...(reconciled ? { reconciled: true } : {}),
+    });
+  }
+
+  async done(
+    entry: PlanEntry,
+    identity: Identity,
+    result: {
+      via: 'sync' | 'job';
+      jobId?: string;
+      bytes: number;
+      outputSha256: string;
+      inputSha256?: string | undefined;
+    },
+  ): Promise<void> {
+    await this.#line({
+      event: 'done',
+      ...this.#base(entry, identity),
+      via: result.via,
+      ...(result.jobId ? { jobId: result.jobId } : {}),
+      bytes: result.bytes,
+      ...(result.inputSha256 ? { inputSha256: result.inputSha256 } : {}),
+      outputSha256: result.outputSha256,
+      voice: this.deps.fields,
+    });
+    this.#finish(entry, { status: 'done', ...(result.jobId ? { jobId: result.jobId } : {}) });
+  }
+
+  /** Failed for good this time: the journal says so, and a re-run sends it again. */
+  async failed(entry: PlanEntry, identity: Identity, reason: string, jobId?: string): Promise<void> {
+    await this.#line({
+      event: 'failed',
+      ...this.#base(entry, identity),
+      reason,
+      ...(jobId ? { jobId } : {}),
+    });
+    this.#finish(entry, { status: 'failed', reason, ...(jobId ? { jobId } : {}) });
+  }
+
+  /** Failed, but the journal keeps its last line (`uploading`: the next run looks for its job first). */
+  failedUnrecorded(entry: PlanEntry, reason: string): void {
+    this.#finish(entry, { status: 'failed', reason });
+  }
+
+  async rejected(
+    entry: PlanEntry,
+    reason: string,
+    identity?: Identity,
+    last?: JournalRecord | undefined,
+  ): Promise<void> {
+    const same =
+      last?.event === 'rejected' &&
+      last.reason === reason &&
+      last.size === identity?.size &&
+      last.mtimeMs === identity?.mtimeMs;
+    if (identity && !same) await this.#line({ event: 'rejected', ...this.#base(entry, identity), reason });
+    this.#finish(entry, { status: 'rejected', reason });
+  }
+
+  skipped(entry: PlanEntry, reason: string): void {
+    this.#finish(entry, { status: 'skipped', reason });
+  }
+
+  pending(entry: PlanEntry, reason: string, jobId?: string): void {
+    this.#finish(entry, { status: 'pending', reason, ...(jobId ? { jobId } : {}) });
+  }
+
+  /** A dry run's verdict. */
+  planned(
+    entry: PlanEntry,
+    status: 'would-send' | 'would-collect',
+    extra: { reason?: string; jobId?: string },
+  ): void {
+    this.deps.emit({ input: entry.display, output: entry.outputDisplay, status, ...extra });
+  }
+}

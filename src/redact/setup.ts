@@ -1,0 +1,112 @@
+/** Setting up a real run: the engine the stages share, the sweep, the look-up of interrupted uploads. */
+import { setMaxListeners } from 'node:events';
+import { dirname } from 'node:path';
+import type { Context } from '../context.js';
+import type { BatchDeps } from './batch.js';
+import type { Engine, Interrupt, RedactClient } from './engine.js';
+import { isStopping } from './engine.js';
+import { GateClosedError, TokenGate } from './gate.js';
+import type { JournalState } from './journal-read.js';
+import type { RedactOptions } from './options.js';
+import type { PlanEntry } from './plan.js';
+import type { Halt, Recorder } from './record.js';
+import { type FoundJob, reconcile } from './reconcile.js';
+import { sweepPartials } from './sweep.js';
+import { decisionFor } from './triage.js';
+
+export interface EngineParts {
+  client: RedactClient;
+  outDir: string;
+  recorder: Recorder;
+  halt: Halt;
+  fields: Readonly<Record<string, string>>;
+  options: RedactOptions;
+  interrupt: Interrupt;
+  deps: BatchDeps;
+}
+
+export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Engine> {
+  const { default: pLimit } = await import('p-limit');
+  const { options, interrupt, halt } = parts;
+  const requests = pLimit(Math.max(4, ctx.settings.concurrency));
+  const refused = new AbortController();
+  let tokenRefused: unknown;
+  // The first refusal halts everything before another request can start (see TokenGate).
+  const gate = new TokenGate((error) => {
+    tokenRefused = error;
+    refused.abort(new GateClosedError(error));
+  });
+  const stop = AbortSignal.any([interrupt.stop, interrupt.abort, refused.signal, halt.signal]);
+  const abort = AbortSignal.any([interrupt.abort, refused.signal]);
+  // Every request and every wait listens to these: thousands of files are not a leak.
+  setMaxListeners(0, stop, abort, refused.signal, halt.signal, interrupt.stop, interrupt.abort);
+  return {
+    client: parts.client,
+    recorder: parts.recorder,
+    outDir: parts.outDir,
+    gate,
+    clock: ctx.clock,
+    log: ctx.log,
+    fields: parts.fields,
+    limits: { maxSize: options.maxSize, maxDurationSec: options.maxDurationSec },
+    tolerance: options.durationTolerance,
+    wait: options.wait,
+    waitTimeoutMs: options.waitTimeoutMs,
+    stop,
+    abort,
+    halt,
+    request: (run) => requests(run),
+    tokenRefused: () => tokenRefused,
+    beforeUpload: parts.deps.beforeUpload,
+  };
+}
+
+/**
+ * Before anything is sent (an upload of this run could otherwise pass for an interrupted one): the
+ * inputs whose uploads were cut short are looked up among the service's jobs, by their exact names.
+ */
+export async function lookUpInterrupted(
+  engine: Engine,
+  entries: readonly PlanEntry[],
+  journal: JournalState,
+  fingerprint: string,
+  overwrite: boolean,
+): Promise<Map<string, FoundJob>> {
+  if (journal.interrupted.size === 0) return new Map();
+  const inputs = [];
+  for (const entry of entries) {
+    if (entry.rejected || !journal.interrupted.has(entry.realPath)) continue;
+    const { decision } = await decisionFor(entry, { journal, fingerprint, overwrite, found: undefined });
+    if (decision.action !== 'reconcile') continue;
+    inputs.push({ key: entry.realPath, uploadNames: decision.uploadNames, sinceMs: decision.sinceMs });
+  }
+  const { client, gate } = engine;
+  return reconcile(inputs, {
+    listJobs: () => gate.run(() => client.listJobs(engine.abort), engine.abort),
+    jobContent: (jobId) =>
+      engine.request(() => gate.run(() => client.jobContent(jobId, engine.abort), engine.abort)),
+    known: journal.jobIds,
+    isStop: (error) => isStopping(engine, error),
+    stop: engine.stop,
+    warn: (message) => engine.log.warn(message),
+    debug: (message) => engine.log.debug(message),
+  });
+}
+
+/**
+ * Removes the temporary files of dead runs beside the outputs. Not with --shard: shards of one folder
+ * may run on other hosts, whose live writers a pid cannot tell from dead ones; a run without --shard
+ * (or a later one when no shard runs) sweeps them.
+ */
+export async function sweepOutputs(
+  ctx: Context,
+  outDir: string,
+  entries: readonly PlanEntry[],
+  sharded: boolean,
+): Promise<void> {
+  if (sharded) return;
+  const dirs = new Set<string>([outDir]);
+  for (const entry of entries) if (entry.output) dirs.add(dirname(entry.output));
+  const swept = await sweepPartials(dirs, outDir);
+  if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
+}

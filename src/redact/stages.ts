@@ -1,0 +1,102 @@
+/**
+ * The stages, joined by bounded queues: triage (decide from the journal) → local checks → uploads →
+ * jobs. Each queue holds a fixed number of files, so memory does not grow with the batch; the checks
+ * run ahead of the uploads in their own pool, and jobs are waited for without holding upload slots.
+ */
+import { checkInput } from './check.js';
+import { collectOne } from './collect.js';
+import { type Engine, messageOf, stoppedReason } from './engine.js';
+import type { PlanEntry } from './plan.js';
+import { BoundedQueue, forEachConcurrently } from './queue.js';
+import { sendOne } from './send.js';
+import { type TriageOptions, triage } from './triage.js';
+import type { CheckedWork, CollectWork, SendWork, Work } from './work.js';
+
+/** Inputs looked up in the journal at once (each costs a stat or two). */
+const TRIAGE_WORKERS = 16;
+/** Jobs waited for at once; more wait their turn (their --wait-timeout starts when they get one). */
+const JOB_WAITERS = 256;
+
+export function probeWorkers(concurrency: number): number {
+  return Math.min(8, Math.max(2, concurrency));
+}
+
+async function closing<T>(queue: BoundedQueue<T>, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } finally {
+    queue.close();
+  }
+}
+
+/** Runs every planned input through the stages; resolves when each has an outcome. */
+export async function runStages(
+  engine: Engine,
+  entries: readonly PlanEntry[],
+  triageOptions: TriageOptions,
+  concurrency: number,
+): Promise<void> {
+  const { recorder } = engine;
+  const decided = new BoundedQueue<Work>(256);
+  const toCheck = new BoundedQueue<SendWork>(256);
+  const checked = new BoundedQueue<CheckedWork>(Math.max(4, concurrency * 2));
+  const toCollect = new BoundedQueue<CollectWork>(64);
+  let collectProducers = 2;
+  const producerDone = () => {
+    if (--collectProducers === 0) toCollect.close();
+  };
+
+  const route = async () => {
+    for await (const work of decided) {
+      if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason);
+      else if (work.kind === 'rejected') await recorder.rejected(work.entry, work.reason);
+      else if (work.kind === 'send') await toCheck.push(work);
+      else if (work.kind === 'collect') {
+        if (work.reconciled) {
+          engine.log.debug(
+            `${work.entry.display}: its interrupted upload had become job ${work.jobId}; collecting it`,
+          );
+          try {
+            await recorder.submitted(work.entry, work.identity, work, true);
+          } catch (error) {
+            recorder.failedUnrecorded(
+              work.entry,
+              `job ${work.jobId} was found for it, but the journal could not be written: ${messageOf(error)}`,
+            );
+            continue;
+          }
+        }
+        await toCollect.push(work);
+      }
+    }
+  };
+
+  await Promise.all([
+    closing(decided, () =>
+      forEachConcurrently(entries, TRIAGE_WORKERS, async (entry) =>
+        decided.push(await triage(entry, triageOptions)),
+      ),
+    ),
+    route().finally(() => {
+      toCheck.close();
+      producerDone();
+    }),
+    closing(checked, () =>
+      forEachConcurrently(toCheck, probeWorkers(concurrency), async (work) => {
+        if (engine.stop.aborted) {
+          recorder.pending(work.entry, `${stoppedReason(engine)} (not sent)`);
+          return;
+        }
+        const result = await checkInput(work, engine.limits, recorder);
+        if (result.kind !== 'checked') return;
+        recorder.progress.bytesTotal += result.identity.size;
+        await checked.push(result);
+      }),
+    ),
+    forEachConcurrently(checked, concurrency, async (work) => {
+      const job = await sendOne(engine, work);
+      if (job) await toCollect.push(job);
+    }).finally(producerDone),
+    forEachConcurrently(toCollect, JOB_WAITERS, (job) => collectOne(engine, job)),
+  ]);
+}

@@ -1,0 +1,101 @@
+/**
+ * The "decide from the journal" stage: for each planned input, its size and time on disk and what the
+ * journals say give skip, reject, send or collect. Interrupted uploads are looked up among the
+ * service's jobs before this stage runs (see reconcile.ts); `found` holds what that gave.
+ */
+import { statSync } from 'node:fs';
+import { type Decision, decide, skipReason } from './decide.js';
+import type { JournalState } from './journal-read.js';
+import type { PlanEntry } from './plan.js';
+import type { FoundJob } from './reconcile.js';
+import type { Work } from './work.js';
+
+/** Why --dry-run cannot say more about an input whose upload was cut short. */
+export const INTERRUPTED_NOTE =
+  'an earlier upload was interrupted; it will be looked up first among the service jobs';
+
+/**
+ * A stat, synchronous on purpose: a re-run over 100,000 files makes 200,000 of them, and the promise
+ * API (an error object with a stack for every missing output) costs several times as much; a local
+ * stat takes microseconds.
+ */
+function fileStat(path: string): { size: number; mtimeMs: number } | undefined {
+  try {
+    const info = statSync(path, { throwIfNoEntry: false });
+    return info ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface TriageOptions {
+  journal: JournalState;
+  fingerprint: string;
+  overwrite: boolean;
+  /** Jobs found for interrupted uploads (by real path); undefined in a dry run, which asks no one. */
+  found: ReadonlyMap<string, FoundJob> | undefined;
+}
+
+/** The journal's decision for one input (used by the reconcile step too). */
+export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
+  const info = fileStat(entry.input);
+  const record = options.journal.latest.get(entry.realPath);
+  const decision: Decision = decide({
+    record,
+    interrupted: options.journal.interrupted.get(entry.realPath),
+    size: info?.size ?? -1,
+    mtimeMs: info?.mtimeMs ?? -1,
+    options: options.fingerprint,
+    // Only asked when the journal cannot settle it: a done input whose output went missing.
+    outputExists:
+      !record || record.event === 'done' || record.event === 'uploading'
+        ? fileStat(entry.output) !== undefined
+        : false,
+    overwrite: options.overwrite,
+  });
+  return { decision, record, identity: { size: info?.size ?? 0, mtimeMs: info?.mtimeMs ?? 0 } };
+}
+
+export async function triage(entry: PlanEntry, options: TriageOptions): Promise<Work> {
+  if (entry.rejected) return { kind: 'rejected', entry, reason: entry.rejected };
+  const { decision, record, identity } = await decisionFor(entry, options);
+  switch (decision.action) {
+    case 'skip':
+      return { kind: 'skipped', entry, reason: skipReason(decision) };
+    case 'send':
+      return { kind: 'send', entry, last: record };
+    case 'collect':
+      return {
+        kind: 'collect',
+        entry,
+        jobId: decision.jobId,
+        uploadName: decision.uploadName,
+        identity,
+        durationSec: decision.durationSec,
+        inputSha256: decision.inputSha256,
+        fresh: false,
+      };
+    case 'reconcile': {
+      const found = options.found?.get(entry.realPath);
+      if (found) {
+        return {
+          kind: 'collect',
+          entry,
+          jobId: found.jobId,
+          uploadName: found.uploadName,
+          identity,
+          durationSec: decision.durationSec,
+          inputSha256: decision.inputSha256,
+          fresh: false,
+          reconciled: true,
+        };
+      }
+      const note = options.found ? undefined : INTERRUPTED_NOTE;
+      if (decision.otherwise.action === 'skip') {
+        const reason = skipReason(decision.otherwise);
+        return { kind: 'skipped', entry, reason: note ? `${reason}; ${note}` : reason };
+      }
+      return { kind: 'send', entry, last: record, ...(note ? { note } : {}) };
+    }
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * A result is done only when it is verified, and it is verified as it is written: the body streams
+ * through a RIFF/WAVE reader and a SHA-256 on its way to the temporary file. It must be a WAV with a
+ * `fmt ` and a `data` chunk whose declared bytes are all there, the Content-Length honoured when one
+ * was given, a duration above 0 and within the tolerance of the input's. It can never fill the disk:
+ * past the cap below it is cut off and failed. Any failure removes the temporary file, so nothing is
+ * left under the output name or beside it.
+ */
+import { createHash } from 'node:crypto';
+import type { ResponseBody } from '../api/client.js';
+import { WavFormatError, WavReader } from '../audio/riff.js';
+import { writeFileAtomically } from '../fs/atomic-write.js';
+import { resolveInside } from '../fs/containment.js';
+import { type DurationTolerance, toleranceSeconds } from './options.js';
+import { formatDuration } from './probe.js';
+
+/**
+ * The most bytes a result may have: 1 MiB for headers and trailing chunks, plus 384,000 bytes a second
+ * (48 kHz, 2 channels, 32-bit samples) for the input's duration plus the tolerance. A result is a
+ * redacted recording of the same length; no plausible WAV of it is larger.
+ */
+export const RESULT_HEADROOM_BYTES = 1024 * 1024;
+export const RESULT_BYTES_PER_SECOND = 48_000 * 2 * 4;
+
+export function resultByteCap(durationSec: number, toleranceSec: number): number {
+  return RESULT_HEADROOM_BYTES + Math.ceil(RESULT_BYTES_PER_SECOND * (durationSec + toleranceSec));
+}
+
+/** A result that is not a whole, plausible redaction of its input. Never retried by fetching again. */
+export class ResultRejectedError extends Error {
+  override name = 'ResultRejectedError';
+}
+
+export interface Expectation {
+  /** The input's measured duration (seconds). */
+  durationSec: number;
+  tolerance: DurationTolerance;
+}
+
+export interface WrittenResult {
+  bytes: number;
+  sha256: string;
+  durationSec: number;
+}
+
+function describe(seconds: number): string {
+  return seconds < 60 ? `${Math.round(seconds * 100) / 100} s` : formatDuration(seconds);
+}
+
+/** Checks the bytes of a body as they pass; throws ResultRejectedError at the first problem. */
+async function* verified(
+  response: ResponseBody,
+  expect: Expectation,
+  done: (result: WrittenResult) => void,
+): AsyncIterable<Uint8Array> {
+  const slack = toleranceSeconds(expect.tolerance, expect.durationSec);
+  const cap = resultByteCap(expect.durationSec, slack);
+  const low = Math.max(0, expect.durationSec - slack);
+  const high = expect.durationSec + slack;
+  const outOfRange = (seconds: number) =>
+    new ResultRejectedError(
+      `the service's result lasts ${describe(seconds)}, the input ${describe(expect.durationSec)} (allowed: ${describe(low)} to ${describe(high)}, --duration-tolerance)`,
+    );
+  if (response.contentLength !== undefined && response.contentLength > cap) {
+    throw new ResultRejectedError(
+      `the service's result is announced at ${response.contentLength} bytes, more than the ${cap} a ${describe(expect.durationSec)} recording can need`,
+    );
+  }
+  const reader = new WavReader({
+    strict: true,
+    onData: (declaredSec) => {
+      if (Number.isFinite(declaredSec) && (declaredSec > high || declaredSec <= 0 || declaredSec < low)) {
+        throw outOfRange(declaredSec);
+      }
+    },
+  });
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of response.body) {
+      if (reader.totalBytes + chunk.byteLength > cap) {
+        throw new ResultRejectedError(
+          `the service's result was cut off past ${cap} bytes, more than a ${describe(expect.durationSec)} recording can need`,
+        );
+      }
+      reader.push(chunk);
+      hash.update(chunk);
+      yield chunk;
+    }
+    if (response.contentLength !== undefined && reader.totalBytes !== response.contentLength) {
+      throw new ResultRejectedError(
+        `the service's result has ${reader.totalBytes} bytes where ${response.contentLength} were announced`,
+      );
+    }
+    const summary = reader.finish();
+    if (!(summary.durationSec > 0))
+      throw new ResultRejectedError('the service sent a WAV file with no audio');
+    if (summary.durationSec < low || summary.durationSec > high) throw outOfRange(summary.durationSec);
+    done({ bytes: summary.totalBytes, sha256: hash.digest('hex'), durationSec: summary.durationSec });
+  } catch (error) {
+    if (error instanceof WavFormatError) {
+      const type = response.contentType ? ` (${response.contentType.split(';')[0]})` : '';
+      throw new ResultRejectedError(`the service's result${type} is ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** Where a result goes: `outputRel` below `outDir`. */
+export interface ResultPlace {
+  outDir: string;
+  outputRel: string;
+}
+
+/**
+ * The sink of a result: streams the body to its place through the checks, published (fsync, rename)
+ * only when they all pass. The place is checked first: no folder on the way may be a link leading out
+ * of the output folder. A file-system failure comes out as a LocalFsError naming the path.
+ */
+export function resultSink(
+  place: ResultPlace,
+  expect: Expectation,
+  signal?: AbortSignal,
+): (response: ResponseBody) => Promise<WrittenResult> {
+  return async (response) => {
+    const dest = await resolveInside(place.outDir, place.outputRel);
+    let result: WrittenResult | undefined;
+    await writeFileAtomically(
+      dest,
+      verified(response, expect, (written) => {
+        result = written;
+      }),
+      signal,
+    );
+    if (!result) throw new ResultRejectedError('the result could not be verified');
+    return result;
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * What a file is doing, as one discriminated union: each stage takes one kind and hands on the next.
+ *
+ *   decided: skipped | rejected | send | collect
+ *   send → (local checks) → checked → (upload) → done | collect
+ *   collect → (wait, download, verify, write) → done
+ */
+import type { JournalRecord } from './journal.js';
+import type { PlanEntry } from './plan.js';
+
+/** An input's size and modification time: it is the same file as long as they are. */
+export interface Identity {
+  size: number;
+  mtimeMs: number;
+}
+
+export type Work =
+  | { kind: 'skipped'; entry: PlanEntry; reason: string }
+  | {
+      kind: 'rejected';
+      entry: PlanEntry;
+      reason: string;
+      last?: JournalRecord | undefined;
+      identity?: Identity;
+    }
+  | SendWork
+  | CollectWork;
+
+/** To be checked locally, then sent. */
+export interface SendWork {
+  kind: 'send';
+  entry: PlanEntry;
+  /** Its last journal record, if any. */
+  last: JournalRecord | undefined;
+  /** Shown with a dry run's would-send (an interrupted upload that a real run looks up first). */
+  note?: string;
+}
+
+/** Checked locally: these bytes, of this duration, are what is sent. */
+export interface CheckedWork {
+  kind: 'checked';
+  entry: PlanEntry;
+  last: JournalRecord | undefined;
+  identity: Identity;
+  durationSec: number;
+  sha256: string;
+}
+
+/** An asynchronous job to wait for, download, verify and write. */
+export interface CollectWork {
+  kind: 'collect';
+  entry: PlanEntry;
+  jobId: string;
+  /** The name its upload carried: the result is the other item of the job. */
+  uploadName: string;
+  identity: Identity;
+  /** The input's measured duration, when the journal knows it (else it is measured again). */
+  durationSec: number | undefined;
+  inputSha256: string | undefined;
+  /** Submitted by this run (so --no-wait leaves it at once). */
+  fresh: boolean;
+  /** Found among the service's jobs for an interrupted upload: journaled `submitted` before waiting. */
+  reconciled?: boolean;
+}

@@ -1,0 +1,50 @@
+/** The RIFF/WAVE rules, fed as a stream in pieces of every size. */
+import { describe, expect, it } from 'vitest';
+import { isRiffWave, WavFormatError, WavReader } from '../../src/audio/riff.js';
+import { makeWav } from '../helpers/mp3.js';
+
+function read(bytes: Buffer, strict: boolean, piece = bytes.length) {
+  const reader = new WavReader({ strict });
+  for (let offset = 0; offset < bytes.length; offset += piece)
+    reader.push(bytes.subarray(offset, offset + piece));
+  return reader.finish();
+}
+
+/** A WAV with a LIST chunk (odd size, padded) between `fmt ` and `data`. */
+function withListChunk(seconds: number): Buffer {
+  const wav = makeWav(seconds);
+  const list = Buffer.concat([Buffer.from('LIST'), Buffer.from([3, 0, 0, 0]), Buffer.from('abc\0')]);
+  return Buffer.concat([wav.subarray(0, 36), list, wav.subarray(36)]);
+}
+
+describe('WavReader', () => {
+  it('measures a WAV whatever the size of the pieces it arrives in', () => {
+    for (const piece of [1, 3, 7, 44, 1000, 1 << 20]) {
+      expect(read(makeWav(1.5), true, piece)).toMatchObject({ durationSec: 1.5, dataBytes: 24_000 });
+      expect(read(withListChunk(0.5), true, piece)).toMatchObject({ durationSec: 0.5 });
+    }
+  });
+
+  it('refuses what is not a whole WAV', () => {
+    expect(() => read(Buffer.from('{"error":"this is text, not audio"}'), true)).toThrow(
+      /no RIFF\/WAVE header/,
+    );
+    expect(() => read(makeWav(1).subarray(0, 3000), true)).toThrow(/cut short: 2956 of the 16000 bytes/);
+    expect(() => read(makeWav(1).subarray(0, 36), true)).toThrow(WavFormatError);
+    const noFmt = Buffer.concat([Buffer.from('RIFF\0\0\0\0WAVEdata\0\0\0\0')]);
+    expect(() => read(noFmt, true)).toThrow(/data chunk comes before its fmt chunk/);
+  });
+
+  it('takes the audio present of an input cut short, and tells the declared duration early', () => {
+    expect(read(makeWav(1).subarray(0, 8044), false).durationSec).toBe(0.5);
+    const told: number[] = [];
+    const reader = new WavReader({ strict: true, onData: (seconds) => told.push(seconds) });
+    reader.push(makeWav(2).subarray(0, 50));
+    expect(told).toEqual([2]);
+  });
+
+  it('recognises a RIFF/WAVE header', () => {
+    expect(isRiffWave(makeWav(0.1))).toBe(true);
+    expect(isRiffWave(Buffer.from('RIFF\0\0\0\0AVI '))).toBe(false);
+  });
+});

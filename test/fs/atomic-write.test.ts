@@ -1,0 +1,53 @@
+import { chmod, mkdir, readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { NAME_MAX_BYTES, temporaryNameFor, writeFileAtomically } from '../../src/fs/atomic-write.js';
+import { LocalFsError } from '../../src/fs/errors.js';
+import { tempDirPerTest } from '../helpers/cli.js';
+
+const dir = tempDirPerTest('vredact-atomic-');
+
+describe('writeFileAtomically', () => {
+  it('publishes the whole file under its name, and nothing else', async () => {
+    const dest = join(dir.path, 'sub', 'a.wav');
+    expect(await writeFileAtomically(dest, Readable.from([Buffer.from('abc'), Buffer.from('def')]))).toBe(6);
+    expect(await readFile(dest, 'utf8')).toBe('abcdef');
+    expect(await readdir(join(dir.path, 'sub'))).toEqual(['a.wav']);
+  });
+
+  it('removes the temporary file when the source fails, and leaves the name untouched', async () => {
+    const dest = join(dir.path, 'a.wav');
+    async function* broken() {
+      yield Buffer.from('half');
+      throw new Error('the check failed');
+    }
+    await expect(writeFileAtomically(dest, broken())).rejects.toThrow('the check failed');
+    expect(await readdir(dir.path)).toEqual([]);
+  });
+
+  it('gives a temporary name of fixed, short length, whatever the output is called', () => {
+    const long = join(dir.path, `${'é'.repeat(125)}.wav`); // 254 bytes
+    const temp = basename(temporaryNameFor(long));
+    expect(Buffer.byteLength(temp)).toBeLessThan(64);
+    expect(Buffer.byteLength(basename(long))).toBeLessThanOrEqual(NAME_MAX_BYTES);
+  });
+
+  it('saves an output whose own name is near the limit', async () => {
+    const dest = join(dir.path, `${'x'.repeat(NAME_MAX_BYTES - 4)}.wav`);
+    await writeFileAtomically(dest, Readable.from([Buffer.from('ok')]));
+    expect(await readFile(dest, 'utf8')).toBe('ok');
+  });
+
+  it.skipIf(process.getuid?.() === 0)(
+    'names the path of a local failure as a file-system error',
+    async () => {
+      const locked = join(dir.path, 'locked');
+      await mkdir(locked);
+      await chmod(locked, 0o500);
+      const failure = writeFileAtomically(join(locked, 'a.wav'), Readable.from([Buffer.from('x')]));
+      await expect(failure).rejects.toBeInstanceOf(LocalFsError);
+      await expect(failure).rejects.toThrow(/locked\/a\.wav: permission denied/);
+    },
+  );
+});

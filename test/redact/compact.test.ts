@@ -1,0 +1,54 @@
+/** Compaction: one line per input, what recovery needs kept, and the same decisions afterwards. */
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COMPACT_SLACK_LINES, compactJournal, needsCompaction } from '../../src/redact/compact.js';
+import { journalPath, optionsFingerprint } from '../../src/redact/journal.js';
+import { readJournal } from '../../src/redact/journal-read.js';
+import { tempDirPerTest } from '../helpers/cli.js';
+
+const dir = tempDirPerTest('vredact-compact-');
+const base = { v: 1, size: 100, mtimeMs: 1, options: optionsFingerprint({}) };
+const at = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
+
+describe('journal compaction', () => {
+  it('waits until the journal is well past one line per input', () => {
+    expect(needsCompaction(2 * 10 + COMPACT_SLACK_LINES, 10)).toBe(false);
+    expect(needsCompaction(2 * 10 + COMPACT_SLACK_LINES + 1, 10)).toBe(true);
+  });
+
+  it('rewrites it as one line per input, keeping an interrupted upload and the record before it', async () => {
+    const path = journalPath(dir.path);
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    const lines: string[] = [];
+    let n = 0;
+    // 3 inputs, re-run 600 times: done again and again.
+    for (let run = 0; run < 600; run++) {
+      for (const input of ['/a.wav', '/b.wav'])
+        lines.push(JSON.stringify({ ...base, at: at(n++), event: 'done', input }));
+    }
+    lines.push(JSON.stringify({ ...base, at: at(n++), event: 'done', input: '/c.wav', output: 'c.wav' }));
+    lines.push(
+      JSON.stringify({ ...base, at: at(n++), event: 'uploading', input: '/c.wav', uploadName: 'c.1.wav' }),
+    );
+    lines.push(
+      JSON.stringify({ ...base, at: at(n++), event: 'uploading', input: '/c.wav', uploadName: 'c.2.wav' }),
+    );
+    await writeFile(path, `${lines.join('\n')}\n`);
+    const before = await readJournal(path);
+
+    expect(await compactJournal(path)).toEqual({ before: lines.length, after: 5 });
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const after = await readJournal(path);
+    expect(after.lines).toBe(5);
+    expect([...after.latest.entries()]).toEqual([...before.latest.entries()]);
+    expect(after.interrupted.get('/c.wav')).toEqual(before.interrupted.get('/c.wav'));
+    expect(after.interrupted.get('/c.wav')?.streak.map((record) => record.uploadName)).toEqual([
+      'c.1.wav',
+      'c.2.wav',
+    ]);
+    // Nothing more to do the next time.
+    expect(await compactJournal(path)).toBeUndefined();
+    expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(5);
+  });
+});

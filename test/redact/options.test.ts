@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { parseDurationTolerance, parseRedactOptions, toleranceSeconds } from '../../src/redact/options.js';
+
+describe('--duration-tolerance', () => {
+  it('reads seconds, a percentage, or the larger of both', () => {
+    expect(parseDurationTolerance('3s')).toEqual({ seconds: 3, fraction: 0 });
+    expect(parseDurationTolerance('10%')).toEqual({ seconds: 0, fraction: 0.1 });
+    expect(parseDurationTolerance('max(2s, 5%)')).toEqual({ seconds: 2, fraction: 0.05 });
+    for (const bad of ['', 'soon', 'max(2s,5%,1s)', '-3s', '5%%'])
+      expect(parseDurationTolerance(bad)).toBeUndefined();
+  });
+
+  it('defaults to the larger of 2 s and 5 %', () => {
+    const { durationTolerance } = parseRedactOptions({});
+    expect(toleranceSeconds(durationTolerance, 10)).toBe(2);
+    expect(toleranceSeconds(durationTolerance, 600)).toBe(30);
+    expect(() => parseRedactOptions({ durationTolerance: 'x' })).toThrow(UsageError);
+  });
+});
+
+describe('--shard', () => {
+  it('comes from VREDACT_SHARD when the flag is not given; the flag wins', () => {
+    expect(parseRedactOptions({}, { VREDACT_SHARD: '2/3' }).shard).toEqual({ index: 2, count: 3 });
+    expect(parseRedactOptions({ shard: '1/3' }, { VREDACT_SHARD: '2/3' }).shard).toEqual({
+      index: 1,
+      count: 3,
+    });
+    expect(() => parseRedactOptions({}, { VREDACT_SHARD: '0/3' })).toThrow(UsageError);
+  });
+});

@@ -1,0 +1,70 @@
+/** A result is kept only when it is a whole WAV of about its input's duration; otherwise nothing is left. */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { ResponseBody } from '../../src/api/client.js';
+import { DEFAULT_DURATION_TOLERANCE } from '../../src/redact/options.js';
+import { ResultRejectedError, resultByteCap, resultSink } from '../../src/redact/verify.js';
+import { tempDirPerTest } from '../helpers/cli.js';
+import { makeWav } from '../helpers/mp3.js';
+
+const dir = tempDirPerTest('vredact-verify-');
+const expect5s = { durationSec: 5, tolerance: DEFAULT_DURATION_TOLERANCE };
+
+function body(
+  bytes: Buffer,
+  contentLength: number | undefined = bytes.length,
+  type = 'audio/wav',
+): ResponseBody {
+  return { body: Readable.from([bytes]), contentLength, contentType: type };
+}
+
+describe('result verification', () => {
+  it('keeps a whole WAV of about the input duration, with its SHA-256', async () => {
+    const dest = join(dir.path, 'a.wav');
+    const wav = makeWav(5.5);
+    const written = await resultSink({ outDir: dir.path, outputRel: 'a.wav' }, expect5s)(body(wav));
+    expect(written).toMatchObject({ bytes: wav.length, durationSec: 5.5 });
+    expect(written.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(Buffer.compare(await readFile(dest), wav)).toBe(0);
+    expect(await readdir(dir.path)).toEqual(['a.wav']);
+  });
+
+  it.each([
+    ['a text body labelled audio/wav', body(Buffer.from('{"status":"queued"}')), /not a WAV file/],
+    ['a WAV cut short without Content-Length', body(makeWav(5).subarray(0, 3000), undefined), /cut short/],
+    [
+      'a WAV shorter than its Content-Length',
+      body(makeWav(5).subarray(0, 3000), 80_044),
+      /3000 bytes where 80044/,
+    ],
+    ['a WAV far shorter than its input', body(makeWav(1)), /lasts 1 s, the input 5 s/],
+    ['a WAV far longer than its input', body(makeWav(9)), /lasts 9 s/],
+    ['an announced size past the cap', body(makeWav(5), resultByteCap(5, 2) + 1), /announced/],
+  ])('fails %s and leaves nothing behind', async (_name, response, reason) => {
+    const failure = resultSink({ outDir: dir.path, outputRel: 'a.wav' }, expect5s)(response);
+    await expect(failure).rejects.toBeInstanceOf(ResultRejectedError);
+    await expect(failure).rejects.toThrow(reason);
+    expect(await readdir(dir.path)).toEqual([]);
+  });
+
+  it('cuts off an endless body at the cap', async () => {
+    const header = makeWav(5).subarray(0, 44);
+    header.writeUInt32LE(0xffffffff, 40); // a streaming WAV: no length known
+    let sent = 0;
+    async function* endless() {
+      yield header;
+      for (;;) {
+        sent += 65536;
+        yield Buffer.alloc(65536);
+      }
+    }
+    const response = { body: endless(), contentLength: undefined, contentType: 'audio/wav' };
+    await expect(resultSink({ outDir: dir.path, outputRel: 'a.wav' }, expect5s)(response)).rejects.toThrow(
+      /cut off past/,
+    );
+    expect(sent).toBeLessThan(resultByteCap(5, 2) + 65536 * 2);
+    expect(await readdir(dir.path)).toEqual([]);
+  });
+});
