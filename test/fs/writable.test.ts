@@ -18,7 +18,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return {
     ...real,
     open: async (...args: Parameters<typeof real.open>) => {
-      if (inject.probeCode && String(args[0]).includes('write-check')) {
+      if (inject.probeCode && String(args[0]).endsWith('.vredact-partial')) {
         throw Object.assign(new Error(`${inject.probeCode}: injected`), { code: inject.probeCode });
       }
       return real.open(...args);
