@@ -20,6 +20,11 @@ export class CliError extends Error {
   }
 }
 
+/** The message of anything thrown (a non-Error too). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Bad flags, bad settings, missing configuration: nothing was sent. */
 export class UsageError extends CliError {
   override name = 'UsageError';

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode, messageOf } from './errors.js';
 import { escapeControls } from './output/sanitize.js';
 import { redactSecrets } from './settings/mask.js';
 
@@ -23,7 +23,7 @@ export function reportError(
     if (options.verbose && error.stack) stderr.write(stack(error.stack));
     return error.exitCode;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   stderr.write(line(`error: ${message}`));
   if (options.verbose && error instanceof Error && error.stack) stderr.write(stack(error.stack));
   else stderr.write('hint: run again with --verbose for details\n');

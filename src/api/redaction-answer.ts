@@ -7,15 +7,10 @@ import { SMALL_JSON_LIMIT } from './json-reader.js';
 import { jobIdOf } from './schemas.js';
 import type { Scrub } from './scrub.js';
 import { headerValue, networkError, peek } from './transport.js';
+import { isRiffWave } from '../audio/riff.js';
 
 /** What a redaction request gave: the audio, as the sink made of it, or a job to collect later. */
 export type RedactionAnswer<T> = { kind: 'audio'; result: T } | { kind: 'job'; jobId: string };
-
-function isWavHeader(head: Buffer): boolean {
-  return (
-    head.length >= 12 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WAVE'
-  );
-}
 
 /**
  * Audio (an `audio/*` type or a RIFF/WAVE start) goes to `consume`; a JSON body naming a job gives its
@@ -35,7 +30,7 @@ export async function readRedactionAnswer<T>(
   } catch (error) {
     throw networkError(error, what, url);
   }
-  if (contentType.startsWith('audio/') || isWavHeader(peeked.head)) {
+  if (contentType.startsWith('audio/') || isRiffWave(peeked.head)) {
     return { kind: 'audio', result: await consume(peeked.all) };
   }
   let text: string;

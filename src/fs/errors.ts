@@ -1,4 +1,4 @@
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode, messageOf } from '../errors.js';
 
 /**
  * The one home for what a local file-system failure means. A failure on this machine (no space,
@@ -44,7 +44,7 @@ export function describeFsError(error: unknown): string {
   const code = errnoCode(error);
   const known = LOCAL_CODES[code];
   if (known) return known;
-  return `${code || (error instanceof Error ? error.message : String(error))}`;
+  return code || messageOf(error);
 }
 
 /** A local file-system failure, with the path and what vredact was doing. */

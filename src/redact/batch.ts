@@ -7,6 +7,7 @@
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
+import { DEFAULT_OUT_DIR } from '../settings/settings.js';
 import { checkOutputFolderWritable } from '../fs/writable.js';
 import { printJsonLine } from '../output/table.js';
 import { voiceFormFields } from '../settings/voice.js';
@@ -25,8 +26,6 @@ import { createHalt, Recorder } from './record.js';
 import { Reporter } from './report.js';
 import { runStages } from './stages.js';
 import { sweepOutputs } from './setup.js';
-
-export const DEFAULT_OUT_DIR = 'redacted';
 
 export type { Interrupt, RedactClient } from './engine.js';
 

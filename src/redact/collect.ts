@@ -8,7 +8,8 @@ import type { JobContentItem } from '../api/schemas.js';
 import { ApiError } from '../api/errors.js';
 import { LocalFsError } from '../fs/errors.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
-import { formatDuration, probeFile } from './probe.js';
+import { formatDuration } from '../output/format.js';
+import { probeFile } from './probe.js';
 import { ResultRejectedError, resultSink } from './verify.js';
 import type { CollectWork } from './work.js';
 

@@ -74,6 +74,4 @@ export function stoppedReason(engine: Engine): string {
   return 'not finished: interrupted';
 }
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+export { messageOf } from '../errors.js';

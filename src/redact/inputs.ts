@@ -2,6 +2,8 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
+import { text } from 'node:stream/consumers';
+import { describeFsError } from '../fs/errors.js';
 
 /** How a file came into the batch; it decides where its output goes. */
 export type InputOrigin = 'file' | 'folder' | 'glob';
@@ -57,18 +59,6 @@ function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
 }
 
-function errorCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException | undefined)?.code ?? '';
-}
-
-function describeFsError(error: unknown): string {
-  const code = errorCode(error);
-  if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file or folder';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'ELOOP') return 'too many levels of symbolic links';
-  return `cannot read it (${code || (error as Error).message})`;
-}
-
 function isInside(child: string, parent: string): boolean {
   const rel = relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
@@ -99,15 +89,9 @@ export function parseListText(textContent: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
-async function readStream(stream: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Reads the --files-from list: a file (relative to cwd) or `-` for standard input. */
 export async function readFilesFrom(source: string, cwd: string, stdin: Readable): Promise<string[]> {
-  if (source === '-') return parseListText(await readStream(stdin));
+  if (source === '-') return parseListText(await text(stdin));
   try {
     return parseListText(await readFile(resolve(cwd, source), 'utf8'));
   } catch (error) {

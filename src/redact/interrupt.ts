@@ -1,6 +1,7 @@
 import { ExitCode } from '../errors.js';
 import type { IOStreams } from '../output/iostreams.js';
 import type { Logger } from '../output/logger.js';
+import { takeOverInterrupts } from '../signals.js';
 import type { Interrupt } from './engine.js';
 
 /**
@@ -34,18 +35,11 @@ export function createInterruptController(): InterruptController {
   };
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
-
 /**
  * Routes SIGINT (Ctrl-C; the terminal is kept in its normal mode so the keyboard raises it), SIGTERM
  * (cron, systemd) and a closed stdout to the controller. The first stops starting new uploads and
  * lets those in flight finish; the second aborts them; a third leaves at once. Returns a function
  * that undoes it all.
- *
- * Listeners other modules put on these signals are set aside meanwhile: the config store's `conf` →
- * `atomically` → `when-exit` re-raises every SIGINT it sees (`process.kill(pid, signal)`), which would
- * turn one Ctrl-C into two (an abort) or kill the process outright. They are put back afterwards;
- * their `exit` hooks still run as usual.
  */
 export function listenForInterrupts(
   controller: InterruptController,
@@ -64,12 +58,7 @@ export function listenForInterrupts(
       process.exit(ExitCode.interrupted);
     }
   };
-  const setAside = SIGNALS.map((signal) => {
-    const listeners = process.rawListeners(signal) as Array<(...args: unknown[]) => void>;
-    process.removeAllListeners(signal);
-    process.on(signal, onSignal);
-    return { signal, listeners };
-  });
+  const restoreSignals = takeOverInterrupts(onSignal);
   const unlisten = io.onStdoutClosed((error) => {
     const why = error.code === 'EPIPE' ? 'the output was closed' : `the output failed (${error.message})`;
     log.info(`${why}: starting nothing new, finishing the uploads in flight`);
@@ -77,9 +66,6 @@ export function listenForInterrupts(
   });
   return () => {
     unlisten();
-    for (const { signal, listeners } of setAside) {
-      process.off(signal, onSignal);
-      for (const listener of listeners) process.on(signal, listener);
-    }
+    restoreSignals();
   };
 }

@@ -135,14 +135,15 @@ function text(value: unknown): string | undefined {
 }
 
 /**
- * Checks the redact command's options (commander's camelCase names); every problem is a usage error.
+ * Checks the redact command's flags (commander's camelCase names) into its RedactOptions; every
+ * problem is a usage error.
  * `--shard` may also come from `VREDACT_SHARD` (the flag wins).
  */
 export function parseRedactOptions(
-  options: Record<string, unknown>,
+  flags: Record<string, unknown>,
   env: NodeJS.ProcessEnv = {},
 ): RedactOptions {
-  const waitTimeoutText = text(options.waitTimeout);
+  const waitTimeoutText = text(flags.waitTimeout);
   let waitTimeoutMs = DEFAULT_WAIT_TIMEOUT_MS;
   if (waitTimeoutText !== undefined) {
     const parsed = parseDurationMs(waitTimeoutText);
@@ -153,7 +154,7 @@ export function parseRedactOptions(
     }
     waitTimeoutMs = parsed;
   }
-  const maxSizeText = text(options.maxSize);
+  const maxSizeText = text(flags.maxSize);
   let maxSize = DEFAULT_MAX_SIZE;
   if (maxSizeText !== undefined) {
     const parsed = parseSize(maxSizeText);
@@ -164,7 +165,7 @@ export function parseRedactOptions(
     }
     maxSize = parsed;
   }
-  const maxDurationText = text(options.maxDuration);
+  const maxDurationText = text(flags.maxDuration);
   let maxDurationSec = DEFAULT_MAX_DURATION_SECONDS;
   if (maxDurationText !== undefined) {
     const parsed = parseDurationMs(maxDurationText);
@@ -175,7 +176,7 @@ export function parseRedactOptions(
     }
     maxDurationSec = parsed / 1000;
   }
-  const toleranceText = text(options.durationTolerance);
+  const toleranceText = text(flags.durationTolerance);
   let durationTolerance = DEFAULT_DURATION_TOLERANCE;
   if (toleranceText !== undefined) {
     const parsed = parseDurationTolerance(toleranceText);
@@ -186,12 +187,12 @@ export function parseRedactOptions(
     }
     durationTolerance = parsed;
   }
-  const shardText = text(options.shard) ?? (env.VREDACT_SHARD?.trim() || undefined);
+  const shardText = text(flags.shard) ?? (env.VREDACT_SHARD?.trim() || undefined);
   return {
-    filesFrom: text(options.filesFrom),
-    dryRun: options.dryRun === true,
-    overwrite: options.overwrite === true,
-    wait: options.wait !== false,
+    filesFrom: text(flags.filesFrom),
+    dryRun: flags.dryRun === true,
+    overwrite: flags.overwrite === true,
+    wait: flags.wait !== false,
     waitTimeoutMs,
     shard: shardText === undefined ? undefined : parseShard(shardText),
     maxSize,

@@ -7,8 +7,11 @@ import { close, createReadStream, open, read } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { AudioDecodeError } from '../audio/errors.js';
-import { type Mp3FrameHeader, type Mp3Scan, parseMp3Header, scanMp3File } from '../audio/mp3-frames.js';
-import { isRiffWave, WavFormatError, WavReader } from '../audio/riff.js';
+import { type Mp3Scan, scanMp3File } from '../audio/mp3-frames.js';
+import { frameHeaderAtStart, sniffFormat } from '../audio/sniff.js';
+import { WavFormatError, WavReader } from '../audio/riff.js';
+import { describeFsError } from '../fs/errors.js';
+import { formatDuration } from '../output/format.js';
 
 export interface ProbeLimits {
   maxSize: number;
@@ -40,22 +43,6 @@ export function formatBytes(bytes: number): string {
   return `${value >= 100 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
 }
 
-/** `h:mm:ss` or `m:ss`, for messages. */
-export function formatDuration(seconds: number): string {
-  const total = Math.round(seconds);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
-}
-
-function fsReason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file';
-  if (code === 'EACCES' || code === 'EPERM') return 'not readable (permission denied)';
-  return `cannot read it (${code || (error as Error).message})`;
-}
-
 const openFd = promisify(open);
 const readFd = promisify(read);
 const closeFd = promisify(close);
@@ -73,23 +60,6 @@ async function readHead(path: string, n: number): Promise<Buffer> {
   } finally {
     await closeFd(fd);
   }
-}
-
-/**
- * What the first bytes say: a RIFF/WAVE header, or an MP3 (an ID3v2 tag, or a Layer III frame header
- * at the very start). Anything else is not sent.
- */
-export function sniffFormat(head: Buffer): 'WAV' | 'MP3' | undefined {
-  if (isRiffWave(head)) return 'WAV';
-  if (head.length >= 10 && head.toString('latin1', 0, 3) === 'ID3') return 'MP3';
-  if (frameHeaderAtStart(head)?.layer === 3) return 'MP3';
-  return undefined;
-}
-
-/** The MPEG frame header the file starts with, if any. */
-function frameHeaderAtStart(head: Buffer): Mp3FrameHeader | null {
-  if (head.length < 4) return null;
-  return parseMp3Header(head[0] as number, head[1] as number, head[2] as number, head[3] as number);
 }
 
 const OTHER_FORMATS: Array<[RegExp, string]> = [
@@ -125,7 +95,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
   try {
     info = await stat(path);
   } catch (error) {
-    return { ok: false, reason: fsReason(error) };
+    return { ok: false, reason: describeFsError(error) };
   }
   const size = info.size;
   const mtimeMs = info.mtimeMs;
@@ -143,7 +113,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
   try {
     head = await readHead(path, Math.min(size, WHOLE_READ_BYTES));
   } catch (error) {
-    return reject(fsReason(error));
+    return reject(describeFsError(error));
   }
   const sniffed = sniffFormat(head);
   if (!sniffed) {
@@ -167,7 +137,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     } catch (error) {
       if (error instanceof WavFormatError)
         return reject(error.message.replace(/^a WAV file/, 'not a readable WAV file:'));
-      return reject(fsReason(error));
+      return reject(describeFsError(error));
     }
     if (!(duration > 0)) return reject('no audio: the WAV file holds no samples');
     sha256 = hash.digest('hex');
@@ -178,7 +148,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     try {
       sha256 = await hashFile(path);
     } catch (error) {
-      return reject(fsReason(error));
+      return reject(describeFsError(error));
     }
   }
   const format = sniffed;
@@ -232,7 +202,7 @@ async function checkMp3(
   } catch (error) {
     if (error instanceof AudioDecodeError)
       return { ok: false, reason: 'no audio: no MP3 audio frames found' };
-    return { ok: false, reason: fsReason(error) };
+    return { ok: false, reason: describeFsError(error) };
   }
   if (scanned.layer !== 3) {
     return {

@@ -12,7 +12,7 @@ import { WavFormatError, WavReader } from '../audio/riff.js';
 import { writeFileAtomically } from '../fs/atomic-write.js';
 import { resolveInside } from '../fs/containment.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
-import { formatDuration } from './probe.js';
+import { formatDuration } from '../output/format.js';
 
 /**
  * The most bytes a result may have: 1 MiB for headers and trailing chunks, plus 384,000 bytes a second

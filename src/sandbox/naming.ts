@@ -1,6 +1,7 @@
 /** Names, types and seeds the sandbox derives from an upload. */
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { sniffFormat } from '../audio/sniff.js';
 
 /** The result item of `call.mp3` is `call.redacted.wav`; of `x.wav`, `x.redacted.wav`. */
 export function resultNameFor(sourceName: string): string {
@@ -21,20 +22,9 @@ export async function sniffAudioKind(path: string): Promise<AudioKind> {
   try {
     const head = Buffer.alloc(12);
     const { bytesRead } = await handle.read(head, 0, 12, 0);
-    const bytes = head.subarray(0, bytesRead);
-    if (
-      bytes.length >= 12 &&
-      bytes.toString('latin1', 0, 4) === 'RIFF' &&
-      bytes.toString('latin1', 8, 12) === 'WAVE'
-    ) {
-      return { contentType: 'audio/wav', extension: '.wav' };
-    }
-    if (
-      (bytes.length >= 3 && bytes.toString('latin1', 0, 3) === 'ID3') ||
-      (bytes.length >= 2 && bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)
-    ) {
-      return { contentType: 'audio/mpeg', extension: '.mp3' };
-    }
+    const format = sniffFormat(head.subarray(0, bytesRead));
+    if (format === 'WAV') return { contentType: 'audio/wav', extension: '.wav' };
+    if (format === 'MP3') return { contentType: 'audio/mpeg', extension: '.mp3' };
     return { contentType: 'application/octet-stream', extension: '.bin' };
   } finally {
     await handle.close();

@@ -53,6 +53,8 @@ export interface Settings {
 }
 
 export const DEFAULT_CONCURRENCY = 4;
+/** Where `redact` writes, and where `status` reads, when no -o or `out-dir` is set. */
+export const DEFAULT_OUT_DIR = 'redacted';
 export const DEFAULT_TIMEOUT_SECONDS = 300;
 export const DEFAULT_MAX_RETRIES = 4;
 export const DEFAULT_MAX_THROTTLE_WAIT_MS = 30 * 60_000;

@@ -7,11 +7,9 @@ import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asLocalFsError, errnoCode } from '../fs/errors.js';
-import { STATE_DIR } from '../redact/journal.js';
+import { JOURNAL_FILE, STATE_DIR } from '../redact/journal.js';
 import { type LineScan, MAX_LINE_BYTES, readLines } from './journal-lines.js';
 import { parseRecord, type StatusRecord } from './records.js';
-
-const JOURNAL_FILE = /^journal.*\.jsonl$/;
 
 export interface JournalsRead {
   /** The journal files read, by name, in the order they were read. */

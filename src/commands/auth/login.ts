@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { maskToken } from '../../settings/mask.js';
-import { readAllStdin } from '../read-stdin.js';
+import { text } from 'node:stream/consumers';
 import { promptSecret } from './prompt-secret.js';
 
 /** Reads a token, checks it with `GET /api/jobs`, and stores it only when the service accepts it. */
@@ -12,7 +12,7 @@ export async function runLogin(
 ): Promise<number> {
   let token: string;
   if (options.tokenStdin) {
-    token = await readAllStdin(ctx.streams.stdin);
+    token = (await text(ctx.streams.stdin)).trim();
   } else if (ctx.streams.stdin.isTTY) {
     token = await promptSecret(ctx.streams, 'Paste your usage token (it will not be shown): ');
   } else {

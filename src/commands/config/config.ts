@@ -6,7 +6,7 @@ import { maskToken } from '../../settings/mask.js';
 import { displayBaseUrl, ENV_NAMES } from '../../settings/settings.js';
 import { displayText } from '../../output/sanitize.js';
 import { checkConfigValue, parseConfigKey } from '../../settings/validate-config.js';
-import { readAllStdin } from '../read-stdin.js';
+import { text } from 'node:stream/consumers';
 
 /** The value a user may see: a token only masked, a base URL without any user information. */
 function shown(key: ConfigKey, value: string | undefined): string {
@@ -48,7 +48,7 @@ function warnProblems(ctx: Context, keys: readonly ConfigKey[]): void {
 
 export async function runConfigSet(ctx: Context, [key = '', value = '']: string[]): Promise<number> {
   const name = parseConfigKey(key);
-  const raw = value === '-' ? await readAllStdin(ctx.streams.stdin) : value;
+  const raw = value === '-' ? (await text(ctx.streams.stdin)).trim() : value;
   const checked = checkConfigValue(name, raw, ctx.settings.allowInsecureHttp);
   ctx.config.set(name, checked);
   ctx.log.info(`Set ${name} in ${ctx.config.path}`);

@@ -8,9 +8,9 @@ import { parseRedactOptions } from '../../redact/options.js';
 export async function runRedact(
   ctx: Context,
   args: string[],
-  options: Record<string, unknown>,
+  flags: Record<string, unknown>,
 ): Promise<number> {
-  const parsed = parseRedactOptions(options, ctx.env);
+  const parsed = parseRedactOptions(flags, ctx.env);
   const listed = parsed.filesFrom ? await readFilesFrom(parsed.filesFrom, ctx.cwd, ctx.streams.stdin) : [];
   if (args.length === 0 && !parsed.filesFrom) {
     throw new UsageError(

@@ -8,9 +8,9 @@ import { countStates, filesToList } from '../../status/summary.js';
 import { printJsonDocument, printTerminal, printTsv, type StatusView } from './render.js';
 import { printManifest } from './print-manifest.js';
 import { lineWriter } from './write-lines.js';
+import { DEFAULT_OUT_DIR } from '../../settings/settings.js';
 
 /** The same default as `vredact redact`'s output folder. */
-const DEFAULT_OUT_DIR = 'redacted';
 const WHICH_FOLDER = 'name the output folder of `vredact redact` with -o (default ./redacted)';
 
 /**
