@@ -1,30 +1,15 @@
 /** The bench's inputs: 16 kHz 16-bit mono WAVs of a tone, written once and copied. */
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pcm16MonoHeader, toPcm16 } from '../../dist/audio/wav-encode.js';
 
 const RATE = 16000;
 
-/** A 16-bit mono WAV of `seconds` of a quiet 220 Hz tone. */
+/** A 16-bit mono WAV of `seconds` of a quiet 220 Hz tone (the project's own WAV writer, from dist/). */
 export function toneWav(seconds) {
-  const samples = Math.round(seconds * RATE);
-  const data = samples * 2;
-  const wav = Buffer.alloc(44 + data);
-  wav.write('RIFF', 0, 'ascii');
-  wav.writeUInt32LE(36 + data, 4);
-  wav.write('WAVEfmt ', 8, 'ascii');
-  wav.writeUInt32LE(16, 16);
-  wav.writeUInt16LE(1, 20); // PCM
-  wav.writeUInt16LE(1, 22); // mono
-  wav.writeUInt32LE(RATE, 24);
-  wav.writeUInt32LE(RATE * 2, 28);
-  wav.writeUInt16LE(2, 32);
-  wav.writeUInt16LE(16, 34);
-  wav.write('data', 36, 'ascii');
-  wav.writeUInt32LE(data, 40);
-  for (let i = 0; i < samples; i++) {
-    wav.writeInt16LE(Math.round(3000 * Math.sin((2 * Math.PI * 220 * i) / RATE)), 44 + i * 2);
-  }
-  return wav;
+  const samples = new Float32Array(Math.round(seconds * RATE));
+  for (let i = 0; i < samples.length; i++) samples[i] = 0.09 * Math.sin((2 * Math.PI * 220 * i) / RATE);
+  return Buffer.concat([pcm16MonoHeader(samples.length, RATE), toPcm16(samples)]);
 }
 
 /**
