@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
 import { AudioDecodeError, decodeToWorkingRate, measureAudioDuration } from '../../src/audio/index.js';
 import { decodeWavMono, readWavInfo } from '../../src/audio/wav-decode.js';
-import { bestShiftedCorrelation, chunk, correlation, fmtPcm, riff, rmsEnvelope } from './helpers/signal.js';
+import { bestShiftedCorrelation, chunk, correlation, fmtPcm, riff, rmsEnvelope } from '../helpers/signal.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 const RATE = 16000;

@@ -8,7 +8,7 @@ import { seededRandom } from '../../src/audio/prng.js';
 import { StreamingResampler } from '../../src/audio/resample.js';
 import { planVoice } from '../../src/audio/voice-map.js';
 import { PitchShifter } from '../../src/audio/wsola.js';
-import { medianVoicedF0 } from './helpers/signal.js';
+import { medianVoicedF0 } from '../helpers/signal.js';
 
 const RATE = 16000;
 

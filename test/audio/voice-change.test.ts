@@ -27,7 +27,7 @@ import {
   pcm16Wav,
   readPcm16Wav,
   spectralCentroid,
-} from './helpers/signal.js';
+} from '../helpers/signal.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 const RATE = 16000;

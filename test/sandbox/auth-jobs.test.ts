@@ -9,7 +9,7 @@ import {
   startTestSandbox,
   TOKEN,
   useCleanup,
-} from './support.js';
+} from '../helpers/sandbox-api.js';
 
 useCleanup();
 

@@ -8,7 +8,7 @@ import { afterEach } from 'vitest';
 import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import type { ContentItem } from '../../src/sandbox/store.js';
-import { FIXTURES, tempDir } from '../helpers/cli.js';
+import { FIXTURES, tempDir } from './cli.js';
 
 export { FIXTURES };
 
