@@ -274,3 +274,35 @@ export function bestShiftedCorrelation(a: number[], b: number[], maxShift: numbe
   }
   return best;
 }
+
+/** Coefficients (powers of z⁻¹, a[0] = 1) of Π (1 − 2ρcosθ z⁻¹ + ρ² z⁻²) over the given pole pairs. */
+export function polyFromPairs(pairs: Array<[number, number]>): Float64Array {
+  let p = [1];
+  for (const [rho, theta] of pairs) {
+    const q = [1, -2 * rho * Math.cos(theta), rho * rho];
+    const r = new Array(p.length + 2).fill(0);
+    p.forEach((pv, i) => {
+      q.forEach((qv, j) => {
+        r[i + j] += pv * qv;
+      });
+    });
+    p = r;
+  }
+  return Float64Array.from(p);
+}
+
+export function sine(hz: number, seconds: number, rate: number, amp = 0.5): Float32Array {
+  return Float32Array.from(
+    { length: Math.round(seconds * rate) },
+    (_, i) => amp * Math.sin((2 * Math.PI * hz * i) / rate),
+  );
+}
+
+/** Frequency from upward zero crossings (fine for a clean tone). */
+export function toneHz(x: Float32Array, rate: number): number {
+  const crossings: number[] = [];
+  for (let i = 1; i < x.length; i++) {
+    if (x[i - 1]! < 0 && x[i]! >= 0) crossings.push(i - 1 + x[i - 1]! / (x[i - 1]! - x[i]!));
+  }
+  return ((crossings.length - 1) * rate) / (crossings.at(-1)! - crossings[0]!);
+}
