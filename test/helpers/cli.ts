@@ -7,6 +7,8 @@ import { afterEach, beforeEach } from 'vitest';
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'vredact.js');
 export const FIXTURES = join(REPO_ROOT, 'fixtures');
+/** The path of a file in `fixtures/`. */
+export const fixture = (name: string): string => join(FIXTURES, name);
 
 /** A temporary folder, removed by `cleanup()`; every test gets its own so tests run in parallel. */
 export async function tempDir(
