@@ -4,9 +4,10 @@ import { type ConfigStore, memoryConfigStore } from '../../src/settings/config-s
 import type { CommandFlags } from '../../src/settings/settings.js';
 
 /** A captured output stream that can pretend to be a terminal. */
-function capture(isTTY: boolean) {
-  const stream = new PassThrough() as PassThrough & { isTTY?: boolean };
+function capture(isTTY: boolean, columns: number | undefined) {
+  const stream = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
   stream.isTTY = isTTY;
+  if (columns !== undefined) stream.columns = columns;
   let text = '';
   stream.on('data', (chunk: Buffer) => {
     text += chunk.toString('utf8');
@@ -29,10 +30,12 @@ export async function testContext(
     config?: ConfigStore;
     stdin?: string;
     tty?: boolean;
+    /** The terminal's width; a terminal with a width can redraw a progress line. */
+    columns?: number;
   } = {},
 ): Promise<TestContext> {
-  const out = capture(options.tty === true);
-  const err = capture(options.tty === true);
+  const out = capture(options.tty === true, options.columns);
+  const err = capture(options.tty === true, options.columns);
   const config = options.config ?? memoryConfigStore();
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
   const ctx = await createContext(options.flags ?? {}, {
