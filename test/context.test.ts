@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStatsInterval } from '../src/context.js';
+import { parseStatsInterval, type TerminalFlags } from '../src/context.js';
 import { UsageError } from '../src/errors.js';
 import type { CommandFlags } from '../src/settings/settings.js';
 import { testContext } from './helpers/context.js';
@@ -15,7 +15,7 @@ describe('parseStatsInterval', () => {
 });
 
 describe('the context builds the IOStreams from the flags', () => {
-  const make = async (flags: CommandFlags, env: NodeJS.ProcessEnv = {}) =>
+  const make = async (flags: CommandFlags & TerminalFlags, env: NodeJS.ProcessEnv = {}) =>
     (await testContext({ flags, env, tty: true, columns: 100 })).ctx;
 
   it('live progress on two terminals, off with --no-progress, --json or --quiet; --stats read', async () => {

@@ -1,5 +1,5 @@
 import { PassThrough, Readable } from 'node:stream';
-import { type Context, createContext } from '../../src/context.js';
+import { type Context, createContext, type TerminalFlags } from '../../src/context.js';
 import { type ConfigStore, memoryConfigStore } from '../../src/settings/config-store.js';
 import type { CommandFlags } from '../../src/settings/settings.js';
 
@@ -25,7 +25,7 @@ export interface TestContext {
 /** A context for running a command in-process: memory config, captured streams, given stdin. */
 export async function testContext(
   options: {
-    flags?: CommandFlags;
+    flags?: CommandFlags & TerminalFlags;
     env?: NodeJS.ProcessEnv;
     config?: ConfigStore;
     stdin?: string;
