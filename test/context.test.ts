@@ -1,15 +1,8 @@
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createContext, parseStatsInterval } from '../src/context.js';
+import { parseStatsInterval, type TerminalFlags } from '../src/context.js';
 import { UsageError } from '../src/errors.js';
-import { memoryConfigStore } from '../src/settings/config-store.js';
-
-function terminal() {
-  const stream = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
-  stream.isTTY = true;
-  stream.columns = 100;
-  return stream;
-}
+import type { CommandFlags } from '../src/settings/settings.js';
+import { testContext } from './helpers/context.js';
 
 describe('parseStatsInterval', () => {
   it('reads an interval like --wait-timeout, and refuses anything else as a usage error', () => {
@@ -22,12 +15,8 @@ describe('parseStatsInterval', () => {
 });
 
 describe('the context builds the IOStreams from the flags', () => {
-  const make = (flags: Parameters<typeof createContext>[0], env: NodeJS.ProcessEnv = {}) =>
-    createContext(flags, {
-      streams: { stdout: terminal(), stderr: terminal(), stdin: Readable.from([]) },
-      env,
-      config: memoryConfigStore(),
-    });
+  const make = async (flags: CommandFlags & TerminalFlags, env: NodeJS.ProcessEnv = {}) =>
+    (await testContext({ flags, env, tty: true, columns: 100 })).ctx;
 
   it('live progress on two terminals, off with --no-progress, --json or --quiet; --stats read', async () => {
     expect((await make({})).io.progress).toBe(true);

@@ -1,26 +1,19 @@
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
 import { AudioDecodeError, decodeToWorkingRate, measureAudioDuration } from '../../src/audio/index.js';
 import { decodeWavMono, readWavInfo } from '../../src/audio/wav-decode.js';
-import { bestShiftedCorrelation, chunk, correlation, fmtPcm, riff, rmsEnvelope } from './helpers/signal.js';
+import { bestShiftedCorrelation, chunk, correlation, fmtPcm, riff, rmsEnvelope } from '../helpers/signal.js';
+import { fixture, tempDirPerTest } from '../helpers/cli.js';
 
-const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 const RATE = 16000;
 
-let dir: string;
+const scratch = tempDirPerTest('vredact-audio-decode-');
 let reference: Float32Array;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'vredact-audio-decode-'));
   reference = (await decodeToWorkingRate(fixture('speech-16bit.wav'))).samples;
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** 16-bit samples of the reference fixture as a buffer, for building new layouts. */
@@ -120,7 +113,7 @@ describe('generated WAV layouts', () => {
       chunk('data', pcm),
       chunk('LIST', info), // chunks after the data must not be read as audio
     ]);
-    const path = join(dir, 'extra-chunks.wav');
+    const path = join(scratch.path, 'extra-chunks.wav');
     await writeFile(path, bytes);
     expect(await measureAudioDuration(path)).toBeCloseTo(reference.length / RATE, 9);
     const decoded = (await decodeToWorkingRate(path)).samples;
@@ -131,7 +124,7 @@ describe('generated WAV layouts', () => {
     const body = Buffer.alloc(8001, 128);
     for (let i = 0; i < body.length; i++)
       body[i] = 128 + Math.round(100 * Math.sin((2 * Math.PI * 440 * i) / 8000));
-    const path = join(dir, 'odd-data.wav');
+    const path = join(scratch.path, 'odd-data.wav');
     await writeFile(
       path,
       riff([chunk('fmt ', fmtPcm(1, 8000, 8)), chunk('data', body), chunk('LIST', Buffer.from('INFO'))]),
@@ -161,7 +154,7 @@ describe('generated WAV layouts', () => {
     fmt.writeUInt16LE(32, 18);
     fmt.writeUInt32LE(0x33, 20);
     Buffer.from('0300000000001000800000aa00389b71', 'hex').copy(fmt, 24); // KSDATAFORMAT_SUBTYPE_IEEE_FLOAT
-    const path = join(dir, 'quad-float.wav');
+    const path = join(scratch.path, 'quad-float.wav');
     await writeFile(path, riff([chunk('fmt ', fmt), chunk('data', data)]));
     const decoded = (await decodeToWorkingRate(path)).samples;
     expect(decoded.length).toBe(n);
@@ -174,7 +167,7 @@ describe('generated WAV layouts', () => {
     const pcm = await referencePcm16();
     const bytes = riff([chunk('fmt ', fmtPcm(1, RATE, 16)), chunk('data', pcm)]);
     bytes.writeUInt32LE(0xffffffff, 40);
-    const path = join(dir, 'unfinished.wav');
+    const path = join(scratch.path, 'unfinished.wav');
     await writeFile(path, bytes);
     expect(await measureAudioDuration(path)).toBeCloseTo(reference.length / RATE, 9);
   });
@@ -183,11 +176,11 @@ describe('generated WAV layouts', () => {
     const adpcm = fmtPcm(1, 8000, 4);
     adpcm.writeUInt16LE(0x0011, 0); // IMA ADPCM
     adpcm.writeUInt16LE(256, 12);
-    const p1 = join(dir, 'adpcm.wav');
+    const p1 = join(scratch.path, 'adpcm.wav');
     await writeFile(p1, riff([chunk('fmt ', adpcm), chunk('data', Buffer.alloc(1024))]));
     await expect(measureAudioDuration(p1)).rejects.toThrow(/unsupported encoding \(format tag 0x0011\)/);
 
-    const p2 = join(dir, 'no-data.wav');
+    const p2 = join(scratch.path, 'no-data.wav');
     await writeFile(p2, riff([chunk('fmt ', fmtPcm(1, RATE, 16)), chunk('LIST', Buffer.from('INFO'))]));
     await expect(decodeToWorkingRate(p2)).rejects.toBeInstanceOf(AudioDecodeError);
     await expect(decodeToWorkingRate(p2)).rejects.toThrow('the WAV file has no data chunk');
@@ -247,7 +240,7 @@ describe('MP3', () => {
     header[9] = size & 0x7f;
     const id3v1 = Buffer.alloc(128);
     id3v1.write('TAG', 0, 'ascii');
-    const path = join(dir, 'tagged.mp3');
+    const path = join(scratch.path, 'tagged.mp3');
     await writeFile(path, Buffer.concat([header, body, plain, id3v1]));
 
     expect(await measureAudioDuration(path)).toBeCloseTo(
@@ -262,7 +255,7 @@ describe('MP3', () => {
   it('measures an hour-long MP3 exactly, by counting frames', async () => {
     // 515 copies of the CBR fixture's audio frames (its Info frame dropped): 515 × 196 frames.
     const frames = (await readFile(fixture('speech-cbr.mp3'))).subarray(216);
-    const path = join(dir, 'hour.mp3');
+    const path = join(scratch.path, 'hour.mp3');
     await writeFile(path, Buffer.concat(Array.from({ length: 515 }, () => frames)));
     expect(await measureAudioDuration(path)).toBeCloseTo((515 * 196 * 1152) / 32000, 6);
   });
@@ -287,7 +280,7 @@ describe('undecodable files', () => {
 
   it('rejects an ID3 tag with no audio frames after it', async () => {
     const header = Buffer.from([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 20]);
-    const path = join(dir, 'tag-only.mp3');
+    const path = join(scratch.path, 'tag-only.mp3');
     await writeFile(path, Buffer.concat([header, Buffer.alloc(20), Buffer.from('just text afterwards')]));
     await expect(measureAudioDuration(path)).rejects.toThrow('the MP3 file has no audio frames');
   });

@@ -5,7 +5,7 @@ import { AudioDecodeError } from '../../src/audio/errors.js';
 import { looksLikeMp3, parseMp3Header, scanMp3File } from '../../src/audio/mp3-frames.js';
 import { FIXTURES, tempDir } from '../helpers/cli.js';
 import { framesDuration, MP3_LAYOUT_CASES, makeMp3 } from '../helpers/mp3.js';
-import { withLameTag } from './helpers/lame-tag.js';
+import { withLameTag } from '../helpers/lame-tag.js';
 
 let dir: { path: string; cleanup: () => Promise<void> };
 

@@ -1,8 +1,6 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   decodeToWorkingRate,
   measureAudioDuration,
@@ -27,25 +25,20 @@ import {
   pcm16Wav,
   readPcm16Wav,
   spectralCentroid,
-} from './helpers/signal.js';
+} from '../helpers/signal.js';
+import { fixture, tempDirPerTest } from '../helpers/cli.js';
 
-const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 const RATE = 16000;
 const SPEECH = fixture('speech-16bit.wav');
 
-let dir: string;
+const scratch = tempDirPerTest('vredact-audio-voice-');
 let counter = 0;
 let input: Float32Array;
 let inputF0: number;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'vredact-audio-voice-'));
   input = (await decodeToWorkingRate(SPEECH)).samples;
   inputF0 = medianVoicedF0(input, RATE);
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
 });
 
 interface Result {
@@ -56,7 +49,7 @@ interface Result {
 }
 
 async function redact(params: VoiceParams, inputPath = SPEECH): Promise<Result> {
-  const path = join(dir, `out-${counter++}.wav`);
+  const path = join(scratch.path, `out-${counter++}.wav`);
   const outcome = await redactAudioFile(inputPath, path, params);
   return { outcome, wav: await readPcm16Wav(path), bytes: await readFile(path), path };
 }
@@ -193,7 +186,7 @@ describe('levels', () => {
     let peak = 0;
     for (const v of input) peak = Math.max(peak, Math.abs(v));
     const loud = Float32Array.from(input, (v) => v / peak);
-    const path = join(dir, 'loud.wav');
+    const path = join(scratch.path, 'loud.wav');
     await writeFile(path, pcm16Wav(loud, RATE));
     const params = { seed: 1, age: 'young-adult' };
 
@@ -212,7 +205,7 @@ describe('levels', () => {
   });
 
   it('a silent file stays silent, with the right length', async () => {
-    const path = join(dir, 'silence.wav');
+    const path = join(scratch.path, 'silence.wav');
     await writeFile(path, pcm16Wav(new Float32Array(RATE * 2), RATE));
     const { wav, outcome } = await redact({ seed: 1, gender: 'opposite', emotion: 'sad' }, path);
     expect(outcome.outputSamples).toBe(2 * RATE);

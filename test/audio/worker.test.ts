@@ -1,32 +1,23 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as fromSource from '../../src/audio/index.js';
+import { fixture, tempDirPerTest } from '../helpers/cli.js';
 
-const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 const distIndex = new URL('../../dist/audio/index.js', import.meta.url);
 const distWorker = new URL('../../dist/audio/worker.js', import.meta.url);
 const params = { seed: 11, gender: 'opposite', age: 'senior-adult' };
 
-let dir: string;
+const scratch = tempDirPerTest('vredact-audio-worker-');
 let counter = 0;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'vredact-audio-worker-'));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
 
 type AudioModule = typeof fromSource;
 
 async function sameAsInProcess(mod: AudioModule, input: string): Promise<void> {
-  const a = join(dir, `worker-${counter}.wav`);
-  const b = join(dir, `inproc-${counter++}.wav`);
+  const a = join(scratch.path, `worker-${counter}.wav`);
+  const b = join(scratch.path, `inproc-${counter++}.wav`);
   const viaWorker = await mod.runRedactionInWorker(input, a, params);
   const inProcess = await mod.redactAudioFile(input, b, params);
   expect(viaWorker).toEqual(inProcess);
@@ -34,13 +25,15 @@ async function sameAsInProcess(mod: AudioModule, input: string): Promise<void> {
 }
 
 async function rejectsWithDecodeError(mod: AudioModule): Promise<void> {
-  const err = await mod.runRedactionInWorker(fixture('not-audio.wav'), join(dir, 'never.wav'), params).then(
-    () => null,
-    (e: unknown) => e,
-  );
+  const err = await mod
+    .runRedactionInWorker(fixture('not-audio.wav'), join(scratch.path, 'never.wav'), params)
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   expect(err).toBeInstanceOf(mod.AudioDecodeError);
   expect((err as Error).message).toBe('not a WAV or MP3 file');
-  expect(existsSync(join(dir, 'never.wav'))).toBe(false);
+  expect(existsSync(join(scratch.path, 'never.wav'))).toBe(false);
 }
 
 describe('runRedactionInWorker from the TypeScript sources (in-process fallback)', () => {

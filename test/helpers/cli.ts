@@ -1,12 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa, type Options, type ResultPromise } from 'execa';
 import { afterEach, beforeEach } from 'vitest';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'vredact.js');
 export const FIXTURES = join(REPO_ROOT, 'fixtures');
+/** The path of a file in `fixtures/`. */
+export const fixture = (name: string): string => join(FIXTURES, name);
 
 /** A temporary folder, removed by `cleanup()`; every test gets its own so tests run in parallel. */
 export async function tempDir(
@@ -31,6 +33,15 @@ export function tempDirPerTest(prefix: string): { readonly path: string } {
       return current.path;
     },
   };
+}
+
+/** Creates each file (and its folders) under `root`, holding one byte. */
+export async function touchFiles(root: string, ...paths: string[]): Promise<void> {
+  for (const path of paths) {
+    const full = join(root, path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, 'x');
+  }
 }
 
 /**

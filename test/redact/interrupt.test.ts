@@ -1,19 +1,8 @@
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIOStreams } from '../../src/output/iostreams.js';
-import type { Logger } from '../../src/output/logger.js';
 import { createInterruptController, listenForInterrupts } from '../../src/redact/interrupt.js';
-
-function recordingLog(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  return {
-    lines,
-    info: (m) => lines.push(`info: ${m}`),
-    warn: (m) => lines.push(`warn: ${m}`),
-    error: (m) => lines.push(`error: ${m}`),
-    debug: () => {},
-  };
-}
+import { recordingLogger } from '../helpers/logger.js';
 
 function io() {
   return createIOStreams({
@@ -56,7 +45,7 @@ describe('listenForInterrupts', () => {
     const other = () => {};
     process.on('SIGINT', other);
     const controller = createInterruptController();
-    const log = recordingLog();
+    const log = recordingLogger();
     dispose = listenForInterrupts(controller, io(), log);
     expect(process.listeners('SIGINT')).not.toContain(other);
     process.emit('SIGINT', 'SIGINT');
@@ -73,7 +62,7 @@ describe('listenForInterrupts', () => {
   it('a closed stdout (EPIPE) is a first interrupt, said in one line', () => {
     const streams = io();
     const controller = createInterruptController();
-    const log = recordingLog();
+    const log = recordingLogger();
     dispose = listenForInterrupts(controller, streams, log);
     streams.stdout.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
     expect(controller.signals.stop.aborted).toBe(true);

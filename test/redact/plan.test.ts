@@ -1,20 +1,13 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
+import { symlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expandInputs, globBase, parseListText, readFilesFrom } from '../../src/redact/inputs.js';
+import { expandInputs } from '../../src/redact/inputs.js';
 import { buildPlan, inShard, outputRelFor, shardOf } from '../../src/redact/plan.js';
-import { tempDirPerTest } from '../helpers/cli.js';
+import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-plan-');
 
-async function touch(...paths: string[]): Promise<void> {
-  for (const path of paths) {
-    const full = join(dir.path, path);
-    await mkdir(dirname(full), { recursive: true });
-    await writeFile(full, 'x');
-  }
-}
+const touch = (...paths: string[]) => touchFiles(dir.path, ...paths);
 
 async function plan(
   args: string[],
@@ -81,22 +74,6 @@ describe('output paths', () => {
     ]);
   });
 
-  it('finds the fixed part of a pattern', async () => {
-    expect(await globBase('calls/**/*.wav')).toBe('calls');
-    expect(await globBase('calls/2026/1?/*.wav')).toBe('calls/2026');
-    expect(await globBase('x/{a,b}/*.wav')).toBe('x');
-    expect(await globBase('*.wav')).toBe('.');
-    expect(await globBase('/srv/rec/**/*.mp3')).toBe('/srv/rec');
-  });
-
-  it('rejects a pattern that matches nothing and a named input that does not exist', async () => {
-    const { entries } = await plan(['nothing/**/*.wav', 'missing.wav']);
-    expect(entries.map((entry) => [entry.display, entry.rejected])).toEqual([
-      ['nothing/**/*.wav', 'no files match this pattern'],
-      ['missing.wav', 'no such file or folder'],
-    ]);
-  });
-
   it('takes names with spaces, non-ASCII letters and literal glob characters', async () => {
     await touch('my calls/Grüße été.WAV', 'take[1].wav');
     const { byInput } = await plan(['my calls', 'take[1].wav']);
@@ -147,30 +124,6 @@ describe('conflicts', () => {
     expect(entries.map((entry) => entry.display)).toEqual(['calls/a.wav']);
     const glob = await plan(['calls/**/*.wav'], { outDir: 'calls/redacted' });
     expect(glob.entries.map((entry) => entry.display)).toEqual(['calls/a.wav']);
-  });
-});
-
-describe('--files-from', () => {
-  it('reads one path per line, ignoring blank lines and # comments', async () => {
-    expect(parseListText('a.wav\r\n\n  # comment\n  b c.wav  \n#x.wav\n')).toEqual(['a.wav', 'b c.wav']);
-    await touch('list/a.wav', 'list/b c.wav');
-    const fromStdin = await readFilesFrom(
-      '-',
-      dir.path,
-      Readable.from([Buffer.from('list/a.wav\nlist/b c.wav\n')]),
-    );
-    const { entries } = await plan([], { listed: fromStdin });
-    expect(entries.map((entry) => entry.outputRel)).toEqual(['a.wav', 'b c.wav']);
-  });
-
-  it('treats listed lines as paths, not patterns', async () => {
-    await touch('a.wav');
-    const { entries } = await plan([], { listed: ['*.wav'] });
-    expect(entries[0]?.rejected).toBe('no such file or folder');
-  });
-
-  it('is a usage error when the list cannot be read', async () => {
-    await expect(readFilesFrom('nope.txt', dir.path, Readable.from([]))).rejects.toThrow(/--files-from/);
   });
 });
 

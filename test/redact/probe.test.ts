@@ -7,7 +7,7 @@ import { DEFAULT_MAX_DURATION_SECONDS, DEFAULT_MAX_SIZE } from '../../src/redact
 import { probeFile } from '../../src/redact/probe.js';
 import { FIXTURES, tempDir } from '../helpers/cli.js';
 import { framesDuration, framesFor, MP3_LAYOUT_CASES, makeMp3, makeWav, writeMp3 } from '../helpers/mp3.js';
-import { withLameTag } from '../audio/helpers/lame-tag.js';
+import { withLameTag } from '../helpers/lame-tag.js';
 
 const limits = { maxSize: DEFAULT_MAX_SIZE, maxDurationSec: DEFAULT_MAX_DURATION_SECONDS };
 let dir: { path: string; cleanup: () => Promise<void> };

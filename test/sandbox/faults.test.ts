@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { RequestRecord } from '../../src/sandbox/index.js';
-import { type Answer, call, fixture, redact, startTestSandbox, useCleanup } from './support.js';
+import { type Answer, call, fixture, redact, startTestSandbox, useCleanup } from '../helpers/sandbox-api.js';
 
 useCleanup();
 

@@ -10,7 +10,7 @@ import {
   TOKEN,
   useCleanup,
   waitForResult,
-} from './support.js';
+} from '../helpers/sandbox-api.js';
 
 useCleanup();
 

@@ -14,7 +14,7 @@ import {
   writeJunk,
   writeSilentMp3,
   writeWav,
-} from './support.js';
+} from '../helpers/sandbox-api.js';
 
 useCleanup();
 

@@ -14,7 +14,7 @@ import {
   testDir,
   useCleanup,
   waitForResult,
-} from './support.js';
+} from '../helpers/sandbox-api.js';
 
 useCleanup();
 

@@ -1,16 +1,15 @@
 /** Shared pieces of the sandbox tests: an in-process sandbox per test, an HTTP client, audio generators. */
 import { openAsBlob } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { FormData, request, Response } from 'undici';
 import { afterEach } from 'vitest';
 import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import type { ContentItem } from '../../src/sandbox/store.js';
-import { FIXTURES, tempDir } from '../helpers/cli.js';
+import { FIXTURES, fixture, tempDir } from './cli.js';
 
-export { FIXTURES };
+export { FIXTURES, fixture };
 
 export const TOKEN = 'vr_test_owner_0123456789';
 export const OTHER_TOKEN = 'vr_test_other_9876543210';
@@ -179,5 +178,3 @@ export async function waitForResult(base: string, jobId: string, sourceName: str
     );
   }, `the result of job ${jobId}`);
 }
-
-export const fixture = (name: string) => join(FIXTURES, name);

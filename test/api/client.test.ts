@@ -1,0 +1,250 @@
+/**
+ * The service client against a scripted server on 127.0.0.1: what it sends, what it gives back, and
+ * which error class each failure becomes. Uploads (`redact`) are tested end to end through the built
+ * binary (test/e2e/): an upload to a server in the same process hangs on Node 24 with undici's FormData.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import {
+  AuthenticationError,
+  ConnectionError,
+  InternalServerError,
+  InvalidResponseError,
+  LinkRefusedError,
+  NotFoundError,
+  PermissionDeniedError,
+} from '../../src/api/errors.js';
+import { UnsafeIdentifierError } from '../../src/api/identifiers.js';
+import { systemClock } from '../../src/clock.js';
+import { recordingLogger } from '../helpers/logger.js';
+import {
+  type ScriptedHandler,
+  type ScriptedServer,
+  sendJson,
+  startScriptedServer,
+} from '../helpers/scripted-server.js';
+
+const TOKEN = 'vr_test_client_0123456789';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Bodies of the requests received, by index (the scripted server keeps only their size). */
+interface Setup {
+  server: ScriptedServer;
+  client: ApiClient;
+  bodies: string[];
+  log: ReturnType<typeof recordingLogger>;
+}
+
+async function setUp(
+  handler: ScriptedHandler,
+  options: { maxRetries?: number; basePath?: string } = {},
+): Promise<Setup> {
+  const bodies: string[] = [];
+  const server = await startScriptedServer((req, res, body, index) => {
+    bodies[index] = body.toString('utf8');
+    return handler(req, res, body, index);
+  });
+  const log = recordingLogger();
+  const client = new ApiClient({
+    baseUrl: new URL(`${server.baseUrl}${options.basePath ?? ''}`),
+    token: TOKEN,
+    timeoutMs: 10_000,
+    maxRetries: options.maxRetries ?? 2,
+    // Retries are immediate: the tests count them, they never wait for them.
+    clock: { ...systemClock, sleep: async () => {} },
+    log,
+    userAgent: 'vredact-test/1',
+  });
+  cleanups.push(
+    () => server.close(),
+    () => client.close(),
+  );
+  return { server, client, bodies, log };
+}
+
+describe('JSON endpoints', () => {
+  it('listJobs: GET /api/jobs with the bearer token; job tokens come back masked, unsafe ids left out with a warning', async () => {
+    const { server, client, log } = await setUp((_req, res) =>
+      sendJson(res, 200, {
+        jobs: [
+          { job_id: 'job-1', token: 'vr_live_secret_abcdef123456', created_at: '2026-11-22T05:00:00Z' },
+          { job_id: 42 },
+          { job_id: '../../etc' },
+        ],
+      }),
+    );
+    const jobs = await client.listJobs();
+    expect(jobs.map((job) => job.job_id)).toEqual(['job-1', '42']);
+    expect(jobs[0]?.token).not.toContain('secret_abcdef');
+    expect(jobs[0]?.created_at).toBe('2026-11-22T05:00:00Z');
+    expect(log.lines).toEqual([expect.stringMatching(/^warn: listing jobs: left out 1 job/)]);
+
+    expect(server.received).toHaveLength(1);
+    const [request] = server.received;
+    expect(request).toMatchObject({ method: 'GET', url: '/api/jobs' });
+    expect(request?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(request?.headers['user-agent']).toBe('vredact-test/1');
+  });
+
+  it('a base URL with a path prefixes every request path', async () => {
+    const { server, client } = await setUp((_req, res) => sendJson(res, 200, { jobs: [] }), {
+      basePath: '/tenant/',
+    });
+    expect(await client.listJobs()).toEqual([]);
+    expect(server.received[0]?.url).toBe('/tenant/api/jobs');
+  });
+
+  it('createJob: POST /api/jobs, the new job id back', async () => {
+    const { server, client } = await setUp((_req, res) => sendJson(res, 201, { job_id: 'new-job' }));
+    expect(await client.createJob()).toBe('new-job');
+    expect(server.received[0]).toMatchObject({ method: 'POST', url: '/api/jobs' });
+  });
+
+  it("jobContent: the job's items, the id encoded in the path", async () => {
+    const items = [
+      { id: 1, job_id: 'a b', file_name: 'call.wav', audio_duration: 12.5, created_at: '' },
+      { id: '2', file_name: 'call.redacted.wav' },
+    ];
+    const { server, client } = await setUp((_req, res) => sendJson(res, 200, { jobContent: items }));
+    const content = await client.jobContent('a b');
+    expect(content.map((item) => [item.id, item.file_name])).toEqual([
+      ['1', 'call.wav'],
+      ['2', 'call.redacted.wav'],
+    ]);
+    expect(server.received[0]?.url).toBe('/api/jobs/a%20b/content');
+  });
+
+  it('downloadUrl: POSTs the file name as JSON; a relative signed URL is resolved against the base URL', async () => {
+    const { server, client, bodies } = await setUp((_req, res) =>
+      sendJson(res, 200, { signedUrl: 'https://files.example/signed/call.wav?sig=abc' }),
+    );
+    const url = await client.downloadUrl('job-1', 'call.wav');
+    expect(url.href).toBe('https://files.example/signed/call.wav?sig=abc');
+    expect(server.received[0]).toMatchObject({ method: 'POST', url: '/api/jobs/job-1/files/download-url' });
+    expect(server.received[0]?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(bodies[0]!)).toEqual({ fileName: 'call.wav' });
+  });
+
+  it('an unsafe job id is refused before anything is sent', async () => {
+    const { server, client } = await setUp((_req, res) => sendJson(res, 200, { jobContent: [] }));
+    await expect(client.jobContent('../x')).rejects.toBeInstanceOf(UnsafeIdentifierError);
+    await expect(client.downloadUrl('..', 'a.wav')).rejects.toBeInstanceOf(UnsafeIdentifierError);
+    expect(server.received).toEqual([]);
+  });
+});
+
+describe('errors by class', () => {
+  it.each([
+    [401, AuthenticationError],
+    [403, PermissionDeniedError],
+    [404, NotFoundError],
+  ])('%d is a %o, sent once, its message scrubbed of the token', async (status, kind) => {
+    const { server, client } = await setUp((_req, res) =>
+      sendJson(res, status, { error: status, message: `no: ${TOKEN}` }),
+    );
+    const failure = await client.listJobs().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(kind);
+    expect((failure as InstanceType<typeof kind>).status).toBe(status);
+    expect((failure as Error).message).toContain(`the service answered ${status}`);
+    expect((failure as Error).message).not.toContain(TOKEN);
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('a 503 is retried, and the answer after it is returned', async () => {
+    const { server, client } = await setUp((_req, res, _body, index) =>
+      index === 0
+        ? sendJson(res, 503, { error: 503, message: 'busy' }, { 'retry-after': '0' })
+        : sendJson(res, 201, { job_id: 'after-retry' }),
+    );
+    expect(await client.createJob()).toBe('after-retry');
+    expect(server.received).toHaveLength(2);
+  });
+
+  it('a 500 that persists is an InternalServerError after 1 + maxRetries requests', async () => {
+    const { server, client } = await setUp(
+      (_req, res) => sendJson(res, 500, { error: 500, message: 'down' }),
+      {
+        maxRetries: 2,
+      },
+    );
+    await expect(client.listJobs()).rejects.toBeInstanceOf(InternalServerError);
+    expect(server.received).toHaveLength(3);
+  });
+
+  it('a 2xx answer that is not the documented JSON is an InvalidResponseError, not retried', async () => {
+    const { server, client } = await setUp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>proxy login</html>');
+    });
+    await expect(client.createJob()).rejects.toBeInstanceOf(InvalidResponseError);
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('a port where nothing listens is a ConnectionError that says the request never left', async () => {
+    const { server, client } = await setUp((_req, res) => sendJson(res, 200, { jobs: [] }));
+    await server.close();
+    const failure = await client.listJobs().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConnectionError);
+    expect((failure as ConnectionError).refused).toBe(true);
+    expect((failure as Error).message).toContain(`127.0.0.1:${server.port}`);
+  });
+});
+
+describe('downloadSigned', () => {
+  it('GETs the signed URL without credentials and hands the body, its length and type to the sink', async () => {
+    const audio = Buffer.alloc(3000, 9);
+    const { server, client } = await setUp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/WAV', 'content-length': audio.length });
+      res.end(audio);
+    });
+    const got = await client.downloadSigned(
+      new URL(`${server.baseUrl}/signed/a.wav?sig=1`),
+      async (response) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of response.body) chunks.push(Buffer.from(chunk));
+        return { bytes: Buffer.concat(chunks), length: response.contentLength, type: response.contentType };
+      },
+    );
+    expect(got).toEqual({ bytes: audio, length: 3000, type: 'audio/wav' });
+    expect(server.received[0]).toMatchObject({ method: 'GET', url: '/signed/a.wav?sig=1' });
+    expect(server.received[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('a refused link (403) is a LinkRefusedError, and the sink is never called', async () => {
+    const { server, client } = await setUp((_req, res) =>
+      sendJson(res, 403, { error: 403, message: 'expired' }),
+    );
+    let called = false;
+    const failure = client.downloadSigned(new URL(`${server.baseUrl}/signed/a.wav`), async () => {
+      called = true;
+    });
+    await expect(failure).rejects.toBeInstanceOf(LinkRefusedError);
+    expect(called).toBe(false);
+  });
+
+  it("a sink's own error passes through as it is, without a retry", async () => {
+    const { server, client } = await setUp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav' });
+      res.end(Buffer.alloc(10));
+    });
+    const own = new Error('disk full');
+    await expect(
+      client.downloadSigned(new URL(`${server.baseUrl}/signed/a.wav`), async () => {
+        throw own;
+      }),
+    ).rejects.toBe(own);
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('a URL that is not http(s) is an InvalidResponseError, and nothing is sent', async () => {
+    const { server, client } = await setUp((_req, res) => sendJson(res, 200, {}));
+    await expect(
+      client.downloadSigned(new URL('file:///etc/passwd'), async () => undefined),
+    ).rejects.toBeInstanceOf(InvalidResponseError);
+    expect(server.received).toEqual([]);
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  errorForStatus,
+  InternalServerError,
+  InvalidResponseError,
+  isTokenRefused,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  RateLimitError,
+  serviceMessageOf,
+} from '../../src/api/errors.js';
+import { scrubberFor } from '../../src/api/scrub.js';
+import { ExitCode } from '../../src/errors.js';
+import { MAX_MESSAGE_CHARS } from '../../src/output/sanitize.js';
+
+describe('errorForStatus', () => {
+  it.each([
+    [401, AuthenticationError, ExitCode.auth],
+    [403, PermissionDeniedError, ExitCode.auth],
+    [404, NotFoundError, ExitCode.partial],
+    [413, PayloadTooLargeError, ExitCode.partial],
+    [429, RateLimitError, ExitCode.partial],
+    [500, InternalServerError, ExitCode.partial],
+    [503, InternalServerError, ExitCode.partial],
+    [400, BadRequestError, ExitCode.partial],
+    [422, BadRequestError, ExitCode.partial],
+    [302, InvalidResponseError, ExitCode.partial],
+  ])('%d is a %o with exit code %d', (status, kind, exitCode) => {
+    const error = errorForStatus(status, 'listing jobs', '');
+    expect(error).toBeInstanceOf(kind);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(status);
+    expect(error.exitCode).toBe(exitCode);
+    expect(error.message).toMatch(new RegExp(`^listing jobs: the service answered ${status}`));
+  });
+
+  it("names the status and carries the service's message", () => {
+    const error = errorForStatus(404, 'reading job x', '{"error":404,"message":"job not found"}');
+    expect(error.message).toBe('reading job x: the service answered 404 Not Found: job not found');
+    expect(error.serviceMessage).toBe('job not found');
+  });
+
+  it("the service's message is scrubbed, its control characters escaped, and cut", () => {
+    const token = 'vr_live_0123456789abcdef';
+    const body = JSON.stringify({ message: `\u001b[31mBearer ${token}\u001b[0m ${'y'.repeat(1000)}` });
+    const error = errorForStatus(500, 'x', body, scrubberFor([token]));
+    expect(error.serviceMessage).not.toContain(token);
+    expect(error.serviceMessage).not.toContain('\u001b');
+    expect(error.serviceMessage?.startsWith('\\x1b[31mBearer vr_…cdef')).toBe(true);
+    expect(error.serviceMessage).toMatch(/… \(\d+ more characters\)$/);
+    expect(error.serviceMessage!.length).toBeLessThan(MAX_MESSAGE_CHARS + 40);
+  });
+
+  it('only 401 and 403 mean the token was refused', () => {
+    expect(isTokenRefused(errorForStatus(401, 'x', ''))).toBe(true);
+    expect(isTokenRefused(errorForStatus(403, 'x', ''))).toBe(true);
+    for (const status of [400, 404, 413, 429, 500])
+      expect(isTokenRefused(errorForStatus(status, 'x', ''))).toBe(false);
+    expect(isTokenRefused(new Error('401'))).toBe(false);
+  });
+});
+
+describe('serviceMessageOf', () => {
+  it.each([
+    ['{"error":400,"message":"bad field"}', 'bad field'],
+    ['{"message":"  padded  "}', 'padded'],
+    ['{"message":"   "}', undefined],
+    ['{"message":42}', undefined],
+    ['<html>Bad Gateway</html>', undefined],
+    ['', undefined],
+    ['null', undefined],
+  ])('%j gives %j', (body, message) => {
+    expect(serviceMessageOf(body)).toBe(message);
+  });
+});

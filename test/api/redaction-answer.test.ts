@@ -1,0 +1,85 @@
+import { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { InvalidResponseError } from '../../src/api/errors.js';
+import { UnsafeIdentifierError } from '../../src/api/identifiers.js';
+import { readRedactionAnswer } from '../../src/api/redaction-answer.js';
+import { scrubberFor } from '../../src/api/scrub.js';
+
+const URL_OF = new URL('http://127.0.0.1:1/api/speech-to-speech-biometric-redaction');
+const TOKEN = 'vr_live_0123456789abcdef';
+
+function response(
+  status: number,
+  contentType: string | undefined,
+  ...chunks: Buffer[]
+): Dispatcher.ResponseData {
+  return {
+    statusCode: status,
+    headers: contentType === undefined ? {} : { 'content-type': contentType },
+    body: Readable.from(chunks),
+  } as unknown as Dispatcher.ResponseData;
+}
+
+async function read(res: Dispatcher.ResponseData) {
+  const consumed: Buffer[] = [];
+  const answer = await readRedactionAnswer(
+    res,
+    async (body) => {
+      for await (const chunk of body) consumed.push(Buffer.from(chunk));
+      return 'sink result';
+    },
+    'redacting a.wav',
+    URL_OF,
+    scrubberFor([TOKEN]),
+  );
+  return { answer, consumed: Buffer.concat(consumed) };
+}
+
+const wav = Buffer.concat([
+  Buffer.from('RIFF'),
+  Buffer.alloc(4),
+  Buffer.from('WAVEfmt '),
+  Buffer.alloc(40, 1),
+]);
+
+describe('readRedactionAnswer', () => {
+  it('an audio/* answer goes to the sink whole', async () => {
+    const { answer, consumed } = await read(response(200, 'Audio/WAV', wav.subarray(0, 5), wav.subarray(5)));
+    expect(answer).toEqual({ kind: 'audio', result: 'sink result' });
+    expect(consumed).toEqual(wav);
+  });
+
+  it('a RIFF/WAVE start is audio whatever its content type', async () => {
+    const { answer, consumed } = await read(response(200, 'application/octet-stream', wav));
+    expect(answer.kind).toBe('audio');
+    expect(consumed).toEqual(wav);
+  });
+
+  it.each([
+    ['{"job_id":"job-1"}', 'job-1'],
+    ['{"jobId":"job-2"}', 'job-2'],
+    ['{"id":77}', '77'],
+  ])('a JSON answer %s is a job to collect later', async (body, jobId) => {
+    const { answer, consumed } = await read(response(202, 'application/json', Buffer.from(body)));
+    expect(answer).toEqual({ kind: 'job', jobId });
+    expect(consumed.length).toBe(0);
+  });
+
+  it('a job id unsafe in a path is refused', async () => {
+    await expect(
+      read(response(202, 'application/json', Buffer.from('{"job_id":"../../x"}'))),
+    ).rejects.toBeInstanceOf(UnsafeIdentifierError);
+  });
+
+  it('neither audio nor a job id is an InvalidResponseError naming the status and type, scrubbed', async () => {
+    const failure = await read(
+      response(200, `text/html; token=${TOKEN}`, Buffer.from('<html>hi</html>')),
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidResponseError);
+    expect((failure as Error).message).toContain('answered 200 with neither audio nor a job id');
+    expect((failure as Error).message).not.toContain(TOKEN);
+    const untyped = await read(response(200, undefined, Buffer.from('{}'))).catch((error: unknown) => error);
+    expect((untyped as Error).message).toContain('no content type');
+  });
+});

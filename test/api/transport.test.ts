@@ -1,0 +1,131 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ConnectionError, ConnectTimeoutError, TimeoutError } from '../../src/api/errors.js';
+import {
+  BodyReadError,
+  contentLengthOf,
+  headerValue,
+  hostPort,
+  networkError,
+  peek,
+  readText,
+  taggedBody,
+} from '../../src/api/transport.js';
+
+const bytes = (...chunks: string[]) => Readable.from(chunks.map((chunk) => Buffer.from(chunk)));
+
+async function collect(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const withCode = (code: string, message = `${code}: injected`) => Object.assign(new Error(message), { code });
+
+describe('reading bodies', () => {
+  it('readText reads the whole body, or only its first `limit` bytes and destroys the rest', async () => {
+    expect(await readText(bytes('ab', 'cd'), 100)).toBe('abcd');
+    const long = bytes('abc', 'def', 'ghi');
+    expect(await readText(long, 4)).toBe('abcd');
+    expect(long.destroyed).toBe(true);
+  });
+
+  it('peek gives the first bytes and a stream that still holds them', async () => {
+    const { head, all } = await peek(bytes('RI', 'FF', '....WAVE'), 4);
+    expect(head.toString()).toBe('RIFF');
+    expect(await collect(all)).toBe('RIFF....WAVE');
+    const short = await peek(bytes('ab'), 12);
+    expect(short.head.toString()).toBe('ab');
+    expect(await collect(short.all)).toBe('ab');
+  });
+
+  it('taggedBody passes the bytes through and marks a read failure as a BodyReadError', async () => {
+    expect(await collect(taggedBody(bytes('x', 'y')))).toBe('xy');
+    const cause = withCode('ECONNRESET');
+    async function* failing() {
+      yield Buffer.from('x');
+      throw cause;
+    }
+    const failure = await collect(taggedBody(failing())).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(BodyReadError);
+    expect((failure as BodyReadError).original).toBe(cause);
+  });
+});
+
+describe('headers', () => {
+  it('headerValue takes the first of a repeated header, and "" for a missing one', () => {
+    expect(headerValue({ 'content-type': 'audio/wav' }, 'content-type')).toBe('audio/wav');
+    expect(headerValue({ 'set-cookie': ['a=1', 'b=2'] }, 'set-cookie')).toBe('a=1');
+    expect(headerValue({}, 'content-type')).toBe('');
+  });
+
+  it('contentLengthOf reads only a plain number', () => {
+    expect(contentLengthOf({ 'content-length': '1234' })).toBe(1234);
+    expect(contentLengthOf({ 'content-length': '0' })).toBe(0);
+    expect(contentLengthOf({ 'content-length': '-1' })).toBeUndefined();
+    expect(contentLengthOf({ 'content-length': '12, 12' })).toBeUndefined();
+    expect(contentLengthOf({})).toBeUndefined();
+  });
+
+  it('hostPort spells out the default port of the scheme', () => {
+    expect(hostPort(new URL('https://api.example.com/x'))).toBe('api.example.com:443');
+    expect(hostPort(new URL('http://api.example.com/x'))).toBe('api.example.com:80');
+    expect(hostPort(new URL('http://127.0.0.1:8787/'))).toBe('127.0.0.1:8787');
+  });
+});
+
+describe('networkError', () => {
+  const url = new URL('https://api.example.com/api/jobs');
+
+  it.each([
+    ['ECONNREFUSED', 'connection refused'],
+    ['ENOTFOUND', 'host not found'],
+    ['EAI_AGAIN', 'host name lookup failed'],
+    ['EHOSTUNREACH', 'host unreachable'],
+    ['ENETUNREACH', 'network unreachable'],
+  ])('%s: the request never left (a refused ConnectionError naming the host)', (code, text) => {
+    const error = networkError(withCode(code), 'listing jobs', url);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).refused).toBe(true);
+    expect((error as Error).message).toBe(`listing jobs: cannot connect to api.example.com:443 (${text})`);
+  });
+
+  it('a code on the cause counts too', () => {
+    const error = networkError(
+      Object.assign(new Error('fetch failed'), { cause: withCode('ECONNREFUSED') }),
+      'x',
+      url,
+    );
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).refused).toBe(true);
+  });
+
+  it('a connect timeout is a ConnectTimeoutError; a header or body timeout a TimeoutError', () => {
+    const connect = networkError(withCode('UND_ERR_CONNECT_TIMEOUT'), 'listing jobs', url);
+    expect(connect).toBeInstanceOf(ConnectTimeoutError);
+    expect((connect as Error).message).toContain('timed out');
+    for (const code of ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']) {
+      const error = networkError(withCode(code), 'listing jobs', url);
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(error).not.toBeInstanceOf(ConnectTimeoutError);
+      expect((error as Error).message).toContain(code);
+    }
+  });
+
+  it('a connection dropped mid-way may have reached the service: not "refused"', () => {
+    const error = networkError(withCode('ECONNRESET'), 'redacting a.wav');
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).refused).toBe(false);
+    expect((error as Error).message).toBe(
+      'redacting a.wav: network error talking to the service (ECONNRESET)',
+    );
+  });
+
+  it('aborts and things that are not errors pass through untouched', () => {
+    const abort = new DOMException('stopped', 'AbortError');
+    expect(networkError(abort, 'x', url)).toBe(abort);
+    const coded = withCode('ABORT_ERR');
+    expect(networkError(coded, 'x', url)).toBe(coded);
+    expect(networkError('text', 'x', url)).toBe('text');
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { columnsOf, fitParts, fitWidth } from '../../src/output/fit.js';
+
+describe('terminal widths', () => {
+  it('columnsOf counts wide characters twice and combining marks as nothing', () => {
+    expect(columnsOf('abc é')).toBe(5);
+    expect(columnsOf('日本')).toBe(4);
+    expect(columnsOf('e\u0301')).toBe(1);
+  });
+
+  it('fitWidth leaves a line that fits, and cuts one that does not with … at the exact width', () => {
+    expect(fitWidth('short', 10)).toBe('short');
+    expect(fitWidth('0123456789', 10)).toBe('0123456789');
+    expect(fitWidth('0123456789ab', 10)).toBe('012345678…');
+    const wide = fitWidth('日本語のファイル名.wav', 9);
+    expect(columnsOf(wide)).toBeLessThanOrEqual(9);
+    expect(wide.endsWith('…')).toBe(true);
+    expect(fitWidth('abc', 0)).toBe('…');
+  });
+
+  it('fitParts drops the highest-ranked parts first, keeps the order, then cuts', () => {
+    const parts = [
+      { text: '12/40 files', rank: 0 },
+      { text: '3 failed', rank: 1 },
+      { text: 'eta 2:10', rank: 2 },
+    ];
+    expect(fitParts(parts, ' · ', 80)).toBe('12/40 files · 3 failed · eta 2:10');
+    expect(fitParts(parts, ' · ', 25)).toBe('12/40 files · 3 failed');
+    expect(fitParts(parts, ' · ', 12)).toBe('12/40 files');
+    expect(fitParts(parts, ' · ', 6)).toBe('12/40…');
+  });
+});

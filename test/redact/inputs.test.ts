@@ -1,0 +1,114 @@
+import { mkdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { expandInputs, globBase, parseListText, readFilesFrom } from '../../src/redact/inputs.js';
+import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
+
+const dir = tempDirPerTest('vredact-inputs-');
+
+const touch = (...paths: string[]) => touchFiles(dir.path, ...paths);
+
+function expand(args: string[], options: { listed?: string[]; outDir?: string } = {}) {
+  return expandInputs({
+    cwd: dir.path,
+    args,
+    listed: options.listed,
+    outDir: join(dir.path, options.outDir ?? 'out'),
+  });
+}
+
+const rels = (files: Array<{ rel: string }>) => files.map((file) => file.rel).sort();
+
+describe('named inputs', () => {
+  it('a file is its base name, a folder its recursive .wav and .mp3 files, skipping other and hidden ones', async () => {
+    await touch(
+      'one/a.MP3',
+      'calls/2026/11/a.wav',
+      'calls/2026/12/B.WAV',
+      'calls/x.Mp3',
+      'calls/notes.txt',
+      'calls/.hidden.wav',
+      'calls/.cache/c.wav',
+    );
+    const { files, problems } = await expand(['one/a.MP3', 'calls']);
+    expect(problems).toEqual([]);
+    expect(files.map((file) => [file.arg, file.rel, file.origin])).toEqual(
+      expect.arrayContaining([
+        ['one/a.MP3', 'a.MP3', 'file'],
+        ['calls', '2026/11/a.wav', 'folder'],
+      ]),
+    );
+    expect(rels(files)).toEqual(['2026/11/a.wav', '2026/12/B.WAV', 'a.MP3', 'x.Mp3']);
+    expect(files.find((file) => file.rel === 'a.MP3')?.path).toBe(join(dir.path, 'one', 'a.MP3'));
+  });
+
+  it('a glob is mirrored under its fixed leading part, case-sensitively like the shell', async () => {
+    await touch('calls/2026/11/a.wav', 'calls/2026/12/C.WAV', 'calls/top.wav', 'other/z.wav');
+    const { files } = await expand(['calls/**/*.wav']);
+    expect(rels(files)).toEqual(['2026/11/a.wav', 'top.wav']);
+    expect(files.every((file) => file.origin === 'glob')).toBe(true);
+  });
+
+  it('finds the fixed part of a pattern', async () => {
+    expect(await globBase('calls/**/*.wav')).toBe('calls');
+    expect(await globBase('calls/2026/1?/*.wav')).toBe('calls/2026');
+    expect(await globBase('x/{a,b}/*.wav')).toBe('x');
+    expect(await globBase('*.wav')).toBe('.');
+    expect(await globBase('/srv/rec/**/*.mp3')).toBe('/srv/rec');
+  });
+
+  it('a pattern that matches nothing and a named input that does not exist are problems, not errors', async () => {
+    const { files, problems } = await expand(['nothing/**/*.wav', 'missing.wav']);
+    expect(files).toEqual([]);
+    expect(problems.map((problem) => [problem.arg, problem.reason])).toEqual([
+      ['nothing/**/*.wav', 'no files match this pattern'],
+      ['missing.wav', 'no such file or folder'],
+    ]);
+  });
+
+  it('the same file named twice, or reached through a link, is kept once and counted as a duplicate', async () => {
+    await touch('calls/a.wav');
+    await symlink(join(dir.path, 'calls', 'a.wav'), join(dir.path, 'link.wav'));
+    const { files, duplicates } = await expand(['calls/a.wav', './calls/a.wav', 'calls', 'link.wav']);
+    expect(files.map((file) => file.arg)).toEqual(['calls/a.wav']);
+    expect(duplicates).toBe(3);
+  });
+
+  it('files under the output folder are never inputs; a folder without audio is reported as empty', async () => {
+    await touch('calls/a.wav', 'calls/redacted/a.wav', 'notes/readme.txt');
+    await mkdir(join(dir.path, 'empty'));
+    const { files, emptyFolders } = await expand(['calls', 'notes', 'empty'], { outDir: 'calls/redacted' });
+    expect(files.map((file) => file.rel)).toEqual(['a.wav']);
+    expect(emptyFolders.length).toBe(2);
+  });
+});
+
+describe('--files-from', () => {
+  it('reads one path per line, ignoring blank lines and # comments', async () => {
+    expect(parseListText('a.wav\r\n\n  # comment\n  b c.wav  \n#x.wav\n')).toEqual(['a.wav', 'b c.wav']);
+    await touch('list/a.wav', 'list/b c.wav');
+    const fromStdin = await readFilesFrom(
+      '-',
+      dir.path,
+      Readable.from([Buffer.from('list/a.wav\nlist/b c.wav\n')]),
+    );
+    expect(fromStdin).toEqual(['list/a.wav', 'list/b c.wav']);
+    const { files } = await expand([], { listed: fromStdin });
+    expect(files.map((file) => file.rel)).toEqual(['a.wav', 'b c.wav']);
+  });
+
+  it('treats listed lines as paths, not patterns', async () => {
+    await touch('a.wav');
+    const { files, problems } = await expand([], { listed: ['*.wav'] });
+    expect(files).toEqual([]);
+    expect(problems.map((problem) => problem.reason)).toEqual(['no such file or folder']);
+  });
+
+  it('is a usage error when the list cannot be read', async () => {
+    const failure = readFilesFrom('nope.txt', dir.path, Readable.from([]));
+    await expect(failure).rejects.toThrow(/--files-from/);
+    await expect(failure).rejects.toBeInstanceOf(UsageError);
+  });
+});
