@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { decodeToWorkingRate, WORKING_RATE } from '../../src/audio/index.js';
-import { averageSpectrum, medianVoicedF0, readPcm16Wav, spectralCentroid } from '../audio/helpers/signal.js';
+import { averageSpectrum, medianVoicedF0, readPcm16Wav, spectralCentroid } from '../helpers/signal.js';
 import { FIXTURES, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 import { framesFor, writeMp3 } from '../helpers/mp3.js';
 import { startSandboxProcess } from '../helpers/sandbox.js';
