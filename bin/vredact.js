@@ -14,6 +14,11 @@ if (found[0] < REQUIRED[0] || (found[0] === REQUIRED[0] && found[1] < REQUIRED[1
   process.exit(2);
 }
 
+// Every output is fsynced, and fsync, open, rename and stat all queue on libuv's thread pool: at
+// its default of 4 threads, 32 uploads in flight wait on each other's disk writes. It must be set
+// before the pool's first use (the import below reads files through it); the user's value wins.
+if (!process.env.UV_THREADPOOL_SIZE) process.env.UV_THREADPOOL_SIZE = '64';
+
 var args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // Answered without loading the command tree, so it costs about a bare `node` start.

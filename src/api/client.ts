@@ -4,9 +4,8 @@
  * caller's sink. Everything it returns or throws that came from the service is scrubbed of secrets,
  * and identifiers are checked before they go into a request.
  */
-import { openAsBlob } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { type Dispatcher, FormData } from 'undici';
+import type { Dispatcher } from 'undici';
 import type * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { ExitCode } from '../errors.js';
@@ -16,6 +15,7 @@ import { maskToken } from '../settings/mask.js';
 import { InvalidResponseError, LinkRefusedError } from './errors.js';
 import { assertFileName, jobIdProblem, jobPath } from './identifiers.js';
 import { readJsonList, readSmallJson } from './json-reader.js';
+import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
 import { RETRYABLE_STATUSES } from './retry.js';
 import {
@@ -265,10 +265,8 @@ export class ApiClient {
       what,
       signal,
       async () => {
-        const form = new FormData();
-        for (const [name, value] of Object.entries(fields)) form.append(name, value);
-        form.append('source_audio', await openAsBlob(filePath, { type }), uploadName);
-        const response = await this.#http.send('POST', url, what, { authorized: true, body: form, signal });
+        const form = await multipartWithFile(fields, 'source_audio', filePath, uploadName, type);
+        const response = await this.#http.send('POST', url, what, { authorized: true, form, signal });
         if (response.statusCode < 200 || response.statusCode > 299) {
           return this.#http.fail(response, url, what, NOT_ACCEPTED_STATUSES);
         }

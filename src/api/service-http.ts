@@ -2,10 +2,11 @@
  * The client's HTTP layer: one undici agent, bearer auth, error answers turned into typed errors
  * (scrubbed of secrets, with base-URL hints), and every attempt through the shared throttle gate.
  */
-import { type Dispatcher, type FormData, request, Agent } from 'undici';
+import { type Dispatcher, request, Agent } from 'undici';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
 import type { ClientOptions } from './client.js';
 import { errorForStatus, InvalidResponseError } from './errors.js';
+import type { MultipartBody } from './multipart.js';
 import {
   isRetryableByDefault,
   parseRetryAfter,
@@ -80,19 +81,29 @@ export class ServiceHttp {
     method: Dispatcher.HttpMethod,
     url: URL,
     what: string,
-    init: { body?: string | FormData; json?: boolean; authorized: boolean; signal?: AbortSignal | undefined },
+    init: {
+      body?: string;
+      form?: MultipartBody;
+      json?: boolean;
+      authorized: boolean;
+      signal?: AbortSignal | undefined;
+    },
   ): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { 'user-agent': this.#options.userAgent };
     // Signed URLs are fetched with no credentials at all: they may point at another host.
     if (init.authorized) headers.authorization = `Bearer ${this.#options.token}`;
     if (init.json) headers['content-type'] = 'application/json';
+    if (init.form) {
+      headers['content-type'] = init.form.contentType;
+      headers['content-length'] = String(init.form.contentLength);
+    }
     if (init.json || init.authorized) headers.accept = 'application/json, audio/*;q=0.9, */*;q=0.1';
     this.#options.log.debug(`${method} ${init.authorized ? url.href : `${url.origin}${url.pathname}`}`);
     try {
       const response = await request(url, {
         method,
         headers,
-        body: init.body,
+        body: init.form?.body ?? init.body,
         dispatcher: this.#agent,
         signal: init.signal,
       });
