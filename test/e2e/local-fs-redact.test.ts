@@ -1,8 +1,12 @@
-/** `vredact redact` and its state folder: a `.vredact` that leads outside the output folder is refused. */
-import { mkdir, readdir, symlink } from 'node:fs/promises';
+/**
+ * `vredact redact` and local file-system trouble: a `.vredact` or an output sub-folder that leads
+ * outside the output folder is refused, and a read-only output folder is exit 2 before anything is sent.
+ */
+import { copyFile, mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 
 const dir = tempDirPerTest('vredact-e2e-local-fs-');
@@ -33,6 +37,63 @@ describe('redact and a symbolic link out of the output folder', () => {
       expect(await readdir(elsewhere)).toEqual([]);
     } finally {
       await server.close();
+    }
+  });
+
+  it('refuses to write an output through a sub-folder that links outside; the batch goes on', async () => {
+    const wav = await readFile(join(FIXTURES, 'speech-16bit.wav'));
+    // The service answers every upload with the input's own audio: a result that passes every check.
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
+      res.end(wav);
+    });
+    try {
+      const out = join(dir.path, 'out');
+      const elsewhere = join(dir.path, 'elsewhere');
+      await mkdir(join(dir.path, 'in', 'sub'), { recursive: true });
+      await mkdir(out);
+      await mkdir(elsewhere);
+      await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(dir.path, 'in', 'sub', 'a.wav'));
+      await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(dir.path, 'in', 'b.wav'));
+      await symlink(elsewhere, join(out, 'sub'));
+      const result = await runCli(['redact', 'in', '-o', 'out', '-c', '1'], {
+        cwd: dir.path,
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_test_local_fs',
+        }),
+      });
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toMatch(/failed\tin\/sub\/a\.wav\t.*symbolic link that leads outside/);
+      expect(result.stdout).toMatch(/done\tin\/b\.wav/);
+      expect(await readdir(elsewhere)).toEqual([]);
+      expect((await readdir(out)).filter((name) => name.endsWith('.wav'))).toEqual(['b.wav']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a read-only output folder is exit 2 before anything is sent', async ({ skip }) => {
+    const mounted = await tryMountTmpfs(join(dir.path, 'mnt'), '64k');
+    if (!mounted) return skip(MOUNT_SKIP_REASON);
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(500);
+      res.end();
+    });
+    try {
+      await mounted.readOnly();
+      const result = await runCli(['redact', join(FIXTURES, 'speech-16bit.wav'), '-o', mounted.path], {
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_test_local_fs',
+        }),
+      });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(/read-only file system/);
+      expect(server.received).toHaveLength(0);
+    } finally {
+      await server.close();
+      await mounted.unmount();
     }
   });
 });
