@@ -35,7 +35,8 @@ export interface DecideInput {
   interrupted?: InterruptedUpload | undefined;
   size: number;
   mtimeMs: number;
-  options: string;
+  /** The fingerprint of the target-voice fields of this run (the journal's `options` field). */
+  voiceFingerprint: string;
   outputExists: boolean;
   overwrite: boolean;
 }
@@ -54,7 +55,7 @@ export function decide(input: DecideInput): Decision {
     record !== undefined &&
     record.size === input.size &&
     record.mtimeMs === input.mtimeMs &&
-    record.options === input.options;
+    record.options === input.voiceFingerprint;
   if (record && same && record.event === 'submitted' && record.jobId) {
     return {
       action: 'collect',

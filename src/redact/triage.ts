@@ -45,7 +45,7 @@ export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
     interrupted: options.journal.interrupted.get(entry.realPath),
     size: info?.size ?? -1,
     mtimeMs: info?.mtimeMs ?? -1,
-    options: options.fingerprint,
+    voiceFingerprint: options.fingerprint,
     // Only asked when the journal cannot settle it: a done input whose output went missing.
     outputExists:
       !record || record.event === 'done' || record.event === 'uploading'

@@ -127,7 +127,8 @@ describe('journal', () => {
 
 describe('re-run decisions', () => {
   const done = { v: 1 as const, at: '', event: 'done' as const, input: '/a.wav', ...base, output: 'a.wav' };
-  const input = { record: done, ...base, outputExists: true, overwrite: false };
+  const { options: voiceFingerprint, ...identity } = base;
+  const input = { record: done, ...identity, voiceFingerprint, outputExists: true, overwrite: false };
 
   it('skips what is done with the same size, time, options and an output', () => {
     expect(decide(input)).toEqual({ action: 'skip', why: 'done' });
@@ -139,7 +140,7 @@ describe('re-run decisions', () => {
     });
     expect(decide({ ...input, size: 101 })).toMatchObject({ action: 'send', why: 'changed' });
     expect(decide({ ...input, mtimeMs: 99 })).toMatchObject({ action: 'send', why: 'changed' });
-    expect(decide({ ...input, options: optionsFingerprint({ gender: 'f' }) })).toMatchObject({
+    expect(decide({ ...input, voiceFingerprint: optionsFingerprint({ gender: 'f' }) })).toMatchObject({
       action: 'send',
     });
   });
