@@ -88,3 +88,35 @@ export async function resolveInside(outDir: string, relativePath: string): Promi
   }
   return join(await resolveFolderInside(outDir, parts.join(sep)), name);
 }
+
+/** Folders remembered by one OutputFolder; past this many it starts afresh (memory stays bounded). */
+const REMEMBERED_FOLDERS = 10_000;
+
+/**
+ * resolveInside for the many files of one run: a batch writes thousands of outputs into a few
+ * folders, and checking every folder on the way again for each file cost a realpath and an lstat per
+ * component per file. A folder is checked once per run; a refusal is not remembered, so it is
+ * checked (and named) again for each file that would go through it.
+ */
+export class OutputFolder {
+  readonly #checked = new Map<string, Promise<string>>();
+
+  constructor(readonly path: string) {}
+
+  /** The absolute path of `relativePath` below the folder, checked as resolveInside checks it. */
+  async resolve(relativePath: string): Promise<string> {
+    const rel = normalize(relativePath);
+    const cut = rel.lastIndexOf(sep);
+    const name = rel.slice(cut + 1);
+    if (name === '' || name === '.' || name === '..') return resolveInside(this.path, relativePath);
+    const folder = cut === -1 ? '' : rel.slice(0, cut);
+    let checked = this.#checked.get(folder);
+    if (!checked) {
+      if (this.#checked.size >= REMEMBERED_FOLDERS) this.#checked.clear();
+      checked = resolveFolderInside(this.path, folder);
+      this.#checked.set(folder, checked);
+      checked.catch(() => this.#checked.delete(folder));
+    }
+    return join(await checked, name);
+  }
+}

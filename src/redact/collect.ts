@@ -112,7 +112,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number): Pro
           client.downloadSigned(
             url,
             resultSink(
-              { outDir: engine.outDir, outputRel: entry.outputRel },
+              { folder: engine.outputFolder, outputRel: entry.outputRel },
               { durationSec, tolerance: engine.tolerance },
               engine.abort,
             ),

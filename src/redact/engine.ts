@@ -4,6 +4,7 @@
 import type { ApiClient } from '../api/client.js';
 import { isTokenRefused } from '../api/errors.js';
 import type { Clock } from '../clock.js';
+import type { OutputFolder } from '../fs/containment.js';
 import type { Logger } from '../output/logger.js';
 import { GateClosedError, type TokenGate } from './gate.js';
 import type { DurationTolerance } from './options.js';
@@ -35,6 +36,8 @@ export interface Engine {
   gate: TokenGate;
   /** The output folder: every output is written below it, never through a link that leads out. */
   outDir: string;
+  /** The output folder's checked sub-folders (each checked once per run). */
+  outputFolder: OutputFolder;
   clock: Clock;
   log: Logger;
   /** The multipart fields of the target voice. */

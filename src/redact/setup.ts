@@ -2,6 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import { dirname } from 'node:path';
 import type { Context } from '../context.js';
+import { OutputFolder } from '../fs/containment.js';
 import type { BatchDeps } from './batch.js';
 import type { Engine, Interrupt, RedactClient } from './engine.js';
 import { isStopping } from './engine.js';
@@ -44,6 +45,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     client: parts.client,
     recorder: parts.recorder,
     outDir: parts.outDir,
+    outputFolder: new OutputFolder(parts.outDir),
     gate,
     clock: ctx.clock,
     log: ctx.log,

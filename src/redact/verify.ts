@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { ResponseBody } from '../api/client.js';
 import { WavFormatError, WavReader } from '../audio/riff.js';
-import { writeFileAtomically } from '../fs/atomic-write.js';
-import { resolveInside } from '../fs/containment.js';
+import { type Unpublished, writeUnpublished } from '../fs/atomic-write.js';
+import type { OutputFolder } from '../fs/containment.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
 import { formatDuration } from '../output/format.js';
 
@@ -105,33 +105,53 @@ async function* verified(
   }
 }
 
-/** Where a result goes: `outputRel` below `outDir`. */
+/** Where a result goes: `outputRel` below the output folder. */
 export interface ResultPlace {
-  outDir: string;
+  folder: OutputFolder;
   outputRel: string;
 }
 
+/** A verified result under its temporary name: `publish` flushes it and puts it under its name. */
+export type UnpublishedResult = WrittenResult & Pick<Unpublished, 'publish' | 'discard'>;
+
 /**
- * The sink of a result: streams the body to its place through the checks, published (fsync, rename)
- * only when they all pass. The place is checked first: no folder on the way may be a link leading out
- * of the output folder. A file-system failure comes out as a LocalFsError naming the path.
+ * The sink of a result, stopping short of publishing it: streams the body to a temporary file through
+ * the checks. The place is checked first: no folder on the way may be a link leading out of the output
+ * folder. A file-system failure comes out as a LocalFsError naming the path.
  */
+export function unpublishedResultSink(
+  place: ResultPlace,
+  expect: Expectation,
+  signal?: AbortSignal,
+): (response: ResponseBody) => Promise<UnpublishedResult> {
+  return async (response) => {
+    const dest = await place.folder.resolve(place.outputRel);
+    let result: WrittenResult | undefined;
+    const written = await writeUnpublished(
+      dest,
+      verified(response, expect, (checked) => {
+        result = checked;
+      }),
+      signal,
+    );
+    if (!result) {
+      await written.discard();
+      throw new ResultRejectedError('the result could not be verified');
+    }
+    return { ...result, publish: () => written.publish(), discard: () => written.discard() };
+  };
+}
+
+/** The sink of a result, published (fsync, rename) as soon as every check has passed. */
 export function resultSink(
   place: ResultPlace,
   expect: Expectation,
   signal?: AbortSignal,
 ): (response: ResponseBody) => Promise<WrittenResult> {
+  const sink = unpublishedResultSink(place, expect, signal);
   return async (response) => {
-    const dest = await resolveInside(place.outDir, place.outputRel);
-    let result: WrittenResult | undefined;
-    await writeFileAtomically(
-      dest,
-      verified(response, expect, (written) => {
-        result = written;
-      }),
-      signal,
-    );
-    if (!result) throw new ResultRejectedError('the result could not be verified');
+    const { publish, discard: _discard, ...result } = await sink(response);
+    await publish();
     return result;
   };
 }

@@ -1,7 +1,12 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OutsideOutputFolderError, resolveFolderInside, resolveInside } from '../../src/fs/containment.js';
+import {
+  OutputFolder,
+  OutsideOutputFolderError,
+  resolveFolderInside,
+  resolveInside,
+} from '../../src/fs/containment.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
@@ -58,5 +63,34 @@ describe('resolveInside', () => {
     await writeFile(join(dir.path, 'secret.wav'), 'outside');
     await symlink(join(dir.path, 'secret.wav'), join(out, 'x.wav'));
     expect(await resolveInside(out, 'x.wav')).toBe(join(out, 'x.wav'));
+  });
+});
+
+describe('OutputFolder', () => {
+  it('gives the same paths as resolveInside, for files in new and existing folders', async () => {
+    const out = join(dir.path, 'out');
+    await mkdir(join(out, 'a'), { recursive: true });
+    const folder = new OutputFolder(out);
+    for (const rel of ['a/b/c.wav', 'a/b/d.wav', 'top.wav', 'a/e.wav']) {
+      expect(await folder.resolve(rel)).toBe(await resolveInside(out, rel));
+    }
+  });
+
+  it('refuses every file below a folder that links outside, each time, and goes on with others', async () => {
+    const out = join(dir.path, 'out');
+    const elsewhere = join(dir.path, 'elsewhere');
+    await mkdir(out, { recursive: true });
+    await mkdir(elsewhere, { recursive: true });
+    await symlink(elsewhere, join(out, 'sub'));
+    const folder = new OutputFolder(out);
+    await expect(folder.resolve('sub/x.wav')).rejects.toBeInstanceOf(OutsideOutputFolderError);
+    await expect(folder.resolve('sub/y.wav')).rejects.toBeInstanceOf(OutsideOutputFolderError);
+    expect(await folder.resolve('ok/z.wav')).toBe(join(out, 'ok', 'z.wav'));
+  });
+
+  it('refuses names that are no file name, as resolveInside does', async () => {
+    const folder = new OutputFolder(join(dir.path, 'out'));
+    await expect(folder.resolve('a/..')).rejects.toBeInstanceOf(OutsideOutputFolderError);
+    await expect(folder.resolve('../x.wav')).rejects.toBeInstanceOf(OutsideOutputFolderError);
   });
 });

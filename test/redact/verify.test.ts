@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ResponseBody } from '../../src/api/client.js';
 import { DEFAULT_DURATION_TOLERANCE } from '../../src/redact/options.js';
 import { ResultRejectedError, resultByteCap, resultSink } from '../../src/redact/verify.js';
+import { OutputFolder } from '../../src/fs/containment.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { makeWav } from '../helpers/mp3.js';
 
@@ -24,7 +25,10 @@ describe('result verification', () => {
   it('keeps a whole WAV of about the input duration, with its SHA-256', async () => {
     const dest = join(dir.path, 'a.wav');
     const wav = makeWav(5.5);
-    const written = await resultSink({ outDir: dir.path, outputRel: 'a.wav' }, expect5s)(body(wav));
+    const written = await resultSink(
+      { folder: new OutputFolder(dir.path), outputRel: 'a.wav' },
+      expect5s,
+    )(body(wav));
     expect(written).toMatchObject({ bytes: wav.length, durationSec: 5.5 });
     expect(written.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(Buffer.compare(await readFile(dest), wav)).toBe(0);
@@ -43,7 +47,10 @@ describe('result verification', () => {
     ['a WAV far longer than its input', body(makeWav(9)), /lasts 9 s/],
     ['an announced size past the cap', body(makeWav(5), resultByteCap(5, 2) + 1), /announced/],
   ])('fails %s and leaves nothing behind', async (_name, response, reason) => {
-    const failure = resultSink({ outDir: dir.path, outputRel: 'a.wav' }, expect5s)(response);
+    const failure = resultSink(
+      { folder: new OutputFolder(dir.path), outputRel: 'a.wav' },
+      expect5s,
+    )(response);
     await expect(failure).rejects.toBeInstanceOf(ResultRejectedError);
     await expect(failure).rejects.toThrow(reason);
     expect(await readdir(dir.path)).toEqual([]);
@@ -61,9 +68,9 @@ describe('result verification', () => {
       }
     }
     const response = { body: endless(), contentLength: undefined, contentType: 'audio/wav' };
-    await expect(resultSink({ outDir: dir.path, outputRel: 'a.wav' }, expect5s)(response)).rejects.toThrow(
-      /cut off past/,
-    );
+    await expect(
+      resultSink({ folder: new OutputFolder(dir.path), outputRel: 'a.wav' }, expect5s)(response),
+    ).rejects.toThrow(/cut off past/);
     expect(sent).toBeLessThan(resultByteCap(5, 2) + 65536 * 2);
     expect(await readdir(dir.path)).toEqual([]);
   });
