@@ -248,8 +248,9 @@ export class ApiClient {
 
   /**
    * Uploads one recording for redaction, under `uploadName`. A synchronous answer (audio) is handed to
-   * `sink`; an asynchronous one gives the job id. The file is reopened for every attempt, and an upload
-   * is retried only where the service cannot have accepted it (throttle answers through the gate).
+   * `sink`; an asynchronous one gives the job id. The file is reopened for every attempt, unless the
+   * caller hands over its `bytes` (as checked), and an upload is retried only where the service cannot
+   * have accepted it (throttle answers through the gate).
    */
   async redact<T>(
     filePath: string,
@@ -257,6 +258,7 @@ export class ApiClient {
     uploadName: string,
     sink: BodySink<T>,
     signal?: AbortSignal,
+    bytes?: Uint8Array,
   ): Promise<RedactionAnswer<T>> {
     const what = `redacting ${basename(filePath)}`;
     const url = this.#http.url(REDACTION_PATH);
@@ -265,7 +267,7 @@ export class ApiClient {
       what,
       signal,
       async () => {
-        const form = await multipartWithFile(fields, 'source_audio', filePath, uploadName, type);
+        const form = await multipartWithFile(fields, 'source_audio', filePath, uploadName, type, bytes);
         const response = await this.#http.send('POST', url, what, { authorized: true, form, signal });
         if (response.statusCode < 200 || response.statusCode > 299) {
           return this.#http.fail(response, url, what, NOT_ACCEPTED_STATUSES);

@@ -26,7 +26,8 @@ function quoted(name: string): string {
 
 /**
  * The body of a form of `fields` and one file part `fileField` holding the file at `path`, named
- * `fileName`. The file is opened now, so a missing or unreadable file fails here, before any request.
+ * `fileName`. With `bytes` (the file as the caller already read it) the file is not read again;
+ * otherwise it is opened now, so a missing or unreadable file fails here, before any request.
  */
 export async function multipartWithFile(
   fields: Readonly<Record<string, string>>,
@@ -34,6 +35,7 @@ export async function multipartWithFile(
   path: string,
   fileName: string,
   type: string,
+  bytes?: Uint8Array,
 ): Promise<MultipartBody> {
   const boundary = `----vredact${randomBytes(12).toString('hex')}`;
   let text = '';
@@ -44,6 +46,10 @@ export async function multipartWithFile(
   const head = Buffer.from(text, 'utf8');
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1');
   const contentType = `multipart/form-data; boundary=${boundary}`;
+  if (bytes) {
+    const whole = Buffer.concat([head, bytes, tail]);
+    return { contentType, contentLength: whole.length, body: whole };
+  }
 
   const handle = await open(path, 'r');
   let size: number;

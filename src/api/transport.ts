@@ -21,6 +21,11 @@ export async function readText(body: Readable & AsyncIterable<Uint8Array>, limit
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
+/** The chunk as a Buffer over the same memory (undici's chunks already are Buffers: no copy). */
+function asBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
 /** Reads the first `n` bytes of a stream and hands back the whole stream, those bytes included. */
 export async function peek(
   body: AsyncIterable<Uint8Array>,
@@ -32,11 +37,11 @@ export async function peek(
   while (size < n) {
     const next = await iterator.next();
     if (next.done) break;
-    const buffer = Buffer.from(next.value);
+    const buffer = asBuffer(next.value);
     seen.push(buffer);
     size += buffer.length;
   }
-  const head = Buffer.concat(seen);
+  const head = seen.length === 1 ? (seen[0] as Buffer) : Buffer.concat(seen);
   async function* all() {
     if (head.length) yield head;
     for (;;) {

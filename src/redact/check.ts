@@ -30,6 +30,7 @@ export async function checkInput(
     identity: { size: probe.size, mtimeMs: probe.mtimeMs },
     durationSec: probe.durationSec,
     sha256: probe.sha256,
+    bytes: probe.bytes,
   };
 }
 

@@ -27,6 +27,8 @@ export type ProbeResult =
       durationSec: number;
       /** SHA-256 (hex) of the bytes checked. */
       sha256: string;
+      /** The bytes checked, when the file was small enough to be read whole: they are what is sent. */
+      bytes?: Buffer;
     }
   | { ok: false; reason: string; size?: number; mtimeMs?: number };
 
@@ -146,7 +148,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     if (!mp3.ok) return reject(mp3.reason);
     duration = mp3.durationSec;
     try {
-      sha256 = await hashFile(path);
+      sha256 = head.length === size ? createHash('sha256').update(head).digest('hex') : await hashFile(path);
     } catch (error) {
       return reject(describeFsError(error));
     }
@@ -158,7 +160,8 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
       `too long: ${formatDuration(duration)}, the limit is ${formatDuration(limits.maxDurationSec)} (--max-duration)`,
     );
   }
-  return { ok: true, size, mtimeMs, format, durationSec: duration, sha256 };
+  const whole = head.length === size ? { bytes: head } : {};
+  return { ok: true, size, mtimeMs, format, durationSec: duration, sha256, ...whole };
 }
 
 async function hashFile(path: string): Promise<string> {

@@ -1,18 +1,37 @@
 /**
  * The upload stage: at most `-c` at once. Each upload carries a name unique to its input and attempt,
  * journaled (and flushed) before the first byte leaves. A synchronous answer is verified as it is
- * written; an asynchronous one is journaled with its job id and handed to the collect stage.
+ * written to a temporary file and handed to the publish stage, so the slot is free for the next upload
+ * while the output is flushed and renamed; an asynchronous one is journaled with its job id and handed
+ * to the collect stage.
  */
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { isTokenRefused } from '../api/errors.js';
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
 import { checkInput, stillSame } from './check.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
-import { resultSink } from './verify.js';
+import { type UnpublishedResult, unpublishedResultSink } from './verify.js';
 import type { CheckedWork, CollectWork } from './work.js';
+
+/** A synchronous answer, whole and verified under its temporary name: the publish stage finishes it. */
+export interface PublishWork {
+  kind: 'publish';
+  work: CheckedWork;
+  result: UnpublishedResult;
+}
+
+const CHANGED_WHILE_SENT = 'the file changed while it was being sent; it is sent again next run';
+
+/**
+ * Whether the input is still the one that was sent. Bytes kept from the check were sent as they
+ * were checked and hashed, whatever the file became since (the journal keeps the identity of the
+ * check, so a later change is sent again next run); a streamed file must be unchanged.
+ */
+async function sentAsChecked(work: CheckedWork): Promise<boolean> {
+  return work.bytes !== undefined || stillSame(work);
+}
 
 /** `<stem>.<8 hex><ext>`: unique to the input and the attempt, so recovery can look for exactly it. */
 export function uploadNameFor(path: string, tag = randomBytes(4).toString('hex')): string {
@@ -22,8 +41,11 @@ export function uploadNameFor(path: string, tag = randomBytes(4).toString('hex')
   return `${stem}.${tag}${ext}`;
 }
 
-/** Sends one checked input; returns the job to collect when the answer was one. */
-export async function sendOne(engine: Engine, checked: CheckedWork): Promise<CollectWork | undefined> {
+/** Sends one checked input; returns the result to publish or the job to collect. */
+export async function sendOne(
+  engine: Engine,
+  checked: CheckedWork,
+): Promise<PublishWork | CollectWork | undefined> {
   const { recorder, entry } = { recorder: engine.recorder, entry: checked.entry };
   if (engine.stop.aborted) {
     recorder.pending(entry, `${stoppedReason(engine)} (not sent)`);
@@ -58,23 +80,9 @@ export async function sendOne(engine: Engine, checked: CheckedWork): Promise<Col
     recorder.progress.bytesSent += work.identity.size;
     recorder.changed();
   }
-  if (!(await stillSame(work))) {
-    // Changed while it was being sent: the result is of bytes nobody checked.
-    if (answer.kind === 'audio') await rm(entry.output, { force: true }).catch(() => {});
-    await recorder.failed(
-      entry,
-      work.identity,
-      'the file changed while it was being sent; it is sent again next run',
-    );
-    return undefined;
-  }
-  if (answer.kind === 'audio') {
-    await recorder.done(entry, work.identity, {
-      via: 'sync',
-      bytes: answer.result.bytes,
-      outputSha256: answer.result.sha256,
-      inputSha256: work.sha256,
-    });
+  if (answer.kind === 'audio') return { kind: 'publish', work, result: answer.result };
+  if (!(await sentAsChecked(work))) {
+    await recorder.failed(entry, work.identity, CHANGED_WHILE_SENT, answer.jobId);
     return undefined;
   }
   const job: CollectWork = {
@@ -99,24 +107,53 @@ export async function sendOne(engine: Engine, checked: CheckedWork): Promise<Col
   return job;
 }
 
+/**
+ * The publish stage: a result whose input is still the one sent is flushed, put under its name and
+ * recorded done; otherwise it is discarded and the file fails (it is sent again next run).
+ */
+export async function publishOne(engine: Engine, { work, result }: PublishWork): Promise<void> {
+  const { recorder, entry } = { recorder: engine.recorder, entry: work.entry };
+  if (!(await sentAsChecked(work))) {
+    await result.discard();
+    await recorder.failed(entry, work.identity, CHANGED_WHILE_SENT);
+    return;
+  }
+  try {
+    await result.publish();
+  } catch (error) {
+    await localFailure(engine, work, error);
+    return;
+  }
+  await recorder.done(entry, work.identity, {
+    via: 'sync',
+    bytes: result.bytes,
+    outputSha256: result.sha256,
+    inputSha256: work.sha256,
+  });
+}
+
 function upload(engine: Engine, work: CheckedWork, uploadName: string) {
-  const sink = resultSink(
-    { outDir: engine.outDir, outputRel: work.entry.outputRel },
+  const sink = unpublishedResultSink(
+    { folder: engine.outputFolder, outputRel: work.entry.outputRel },
     { durationSec: work.durationSec, tolerance: engine.tolerance },
     engine.abort,
   );
   return engine.gate.run(
-    () => engine.client.redact(work.entry.input, engine.fields, uploadName, sink, engine.abort),
+    () => engine.client.redact(work.entry.input, engine.fields, uploadName, sink, engine.abort, work.bytes),
     engine.abort,
   );
+}
+
+/** The service did its work, this machine could not keep it: a full disk stops the batch. */
+async function localFailure(engine: Engine, work: CheckedWork, error: LocalFsError | unknown) {
+  if (error instanceof LocalFsError && error.stopsBatch) engine.halt.stop(error);
+  await engine.recorder.failed(work.entry, work.identity, messageOf(error));
 }
 
 async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): Promise<void> {
   const { recorder, entry } = { recorder: engine.recorder, entry: work.entry };
   if (error instanceof LocalFsError) {
-    // The service did its work, this machine could not keep it: a full disk stops the batch.
-    if (error.stopsBatch) engine.halt.stop(error);
-    await recorder.failed(entry, work.identity, error.message);
+    await localFailure(engine, work, error);
     return;
   }
   if (isTokenRefused(error)) {

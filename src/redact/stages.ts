@@ -1,14 +1,15 @@
 /**
  * The stages, joined by bounded queues: triage (decide from the journal) → local checks → uploads →
- * jobs. Each queue holds a fixed number of files, so memory does not grow with the batch; the checks
- * run ahead of the uploads in their own pool, and jobs are waited for without holding upload slots.
+ * publish (flush and rename a synchronous result) or jobs. Each queue holds a fixed number of files,
+ * so memory does not grow with the batch; the checks run ahead of the uploads in their own pool, and
+ * outputs are published and jobs waited for without holding upload slots.
  */
 import { checkInput } from './check.js';
 import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
 import type { PlanEntry } from './plan.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
-import { sendOne } from './send.js';
+import { type PublishWork, publishOne, sendOne } from './send.js';
 import { type TriageOptions, triage } from './triage.js';
 import type { CheckedWork, CollectWork, SendWork, Work } from './work.js';
 
@@ -40,6 +41,7 @@ export async function runStages(
   const decided = new BoundedQueue<Work>(256);
   const toCheck = new BoundedQueue<SendWork>(256);
   const checked = new BoundedQueue<CheckedWork>(Math.max(4, concurrency * 2));
+  const toPublish = new BoundedQueue<PublishWork>(Math.max(4, concurrency * 2));
   const toCollect = new BoundedQueue<CollectWork>(64);
   let collectProducers = 2;
   const producerDone = () => {
@@ -93,10 +95,15 @@ export async function runStages(
         await checked.push(result);
       }),
     ),
-    forEachConcurrently(checked, concurrency, async (work) => {
-      const job = await sendOne(engine, work);
-      if (job) await toCollect.push(job);
-    }).finally(producerDone),
+    closing(toPublish, () =>
+      forEachConcurrently(checked, concurrency, async (work) => {
+        const next = await sendOne(engine, work);
+        if (next?.kind === 'publish') await toPublish.push(next);
+        else if (next) await toCollect.push(next);
+      }),
+    ).finally(producerDone),
+    // Outside the upload slots: the next upload starts while an output is flushed and renamed.
+    forEachConcurrently(toPublish, concurrency, (work) => publishOne(engine, work)),
     forEachConcurrently(toCollect, JOB_WAITERS, (job) => collectOne(engine, job)),
   ]);
 }

@@ -44,6 +44,11 @@ export interface CheckedWork {
   identity: Identity;
   durationSec: number;
   sha256: string;
+  /**
+   * The bytes checked, for a file small enough to keep (see probe.ts): the upload sends exactly these,
+   * so what was sent is what was checked and hashed, with no second read of the file.
+   */
+  bytes?: Buffer | undefined;
 }
 
 /** An asynchronous job to wait for, download, verify and write. */

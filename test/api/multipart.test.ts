@@ -83,4 +83,32 @@ describe('multipartWithFile', () => {
       multipartWithFile({}, 'source_audio', join(dir.path, 'gone.wav'), 'gone.wav', 'audio/wav'),
     ).rejects.toMatchObject({ code: 'ENOENT' });
   });
+
+  it('sends the bytes it is handed, as checked, without reading the file again', async () => {
+    const path = join(dir.path, 'in.wav');
+    await writeFile(path, Buffer.from('what the disk holds now'));
+    const checked = Buffer.from('the bytes that were checked');
+    const body = await multipartWithFile(
+      { gender: 'male' },
+      'source_audio',
+      path,
+      'in.wav',
+      'audio/wav',
+      checked,
+    );
+    expect(await bytesOf(body.body)).toBe(body.contentLength);
+    const parsed = await parse(body.contentType, body.body);
+    expect(parsed.fields).toEqual({ gender: 'male' });
+    expect(parsed.file?.bytes.equals(checked)).toBe(true);
+    // Nor does a missing file matter then: nothing is opened.
+    const gone = await multipartWithFile(
+      {},
+      'source_audio',
+      join(dir.path, 'gone.wav'),
+      'g.wav',
+      'audio/wav',
+      checked,
+    );
+    expect((await parse(gone.contentType, gone.body)).file?.bytes.equals(checked)).toBe(true);
+  });
 });

@@ -2,7 +2,12 @@ import { chmod, mkdir, readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { NAME_MAX_BYTES, temporaryNameFor, writeFileAtomically } from '../../src/fs/atomic-write.js';
+import {
+  NAME_MAX_BYTES,
+  temporaryNameFor,
+  writeFileAtomically,
+  writeUnpublished,
+} from '../../src/fs/atomic-write.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
@@ -50,4 +55,28 @@ describe('writeFileAtomically', () => {
       await expect(failure).rejects.toThrow(/locked\/a\.wav: permission denied/);
     },
   );
+});
+
+describe('writeUnpublished', () => {
+  it('leaves the name untouched until published, then shows the whole file under it', async () => {
+    const dest = join(dir.path, 'a.wav');
+    const written = await writeUnpublished(dest, Readable.from([Buffer.from('abc'), Buffer.from('de')]));
+    expect(written.bytes).toBe(5);
+    const before = await readdir(dir.path);
+    expect(before).not.toContain('a.wav');
+    expect(before).toHaveLength(1);
+    await written.publish();
+    expect(await readdir(dir.path)).toEqual(['a.wav']);
+    expect(await readFile(dest, 'utf8')).toBe('abcde');
+  });
+
+  it('leaves nothing behind when discarded, and an existing output as it was', async () => {
+    const dest = join(dir.path, 'a.wav');
+    await writeFileAtomically(dest, Readable.from([Buffer.from('old')]));
+    const written = await writeUnpublished(dest, Readable.from([Buffer.from('new')]));
+    await written.discard();
+    await written.publish(); // settled: does nothing
+    expect(await readdir(dir.path)).toEqual(['a.wav']);
+    expect(await readFile(dest, 'utf8')).toBe('old');
+  });
 });

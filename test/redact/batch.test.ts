@@ -71,6 +71,8 @@ type Behaviour = (name: string, signal?: AbortSignal) => Promise<'sync' | 'job'>
 /** A scripted stand-in of the client: `behaviour` decides per upload, jobs become ready when `ready(jobId)`. */
 class FakeClient implements RedactClient {
   uploads: string[] = [];
+  /** The bytes handed over with each upload (a small file's bytes as checked), by file name. */
+  readonly sentBytes = new Map<string, Buffer>();
   polls = 0;
   downloads: string[] = [];
   /** Every job's upload name, by job id. */
@@ -126,9 +128,11 @@ class FakeClient implements RedactClient {
     uploadName: string,
     sink: BodySink<T>,
     signal?: AbortSignal,
+    bytes?: Uint8Array,
   ): Promise<RedactionAnswer<T>> {
     const name = filePath.slice(filePath.lastIndexOf('/') + 1);
     this.uploads.push(name);
+    if (bytes) this.sentBytes.set(name, Buffer.from(bytes));
     const kind = await this.behaviour(name, signal);
     if (kind === 'sync') {
       return { kind: 'audio', result: await sink(fakeBody(makeWav(0.1))) };
@@ -505,6 +509,23 @@ describe('local failures and changed inputs', () => {
     const later = new FakeClient(async () => 'sync');
     expect((await batch(later)).code).toBe(0);
     expect(later.uploads).toHaveLength(5);
+  });
+
+  it('hands a small input to the upload as the bytes it checked, and journals their hash', async () => {
+    await inputs(2);
+    const client = new FakeClient(async () => 'sync');
+    const result = await batch(client);
+    expect(result.code).toBe(0);
+    const journal = (await readJournal(journalPath(join(dir.path, 'out')))).latest;
+    for (const name of ['f0.wav', 'f1.wav']) {
+      const path = join(dir.path, 'in', name);
+      const onDisk = await readFile(path);
+      expect(client.sentBytes.get(name)?.equals(onDisk)).toBe(true);
+      expect(journal.get(await realpath(path))).toMatchObject({
+        event: 'done',
+        inputSha256: createHash('sha256').update(onDisk).digest('hex'),
+      });
+    }
   });
 
   it('checks an input again when it changed between its check and its upload', async () => {
