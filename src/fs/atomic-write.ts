@@ -29,7 +29,7 @@ const writevFd = promisify(writev);
 const fsyncFd = promisify(fsync);
 const closeFd = promisify(close);
 
-/** Bytes gathered before one writev: a whole result of a short recording goes in one call. */
+/** Bytes gathered before one writev (and held in memory until published when that is all there is). */
 const GATHER_BYTES = 256 * 1024;
 
 /** Writes `chunks` whole, in one writev when the system takes it all (a short write finishes by parts). */
@@ -85,52 +85,93 @@ export interface Unpublished {
 }
 
 /**
- * The first half of writeFileAtomically: `source` written whole to the temporary file, left open.
- * Split so that an upload's slot is freed once its answer is in, while the flush and the rename
- * overlap the next uploads. The caller must publish or discard it.
+ * The first half of writeFileAtomically: `source` read whole and left unpublished. Split so that an
+ * upload's slot is freed once its answer is in, while the flush and the rename overlap the next
+ * uploads. A source of up to GATHER_BYTES (the result of a short recording) is held in memory and
+ * touches the disk only when published; a larger one is written to the temporary file as it comes
+ * and left open. The caller must publish or discard it.
  */
 export async function writeUnpublished(
   dest: string,
   source: Readable | AsyncIterable<Uint8Array>,
   signal?: AbortSignal,
 ): Promise<Unpublished> {
-  let temp: string | undefined;
-  let fd: number | undefined;
+  let file: TempFile | undefined;
   let bytes = 0;
+  let gathered: Uint8Array[] = [];
+  let gatheredBytes = 0;
   try {
-    await ensureDir(dirname(dest));
-    temp = temporaryNameFor(dest);
-    fd = await openFd(temp, 'wx', 0o644).catch(async (error: unknown) => {
-      // The folder went away since it was made (a user cleaning up): make it again, once.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      knownDirs.delete(dirname(dest));
-      await ensureDir(dirname(dest));
-      return openFd(temp as string, 'wx', 0o644);
-    });
-    let gathered: Uint8Array[] = [];
-    let gatheredBytes = 0;
     for await (const chunk of source) {
       signal?.throwIfAborted();
       gathered.push(chunk);
       gatheredBytes += chunk.byteLength;
       bytes += chunk.byteLength;
       if (gatheredBytes >= GATHER_BYTES) {
-        await writeChunks(fd, gathered);
+        file ??= await openTemp(dest);
+        await writeChunks(file.fd, gathered);
         gathered = [];
         gatheredBytes = 0;
       }
     }
     signal?.throwIfAborted();
-    if (gathered.length > 0) await writeChunks(fd, gathered);
+    if (!file) return held(dest, gathered, bytes);
+    if (gathered.length > 0) await writeChunks(file.fd, gathered);
   } catch (error) {
-    if (fd !== undefined) await closeFd(fd).catch(() => {});
-    if (temp) await rm(temp, { force: true }).catch(() => {});
+    if (file) await dropTemp(file);
     throw asLocalFsError(error, dest, 'writing');
   }
-  return unpublished(dest, temp, fd, bytes);
+  return unpublished(dest, file, bytes);
 }
 
-function unpublished(dest: string, temp: string, fd: number, bytes: number): Unpublished {
+interface TempFile {
+  path: string;
+  fd: number;
+}
+
+/** A new temporary file beside `dest`, its folder made first. */
+async function openTemp(dest: string): Promise<TempFile> {
+  await ensureDir(dirname(dest));
+  const path = temporaryNameFor(dest);
+  const fd = await openFd(path, 'wx', 0o644).catch(async (error: unknown) => {
+    // The folder went away since it was made (a user cleaning up): make it again, once.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    knownDirs.delete(dirname(dest));
+    await ensureDir(dirname(dest));
+    return openFd(path, 'wx', 0o644);
+  });
+  return { path, fd };
+}
+
+async function dropTemp(file: TempFile): Promise<void> {
+  await closeFd(file.fd).catch(() => {});
+  await rm(file.path, { force: true }).catch(() => {});
+}
+
+/** Bytes held in memory: published by writing them to a temporary file, flushing and renaming it. */
+function held(dest: string, chunks: Uint8Array[], bytes: number): Unpublished {
+  let settled = false;
+  return {
+    bytes,
+    async publish() {
+      if (settled) return;
+      settled = true;
+      let file: TempFile | undefined;
+      try {
+        file = await openTemp(dest);
+        await writeChunks(file.fd, chunks);
+      } catch (error) {
+        if (file) await dropTemp(file);
+        throw asLocalFsError(error, dest, 'writing');
+      }
+      await unpublished(dest, file, bytes).publish();
+    },
+    async discard() {
+      settled = true;
+    },
+  };
+}
+
+function unpublished(dest: string, file: TempFile, bytes: number): Unpublished {
   let settled = false;
   return {
     bytes,
@@ -139,21 +180,20 @@ function unpublished(dest: string, temp: string, fd: number, bytes: number): Unp
       settled = true;
       try {
         try {
-          await fsyncFd(fd);
+          await fsyncFd(file.fd);
         } finally {
-          await closeFd(fd);
+          await closeFd(file.fd);
         }
-        await rename(temp, dest);
+        await rename(file.path, dest);
       } catch (error) {
-        await rm(temp, { force: true }).catch(() => {});
+        await rm(file.path, { force: true }).catch(() => {});
         throw asLocalFsError(error, dest, 'writing');
       }
     },
     async discard() {
       if (settled) return;
       settled = true;
-      await closeFd(fd).catch(() => {});
-      await rm(temp, { force: true }).catch(() => {});
+      await dropTemp(file);
     },
   };
 }

@@ -53,20 +53,31 @@ export async function sendOne(
   }
   await engine.beforeUpload?.(entry.input);
   let work = checked;
-  if (!(await stillSame(work))) {
-    // Replaced or changed since its check: what would be sent is not what was checked.
-    const again = await checkInput(work, engine.limits, recorder);
-    if (again.kind === 'rejected') return undefined;
-    work = again;
-  }
   const uploadName = uploadNameFor(entry.input);
+  const journaled = (w: CheckedWork) =>
+    recorder.uploading(entry, w.identity, uploadName, w.durationSec, w.sha256).then(
+      () => undefined,
+      (error: unknown) => error ?? new Error('the journal could not be written'),
+    );
   recorder.progress.inFlight++;
   recorder.changed();
-  try {
-    await recorder.uploading(entry, work.identity, uploadName, work.durationSec, work.sha256);
-  } catch (error) {
+  // The identity check and the journal line go together: both are on the path of every upload, and
+  // a line for a file that then proves changed is superseded by the next one (checked again) anyway.
+  const [same, first] = await Promise.all([stillSame(work), journaled(work)]);
+  let failure = first;
+  if (!same && failure === undefined) {
+    // Replaced or changed since its check: what would be sent is not what was checked.
+    const again = await checkInput(work, engine.limits, recorder);
+    if (again.kind === 'rejected') {
+      recorder.progress.inFlight--;
+      return undefined;
+    }
+    work = again;
+    failure = await journaled(work);
+  }
+  if (failure !== undefined) {
     recorder.progress.inFlight--;
-    recorder.failedUnrecorded(entry, `not sent: ${messageOf(error)}`);
+    recorder.failedUnrecorded(entry, `not sent: ${messageOf(failure)}`);
     return undefined;
   }
   let answer: Awaited<ReturnType<typeof upload>>;

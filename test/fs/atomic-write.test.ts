@@ -62,9 +62,8 @@ describe('writeUnpublished', () => {
     const dest = join(dir.path, 'a.wav');
     const written = await writeUnpublished(dest, Readable.from([Buffer.from('abc'), Buffer.from('de')]));
     expect(written.bytes).toBe(5);
-    const before = await readdir(dir.path);
-    expect(before).not.toContain('a.wav');
-    expect(before).toHaveLength(1);
+    // A small result is held in memory: nothing on disk until it is published.
+    expect(await readdir(dir.path)).toEqual([]);
     await written.publish();
     expect(await readdir(dir.path)).toEqual(['a.wav']);
     expect(await readFile(dest, 'utf8')).toBe('abcde');
@@ -78,5 +77,31 @@ describe('writeUnpublished', () => {
     await written.publish(); // settled: does nothing
     expect(await readdir(dir.path)).toEqual(['a.wav']);
     expect(await readFile(dest, 'utf8')).toBe('old');
+  });
+
+  it('writes a large source to a temporary file as it comes, published or discarded whole', async () => {
+    const big = Buffer.alloc(300 * 1024, 5);
+    const chunks = [big.subarray(0, 100_000), big.subarray(100_000, 250_000), big.subarray(250_000)];
+    const dest = join(dir.path, 'big.wav');
+    const written = await writeUnpublished(dest, Readable.from(chunks));
+    const before = await readdir(dir.path);
+    expect(before).toHaveLength(1);
+    expect(before[0]).toMatch(/\.vredact-partial$/);
+    await written.publish();
+    expect(await readdir(dir.path)).toEqual(['big.wav']);
+    expect((await readFile(dest)).equals(big)).toBe(true);
+
+    const other = await writeUnpublished(join(dir.path, 'other.wav'), Readable.from(chunks));
+    await other.discard();
+    expect(await readdir(dir.path)).toEqual(['big.wav']);
+  });
+
+  it('a source failing past the first writes leaves no temporary file', async () => {
+    async function* broken() {
+      yield Buffer.alloc(300 * 1024);
+      throw new Error('the check failed');
+    }
+    await expect(writeUnpublished(join(dir.path, 'x.wav'), broken())).rejects.toThrow('the check failed');
+    expect(await readdir(dir.path)).toEqual([]);
   });
 });
