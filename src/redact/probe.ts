@@ -56,7 +56,8 @@ async function readHead(path: string, n: number): Promise<Buffer> {
   // The callback API: a FileHandle per file costs more than the read itself for small files.
   const fd = await openFd(path, 'r');
   try {
-    const buffer = Buffer.alloc(n);
+    // Filled by the read below; only the bytes read are handed on.
+    const buffer = Buffer.allocUnsafe(n);
     const { bytesRead } = await readFd(fd, buffer, 0, n, 0);
     return buffer.subarray(0, bytesRead);
   } finally {
