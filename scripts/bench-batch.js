@@ -30,6 +30,7 @@ import { writeJournal } from './bench/journal-file.js';
 import { writeWavFiles } from './bench/wav-files.js';
 
 const BIN = fileURLToPath(new URL('../bin/vredact.js', import.meta.url));
+const FLOOR = fileURLToPath(new URL('./bench/undici-floor.js', import.meta.url));
 const TOKEN = 'vr_bench_token';
 
 /** What the redact engine must meet; printed beside the figures. */
@@ -63,11 +64,15 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-/** The environment of the client: none of the user's own settings, the stand-in's URL. */
+/**
+ * The environment of the client: none of the user's own settings, the stand-in's URL. Nor
+ * NODE_EXTRA_CA_CERTS: the stand-in is plain HTTP on loopback, and where that variable is set (as on
+ * machines behind a TLS-inspecting proxy) every Node.js start parses a CA bundle, about 60 ms of CPU.
+ */
 function clientEnv() {
   const env = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('VREDACT_')) env[key] = value;
+    if (!key.startsWith('VREDACT_') && key !== 'NODE_EXTRA_CA_CERTS') env[key] = value;
   }
   return {
     ...env,
@@ -90,6 +95,20 @@ async function redact(label, inDir, outDir, concurrency, { uploads, dryRun = fal
     console.log(
       `  ! ${label}: exit ${result.code}, ${sent} uploads (expected ${uploads})\n${result.stderr.trim().replace(/^/gm, '    ')}`,
     );
+  }
+  return result;
+}
+
+/** The same uploads by a bare undici loop (scripts/bench/undici-floor.js): what vredact's own work adds to. */
+async function floorBatch(inDir, names, concurrency) {
+  const result = await measure(process.execPath, [FLOOR, standIn.redactUrl, String(concurrency), ...names], {
+    cwd: inDir,
+    env: clientEnv(),
+    scratch,
+  });
+  if (result.code !== 0) {
+    failures++;
+    console.log(`  ! undici floor: exit ${result.code}: ${result.stderr.trim().split('\n')[0] ?? ''}`);
   }
   return result;
 }
@@ -130,7 +149,9 @@ async function speed() {
     const ideal = (Math.ceil(files / c) * latencyMs) / 1000;
     const ours = [];
     const theirs = [];
+    const floor = [];
     for (let run = 0; run < runs; run++) {
+      floor.push(await floorBatch(inDir, names, c));
       const outDir = join(scratch, 'speed-out');
       const curlOut = join(scratch, 'curl-out');
       ours.push(await redact(`-c ${c} run ${run + 1}`, inDir, outDir, c, { uploads: files }));
@@ -138,6 +159,12 @@ async function speed() {
       await rm(outDir, { recursive: true, force: true });
       await rm(curlOut, { recursive: true, force: true });
     }
+    const floorWall = median(floor.map((r) => r.wallS));
+    const floorCpu = median(floor.map(cpuOf));
+    console.log(
+      `  -c ${String(c).padEnd(3)} the floor, a bare undici loop over the same uploads: ${s(floorWall)} = ` +
+        `${(floorWall / ideal).toFixed(2)}× the ideal, CPU ${floorCpu === undefined ? '–' : `${((floorCpu * 1000) / files).toFixed(2)} ms per file`}`,
+    );
     const wall = median(ours.map((r) => r.wallS));
     const curlWall = median(theirs.map((r) => r.wallS));
     const cpu = median(ours.map(cpuOf));

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/**
+ * The floor under vredact's figures: the same uploads made by a bare loop over undici's `request`
+ * (the HTTP library vredact uses), with none of vredact's work (no checks, no verification, no
+ * output files, no journal, no start-up of a command-line tool). The bench runs it as a child beside
+ * vredact, so its wall time and CPU are measured the same way.
+ *
+ *   node scripts/bench/undici-floor.js <redaction URL> <concurrency> <file>...   (paths relative to cwd)
+ */
+import { readFile } from 'node:fs/promises';
+import { Agent, request } from 'undici';
+
+const [url, concurrencyText, ...files] = process.argv.slice(2);
+const concurrency = Number(concurrencyText);
+const boundary = '----vredact-bench-floor';
+const head = Buffer.from(
+  `--${boundary}\r\nContent-Disposition: form-data; name="source_audio"; filename="a.wav"\r\n` +
+    'Content-Type: audio/wav\r\n\r\n',
+);
+const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+const agent = new Agent();
+let next = 0;
+let failed = 0;
+
+async function worker() {
+  while (next < files.length) {
+    const file = files[next++];
+    const body = Buffer.concat([head, await readFile(file), tail]);
+    const response = await request(url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        authorization: 'Bearer vr_bench_token',
+      },
+      dispatcher: agent,
+    });
+    if (response.statusCode !== 200) failed++;
+    for await (const chunk of response.body) void chunk;
+  }
+}
+
+await Promise.all(Array.from({ length: concurrency }, worker));
+await agent.close();
+if (failed > 0) {
+  console.error(`undici-floor: ${failed} of ${files.length} uploads failed`);
+  process.exit(1);
+}
