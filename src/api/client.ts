@@ -68,6 +68,15 @@ export interface ResponseBody {
  * network failure while reading; its own errors (a local file-system error, a failed check) are never
  * retried and pass through as they are.
  */
+/** How one recording is uploaded. */
+export interface UploadOptions {
+  signal?: AbortSignal | undefined;
+  /** The file's bytes as the caller checked them: sent as they are, the file not read again. */
+  bytes?: Uint8Array | undefined;
+  /** Told the SHA-256 of the file's bytes as read and sent (not called when `bytes` are given). */
+  onFileSent?: ((sha256: string) => void) | undefined;
+}
+
 export type BodySink<T> = (response: ResponseBody) => Promise<T>;
 
 const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
@@ -249,17 +258,18 @@ export class ApiClient {
   /**
    * Uploads one recording for redaction, under `uploadName`. A synchronous answer (audio) is handed to
    * `sink`; an asynchronous one gives the job id. The file is reopened for every attempt, unless the
-   * caller hands over its `bytes` (as checked), and an upload is retried only where the service cannot
-   * have accepted it (throttle answers through the gate).
+   * caller hands over its `bytes` (as checked); then `onFileSent` is told the SHA-256 of the bytes
+   * each attempt read and sent. An upload is retried only where the service cannot have accepted it
+   * (throttle answers through the gate).
    */
   async redact<T>(
     filePath: string,
     fields: Readonly<Record<string, string>>,
     uploadName: string,
     sink: BodySink<T>,
-    signal?: AbortSignal,
-    bytes?: Uint8Array,
+    options: UploadOptions = {},
   ): Promise<RedactionAnswer<T>> {
+    const { signal, bytes, onFileSent } = options;
     const what = `redacting ${basename(filePath)}`;
     const url = this.#http.url(REDACTION_PATH);
     const type = extname(filePath).toLowerCase() === '.mp3' ? 'audio/mpeg' : 'audio/wav';
@@ -267,7 +277,15 @@ export class ApiClient {
       what,
       signal,
       async () => {
-        const form = await multipartWithFile(fields, 'source_audio', filePath, uploadName, type, bytes);
+        const form = await multipartWithFile(
+          fields,
+          'source_audio',
+          filePath,
+          uploadName,
+          type,
+          bytes,
+          onFileSent,
+        );
         const response = await this.#http.send('POST', url, what, { authorized: true, form, signal });
         if (response.statusCode < 200 || response.statusCode > 299) {
           return this.#http.fail(response, url, what, NOT_ACCEPTED_STATUSES);

@@ -5,7 +5,7 @@
  * the file's head as one buffer, the file's bytes, and the closing boundary, with its exact length
  * announced (no chunked encoding). Small files are read whole: one read instead of a stream.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -27,7 +27,8 @@ function quoted(name: string): string {
 /**
  * The body of a form of `fields` and one file part `fileField` holding the file at `path`, named
  * `fileName`. With `bytes` (the file as the caller already read it) the file is not read again;
- * otherwise it is opened now, so a missing or unreadable file fails here, before any request.
+ * otherwise it is opened now, so a missing or unreadable file fails here, before any request, and
+ * `onFileRead` is told the SHA-256 of the file's bytes once every one of them is in the body.
  */
 export async function multipartWithFile(
   fields: Readonly<Record<string, string>>,
@@ -36,6 +37,7 @@ export async function multipartWithFile(
   fileName: string,
   type: string,
   bytes?: Uint8Array,
+  onFileRead?: (sha256: string) => void,
 ): Promise<MultipartBody> {
   const boundary = `----vredact${randomBytes(12).toString('hex')}`;
   let text = '';
@@ -67,6 +69,11 @@ export async function multipartWithFile(
       // A file cut short since its stat is sent as what was read; its identity check catches it.
       tail.copy(body, head.length + read);
       const whole = body.subarray(0, head.length + read + tail.length);
+      onFileRead?.(
+        createHash('sha256')
+          .update(body.subarray(head.length, head.length + read))
+          .digest('hex'),
+      );
       return { contentType, contentLength: whole.length, body: whole };
     }
   } finally {
@@ -75,16 +82,28 @@ export async function multipartWithFile(
   return {
     contentType,
     contentLength: head.length + size + tail.length,
-    body: Readable.from(streamed(head, path, size, tail), { objectMode: false }),
+    body: Readable.from(streamed(head, path, size, tail, onFileRead), { objectMode: false }),
   };
 }
 
 /** The large file's part, opened only when undici starts sending (nothing is left open otherwise). */
-async function* streamed(head: Buffer, path: string, size: number, tail: Buffer): AsyncIterable<Uint8Array> {
+async function* streamed(
+  head: Buffer,
+  path: string,
+  size: number,
+  tail: Buffer,
+  onFileRead: ((sha256: string) => void) | undefined,
+): AsyncIterable<Uint8Array> {
   yield head;
-  // Exactly the announced bytes: a file that grew is cut at its stat'ed size (its identity check
-  // after the upload fails it); one that shrank ends early, which undici reports as an error.
-  if (size > 0)
-    for await (const chunk of createReadStream(path, { start: 0, end: size - 1 })) yield chunk as Buffer;
+  // Exactly the announced bytes: a file that grew is cut at its stat'ed size (its hash then differs
+  // from its check's); one that shrank ends early, which undici reports as an error.
+  const hash = createHash('sha256');
+  if (size > 0) {
+    for await (const chunk of createReadStream(path, { start: 0, end: size - 1 })) {
+      hash.update(chunk as Buffer);
+      yield chunk as Buffer;
+    }
+  }
+  onFileRead?.(hash.digest('hex'));
   yield tail;
 }

@@ -20,17 +20,19 @@ export interface PublishWork {
   kind: 'publish';
   work: CheckedWork;
   result: UnpublishedResult;
+  /** The SHA-256 of the bytes a streamed upload read and sent. */
+  sentSha256: string | undefined;
 }
 
 const CHANGED_WHILE_SENT = 'the file changed while it was being sent; it is sent again next run';
 
 /**
- * Whether the input is still the one that was sent. Bytes kept from the check were sent as they
- * were checked and hashed, whatever the file became since (the journal keeps the identity of the
- * check, so a later change is sent again next run); a streamed file must be unchanged.
+ * Whether what was sent is what was checked. Bytes kept from the check were sent as they are; a
+ * streamed file's bytes were hashed as they went out, and must hash as its check did. (The journal
+ * keeps the identity of the check, so a file changed since is sent again next run.)
  */
-async function sentAsChecked(work: CheckedWork): Promise<boolean> {
-  return work.bytes !== undefined || stillSame(work);
+function sentAsChecked(work: CheckedWork, sentSha256: string | undefined): boolean {
+  return work.bytes !== undefined || sentSha256 === work.sha256;
 }
 
 /** `<stem>.<8 hex><ext>`: unique to the input and the attempt, so recovery can look for exactly it. */
@@ -81,8 +83,11 @@ export async function sendOne(
     return undefined;
   }
   let answer: Awaited<ReturnType<typeof upload>>;
+  let sentSha256: string | undefined;
   try {
-    answer = await upload(engine, work, uploadName);
+    answer = await upload(engine, work, uploadName, (sha256) => {
+      sentSha256 = sha256;
+    });
   } catch (error) {
     await uploadFailed(engine, work, error);
     return undefined;
@@ -91,8 +96,8 @@ export async function sendOne(
     recorder.progress.bytesSent += work.identity.size;
     recorder.changed();
   }
-  if (answer.kind === 'audio') return { kind: 'publish', work, result: answer.result };
-  if (!(await sentAsChecked(work))) {
+  if (answer.kind === 'audio') return { kind: 'publish', work, result: answer.result, sentSha256 };
+  if (!sentAsChecked(work, sentSha256)) {
     await recorder.failed(entry, work.identity, CHANGED_WHILE_SENT, answer.jobId);
     return undefined;
   }
@@ -122,9 +127,9 @@ export async function sendOne(
  * The publish stage: a result whose input is still the one sent is flushed, put under its name and
  * recorded done; otherwise it is discarded and the file fails (it is sent again next run).
  */
-export async function publishOne(engine: Engine, { work, result }: PublishWork): Promise<void> {
+export async function publishOne(engine: Engine, { work, result, sentSha256 }: PublishWork): Promise<void> {
   const { recorder, entry } = { recorder: engine.recorder, entry: work.entry };
-  if (!(await sentAsChecked(work))) {
+  if (!sentAsChecked(work, sentSha256)) {
     await result.discard();
     await recorder.failed(entry, work.identity, CHANGED_WHILE_SENT);
     return;
@@ -143,14 +148,19 @@ export async function publishOne(engine: Engine, { work, result }: PublishWork):
   });
 }
 
-function upload(engine: Engine, work: CheckedWork, uploadName: string) {
+function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSent: (sha256: string) => void) {
   const sink = unpublishedResultSink(
     { folder: engine.outputFolder, outputRel: work.entry.outputRel },
     { durationSec: work.durationSec, tolerance: engine.tolerance },
     engine.abort,
   );
   return engine.gate.run(
-    () => engine.client.redact(work.entry.input, engine.fields, uploadName, sink, engine.abort, work.bytes),
+    () =>
+      engine.client.redact(work.entry.input, engine.fields, uploadName, sink, {
+        signal: engine.abort,
+        bytes: work.bytes,
+        onFileSent,
+      }),
     engine.abort,
   );
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -110,5 +111,30 @@ describe('multipartWithFile', () => {
       checked,
     );
     expect((await parse(gone.contentType, gone.body)).file?.bytes.equals(checked)).toBe(true);
+  });
+
+  it.each([
+    ['read whole', 1000],
+    ['streamed', 600 * 1024],
+  ])('tells the SHA-256 of the file bytes it put in the body (%s)', async (_name, size) => {
+    const path = join(dir.path, 'in.wav');
+    const content = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) content[i] = (i * 7) % 251;
+    await writeFile(path, content);
+    let told: string | undefined;
+    const body = await multipartWithFile(
+      {},
+      'source_audio',
+      path,
+      'in.wav',
+      'audio/wav',
+      undefined,
+      (sha) => {
+        told = sha;
+      },
+    );
+    const parsed = await parse(body.contentType, body.body);
+    expect(parsed.file?.bytes.equals(content)).toBe(true);
+    expect(told).toBe(createHash('sha256').update(content).digest('hex'));
   });
 });

@@ -7,7 +7,7 @@ import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { BodySink, RedactionAnswer, ResponseBody } from '../../src/api/client.js';
+import type { BodySink, RedactionAnswer, ResponseBody, UploadOptions } from '../../src/api/client.js';
 import {
   ConnectionError,
   errorForStatus,
@@ -71,6 +71,8 @@ type Behaviour = (name: string, signal?: AbortSignal) => Promise<'sync' | 'job'>
 /** A scripted stand-in of the client: `behaviour` decides per upload, jobs become ready when `ready(jobId)`. */
 class FakeClient implements RedactClient {
   uploads: string[] = [];
+  /** Called as a large file starts to be read for its upload. */
+  beforeRead: ((path: string) => Promise<void>) | undefined;
   /** The bytes handed over with each upload (a small file's bytes as checked), by file name. */
   readonly sentBytes = new Map<string, Buffer>();
   polls = 0;
@@ -127,12 +129,20 @@ class FakeClient implements RedactClient {
     _fields: Readonly<Record<string, string>>,
     uploadName: string,
     sink: BodySink<T>,
-    signal?: AbortSignal,
-    bytes?: Uint8Array,
+    { signal, bytes, onFileSent }: UploadOptions = {},
   ): Promise<RedactionAnswer<T>> {
     const name = filePath.slice(filePath.lastIndexOf('/') + 1);
     this.uploads.push(name);
     if (bytes) this.sentBytes.set(name, Buffer.from(bytes));
+    // A large file is read as it is sent, as the real client does.
+    else if (onFileSent) {
+      await this.beforeRead?.(filePath);
+      onFileSent(
+        createHash('sha256')
+          .update(await readFile(filePath))
+          .digest('hex'),
+      );
+    }
     const kind = await this.behaviour(name, signal);
     if (kind === 'sync') {
       return { kind: 'audio', result: await sink(fakeBody(makeWav(0.1))) };
@@ -526,6 +536,28 @@ describe('local failures and changed inputs', () => {
         inputSha256: createHash('sha256').update(onDisk).digest('hex'),
       });
     }
+  });
+
+  it('fails a large input whose bytes changed while they were sent, keeping no output', async () => {
+    await inputs(1);
+    const big = join(dir.path, 'in', 'big.wav');
+    // 20 s in 320 KB: over 256 KiB, so streamed, not kept from the check.
+    const bigWav = () => makeWav(20);
+    await writeFile(big, bigWav());
+    const client = new FakeClient(async () => 'sync');
+    client.beforeRead = async (path) => {
+      if (path === big) await writeFile(big, bigWav().fill(1, 4096, 8192));
+    };
+    // The fake's results last 0.1 s: a wide tolerance lets this one through to the identity check.
+    const result = await batch(client, { flags: { durationTolerance: '30s' } });
+    expect(result.code).toBe(1);
+    const byInput = Object.fromEntries(result.outcomes.map((line) => [line.input, line]));
+    expect(byInput['in/big.wav']).toMatchObject({
+      status: 'failed',
+      reason: expect.stringMatching(/changed while it was being sent/),
+    });
+    expect(byInput['in/f0.wav']).toMatchObject({ status: 'done' });
+    expect(await outputs()).toEqual(['f0.wav']);
   });
 
   it('checks an input again when it changed between its check and its upload', async () => {
