@@ -7,7 +7,17 @@
  * moves these files.
  */
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 import type { Agent as UndiciAgent, Dispatcher as UndiciDispatcher } from 'undici';
+
+// undici parses HTTP with llhttp compiled to WebAssembly. Node.js 20's V8 recompiles llhttp's hot
+// functions with its optimizing compiler after the first answers: about 110 ms of CPU on
+// background threads, which a short run also waits for at exit, to speed up a parser that reads a
+// few headers per answer (bodies pass through it uncopied). Its baseline compiler's code is kept
+// instead. The flag is read when llhttp is compiled, at the first connection, after this line.
+// Node.js 22 and newer tier up at a fraction of that cost, and there the flag costs more than it
+// saves, so they are left alone.
+if (process.versions.node.split('.')[0] === '20') setFlagsFromString('--liftoff-only');
 
 const require = createRequire(import.meta.url);
 const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as typeof UndiciDispatcher;
