@@ -4,24 +4,7 @@ import type Conf from 'conf';
 import envPaths from 'env-paths';
 import { UsageError, messageOf } from '../errors.js';
 import { describeFsError, errnoCode } from '../fs/errors.js';
-
-/** Keys a user may set with `vredact config set`. */
-export const CONFIG_KEYS = [
-  'base-url',
-  'token',
-  'concurrency',
-  'out-dir',
-  'age',
-  'gender',
-  'language',
-  'model',
-  'emotion',
-] as const;
-export type ConfigKey = (typeof CONFIG_KEYS)[number];
-
-export function isConfigKey(key: string): key is ConfigKey {
-  return (CONFIG_KEYS as readonly string[]).includes(key);
-}
+import { CONFIG_KEYS, type ConfigKey } from './config-keys.js';
 
 /** The persistent settings file, behind an interface so commands can be tested with a Map. */
 export interface ConfigStore {

@@ -3,13 +3,8 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import {
-  CONFIG_KEYS,
-  configFilePath,
-  isConfigKey,
-  memoryConfigStore,
-  openConfigStore,
-} from '../../src/settings/config-store.js';
+import { CONFIG_KEYS, isConfigKey } from '../../src/settings/config-keys.js';
+import { configFilePath, memoryConfigStore, openConfigStore } from '../../src/settings/config-store.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-config-store-');

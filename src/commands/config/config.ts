@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { printJson, printTable } from '../../output/table.js';
-import { CONFIG_KEYS, type ConfigKey } from '../../settings/config-store.js';
+import { CONFIG_KEYS, type ConfigKey } from '../../settings/config-keys.js';
 import { maskToken } from '../../settings/mask.js';
 import { displayBaseUrl, ENV_NAMES } from '../../settings/settings.js';
 import { displayText } from '../../output/sanitize.js';
