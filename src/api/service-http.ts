@@ -2,7 +2,8 @@
  * The client's HTTP layer: one undici agent, bearer auth, error answers turned into typed errors
  * (scrubbed of secrets, with base-URL hints), and every attempt through the shared throttle gate.
  */
-import { type Dispatcher, request, Agent } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from './undici-agent.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
 import type { ClientOptions } from './client.js';
 import { errorForStatus, InvalidResponseError } from './errors.js';

@@ -1,6 +1,6 @@
 /** Commands that stay on this machine: logout, config and the sandbox. */
 import { Argument, type Command } from 'commander';
-import { CONFIG_KEYS } from '../settings/config-store.js';
+import { CONFIG_KEYS } from '../settings/config-keys.js';
 import { action } from './action.js';
 import {
   addExamples,

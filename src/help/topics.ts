@@ -30,6 +30,11 @@ const ENVIRONMENT = `Environment variables
   VREDACT_CONFIG_DIR    folder of the config file (default: the platform's,
                         ~/.config/vredact on Linux); one per account, or for tests
   NO_COLOR              any non-empty value turns colour off (as --no-color)
+  NODE_DISABLE_COMPILE_CACHE=1
+                        on Node.js 22.8 or newer, vredact keeps its compiled code
+                        in Node.js's compile cache (node-compile-cache in the
+                        temporary folder, or NODE_COMPILE_CACHE) to start faster;
+                        this turns that off
 
 Precedence: a flag, then the environment, then the config file, then the
 default. An empty variable counts as unset. \`vredact config list\` shows each

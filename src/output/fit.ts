@@ -1,5 +1,22 @@
-import cliTruncate from 'cli-truncate';
-import stringWidth from 'string-width';
+import { createRequire } from 'node:module';
+import type cliTruncate from 'cli-truncate';
+import type stringWidth from 'string-width';
+
+/**
+ * string-width and cli-truncate (with slice-ansi) cost about 50 ms of CPU to load, on every run,
+ * for text that is almost always narrow. The functions below are synchronous (a status line is
+ * redrawn in a timer), so the libraries are loaded with require() (an ES module may be required
+ * from Node.js 20.19) the first time a wide or combining character is seen.
+ */
+const require = createRequire(import.meta.url);
+let loaded: { stringWidth: typeof stringWidth; cliTruncate: typeof cliTruncate } | undefined;
+function widthLibraries(): NonNullable<typeof loaded> {
+  loaded ??= {
+    stringWidth: (require('string-width') as { default: typeof stringWidth }).default,
+    cliTruncate: (require('cli-truncate') as { default: typeof cliTruncate }).default,
+  };
+  return loaded;
+}
 
 /**
  * Text made only of characters below U+0300 (ASCII, Latin-1, Latin Extended) takes one column a
@@ -10,7 +27,7 @@ const NARROW = /^[\u0020-\u007e\u00a0-\u02ff]*$/;
 
 /** Terminal columns `text` takes (wide characters count twice). */
 export function columnsOf(text: string): number {
-  return NARROW.test(text) ? text.length : stringWidth(text);
+  return NARROW.test(text) ? text.length : widthLibraries().stringWidth(text);
 }
 
 /**
@@ -21,7 +38,7 @@ export function fitWidth(text: string, columns: number): string {
   const width = Math.max(1, columns);
   if (columnsOf(text) <= width) return text;
   if (NARROW.test(text)) return `${text.slice(0, width - 1)}…`;
-  return cliTruncate(text, width, { position: 'end' });
+  return widthLibraries().cliTruncate(text, width, { position: 'end' });
 }
 
 /**

@@ -1,68 +1,96 @@
-import { chmodSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type Conf from 'conf';
-
-/** Keys a user may set with `vredact config set`. */
-export const CONFIG_KEYS = [
-  'base-url',
-  'token',
-  'concurrency',
-  'out-dir',
-  'age',
-  'gender',
-  'language',
-  'model',
-  'emotion',
-] as const;
-export type ConfigKey = (typeof CONFIG_KEYS)[number];
-
-export function isConfigKey(key: string): key is ConfigKey {
-  return (CONFIG_KEYS as readonly string[]).includes(key);
-}
+import envPaths from 'env-paths';
+import { UsageError, messageOf } from '../errors.js';
+import { describeFsError, errnoCode } from '../fs/errors.js';
+import { CONFIG_KEYS, type ConfigKey } from './config-keys.js';
 
 /** The persistent settings file, behind an interface so commands can be tested with a Map. */
 export interface ConfigStore {
   readonly path: string;
   get(key: ConfigKey): string | undefined;
-  set(key: ConfigKey, value: string): void;
-  delete(key: ConfigKey): void;
+  set(key: ConfigKey, value: string): Promise<void>;
+  delete(key: ConfigKey): Promise<void>;
   all(): Partial<Record<ConfigKey, string>>;
 }
 
+const PROJECT = { projectName: 'vredact', projectSuffix: '' } as const;
+
 /**
- * Opens the `conf` store. `VREDACT_CONFIG_DIR` moves it (tests, several accounts); otherwise
- * conf picks the platform's config folder (`$XDG_CONFIG_HOME/vredact` on Linux).
+ * Where the file is: the folder `VREDACT_CONFIG_DIR` names (tests, several accounts), else the
+ * platform's config folder (`$XDG_CONFIG_HOME/vredact` on Linux). It is conf's own rule, with
+ * conf's own env-paths, so that the file conf writes is the one read here.
+ */
+export function configFilePath(env: NodeJS.ProcessEnv): string {
+  const dir = env.VREDACT_CONFIG_DIR
+    ? resolve(env.VREDACT_CONFIG_DIR)
+    : envPaths(PROJECT.projectName, { suffix: PROJECT.projectSuffix }).config;
+  return join(dir, 'config.json');
+}
+
+const FIX_HINT = 'correct it, or delete it and set the values again with `vredact config set`';
+
+/** The file's values; a missing file holds none. */
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return {};
+    throw new UsageError(`cannot read the config file ${path}: ${describeFsError(error)}`, FIX_HINT);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`the config file ${path} is not JSON (${messageOf(error)})`, FIX_HINT);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError(`the config file ${path} is not a JSON object of settings`, FIX_HINT);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Opens the config file. Every command reads it, so reading is a plain JSON read; conf, whose
+ * schema library alone costs more start-up time than the rest of a command, is loaded only by
+ * `set` and `delete`, which need its atomic write.
  */
 export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigStore> {
-  const { default: ConfCtor } = await import('conf');
-  const conf: Conf<Record<string, string>> = new ConfCtor({
-    projectName: 'vredact',
-    projectSuffix: '',
-    configFileMode: 0o600,
-    ...(env.VREDACT_CONFIG_DIR ? { cwd: env.VREDACT_CONFIG_DIR } : {}),
-  });
-  // conf applies the mode when it creates the file; a file made by hand or an older version may
-  // be wider, and it holds the token.
-  const tighten = () => chmodSync(conf.path, 0o600);
+  const path = configFilePath(env);
+  const file = readConfigFile(path);
+  const values = new Map<ConfigKey, string>();
+  for (const key of CONFIG_KEYS) {
+    const value = file[key];
+    if (typeof value === 'string') values.set(key, value);
+  }
+  const write = async (change: (conf: Conf<Record<string, string>>) => void) => {
+    const { default: ConfCtor } = await import('conf');
+    const conf = new ConfCtor<Record<string, string>>({
+      ...PROJECT,
+      configFileMode: 0o600,
+      cwd: resolve(path, '..'),
+    });
+    change(conf);
+    // conf applies the mode when it creates the file; a file made by hand or an older version may
+    // be wider, and it holds the token.
+    chmodSync(conf.path, 0o600);
+  };
   return {
-    path: conf.path,
-    get: (key) => {
-      const value = conf.get(key);
-      return typeof value === 'string' ? value : undefined;
+    path,
+    get: (key) => values.get(key),
+    set: async (key, value) => {
+      await write((conf) => conf.set(key, value));
+      values.set(key, value);
     },
-    set: (key, value) => {
-      conf.set(key, value);
-      tighten();
-    },
-    delete: (key) => {
-      conf.delete(key);
-      tighten();
+    delete: async (key) => {
+      await write((conf) => conf.delete(key));
+      values.delete(key);
     },
     all: () => {
       const out: Partial<Record<ConfigKey, string>> = {};
-      for (const key of CONFIG_KEYS) {
-        const value = conf.get(key);
-        if (typeof value === 'string') out[key] = value;
-      }
+      for (const key of CONFIG_KEYS) if (values.has(key)) out[key] = values.get(key);
       return out;
     },
   };
@@ -74,8 +102,8 @@ export function memoryConfigStore(initial: Partial<Record<ConfigKey, string>> = 
   return {
     path: '(memory)',
     get: (key) => values.get(key),
-    set: (key, value) => void values.set(key, value),
-    delete: (key) => void values.delete(key),
+    set: async (key, value) => void values.set(key, value),
+    delete: async (key) => void values.delete(key),
     all: () => Object.fromEntries(values) as Partial<Record<ConfigKey, string>>,
   };
 }

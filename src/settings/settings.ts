@@ -1,7 +1,8 @@
 import { UsageError } from '../errors.js';
 import { isLoopbackHost } from '../net/loopback.js';
 import { parseDurationMs } from '../redact/options.js';
-import type { ConfigKey, ConfigStore } from './config-store.js';
+import type { ConfigKey } from './config-keys.js';
+import type { ConfigStore } from './config-store.js';
 import { checkVoiceValue, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
 
 /** Options every command accepts (commander's camelCase names). */

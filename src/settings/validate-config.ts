@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { CONFIG_KEYS, type ConfigKey, isConfigKey } from './config-store.js';
+import { CONFIG_KEYS, type ConfigKey, isConfigKey } from './config-keys.js';
 import { parseConcurrency, validateBaseUrl } from './settings.js';
 import { checkVoiceValue, VOICE_CHOICES, type VoiceSettingName } from './voice.js';
 

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
@@ -55,3 +55,50 @@ test('no service URL: exit 2 with a hint that mentions the sandbox', async () =>
   expect(result.stderr).toMatch(/no service URL/);
   expect(result.stderr).toMatch(/vredact sandbox/);
 });
+
+test.skipIf(process.platform === 'win32')(
+  "without VREDACT_CONFIG_DIR, a value `config set` writes is read back by `config get` and a command's run",
+  async () => {
+    const home = join(work.path, 'home');
+    const env = isolatedEnv('', { HOME: home, XDG_CONFIG_HOME: join(home, 'xdg') });
+    delete env.VREDACT_CONFIG_DIR;
+    expect((await runCli(['config', 'set', 'base-url', 'http://127.0.0.1:9'], { env })).exitCode).toBe(0);
+    const path = String((await runCli(['config', 'path'], { env })).stdout).trim();
+    expect(path.startsWith(home)).toBe(true);
+    if (process.platform === 'linux') expect(path).toBe(join(home, 'xdg', 'vredact', 'config.json'));
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ 'base-url': 'http://127.0.0.1:9' });
+    expect(String((await runCli(['config', 'get', 'base-url'], { env })).stdout).trim()).toBe(
+      'http://127.0.0.1:9',
+    );
+    // jobs list took its URL from the file: it reached for the service there, with no token.
+    const jobs = await runCli(['jobs', 'list'], { env });
+    expect(jobs.exitCode).toBe(2);
+    expect(jobs.stderr).toMatch(/no usage token/i);
+  },
+);
+
+test('a config file that is not JSON: exit 2, one line naming the file, one saying what to do', async () => {
+  const dir = join(work.path, 'broken');
+  const env = isolatedEnv(dir);
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, 'config.json');
+  await writeFile(path, '{"token": ');
+  for (const args of [['status'], ['config', 'get', 'gender'], ['config', 'set', 'gender', 'f']]) {
+    const result = await runCli(args, { env, cwd: work.path });
+    expect(result.exitCode).toBe(2);
+    const lines = String(result.stderr).trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(`error: the config file ${path} is not JSON (${jsonError('{"token": ')})`);
+    expect(lines[1]).toMatch(/^hint: correct it, or delete it/);
+  }
+  expect(await readFile(path, 'utf8')).toBe('{"token": ');
+});
+
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+    return '';
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

@@ -1,12 +1,10 @@
-import { statSync } from 'node:fs';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  CONFIG_KEYS,
-  isConfigKey,
-  memoryConfigStore,
-  openConfigStore,
-} from '../../src/settings/config-store.js';
+import { UsageError } from '../../src/errors.js';
+import { CONFIG_KEYS, isConfigKey } from '../../src/settings/config-keys.js';
+import { configFilePath, memoryConfigStore, openConfigStore } from '../../src/settings/config-store.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-config-store-');
@@ -16,13 +14,13 @@ describe('openConfigStore', () => {
     const store = await openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
     expect(store.path.startsWith(dir.path)).toBe(true);
     expect(store.all()).toEqual({});
-    store.set('base-url', 'https://api.example.com');
-    store.set('concurrency', '8');
+    await store.set('base-url', 'https://api.example.com');
+    await store.set('concurrency', '8');
     expect(store.get('base-url')).toBe('https://api.example.com');
 
     const again = await openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
     expect(again.all()).toEqual({ 'base-url': 'https://api.example.com', concurrency: '8' });
-    again.delete('concurrency');
+    await again.delete('concurrency');
     expect((await openConfigStore({ VREDACT_CONFIG_DIR: dir.path })).get('concurrency')).toBeUndefined();
     expect(JSON.parse(await readFile(store.path, 'utf8'))).toEqual({ 'base-url': 'https://api.example.com' });
   });
@@ -31,20 +29,55 @@ describe('openConfigStore', () => {
     'the file holding the token is private, even one made wider by hand',
     async () => {
       const store = await openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
-      store.set('token', 'vr_test_0123456789abcdef');
+      await store.set('token', 'vr_test_0123456789abcdef');
       expect(statSync(store.path).mode & 0o777).toBe(0o600);
       await chmod(store.path, 0o644);
-      store.set('gender', 'f');
+      await store.set('gender', 'f');
       expect(statSync(store.path).mode & 0o777).toBe(0o600);
     },
   );
 
   it('all() lists only the known keys that hold strings', async () => {
     const store = await openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
-    store.set('model', 'mini');
+    await store.set('model', 'mini');
     const raw = JSON.parse(await readFile(store.path, 'utf8'));
     await writeFile(store.path, JSON.stringify({ ...raw, stray: 'x', concurrency: 4 }));
     expect((await openConfigStore({ VREDACT_CONFIG_DIR: dir.path })).all()).toEqual({ model: 'mini' });
+  });
+});
+
+describe('reading the config file', () => {
+  it('is the file conf writes: config.json in VREDACT_CONFIG_DIR, a relative one from the current folder', async () => {
+    const { default: Conf } = await import('conf');
+    const conf = new Conf({ projectName: 'vredact', projectSuffix: '', cwd: dir.path });
+    expect(configFilePath({ VREDACT_CONFIG_DIR: dir.path })).toBe(conf.path);
+    expect(configFilePath({ VREDACT_CONFIG_DIR: 'cfg' })).toBe(join(process.cwd(), 'cfg', 'config.json'));
+  });
+
+  it('a missing file holds nothing, and reading it creates no folder', async () => {
+    const folder = join(dir.path, 'not-yet');
+    const store = await openConfigStore({ VREDACT_CONFIG_DIR: folder });
+    expect(store.all()).toEqual({});
+    expect(existsSync(folder)).toBe(false);
+    await store.set('gender', 'f');
+    expect(JSON.parse(await readFile(join(folder, 'config.json'), 'utf8'))).toEqual({ gender: 'f' });
+  });
+
+  it('a file that is not JSON, not an object or not readable is a usage error naming it', async () => {
+    const path = configFilePath({ VREDACT_CONFIG_DIR: dir.path });
+    const open = () => openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
+    await writeFile(path, '{"token": ');
+    await expect(open()).rejects.toThrow(UsageError);
+    await expect(open()).rejects.toThrow(`the config file ${path} is not JSON`);
+    await writeFile(path, '["vr_x"]');
+    await expect(open()).rejects.toThrow(`the config file ${path} is not a JSON object of settings`);
+    await writeFile(path, 'null');
+    await expect(open()).rejects.toThrow(/is not a JSON object/);
+    const folderAtPath = join(dir.path, 'folder');
+    await mkdir(join(folderAtPath, 'config.json'), { recursive: true });
+    await expect(openConfigStore({ VREDACT_CONFIG_DIR: folderAtPath })).rejects.toThrow(
+      `cannot read the config file ${join(folderAtPath, 'config.json')}: is a folder`,
+    );
   });
 });
 
@@ -54,10 +87,10 @@ describe('keys and the memory store', () => {
     for (const key of ['', 'Token', 'base_url', 'path']) expect(isConfigKey(key)).toBe(false);
   });
 
-  it('memoryConfigStore behaves as the file store does', () => {
+  it('memoryConfigStore behaves as the file store does', async () => {
     const store = memoryConfigStore({ token: 'vr_x' });
-    store.set('age', 'young-adult');
-    store.delete('token');
+    await store.set('age', 'young-adult');
+    await store.delete('token');
     expect(store.all()).toEqual({ age: 'young-adult' });
     expect(store.get('token')).toBeUndefined();
   });

@@ -29,7 +29,7 @@ export async function runLogin(
   } finally {
     await client.close();
   }
-  ctx.config.set('token', token);
+  await ctx.config.set('token', token);
   ctx.log.info(
     `Logged in to ${new URL(ctx.settings.baseUrl ?? '').host}; token ${maskToken(token)} stored in ${ctx.config.path}`,
   );

@@ -6,7 +6,7 @@ export async function runLogout(ctx: Context): Promise<number> {
     ctx.log.info('No token was stored.');
     return ExitCode.ok;
   }
-  ctx.config.delete('token');
+  await ctx.config.delete('token');
   ctx.log.info(`Token removed from ${ctx.config.path}`);
   return ExitCode.ok;
 }

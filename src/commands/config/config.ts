@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { printJson, printTable } from '../../output/table.js';
-import { CONFIG_KEYS, type ConfigKey } from '../../settings/config-store.js';
+import { CONFIG_KEYS, type ConfigKey } from '../../settings/config-keys.js';
 import { maskToken } from '../../settings/mask.js';
 import { displayBaseUrl, ENV_NAMES } from '../../settings/settings.js';
 import { displayText } from '../../output/sanitize.js';
@@ -50,7 +50,7 @@ export async function runConfigSet(ctx: Context, [key = '', value = '']: string[
   const name = parseConfigKey(key);
   const raw = value === '-' ? (await text(ctx.streams.stdin)).trim() : value;
   const checked = checkConfigValue(name, raw, ctx.settings.allowInsecureHttp);
-  ctx.config.set(name, checked);
+  await ctx.config.set(name, checked);
   ctx.log.info(`Set ${name} in ${ctx.config.path}`);
   if (name === 'base-url' && /\/api\/*$/i.test(new URL(checked).pathname)) {
     ctx.log.warn(
@@ -86,7 +86,7 @@ export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<
 
 export async function runConfigUnset(ctx: Context, [key = '']: string[]): Promise<number> {
   const name = parseConfigKey(key);
-  ctx.config.delete(name);
+  await ctx.config.delete(name);
   ctx.log.info(`Unset ${name}`);
   return ExitCode.ok;
 }
