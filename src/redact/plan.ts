@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { NAME_MAX_BYTES } from '../fs/atomic-write.js';
+import { FoundFile } from './found-file.js';
 import type { ExpandedInputs } from './inputs.js';
 import type { Shard } from './options.js';
 
@@ -21,6 +22,52 @@ export interface PlanEntry {
   outputRel: string;
   outputDisplay: string;
   rejected?: string;
+}
+
+/** Where a plan's paths are shown from and its outputs go: one object shared by its entries. */
+export interface PlanPlaces {
+  cwd: string;
+  /** Absolute output folder. */
+  outDir: string;
+}
+
+/**
+ * A found input as planned: its paths are worked out when asked for (from its folder, its name and
+ * the plan's places), so that 100,000 entries hold a few small fields each rather than seven strings.
+ */
+export class PlannedFile extends FoundFile implements PlanEntry {
+  rejected?: string;
+
+  constructor(
+    file: FoundFile,
+    readonly places: PlanPlaces,
+  ) {
+    super(file.folder, file.name, file.linkedTo);
+  }
+
+  get input(): string {
+    return this.path;
+  }
+
+  get display(): string {
+    return displayPath(this.path, this.places.cwd);
+  }
+
+  get key(): string {
+    return this.rel;
+  }
+
+  get outputRel(): string {
+    return outputRelFor(this.origin === 'file' ? this.name : this.rel);
+  }
+
+  get output(): string {
+    return join(this.places.outDir, ...this.outputRel.split('/'));
+  }
+
+  get outputDisplay(): string {
+    return displayPath(this.output, this.places.cwd);
+  }
 }
 
 export interface Plan {
@@ -121,53 +168,45 @@ export async function buildPlan(
       rejected: problem.reason,
     });
   }
-  const inputs = new Map<string, PlanEntry>();
-  for (const file of expanded.files) {
-    const outputRel = outputRelFor(file.origin === 'file' ? basename(file.path) : file.rel);
-    const output = join(outDir, ...outputRel.split('/'));
-    const entry: PlanEntry = {
-      input: file.path,
-      realPath: file.realPath,
-      display: displayPath(file.path, options.cwd),
-      key: file.rel,
-      output,
-      outputRel,
-      outputDisplay: displayPath(output, options.cwd),
-    };
-    entries.push(entry);
-    inputs.set(file.realPath, entry);
-  }
+  const places: PlanPlaces = { cwd: options.cwd, outDir };
+  for (const file of expanded.files) entries.push(new PlannedFile(file, places));
 
   for (const entry of entries) {
     if (!entry.rejected && entry.outputRel) entry.rejected = nameTooLong(entry.outputRel);
   }
 
-  const byOutput = new Map<string, PlanEntry[]>();
+  // One entry per output, an array only where two or more meet (the usual case holds no array).
+  const byOutput = new Map<string, PlanEntry | PlanEntry[]>();
   for (const entry of entries) {
-    if (!entry.output) continue;
-    const key = collisionKey(entry.output);
-    const group = byOutput.get(key);
-    if (group) group.push(entry);
-    else byOutput.set(key, [entry]);
+    const outputRel = entry.outputRel;
+    if (!outputRel) continue;
+    const key = collisionKey(outputRel);
+    const met = byOutput.get(key);
+    if (met === undefined) byOutput.set(key, entry);
+    else if (Array.isArray(met)) met.push(entry);
+    else byOutput.set(key, [met, entry]);
   }
   for (const group of byOutput.values()) {
-    if (group.length < 2) continue;
+    if (!Array.isArray(group)) continue;
     for (const entry of group) {
       const others = group.filter((other) => other !== entry).map((other) => other.display);
       entry.rejected = `same output ${entry.outputDisplay} as ${others.join(', ')}`;
     }
   }
+  byOutput.clear();
 
   const dirCache = new Map<string, string>();
   for (const entry of entries) {
-    if (!entry.output || entry.rejected) continue;
-    const real = await realOutputPath(entry.output, dirCache);
-    const victim = inputs.get(real);
+    if (entry.rejected) continue;
+    const output = entry.output;
+    if (!output) continue;
+    const real = await realOutputPath(output, dirCache);
+    const victim = expanded.byRealPath.get(real);
     if (victim) {
       entry.rejected =
-        victim === entry
+        real === entry.realPath
           ? `its output ${entry.outputDisplay} would overwrite the input itself`
-          : `its output ${entry.outputDisplay} would overwrite the input ${victim.display}`;
+          : `its output ${entry.outputDisplay} would overwrite the input ${displayPath(victim.path, options.cwd)}`;
     }
   }
 
