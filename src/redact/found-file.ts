@@ -5,13 +5,22 @@
  */
 import { lstatSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 /** How a file came into the batch; it decides where its output goes. */
 export type InputOrigin = 'file' | 'folder' | 'glob';
 
+/** `dir` ending in one separator, so that a path is the prefix and a name (a root folder has one already). */
+function withSeparator(dir: string): string {
+  return dir.endsWith(sep) ? dir : `${dir}${sep}`;
+}
+
 /** What every file found in one folder by one argument shares. */
 export class InputFolder {
+  /** `dir` and `realDir` ending in a separator: a file's paths are these and its name. */
+  readonly prefix: string;
+  readonly realPrefix: string;
+
   constructor(
     /** Absolute path, as found (symbolic links not resolved). */
     readonly dir: string,
@@ -22,7 +31,10 @@ export class InputFolder {
     readonly origin: InputOrigin,
     /** The argument (or list line) its files came from. */
     readonly arg: string,
-  ) {}
+  ) {
+    this.prefix = withSeparator(dir);
+    this.realPrefix = realDir === undefined ? this.prefix : withSeparator(realDir);
+  }
 }
 
 export class FoundFile {
@@ -36,12 +48,13 @@ export class FoundFile {
 
   /** Absolute path as found (symbolic links not resolved). */
   get path(): string {
-    return join(this.folder.dir, this.name);
+    // A name from a folder listing has no separator, `.` or `..`: a join would only cost time.
+    return this.folder.prefix + this.name;
   }
 
   /** The file's real path: its identity for duplicates, the journal and the never-overwrite-an-input check. */
   get realPath(): string {
-    return this.linkedTo ?? join(this.folder.realDir ?? this.folder.dir, this.name);
+    return this.linkedTo ?? this.folder.realPrefix + this.name;
   }
 
   /**

@@ -3,8 +3,7 @@
  * input. A torn last line (a crash mid-write) and a damaged or oversized line are skipped and counted:
  * no line is ever held whole beyond MAX_LINE_BYTES, so a 700 MB line costs a warning, not the run.
  */
-import { createReadStream } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JOURNAL_FILE, type JournalEvent, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
 
@@ -105,19 +104,37 @@ export function applyRecord(state: JournalState, record: Sourced, source = 0): v
   state.latest.set(record.input, record);
 }
 
-/** Calls `onLine` with each line of a file (as bytes), skipping lines over `maxBytes` without holding them. */
+/** Bytes read from a journal at a time, into one buffer kept for the whole file. */
+const READ_BYTES = 256 * 1024;
+
+/**
+ * Calls `onLine` with each line of a file (as bytes, valid only during the call: they may lie in a
+ * buffer that is read into again), skipping lines over `maxBytes` without holding them. One buffer
+ * serves the whole file: a stream allocates one per chunk, and a 70 MB journal's worth of freed
+ * chunks stayed in the process's memory (about 40 MB more peak RSS at 100,000 inputs).
+ */
 export async function forEachLine(
   path: string,
   onLine: (line: Buffer) => void,
   onOversized: () => void,
   maxBytes = MAX_LINE_BYTES,
 ): Promise<boolean> {
-  const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  const buffer = Buffer.allocUnsafeSlow(READ_BYTES);
   let parts: Buffer[] = [];
   let length = 0;
   let skipping = false;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      const chunk = buffer.subarray(0, bytesRead);
       let start = 0;
       for (;;) {
         const end = chunk.indexOf(0x0a, start);
@@ -140,12 +157,11 @@ export async function forEachLine(
         skipping = false;
         start = end + 1;
       }
-      // A piece left over refers into `chunk`: copy it, so the chunk itself is not kept alive.
-      if (parts.length > 0) parts = [Buffer.from(Buffer.concat(parts, length))];
+      // A piece left over lies in the buffer, which the next read overwrites: it is copied.
+      if (parts.length > 0) parts = [Buffer.concat(parts, length)];
     }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
+  } finally {
+    await handle.close();
   }
   if (skipping) onOversized();
   else if (length > 0) onLine(Buffer.concat(parts, length));

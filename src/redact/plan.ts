@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { NAME_MAX_BYTES } from '../fs/atomic-write.js';
-import { FoundFile } from './found-file.js';
+import { FoundFile, type InputFolder } from './found-file.js';
 import type { ExpandedInputs } from './inputs.js';
 import type { Shard } from './options.js';
 
@@ -32,15 +32,52 @@ export interface PlanPlaces {
 }
 
 /**
+ * A path as displayPath shows it, from its folder's prefix as shown (see shownPrefix) and its name,
+ * without working out a relative path for each file.
+ */
+function shownIn(prefix: string | undefined, path: string, name: string): string {
+  if (prefix === undefined) return path;
+  // In the working folder itself, a name starting with `..` reads as outside it: displayPath shows it whole.
+  return prefix === '' && name.startsWith('..') ? path : prefix + name;
+}
+
+/** A folder as displayPath shows the files in it: '' for the working folder, undefined for one outside it. */
+function shownPrefix(dir: string, cwd: string): string | undefined {
+  const rel = relative(cwd, dir);
+  if (rel === '') return '';
+  return rel.startsWith('..') || isAbsolute(rel) ? undefined : `${rel}${sep}`;
+}
+
+/** Where the files of one input folder go and how its paths are shown: worked out once per folder. */
+export class PlannedFolder {
+  /** The output folder of its files, ending in a separator. */
+  readonly outPrefix: string;
+  readonly shown: string | undefined;
+  readonly outShown: string | undefined;
+
+  constructor(
+    readonly folder: InputFolder,
+    places: PlanPlaces,
+  ) {
+    const mirrored = folder.origin !== 'file' && folder.relDir !== '';
+    const outFolder = mirrored ? join(places.outDir, ...folder.relDir.split('/')) : places.outDir;
+    this.outPrefix = outFolder.endsWith(sep) ? outFolder : `${outFolder}${sep}`;
+    this.shown = shownPrefix(folder.dir, places.cwd);
+    this.outShown = shownPrefix(outFolder, places.cwd);
+  }
+}
+
+/**
  * A found input as planned: its paths are worked out when asked for (from its folder, its name and
- * the plan's places), so that 100,000 entries hold a few small fields each rather than seven strings.
+ * the plan's view of the folder), so that 100,000 entries hold a few small fields each rather than
+ * seven strings.
  */
 export class PlannedFile extends FoundFile implements PlanEntry {
   rejected?: string;
 
   constructor(
     file: FoundFile,
-    readonly places: PlanPlaces,
+    readonly planned: PlannedFolder,
   ) {
     super(file.folder, file.name, file.linkedTo);
   }
@@ -50,23 +87,30 @@ export class PlannedFile extends FoundFile implements PlanEntry {
   }
 
   get display(): string {
-    return displayPath(this.path, this.places.cwd);
+    return shownIn(this.planned.shown, this.path, this.name);
   }
 
   get key(): string {
     return this.rel;
   }
 
+  /** The output's own name: the input's (NFC unless named), its extension made `.wav`. */
+  get outputName(): string {
+    return outputRelFor(this.origin === 'file' ? this.name : this.name.normalize('NFC'));
+  }
+
   get outputRel(): string {
-    return outputRelFor(this.origin === 'file' ? this.name : this.rel);
+    const { relDir, origin } = this.folder;
+    return origin !== 'file' && relDir !== '' ? `${relDir}/${this.outputName}` : this.outputName;
   }
 
   get output(): string {
-    return join(this.places.outDir, ...this.outputRel.split('/'));
+    return this.planned.outPrefix + this.outputName;
   }
 
   get outputDisplay(): string {
-    return displayPath(this.output, this.places.cwd);
+    const name = this.outputName;
+    return shownIn(this.planned.outShown, this.planned.outPrefix + name, name);
   }
 }
 
@@ -169,7 +213,15 @@ export async function buildPlan(
     });
   }
   const places: PlanPlaces = { cwd: options.cwd, outDir };
-  for (const file of expanded.files) entries.push(new PlannedFile(file, places));
+  const folders = new Map<InputFolder, PlannedFolder>();
+  for (const file of expanded.files) {
+    let planned = folders.get(file.folder);
+    if (!planned) {
+      planned = new PlannedFolder(file.folder, places);
+      folders.set(file.folder, planned);
+    }
+    entries.push(new PlannedFile(file, planned));
+  }
 
   for (const entry of entries) {
     if (!entry.rejected && entry.outputRel) entry.rejected = nameTooLong(entry.outputRel);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findFile, InputFolder, RealFolders } from '../../src/redact/found-file.js';
 import { expandInputs } from '../../src/redact/inputs.js';
-import { buildPlan, PlannedFile } from '../../src/redact/plan.js';
+import { buildPlan, displayPath, PlannedFile, PlannedFolder } from '../../src/redact/plan.js';
 import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-found-file-');
@@ -73,7 +73,10 @@ describe('a planned file', () => {
   it('works out every path of the plan entry from its folder, its name and the plan', async () => {
     await touchFiles(dir.path, 'calls/2026/a.MP3');
     const file = await findFile(await folder('calls/2026', '2026'), 'a.MP3');
-    const entry = new PlannedFile(file, { cwd: dir.path, outDir: join(dir.path, 'out') });
+    const entry = new PlannedFile(
+      file,
+      new PlannedFolder(file.folder, { cwd: dir.path, outDir: join(dir.path, 'out') }),
+    );
     expect({
       input: entry.input,
       realPath: entry.realPath,
@@ -93,5 +96,31 @@ describe('a planned file', () => {
       outputDisplay: join('out', '2026', 'a.wav'),
       rejected: undefined,
     });
+  });
+
+  it('shows and places its paths as displayPath and the output folder do, wherever the working folder is', async () => {
+    await touchFiles(dir.path, 'w/calls/x/a.wav', 'w/..odd.wav', 'w/calls/..b.mp3', 'elsewhere/c.wav');
+    const cases: Array<[string, string, string, 'file' | 'folder']> = [
+      ['w/calls/x', 'x', 'a.wav', 'folder'],
+      ['w/calls', '', '..b.mp3', 'folder'],
+      ['w', '', '..odd.wav', 'file'],
+      ['elsewhere', '', 'c.wav', 'file'],
+    ];
+    for (const cwd of [
+      join(dir.path, 'w'),
+      join(dir.path, 'w', 'calls'),
+      dir.path,
+      join(dir.path, 'elsewhere'),
+    ]) {
+      for (const outDir of [join(dir.path, 'w', 'out'), cwd, join(dir.path, 'o')]) {
+        for (const [rel, relDir, name, origin] of cases) {
+          const file = await findFile(await folder(rel, relDir, origin), name);
+          const entry = new PlannedFile(file, new PlannedFolder(file.folder, { cwd, outDir }));
+          expect(entry.display).toBe(displayPath(entry.input, cwd));
+          expect(entry.output).toBe(join(outDir, ...entry.outputRel.split('/')));
+          expect(entry.outputDisplay).toBe(displayPath(entry.output, cwd));
+        }
+      }
+    }
   });
 });

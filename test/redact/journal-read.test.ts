@@ -36,6 +36,28 @@ describe('reading the journals', () => {
     expect(Math.max(...sizes)).toBeLessThan(1024);
   });
 
+  it('reads back every line of a file several reads long, lines across the reads whole', async () => {
+    const path = join(dir.path, 'lines.jsonl');
+    const lines = Array.from({ length: 5000 }, (_, i) => `${i}:${'x'.repeat(i % 377)}`);
+    await writeFile(path, `${lines.join('\n')}\n`);
+    const read: string[] = [];
+    expect(
+      await forEachLine(
+        path,
+        (bytes) => read.push(bytes.toString('utf8')),
+        () => read.push('oversized'),
+      ),
+    ).toBe(true);
+    expect(read).toEqual(lines);
+    expect(
+      await forEachLine(
+        join(dir.path, 'gone.jsonl'),
+        () => {},
+        () => {},
+      ),
+    ).toBe(false);
+  });
+
   it('merges the journals of every shard: the latest time wins per input', async () => {
     await mkdir(join(dir.path, '.vredact'), { recursive: true });
     const shard = (i: number) => journalPath(dir.path, { index: i, count: 2 });
