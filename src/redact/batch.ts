@@ -79,9 +79,15 @@ export async function runBatch(
   let reporter: Reporter | undefined;
   try {
     const own = journalPath(outDir, options.shard);
-    const compacted = await compactJournal(own);
-    if (compacted) ctx.log.info(`compacted the journal: ${compacted.before} lines → ${compacted.after}`);
-    const journal = await readJournals(outDir);
+    let journal = await readJournals(outDir);
+    const compacted = await compactJournal(
+      own,
+      journal.files.find((file) => file.path === own) ?? { lines: 0, inputs: 0 },
+    );
+    if (compacted) {
+      ctx.log.info(`compacted the journal: ${compacted.before} lines → ${compacted.after}`);
+      journal = await readJournals(outDir);
+    }
     if (journal.unreadable > 0)
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
     if (journal.oversized > 0) ctx.log.warn(`ignored ${journal.oversized} oversized line(s) of the journal`);

@@ -11,7 +11,7 @@ import { open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { asLocalFsError } from '../fs/errors.js';
 import type { JournalRecord } from './journal.js';
-import { readJournal } from './journal-read.js';
+import { type JournalFileCounts, readJournal } from './journal-read.js';
 
 /** Lines worth keeping no matter what: below this, compaction would save nothing that matters. */
 export const COMPACT_SLACK_LINES = 1000;
@@ -25,8 +25,16 @@ export interface CompactResult {
   after: number;
 }
 
-/** Compacts one journal file if it has grown well past one line per input; undefined when left as it is. */
-export async function compactJournal(path: string): Promise<CompactResult | undefined> {
+/**
+ * Compacts one journal file if it has grown well past one line per input; undefined when left as it
+ * is. `counted` is the file as a read of the journals found it (its lines and inputs): when it needs
+ * no compaction the file is not read again, and every field of every line is held only when it does.
+ */
+export async function compactJournal(
+  path: string,
+  counted?: Pick<JournalFileCounts, 'lines' | 'inputs'>,
+): Promise<CompactResult | undefined> {
+  if (counted && !needsCompaction(counted.lines, counted.inputs)) return undefined;
   const state = await readJournal(path);
   if (!needsCompaction(state.lines, state.latest.size)) return undefined;
   const temp = join(dirname(path), `.journal-compact-${randomBytes(6).toString('hex')}.tmp`);

@@ -1,27 +1,15 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { text } from 'node:stream/consumers';
 import { describeFsError } from '../fs/errors.js';
+import { findFile, type FoundFile, InputFolder, type InputOrigin, RealFolders } from './found-file.js';
 
-/** How a file came into the batch; it decides where its output goes. */
-export type InputOrigin = 'file' | 'folder' | 'glob';
+export type { InputOrigin } from './found-file.js';
 
-export interface Candidate {
-  /** Absolute path as found (symbolic links not resolved). */
-  path: string;
-  /** The file's real path: its identity for duplicates, the journal and the never-overwrite-an-input check. */
-  realPath: string;
-  /**
-   * Path relative to its root, with `/` separators: a named file's base name, or the path under the
-   * folder or under the glob's fixed leading part. The output mirrors it; the shard hash is taken of it.
-   */
-  rel: string;
-  origin: InputOrigin;
-  /** The argument (or list line) it came from. */
-  arg: string;
-}
+/** A file found for the batch (see found-file.ts: it holds its folder and name, not its paths). */
+export type Candidate = FoundFile;
 
 /** A named input that gave nothing to send: it is reported as rejected, with its reason. */
 export interface InputProblem {
@@ -32,6 +20,8 @@ export interface InputProblem {
 
 export interface ExpandedInputs {
   files: Candidate[];
+  /** Every file kept, by its real path (the plan looks up there whether an output would overwrite an input). */
+  byRealPath: Map<string, Candidate>;
   problems: InputProblem[];
   /** Inputs dropped because an earlier one was the same file (same real path). */
   duplicates: number;
@@ -48,9 +38,6 @@ export interface ExpandRequest {
   /** Files under this folder are never inputs (a re-run must not redact its own outputs). */
   outDir?: string;
 }
-
-/** Real paths resolved at once while expanding a folder. */
-const REALPATH_BATCH = 256;
 
 /** Audio file names looked for in folders: `.wav` and `.mp3`, any letter case. */
 export const AUDIO_NAME = /\.(wav|mp3)$/i;
@@ -111,47 +98,69 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   const { cwd } = request;
   const outDir = request.outDir ? resolve(cwd, request.outDir) : undefined;
   const outDirReal = outDir ? await realpath(outDir).catch(() => outDir) : undefined;
-  const result: ExpandedInputs = { files: [], problems: [], duplicates: 0, emptyFolders: [] };
-  const seen = new Set<string>();
+  const result: ExpandedInputs = {
+    files: [],
+    byRealPath: new Map(),
+    problems: [],
+    duplicates: 0,
+    emptyFolders: [],
+  };
+  const realFolders = new RealFolders();
+  /** Folders by argument and path: the files of one share it. */
+  const folders = new Map<string, InputFolder>();
 
-  const add = async (
-    path: string,
-    rel: string,
-    origin: InputOrigin,
-    arg: string,
-    known?: Promise<string>,
-  ): Promise<void> => {
-    let realPath: string;
-    try {
-      realPath = await (known ?? realpath(path));
-    } catch (error) {
-      result.problems.push({ arg, path, reason: describeFsError(error) });
-      return;
+  const folderOf = async (dir: string, relDir: string, origin: InputOrigin, arg: string) => {
+    const id = `${origin}\0${arg}\0${dir}`;
+    let folder = folders.get(id);
+    if (!folder) {
+      folder = new InputFolder(dir, await realFolders.get(dir), relDir.normalize('NFC'), origin, arg);
+      folders.set(id, folder);
     }
-    // The same string when nothing was resolved: one copy in memory, not two.
-    if (realPath === path) realPath = path;
-    if (seen.has(realPath)) {
+    return folder;
+  };
+
+  /** The file, or undefined once its problem is reported (it is gone, a broken link…). */
+  const find = async (folder: InputFolder, name: string): Promise<Candidate | undefined> => {
+    try {
+      return await findFile(folder, name);
+    } catch (error) {
+      result.problems.push({ arg: folder.arg, path: join(folder.dir, name), reason: describeFsError(error) });
+      return undefined;
+    }
+  };
+
+  const add = (file: Candidate): void => {
+    const realPath = file.realPath;
+    if (result.byRealPath.has(realPath)) {
       result.duplicates++;
       return;
     }
-    seen.add(realPath);
-    result.files.push({ path, realPath, rel: rel.normalize('NFC'), origin, arg });
+    result.byRealPath.set(realPath, file);
+    result.files.push(file);
   };
 
   /** Whether the output folder is strictly inside `root`: then its files are found there and must be left out. */
   const outDirUnder = (root: string): boolean =>
     outDir !== undefined && outDir !== root && isInside(outDir, root);
   /** Keeps found files out of the output folder (named files are kept: the plan rejects them if needed). */
-  const outsideOutDir = async (path: string): Promise<boolean> => {
+  const outsideOutDir = (file: Candidate): boolean => {
     if (!outDir || !outDirReal) return true;
-    if (isInside(path, outDir)) return false;
-    const real = await realpath(path).catch(() => path);
-    return !isInside(real, outDirReal);
+    return !isInside(file.path, outDir) && !isInside(file.realPath, outDirReal);
+  };
+
+  /**
+   * Adds the file `name` of `folder`; returns whether it counts as found (a file that is gone counts:
+   * its problem is reported). Under an output folder inside the root, the outputs are left out.
+   */
+  const addIn = async (folder: InputFolder, name: string, skipOutDir: boolean): Promise<boolean> => {
+    const file = await find(folder, name);
+    if (file && skipOutDir && !outsideOutDir(file)) return false;
+    if (file) add(file);
+    return true;
   };
 
   const expandFolder = async (dir: string, arg: string): Promise<void> => {
-    const skipOutDir = outDirUnder(dir);
-    const ignore = skipOutDir && outDir ? [`${fg.escapePath(toPosix(relative(dir, outDir)))}/**`] : [];
+    const ignore = outDirUnder(dir) && outDir ? [`${fg.escapePath(toPosix(relative(dir, outDir)))}/**`] : [];
     let found: string[];
     try {
       found = await fg('**/*.{wav,mp3}', {
@@ -166,22 +175,13 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       result.problems.push({ arg, path: dir, reason: `cannot read the folder: ${describeFsError(error)}` });
       return;
     }
-    found.sort();
+    const skipOutDir = outDirUnder(dir);
     let count = 0;
-    // Real paths are resolved a batch at a time (in order): one at a time, 100,000 files take seconds.
-    const paths = found.filter((rel) => AUDIO_NAME.test(rel));
-    for (let start = 0; start < paths.length; start += REALPATH_BATCH) {
-      const batch = paths.slice(start, start + REALPATH_BATCH).map((rel) => {
-        const path = join(dir, rel);
-        const real = realpath(path);
-        real.catch(() => {});
-        return { rel, path, real };
-      });
-      for (const { rel, path, real } of batch) {
-        if (skipOutDir && !(await outsideOutDir(path))) continue;
-        count++;
-        await add(path, rel, 'folder', arg, real);
-      }
+    for (const rel of found.filter((path) => AUDIO_NAME.test(path)).sort()) {
+      const slash = rel.lastIndexOf('/');
+      const relDir = slash < 0 ? '' : rel.slice(0, slash);
+      const folder = await folderOf(relDir ? join(dir, relDir) : dir, relDir, 'folder', arg);
+      if (await addIn(folder, rel.slice(slash + 1), skipOutDir)) count++;
     }
     if (count === 0) result.emptyFolders.push(arg);
   };
@@ -211,11 +211,12 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     const skipOutDir = outDirUnder(base);
     let count = 0;
     for (const path of found) {
-      if (skipOutDir && !(await outsideOutDir(path))) continue;
-      count++;
-      let rel = toPosix(relative(base, path));
-      if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) rel = basename(path);
-      await add(path, rel, 'glob', pattern);
+      const dir = dirname(path);
+      // A file outside the fixed part (`../x/*.wav`) mirrors only its name.
+      let relDir = toPosix(relative(base, dir));
+      if (relDir.startsWith('..') || isAbsolute(relDir)) relDir = '';
+      const folder = await folderOf(dir, relDir, 'glob', pattern);
+      if (await addIn(folder, basename(path), skipOutDir)) count++;
     }
     if (count === 0)
       result.problems.push({ arg: pattern, path: base, reason: 'no files match this pattern' });
@@ -236,7 +237,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       return;
     }
     if (info.isDirectory()) return expandFolder(path, arg);
-    await add(path, basename(path), 'file', arg);
+    await addIn(await folderOf(dirname(path), '', 'file', arg), basename(path), false);
   };
 
   for (const arg of request.args) await expandPath(arg, true);

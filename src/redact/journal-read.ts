@@ -3,10 +3,9 @@
  * input. A torn last line (a crash mid-write) and a damaged or oversized line are skipped and counted:
  * no line is ever held whole beyond MAX_LINE_BYTES, so a 700 MB line costs a warning, not the run.
  */
-import { createReadStream } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JOURNAL_FILE, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
+import { JOURNAL_FILE, type JournalEvent, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
 
 /** A journal line is a few hundred bytes; anything past this is damage. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -23,6 +22,14 @@ export interface InterruptedUpload {
   before: JournalRecord | undefined;
 }
 
+/** One journal file as read: compaction decides from these whether to rewrite it. */
+export interface JournalFileCounts {
+  path: string;
+  lines: number;
+  /** Distinct inputs it names. */
+  inputs: number;
+}
+
 export interface JournalState {
   /** The last record of each input, by its real path. */
   latest: Map<string, JournalRecord>;
@@ -35,6 +42,8 @@ export interface JournalState {
   unreadable: number;
   /** Lines skipped for their size. */
   oversized: number;
+  /** Each file read, in the order read. */
+  files: JournalFileCounts[];
 }
 
 export function emptyJournalState(): JournalState {
@@ -45,6 +54,7 @@ export function emptyJournalState(): JournalState {
     lines: 0,
     unreadable: 0,
     oversized: 0,
+    files: [],
   };
 }
 
@@ -94,19 +104,37 @@ export function applyRecord(state: JournalState, record: Sourced, source = 0): v
   state.latest.set(record.input, record);
 }
 
-/** Calls `onLine` with each line of a file (as bytes), skipping lines over `maxBytes` without holding them. */
+/** Bytes read from a journal at a time, into one buffer kept for the whole file. */
+const READ_BYTES = 256 * 1024;
+
+/**
+ * Calls `onLine` with each line of a file (as bytes, valid only during the call: they may lie in a
+ * buffer that is read into again), skipping lines over `maxBytes` without holding them. One buffer
+ * serves the whole file: a stream allocates one per chunk, and a 70 MB journal's worth of freed
+ * chunks stayed in the process's memory (about 40 MB more peak RSS at 100,000 inputs).
+ */
 export async function forEachLine(
   path: string,
   onLine: (line: Buffer) => void,
   onOversized: () => void,
   maxBytes = MAX_LINE_BYTES,
 ): Promise<boolean> {
-  const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  const buffer = Buffer.allocUnsafeSlow(READ_BYTES);
   let parts: Buffer[] = [];
   let length = 0;
   let skipping = false;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      const chunk = buffer.subarray(0, bytesRead);
       let start = 0;
       for (;;) {
         const end = chunk.indexOf(0x0a, start);
@@ -129,12 +157,11 @@ export async function forEachLine(
         skipping = false;
         start = end + 1;
       }
-      // A piece left over refers into `chunk`: copy it, so the chunk itself is not kept alive.
-      if (parts.length > 0) parts = [Buffer.from(Buffer.concat(parts, length))];
+      // A piece left over lies in the buffer, which the next read overwrites: it is copied.
+      if (parts.length > 0) parts = [Buffer.concat(parts, length)];
     }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
+  } finally {
+    await handle.close();
   }
   if (skipping) onOversized();
   else if (length > 0) onLine(Buffer.concat(parts, length));
@@ -142,28 +169,56 @@ export async function forEachLine(
 }
 
 /**
- * What a run needs of a record to decide (the rest, SHA-256s of outputs, voices, is for `status` and
- * compaction): a re-run over 100,000 done files holds 100,000 of these.
+ * What a run keeps of a done, failed or rejected record: what the re-run rules compare, the job id
+ * (never given to another input) and the reason (a rejection is journaled once while it stays the
+ * same). A re-run over 100,000 done files holds 100,000 of these: a class, so that each is a fixed
+ * shape of eight fields, with no version field of its own.
  */
-function slim(record: JournalRecord): JournalRecord {
-  const { v, event, at, input, size, mtimeMs, options, jobId, reason } = record;
-  if (event === 'uploading' || event === 'submitted') {
-    const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
-    return kept;
+export class SettledRecord implements JournalRecord {
+  /** Set by applyRecord; a field of the class, so that setting it does not change the object's shape. */
+  [SOURCE]: number | undefined = undefined;
+
+  constructor(
+    readonly event: JournalEvent,
+    readonly at: string,
+    readonly input: string,
+    readonly size: number,
+    readonly mtimeMs: number,
+    readonly options: string,
+    readonly jobId: string | undefined,
+    readonly reason: string | undefined,
+  ) {}
+
+  get v(): 1 {
+    return 1;
   }
-  // done, failed, rejected: what the re-run rules compare, the job id (never given to another input)
-  // and the reason (a rejection is journaled once while it stays the same).
-  return {
-    v,
-    event,
-    at,
-    input,
-    size,
-    mtimeMs,
-    options,
-    ...(jobId !== undefined ? { jobId } : {}),
-    ...(reason !== undefined ? { reason } : {}),
+}
+
+/**
+ * What a run needs of a record to decide (the rest, SHA-256s of outputs, voices, is for `status` and
+ * compaction). The fingerprint and the event are the same few strings on every line: each is held once.
+ */
+function slim(record: JournalRecord, strings: Map<string, string>): JournalRecord {
+  const intern = (text: string) => {
+    const known = strings.get(text);
+    if (known !== undefined) return known;
+    strings.set(text, text);
+    return text;
   };
+  if (record.event === 'uploading' || record.event === 'submitted') {
+    const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
+    return { ...kept, options: intern(record.options) };
+  }
+  return new SettledRecord(
+    intern(record.event) as JournalEvent,
+    record.at,
+    record.input,
+    record.size,
+    record.mtimeMs,
+    intern(record.options),
+    record.jobId,
+    record.reason,
+  );
 }
 
 /**
@@ -175,11 +230,16 @@ export async function readJournalFiles(
   state = emptyJournalState(),
   full = false,
 ): Promise<JournalState> {
+  const strings = new Map<string, string>();
   for (const [source, path] of paths.entries()) {
+    const counts: JournalFileCounts = { path, lines: 0, inputs: 0 };
+    // Its inputs, to count them: the same strings as the records', so it costs a reference each.
+    const inputs = new Set<string>();
     await forEachLine(
       path,
       (line) => {
         state.lines++;
+        counts.lines++;
         let parsed: unknown;
         try {
           parsed = JSON.parse(line.toString('utf8'));
@@ -187,14 +247,21 @@ export async function readJournalFiles(
           state.unreadable++;
           return;
         }
-        if (isRecord(parsed)) applyRecord(state, full ? parsed : slim(parsed), source);
-        else state.unreadable++;
+        if (!isRecord(parsed)) {
+          state.unreadable++;
+          return;
+        }
+        inputs.add(parsed.input);
+        applyRecord(state, full ? parsed : slim(parsed, strings), source);
       },
       () => {
         state.lines++;
+        counts.lines++;
         state.oversized++;
       },
     );
+    counts.inputs = inputs.size;
+    state.files.push(counts);
   }
   return state;
 }

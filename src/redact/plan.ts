@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { NAME_MAX_BYTES } from '../fs/atomic-write.js';
+import { FoundFile, type InputFolder } from './found-file.js';
 import type { ExpandedInputs } from './inputs.js';
 import type { Shard } from './options.js';
 
@@ -21,6 +22,96 @@ export interface PlanEntry {
   outputRel: string;
   outputDisplay: string;
   rejected?: string;
+}
+
+/** Where a plan's paths are shown from and its outputs go: one object shared by its entries. */
+export interface PlanPlaces {
+  cwd: string;
+  /** Absolute output folder. */
+  outDir: string;
+}
+
+/**
+ * A path as displayPath shows it, from its folder's prefix as shown (see shownPrefix) and its name,
+ * without working out a relative path for each file.
+ */
+function shownIn(prefix: string | undefined, path: string, name: string): string {
+  if (prefix === undefined) return path;
+  // In the working folder itself, a name starting with `..` reads as outside it: displayPath shows it whole.
+  return prefix === '' && name.startsWith('..') ? path : prefix + name;
+}
+
+/** A folder as displayPath shows the files in it: '' for the working folder, undefined for one outside it. */
+function shownPrefix(dir: string, cwd: string): string | undefined {
+  const rel = relative(cwd, dir);
+  if (rel === '') return '';
+  return rel.startsWith('..') || isAbsolute(rel) ? undefined : `${rel}${sep}`;
+}
+
+/** Where the files of one input folder go and how its paths are shown: worked out once per folder. */
+export class PlannedFolder {
+  /** The output folder of its files, ending in a separator. */
+  readonly outPrefix: string;
+  readonly shown: string | undefined;
+  readonly outShown: string | undefined;
+
+  constructor(
+    readonly folder: InputFolder,
+    places: PlanPlaces,
+  ) {
+    const mirrored = folder.origin !== 'file' && folder.relDir !== '';
+    const outFolder = mirrored ? join(places.outDir, ...folder.relDir.split('/')) : places.outDir;
+    this.outPrefix = outFolder.endsWith(sep) ? outFolder : `${outFolder}${sep}`;
+    this.shown = shownPrefix(folder.dir, places.cwd);
+    this.outShown = shownPrefix(outFolder, places.cwd);
+  }
+}
+
+/**
+ * A found input as planned: its paths are worked out when asked for (from its folder, its name and
+ * the plan's view of the folder), so that 100,000 entries hold a few small fields each rather than
+ * seven strings.
+ */
+export class PlannedFile extends FoundFile implements PlanEntry {
+  rejected?: string;
+
+  constructor(
+    file: FoundFile,
+    readonly planned: PlannedFolder,
+  ) {
+    super(file.folder, file.name, file.linkedTo);
+  }
+
+  get input(): string {
+    return this.path;
+  }
+
+  get display(): string {
+    return shownIn(this.planned.shown, this.path, this.name);
+  }
+
+  get key(): string {
+    return this.rel;
+  }
+
+  /** The output's own name: the input's (NFC unless named), its extension made `.wav`. */
+  get outputName(): string {
+    return outputRelFor(this.origin === 'file' ? this.name : this.name.normalize('NFC'));
+  }
+
+  get outputRel(): string {
+    const { relDir, origin } = this.folder;
+    return origin !== 'file' && relDir !== '' ? `${relDir}/${this.outputName}` : this.outputName;
+  }
+
+  get output(): string {
+    return this.planned.outPrefix + this.outputName;
+  }
+
+  get outputDisplay(): string {
+    const name = this.outputName;
+    return shownIn(this.planned.outShown, this.planned.outPrefix + name, name);
+  }
 }
 
 export interface Plan {
@@ -121,53 +212,53 @@ export async function buildPlan(
       rejected: problem.reason,
     });
   }
-  const inputs = new Map<string, PlanEntry>();
+  const places: PlanPlaces = { cwd: options.cwd, outDir };
+  const folders = new Map<InputFolder, PlannedFolder>();
   for (const file of expanded.files) {
-    const outputRel = outputRelFor(file.origin === 'file' ? basename(file.path) : file.rel);
-    const output = join(outDir, ...outputRel.split('/'));
-    const entry: PlanEntry = {
-      input: file.path,
-      realPath: file.realPath,
-      display: displayPath(file.path, options.cwd),
-      key: file.rel,
-      output,
-      outputRel,
-      outputDisplay: displayPath(output, options.cwd),
-    };
-    entries.push(entry);
-    inputs.set(file.realPath, entry);
+    let planned = folders.get(file.folder);
+    if (!planned) {
+      planned = new PlannedFolder(file.folder, places);
+      folders.set(file.folder, planned);
+    }
+    entries.push(new PlannedFile(file, planned));
   }
 
   for (const entry of entries) {
     if (!entry.rejected && entry.outputRel) entry.rejected = nameTooLong(entry.outputRel);
   }
 
-  const byOutput = new Map<string, PlanEntry[]>();
+  // One entry per output, an array only where two or more meet (the usual case holds no array).
+  const byOutput = new Map<string, PlanEntry | PlanEntry[]>();
   for (const entry of entries) {
-    if (!entry.output) continue;
-    const key = collisionKey(entry.output);
-    const group = byOutput.get(key);
-    if (group) group.push(entry);
-    else byOutput.set(key, [entry]);
+    const outputRel = entry.outputRel;
+    if (!outputRel) continue;
+    const key = collisionKey(outputRel);
+    const met = byOutput.get(key);
+    if (met === undefined) byOutput.set(key, entry);
+    else if (Array.isArray(met)) met.push(entry);
+    else byOutput.set(key, [met, entry]);
   }
   for (const group of byOutput.values()) {
-    if (group.length < 2) continue;
+    if (!Array.isArray(group)) continue;
     for (const entry of group) {
       const others = group.filter((other) => other !== entry).map((other) => other.display);
       entry.rejected = `same output ${entry.outputDisplay} as ${others.join(', ')}`;
     }
   }
+  byOutput.clear();
 
   const dirCache = new Map<string, string>();
   for (const entry of entries) {
-    if (!entry.output || entry.rejected) continue;
-    const real = await realOutputPath(entry.output, dirCache);
-    const victim = inputs.get(real);
+    if (entry.rejected) continue;
+    const output = entry.output;
+    if (!output) continue;
+    const real = await realOutputPath(output, dirCache);
+    const victim = expanded.byRealPath.get(real);
     if (victim) {
       entry.rejected =
-        victim === entry
+        real === entry.realPath
           ? `its output ${entry.outputDisplay} would overwrite the input itself`
-          : `its output ${entry.outputDisplay} would overwrite the input ${victim.display}`;
+          : `its output ${entry.outputDisplay} would overwrite the input ${displayPath(victim.path, options.cwd)}`;
     }
   }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMPACT_SLACK_LINES, compactJournal, needsCompaction } from '../../src/redact/compact.js';
 import { journalPath, optionsFingerprint } from '../../src/redact/journal.js';
-import { readJournal } from '../../src/redact/journal-read.js';
+import { readJournal, readJournals } from '../../src/redact/journal-read.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-compact-');
@@ -50,5 +50,21 @@ describe('journal compaction', () => {
     // Nothing more to do the next time.
     expect(await compactJournal(path)).toBeUndefined();
     expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(5);
+  });
+
+  it('decides from the counts of a read already made, and reads the file again only to compact it', async () => {
+    const path = journalPath(dir.path);
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    const lines: string[] = [];
+    for (let n = 0; n < 1100; n++)
+      lines.push(JSON.stringify({ ...base, at: at(n), event: 'done', input: '/a.wav' }));
+    await writeFile(path, `${lines.join('\n')}\n`);
+    const counted = (await readJournals(dir.path)).files[0];
+    expect(counted).toMatchObject({ path, lines: 1100, inputs: 1 });
+    // Counts that need no compaction: the file is left as it is, unread.
+    expect(await compactJournal(path, { lines: 10, inputs: 10 })).toBeUndefined();
+    expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1100);
+    expect(await compactJournal(path, counted)).toEqual({ before: 1100, after: 1 });
+    expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
   });
 });

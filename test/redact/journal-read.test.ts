@@ -3,7 +3,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { journalPath, optionsFingerprint } from '../../src/redact/journal.js';
-import { forEachLine, readJournals } from '../../src/redact/journal-read.js';
+import { forEachLine, readJournals, SettledRecord } from '../../src/redact/journal-read.js';
 import { JournalWriter } from '../../src/redact/journal-writer.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
@@ -36,6 +36,28 @@ describe('reading the journals', () => {
     expect(Math.max(...sizes)).toBeLessThan(1024);
   });
 
+  it('reads back every line of a file several reads long, lines across the reads whole', async () => {
+    const path = join(dir.path, 'lines.jsonl');
+    const lines = Array.from({ length: 5000 }, (_, i) => `${i}:${'x'.repeat(i % 377)}`);
+    await writeFile(path, `${lines.join('\n')}\n`);
+    const read: string[] = [];
+    expect(
+      await forEachLine(
+        path,
+        (bytes) => read.push(bytes.toString('utf8')),
+        () => read.push('oversized'),
+      ),
+    ).toBe(true);
+    expect(read).toEqual(lines);
+    expect(
+      await forEachLine(
+        join(dir.path, 'gone.jsonl'),
+        () => {},
+        () => {},
+      ),
+    ).toBe(false);
+  });
+
   it('merges the journals of every shard: the latest time wins per input', async () => {
     await mkdir(join(dir.path, '.vredact'), { recursive: true });
     const shard = (i: number) => journalPath(dir.path, { index: i, count: 2 });
@@ -52,6 +74,49 @@ describe('reading the journals', () => {
     const state = await readJournals(dir.path);
     expect(state.latest.get('/a.wav')?.event).toBe('done');
     expect(state.latest.get('/b.wav')?.event).toBe('done');
+  });
+
+  it('keeps a settled record compact, its fingerprint held once, and counts the lines and inputs of each file', async () => {
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    const done = (input: string, second: number) =>
+      line({
+        at: `2026-01-01T00:00:0${second}.000Z`,
+        event: 'done',
+        input,
+        output: 'a.wav',
+        outputSha256: 'f'.repeat(64),
+        voice: { voice_id: 'x' },
+      });
+    await writeFile(
+      journalPath(dir.path),
+      done('/a.wav', 1) +
+        done('/b.wav', 2) +
+        done('/a.wav', 3) +
+        line({ at: '2026-01-01T00:00:04.000Z', event: 'failed', input: '/c.wav', reason: 'no', jobId: 'j1' }),
+    );
+    await writeFile(journalPath(dir.path, { index: 1, count: 2 }), done('/d.wav', 5));
+    const state = await readJournals(dir.path);
+    const a = state.latest.get('/a.wav');
+    expect(a).toBeInstanceOf(SettledRecord);
+    expect({ ...a, v: a?.v }).toMatchObject({
+      v: 1,
+      event: 'done',
+      at: '2026-01-01T00:00:03.000Z',
+      input: '/a.wav',
+      size: 100,
+      mtimeMs: 1234.5,
+      options: base.options,
+      jobId: undefined,
+      reason: undefined,
+    });
+    expect(a).not.toHaveProperty('outputSha256');
+    expect(state.latest.get('/c.wav')).toMatchObject({ event: 'failed', reason: 'no', jobId: 'j1' });
+    expect(state.jobIds.has('j1')).toBe(true);
+    expect(state.latest.get('/b.wav')?.options).toBe(a?.options);
+    expect(state.files.map(({ path, lines, inputs }) => [path, lines, inputs])).toEqual([
+      [journalPath(dir.path, { index: 1, count: 2 }), 1, 1],
+      [journalPath(dir.path), 4, 3],
+    ]);
   });
 
   it('creates the journal 0600 in a 0700 folder', async () => {

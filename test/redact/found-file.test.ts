@@ -1,0 +1,126 @@
+/** Found files held as a folder and a name: their paths, real paths through links, and the plan's view of them. */
+import { mkdir, realpath, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findFile, InputFolder, RealFolders } from '../../src/redact/found-file.js';
+import { expandInputs } from '../../src/redact/inputs.js';
+import { buildPlan, displayPath, PlannedFile, PlannedFolder } from '../../src/redact/plan.js';
+import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
+
+const dir = tempDirPerTest('vredact-found-file-');
+
+async function folder(rel: string, relDir = rel, origin: 'folder' | 'file' = 'folder') {
+  const path = join(dir.path, rel);
+  return new InputFolder(path, await new RealFolders().get(path), relDir, origin, rel);
+}
+
+describe('a found file', () => {
+  it('joins its paths from its folder and its name, and shares the folder with its neighbours', async () => {
+    await touchFiles(dir.path, 'calls/2026/a.wav', 'calls/2026/b.wav');
+    const shared = await folder('calls/2026', '2026');
+    const a = await findFile(shared, 'a.wav');
+    const b = await findFile(shared, 'b.wav');
+    expect(a.folder).toBe(b.folder);
+    expect(a.linkedTo).toBeUndefined();
+    expect(a.path).toBe(join(dir.path, 'calls', '2026', 'a.wav'));
+    expect(a.realPath).toBe(await realpath(a.path));
+    expect([a.rel, a.origin, a.arg]).toEqual(['2026/a.wav', 'folder', 'calls/2026']);
+  });
+
+  it('resolves a file that is itself a link alone, and a folder reached through a link once', async () => {
+    await touchFiles(dir.path, 'real/a.wav');
+    await mkdir(join(dir.path, 'in'));
+    await symlink(join(dir.path, 'real', 'a.wav'), join(dir.path, 'in', 'link.wav'));
+    await symlink(join(dir.path, 'real'), join(dir.path, 'via'));
+    const real = await realpath(join(dir.path, 'real', 'a.wav'));
+
+    const linked = await findFile(await folder('in'), 'link.wav');
+    expect(linked.linkedTo).toBe(real);
+    expect(linked.realPath).toBe(real);
+    expect(linked.path).toBe(join(dir.path, 'in', 'link.wav'));
+
+    const through = await findFile(await folder('via'), 'a.wav');
+    expect(through.linkedTo).toBeUndefined();
+    expect(through.realPath).toBe(real);
+    expect(through.path).toBe(join(dir.path, 'via', 'a.wav'));
+  });
+
+  it('fails as realpath does for a file that is gone or a broken link', async () => {
+    await mkdir(join(dir.path, 'in'));
+    await symlink(join(dir.path, 'nowhere.wav'), join(dir.path, 'in', 'broken.wav'));
+    const inFolder = await folder('in');
+    await expect(findFile(inFolder, 'gone.wav')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(findFile(inFolder, 'broken.wav')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('gives its key in NFC, its output name as found for a named file', async () => {
+    const decomposed = 'cafe\u0301.wav';
+    await touchFiles(dir.path, `calls/${decomposed}`, decomposed);
+    const { files } = await expandInputs({ cwd: dir.path, args: ['calls', decomposed] });
+    const plan = await buildPlan(
+      { files, byRealPath: new Map(), problems: [], duplicates: 0, emptyFolders: [] },
+      { cwd: dir.path, outDir: 'out' },
+    );
+    const [inFolder, named] = plan.entries;
+    expect(inFolder?.key).toBe('caf\u00e9.wav');
+    expect(inFolder?.outputRel).toBe('caf\u00e9.wav');
+    expect(named?.key).toBe('caf\u00e9.wav');
+    expect(named?.outputRel).toBe(decomposed);
+  });
+});
+
+describe('a planned file', () => {
+  it('works out every path of the plan entry from its folder, its name and the plan', async () => {
+    await touchFiles(dir.path, 'calls/2026/a.MP3');
+    const file = await findFile(await folder('calls/2026', '2026'), 'a.MP3');
+    const entry = new PlannedFile(
+      file,
+      new PlannedFolder(file.folder, { cwd: dir.path, outDir: join(dir.path, 'out') }),
+    );
+    expect({
+      input: entry.input,
+      realPath: entry.realPath,
+      display: entry.display,
+      key: entry.key,
+      output: entry.output,
+      outputRel: entry.outputRel,
+      outputDisplay: entry.outputDisplay,
+      rejected: entry.rejected,
+    }).toEqual({
+      input: join(dir.path, 'calls', '2026', 'a.MP3'),
+      realPath: await realpath(join(dir.path, 'calls', '2026', 'a.MP3')),
+      display: join('calls', '2026', 'a.MP3'),
+      key: '2026/a.MP3',
+      output: join(dir.path, 'out', '2026', 'a.wav'),
+      outputRel: '2026/a.wav',
+      outputDisplay: join('out', '2026', 'a.wav'),
+      rejected: undefined,
+    });
+  });
+
+  it('shows and places its paths as displayPath and the output folder do, wherever the working folder is', async () => {
+    await touchFiles(dir.path, 'w/calls/x/a.wav', 'w/..odd.wav', 'w/calls/..b.mp3', 'elsewhere/c.wav');
+    const cases: Array<[string, string, string, 'file' | 'folder']> = [
+      ['w/calls/x', 'x', 'a.wav', 'folder'],
+      ['w/calls', '', '..b.mp3', 'folder'],
+      ['w', '', '..odd.wav', 'file'],
+      ['elsewhere', '', 'c.wav', 'file'],
+    ];
+    for (const cwd of [
+      join(dir.path, 'w'),
+      join(dir.path, 'w', 'calls'),
+      dir.path,
+      join(dir.path, 'elsewhere'),
+    ]) {
+      for (const outDir of [join(dir.path, 'w', 'out'), cwd, join(dir.path, 'o')]) {
+        for (const [rel, relDir, name, origin] of cases) {
+          const file = await findFile(await folder(rel, relDir, origin), name);
+          const entry = new PlannedFile(file, new PlannedFolder(file.folder, { cwd, outDir }));
+          expect(entry.display).toBe(displayPath(entry.input, cwd));
+          expect(entry.output).toBe(join(outDir, ...entry.outputRel.split('/')));
+          expect(entry.outputDisplay).toBe(displayPath(entry.output, cwd));
+        }
+      }
+    }
+  });
+});
