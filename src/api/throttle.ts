@@ -67,23 +67,27 @@ export class Throttle {
   async acquire(what: string, signal?: AbortSignal): Promise<Release> {
     this.#checkRefusal(what);
     const release = await new Promise<Release>((resolve, reject) => {
-      const waiter: Waiter = { grant: resolve };
-      this.#queue.push(waiter);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const index = this.#queue.indexOf(waiter);
-          if (index === -1) return;
-          this.#queue.splice(index, 1);
-          // Nobody left to wake: the gate's timer must not keep the process alive.
-          if (this.#queue.length === 0) {
-            this.#timer?.abort();
-            this.#timer = undefined;
-          }
-          reject(signal.reason);
+      const onAbort = () => {
+        const index = this.#queue.indexOf(waiter);
+        if (index === -1) return;
+        this.#queue.splice(index, 1);
+        // Nobody left to wake: the gate's timer must not keep the process alive.
+        if (this.#queue.length === 0) {
+          this.#timer?.abort();
+          this.#timer = undefined;
+        }
+        reject(signal?.reason);
+      };
+      // The signal is the whole batch's: a listener left behind per request made each new one
+      // slower to add (100,000 files took minutes) and kept every request's closure alive.
+      const waiter: Waiter = {
+        grant: (granted) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(granted);
         },
-        { once: true },
-      );
+      };
+      this.#queue.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.#pump();
     });
     try {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, test } from 'vitest';
 import { RateLimitError, errorForStatus } from '../../src/api/errors.js';
 import { RetryableStatusError, withRetries } from '../../src/api/retry.js';
@@ -28,6 +29,19 @@ function throttled(retryAfterMs: number | undefined, status = 429): RetryableSta
 }
 
 describe('Throttle: one gate and an adaptive window', () => {
+  test('a granted slot leaves no listener on the batch-wide signal, and an abort still frees a waiter', async () => {
+    const throttle = new Throttle({ clock: steppingClock(), maxConcurrency: 2, maxWaitMs: 60_000 });
+    const batch = new AbortController();
+    for (let i = 0; i < 1000; i++) (await throttle.acquire('redacting', batch.signal))();
+    expect(getEventListeners(batch.signal, 'abort')).toHaveLength(0);
+    const held = [await throttle.acquire('a', batch.signal), await throttle.acquire('b', batch.signal)];
+    const waiting = throttle.acquire('c', batch.signal);
+    expect(getEventListeners(batch.signal, 'abort')).toHaveLength(1);
+    batch.abort(new Error('stopped'));
+    await expect(waiting).rejects.toThrow('stopped');
+    for (const release of held) release();
+  });
+
   test('a throttle answer closes the gate for the wait asked and cuts the window; successes grow it back slowly', async () => {
     const clock = steppingClock();
     const throttle = new Throttle({ clock, maxConcurrency: 8, maxWaitMs: 60_000 });
