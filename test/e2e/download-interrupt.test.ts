@@ -15,10 +15,11 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 
 describe('download, interrupted', () => {
   it('SIGINT while a body trickles in leaves no partial file and exits 130', async () => {
-    // Sends the headers and a first part of a long body, then holds the rest back.
+    // Sends the headers and a first part of a long body, then holds the rest back. The part is
+    // larger than what a writer gathers before its first write, so a partial file is on disk.
     const server = await startFileHost({}, (_name, res) => {
       res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(10 * 1024 * 1024) });
-      res.write(Buffer.alloc(64 * 1024, 5));
+      res.write(Buffer.alloc(1024 * 1024, 5));
     });
     try {
       const out = join(dir.path, 'out');
