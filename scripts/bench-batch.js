@@ -264,7 +264,7 @@ async function status() {
 try {
   const version = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(
-    `bench:batch: vredact ${version}, Node ${process.version}, ${process.platform} ${process.arch}, ` +
+    `bench:batch: ${version}, Node ${process.version}, ${process.platform} ${process.arch}, ` +
       `${availableParallelism()} CPUs, load average ${loadavg()[0].toFixed(2)} at the start`,
   );
   console.log(
