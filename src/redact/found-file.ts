@@ -44,6 +44,12 @@ export class FoundFile {
     readonly name: string,
     /** Its real path when the folder's real path and its name do not give it (it is a link itself). */
     readonly linkedTo?: string,
+    /**
+     * Its size and modification time as the lstat that found it saw them (-1 when it is a link or
+     * was not seen): the journal's decision needs them, so a re-run makes one system call per input.
+     */
+    readonly seenSize = -1,
+    readonly seenMtimeMs = -1,
   ) {}
 
   /** Absolute path as found (symbolic links not resolved). */
@@ -107,7 +113,9 @@ export async function findFile(folder: InputFolder, name: string): Promise<Found
   } catch {
     info = undefined;
   }
-  if (info && !info.isSymbolicLink() && folder.realDir !== undefined) return new FoundFile(folder, name);
+  if (info && !info.isSymbolicLink() && folder.realDir !== undefined) {
+    return new FoundFile(folder, name, undefined, info.size, info.mtimeMs);
+  }
   const real = await realpath(path);
   const joined = join(folder.realDir ?? folder.dir, name);
   return new FoundFile(folder, name, real === joined ? undefined : real);

@@ -21,7 +21,12 @@ export interface PlanEntry {
   /** The output relative to the output folder, `/`-separated. */
   outputRel: string;
   outputDisplay: string;
+  /** The folder the output goes in (absent: the output's own folder name says). */
+  outputDir?: string;
   rejected?: string;
+  /** The input's size and modification time when its discovery saw them; -1 or absent when it did not. */
+  seenSize?: number;
+  seenMtimeMs?: number;
 }
 
 /** Where a plan's paths are shown from and its outputs go: one object shared by its entries. */
@@ -50,7 +55,8 @@ function shownPrefix(dir: string, cwd: string): string | undefined {
 
 /** Where the files of one input folder go and how its paths are shown: worked out once per folder. */
 export class PlannedFolder {
-  /** The output folder of its files, ending in a separator. */
+  /** The output folder of its files, and the same ending in a separator. */
+  readonly outFolder: string;
   readonly outPrefix: string;
   readonly shown: string | undefined;
   readonly outShown: string | undefined;
@@ -61,6 +67,7 @@ export class PlannedFolder {
   ) {
     const mirrored = folder.origin !== 'file' && folder.relDir !== '';
     const outFolder = mirrored ? join(places.outDir, ...folder.relDir.split('/')) : places.outDir;
+    this.outFolder = outFolder;
     this.outPrefix = outFolder.endsWith(sep) ? outFolder : `${outFolder}${sep}`;
     this.shown = shownPrefix(folder.dir, places.cwd);
     this.outShown = shownPrefix(outFolder, places.cwd);
@@ -79,7 +86,7 @@ export class PlannedFile extends FoundFile implements PlanEntry {
     file: FoundFile,
     readonly planned: PlannedFolder,
   ) {
-    super(file.folder, file.name, file.linkedTo);
+    super(file.folder, file.name, file.linkedTo, file.seenSize, file.seenMtimeMs);
   }
 
   get input(): string {
@@ -96,7 +103,11 @@ export class PlannedFile extends FoundFile implements PlanEntry {
 
   /** The output's own name: the input's (NFC unless named), its extension made `.wav`. */
   get outputName(): string {
-    return outputRelFor(this.origin === 'file' ? this.name : this.name.normalize('NFC'));
+    return wavName(this.origin === 'file' ? this.name : this.name.normalize('NFC'));
+  }
+
+  get outputDir(): string {
+    return this.planned.outFolder;
   }
 
   get outputRel(): string {
@@ -142,20 +153,27 @@ export function inShard(key: string, shard: Shard | undefined): boolean {
   return !shard || shardOf(key, shard.count) === shard.index - 1;
 }
 
+/** A file name (no separator) with its extension made `.wav`. */
+function wavName(name: string): string {
+  const ext = extname(name);
+  return `${ext && ext !== name ? name.slice(0, -ext.length) : name}.wav`;
+}
+
 /** The output's path relative to the output folder: the input's relative path, its extension made `.wav`. */
 export function outputRelFor(rel: string): string {
-  const name = basename(rel);
-  const ext = extname(name);
-  const stem = ext && ext !== name ? name.slice(0, -ext.length) : name;
-  const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-  return dir ? `${dir}/${stem}.wav` : `${stem}.wav`;
+  const slash = rel.lastIndexOf('/');
+  return slash < 0 ? wavName(rel) : `${rel.slice(0, slash)}/${wavName(rel.slice(slash + 1))}`;
 }
+
+/** UTF-8 takes at most 3 bytes per UTF-16 unit: a path this short has no part over the limit. */
+const SURELY_SHORT = Math.floor(NAME_MAX_BYTES / 3);
 
 /**
  * An output whose name (or a folder's) is longer than a file system takes cannot be saved: it is
  * rejected before anything is sent. Its temporary name is short and fixed, so it always fits.
  */
 export function nameTooLong(outputRel: string): string | undefined {
+  if (outputRel.length <= SURELY_SHORT) return undefined;
   for (const part of outputRel.split('/')) {
     const bytes = Buffer.byteLength(part, 'utf8');
     if (bytes > NAME_MAX_BYTES) {
@@ -178,14 +196,16 @@ function collisionKey(path: string): string {
  * folder, not per file). A link at the output's own name is not followed: the output is published
  * by a rename, which replaces the link itself, never what it points to.
  */
-async function realOutputPath(output: string, cache: Map<string, string>): Promise<string> {
-  const dir = dirname(output);
+async function realOutputPath(entry: PlanEntry, cache: Map<string, string>): Promise<string> {
+  const dir = entry.outputDir ?? dirname(entry.output);
   let real = cache.get(dir);
   if (real === undefined) {
     real = await realpath(dir).catch(() => dir);
     cache.set(dir, real);
   }
-  return join(real, basename(output));
+  // A real path is absolute and normalised, and a base name has no separator: no join needed.
+  const name = entry instanceof PlannedFile ? entry.outputName : basename(entry.output);
+  return real.endsWith(sep) ? real + name : real + sep + name;
 }
 
 /**
@@ -223,15 +243,12 @@ export async function buildPlan(
     entries.push(new PlannedFile(file, planned));
   }
 
-  for (const entry of entries) {
-    if (!entry.rejected && entry.outputRel) entry.rejected = nameTooLong(entry.outputRel);
-  }
-
   // One entry per output, an array only where two or more meet (the usual case holds no array).
   const byOutput = new Map<string, PlanEntry | PlanEntry[]>();
   for (const entry of entries) {
     const outputRel = entry.outputRel;
     if (!outputRel) continue;
+    if (!entry.rejected) entry.rejected = nameTooLong(outputRel);
     const key = collisionKey(outputRel);
     const met = byOutput.get(key);
     if (met === undefined) byOutput.set(key, entry);
@@ -250,9 +267,8 @@ export async function buildPlan(
   const dirCache = new Map<string, string>();
   for (const entry of entries) {
     if (entry.rejected) continue;
-    const output = entry.output;
-    if (!output) continue;
-    const real = await realOutputPath(output, dirCache);
+    if (!entry.output) continue;
+    const real = await realOutputPath(entry, dirCache);
     const victim = expanded.byRealPath.get(real);
     if (victim) {
       entry.rejected =

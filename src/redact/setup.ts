@@ -108,7 +108,7 @@ export async function sweepOutputs(
 ): Promise<void> {
   if (sharded) return;
   const dirs = new Set<string>([outDir]);
-  for (const entry of entries) if (entry.output) dirs.add(dirname(entry.output));
+  for (const entry of entries) if (entry.output) dirs.add(entry.outputDir ?? dirname(entry.output));
   const swept = await sweepPartials(dirs, outDir);
   if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
 }

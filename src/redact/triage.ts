@@ -3,7 +3,7 @@
  * journals say give skip, reject, send or collect. Interrupted uploads are looked up among the
  * service's jobs before this stage runs (see reconcile.ts); `found` holds what that gave.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { type Decision, decide, skipReason } from './decide.js';
 import type { JournalState } from './journal-read.js';
 import type { PlanEntry } from './plan.js';
@@ -15,13 +15,17 @@ export const INTERRUPTED_NOTE =
   'an earlier upload was interrupted; it will be looked up first among the service jobs';
 
 /**
- * A stat, synchronous on purpose: a re-run over 100,000 files makes 200,000 of them, and the promise
- * API (an error object with a stack for every missing output) costs several times as much; a local
- * stat takes microseconds.
+ * The input's size and time: as its discovery's lstat saw them, or (a link, a named file not found
+ * that way) from a stat. Synchronous on purpose: a re-run over 100,000 files asks for 100,000 of
+ * them, and the promise API (an error object with a stack for every missing file) costs several
+ * times as much; a local stat takes microseconds.
  */
-function fileStat(path: string): { size: number; mtimeMs: number } | undefined {
+function inputIdentity(entry: PlanEntry): { size: number; mtimeMs: number } | undefined {
+  if (entry.seenSize !== undefined && entry.seenSize >= 0) {
+    return { size: entry.seenSize, mtimeMs: entry.seenMtimeMs ?? -1 };
+  }
   try {
-    const info = statSync(path, { throwIfNoEntry: false });
+    const info = statSync(entry.input, { throwIfNoEntry: false });
     return info ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
   } catch {
     return undefined;
@@ -38,7 +42,7 @@ export interface TriageOptions {
 
 /** The journal's decision for one input (used by the reconcile step too). */
 export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
-  const info = fileStat(entry.input);
+  const info = inputIdentity(entry);
   const record = options.journal.latest.get(entry.realPath);
   const decision: Decision = decide({
     record,
@@ -49,7 +53,8 @@ export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
     // Only asked when the journal cannot settle it: a done input whose output went missing.
     outputExists:
       !record || record.event === 'done' || record.event === 'uploading'
-        ? fileStat(entry.output) !== undefined
+        ? // Whether anything is there (a stat would build an object only to be dropped).
+          existsSync(entry.output)
         : false,
     overwrite: options.overwrite,
   });

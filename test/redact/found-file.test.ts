@@ -1,5 +1,5 @@
 /** Found files held as a folder and a name: their paths, real paths through links, and the plan's view of them. */
-import { mkdir, realpath, symlink } from 'node:fs/promises';
+import { mkdir, realpath, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findFile, InputFolder, RealFolders } from '../../src/redact/found-file.js';
@@ -25,6 +25,19 @@ describe('a found file', () => {
     expect(a.path).toBe(join(dir.path, 'calls', '2026', 'a.wav'));
     expect(a.realPath).toBe(await realpath(a.path));
     expect([a.rel, a.origin, a.arg]).toEqual(['2026/a.wav', 'folder', 'calls/2026']);
+  });
+
+  it('keeps the size and time its lstat saw, for the journal to compare without a second stat', async () => {
+    await touchFiles(dir.path, 'in/a.wav');
+    await writeFile(join(dir.path, 'in', 'a.wav'), Buffer.alloc(1234));
+    await utimes(join(dir.path, 'in', 'a.wav'), 1_700_000_000, 1_700_000_000.25);
+    const found = await findFile(await folder('in'), 'a.wav');
+    expect([found.seenSize, found.seenMtimeMs]).toEqual([1234, 1_700_000_000_250]);
+
+    // A link is not what its lstat saw: nothing is kept, and the journal's step stats its target.
+    await symlink(join(dir.path, 'in', 'a.wav'), join(dir.path, 'in', 'link.wav'));
+    const linked = await findFile(await folder('in'), 'link.wav');
+    expect([linked.seenSize, linked.seenMtimeMs]).toEqual([-1, -1]);
   });
 
   it('resolves a file that is itself a link alone, and a folder reached through a link once', async () => {

@@ -85,6 +85,11 @@ describe('output paths', () => {
     expect(outputRelFor('a.b.mp3')).toBe('a.b.wav');
     expect(outputRelFor('dir/x/noext')).toBe('dir/x/noext.wav');
     expect(outputRelFor('.hidden.wav')).toBe('.hidden.wav');
+    // As path.extname reads an extension: a leading dot starts no extension, a trailing one is one.
+    expect(outputRelFor('.wav')).toBe('.wav.wav');
+    expect(outputRelFor('dir/..wav')).toBe('dir/..wav');
+    expect(outputRelFor('a.')).toBe('a.wav');
+    expect(outputRelFor('dir.x/take')).toBe('dir.x/take.wav');
   });
 });
 
