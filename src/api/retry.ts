@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { ApiError, ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
-import { type Throttle, throttledError } from './throttle.js';
+import { type Throttle, type ThrottleDecision, throttledError } from './throttle.js';
 
 export const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -93,18 +93,24 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
   for (let n = 0; ; n++) {
     const release = throttle ? await throttle.acquire(what, options.signal) : () => {};
     let error: unknown;
+    let throttled: ThrottleDecision | undefined;
     try {
       const result = await attempt(n);
       release();
       throttle?.onSuccess();
       return result;
     } catch (caught) {
-      release();
       error = caught;
+      // A throttle answer closes the gate before its slot is freed: freed first, the slot went at
+      // once to a waiting request, past the gate this answer closes (two requests per Retry-After).
+      if (throttle && !options.signal?.aborted && isThrottleAnswer(error) && shouldRetry(error)) {
+        throttled = throttle.onThrottle(error.retryAfterMs);
+      }
+      release();
     }
     if (options.signal?.aborted) throw error;
-    if (throttle && isThrottleAnswer(error) && shouldRetry(error)) {
-      const decision = throttle.onThrottle(error.retryAfterMs);
+    if (throttled && isThrottleAnswer(error)) {
+      const decision = throttled;
       if (!decision.retry) throw throttledError(what, decision.reason);
       options.onRetry?.(error, n + 1, 0);
       continue;

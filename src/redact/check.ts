@@ -3,7 +3,7 @@
  * Runs ahead of the uploads (its own small pool), so probing hides behind the network. Just before
  * an upload, `stillSame` compares the file with its check: a file replaced in between is checked again.
  */
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { type ProbeLimits, probeFile } from './probe.js';
 import type { Recorder } from './record.js';
 import type { CheckedWork, SendWork } from './work.js';
@@ -34,11 +34,15 @@ export async function checkInput(
   };
 }
 
-/** Whether the input is still the file that was checked (same size and modification time). */
-export async function stillSame(work: CheckedWork): Promise<boolean> {
+/**
+ * Whether the input is still the file that was checked (same size and modification time).
+ * Synchronous on purpose: it lies between one upload's answer and the next upload, and a local stat
+ * takes microseconds where a trip through the thread pool costs more.
+ */
+export function stillSame(work: CheckedWork): boolean {
   try {
-    const info = await stat(work.entry.input);
-    return info.size === work.identity.size && info.mtimeMs === work.identity.mtimeMs;
+    const info = statSync(work.entry.input, { throwIfNoEntry: false });
+    return info !== undefined && info.size === work.identity.size && info.mtimeMs === work.identity.mtimeMs;
   } catch {
     return false;
   }

@@ -1,69 +1,35 @@
-import { ApiError, isTokenRefused } from '../api/errors.js';
+import { isTokenRefused } from '../api/errors.js';
 
 /**
- * Lets requests through one at a time until the service has answered one without refusing the
- * token; then all at once. So a refused token costs exactly one request however wide the fan-out
- * (the batch stops on that first answer), and a good token costs the latency of one request.
+ * Closes the batch to new requests on the first refused token (401/403), and tells `onRefused` at
+ * once, so that the batch aborts every request in flight.
  *
- * An answer "counts" when it carries an HTTP status other than 401/403 (a 2xx, or a 413 for a
- * file too large: the token was accepted either way). A network failure says nothing about the
- * token, so the next request is the next pilot.
+ * Requests are not held back until the token is proven. A pilot request would cost every run one
+ * whole round trip before the fan-out (with a synchronous redaction, the time the service takes to
+ * process one file), to save a refused token a few requests: at most `-c` are in flight when the
+ * refusal comes, and they are aborted then.
  */
 export class TokenGate {
-  #open = false;
   #refused: unknown;
-  #tail: Promise<void> = Promise.resolve();
 
-  /** `onRefused` is called once, synchronously, with the first refusal, before any other request can start. */
+  /** `onRefused` is called once, synchronously, with the first refusal. */
   constructor(private readonly onRefused: (error: unknown) => void = () => {}) {}
 
-  #refuse(error: unknown): void {
-    if (this.#refused) return;
-    this.#refused = error;
-    this.onRefused(error);
-  }
-
-  /** Runs a request in the open state, noting a refusal. */
-  async #through<T>(request: () => Promise<T>): Promise<T> {
-    if (this.#refused) throw new GateClosedError(this.#refused);
-    try {
-      return await request();
-    } catch (error) {
-      if (isTokenRefused(error)) this.#refuse(error);
-      throw error;
-    }
-  }
-
-  get isOpen(): boolean {
-    return this.#open;
+  get refused(): boolean {
+    return this.#refused !== undefined;
   }
 
   async run<T>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (this.#open) return this.#through(request);
-    const previous = this.#tail;
-    let release!: () => void;
-    this.#tail = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    if (this.#refused !== undefined) throw new GateClosedError(this.#refused);
+    signal?.throwIfAborted();
     try {
-      await previous;
-      signal?.throwIfAborted();
-      if (this.#refused) throw new GateClosedError(this.#refused);
-      if (this.#open) {
-        release();
-        return await this.#through(request);
+      return await request();
+    } catch (error) {
+      if (isTokenRefused(error) && this.#refused === undefined) {
+        this.#refused = error;
+        this.onRefused(error);
       }
-      try {
-        const result = await request();
-        this.#open = true;
-        return result;
-      } catch (error) {
-        if (isTokenRefused(error)) this.#refuse(error);
-        else if (error instanceof ApiError && error.status !== undefined) this.#open = true;
-        throw error;
-      }
-    } finally {
-      release();
+      throw error;
     }
   }
 }

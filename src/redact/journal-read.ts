@@ -68,12 +68,34 @@ function isRecord(value: unknown): value is JournalRecord {
     typeof record.size === 'number' &&
     typeof record.mtimeMs === 'number' &&
     typeof record.options === 'string' &&
-    // An `uploading` line is of use only with its start time and upload name.
+    // An `uploading` line is of use only with its start time and upload name; a `withdrawn` one names it too.
     (record.event !== 'uploading' ||
       (typeof record.uploadName === 'string' &&
         record.uploadName !== '' &&
-        Number.isFinite(Date.parse(record.at))))
+        Number.isFinite(Date.parse(record.at)))) &&
+    (record.event !== 'withdrawn' || typeof record.uploadName === 'string')
   );
+}
+
+/**
+ * Takes back an input's `uploading` line of the same upload name, when it is still its last: that
+ * upload never started, so the input's record is again what it was before the line.
+ */
+function withdraw(state: JournalState, record: JournalRecord): void {
+  const prior = state.latest.get(record.input);
+  if (prior?.event !== 'uploading' || prior.uploadName !== record.uploadName) return;
+  const interrupted = state.interrupted.get(record.input);
+  const rest = interrupted ? interrupted.streak.slice(0, -1) : [];
+  const last = rest.at(-1);
+  if (interrupted && last) {
+    const sinceMs = Math.min(...rest.map((line) => Date.parse(line.at)));
+    state.interrupted.set(record.input, { ...interrupted, sinceMs, streak: rest });
+    state.latest.set(record.input, last);
+    return;
+  }
+  state.interrupted.delete(record.input);
+  if (interrupted?.before) state.latest.set(record.input, interrupted.before);
+  else state.latest.delete(record.input);
 }
 
 /** Which journal file a record came from (not written back: a symbol key is not serialised). */
@@ -87,6 +109,10 @@ type Sourced = JournalRecord & { [SOURCE]?: number };
 export function applyRecord(state: JournalState, record: Sourced, source = 0): void {
   const prior = state.latest.get(record.input) as Sourced | undefined;
   if (prior && prior[SOURCE] !== source && prior.at > record.at) return;
+  if (record.event === 'withdrawn') {
+    withdraw(state, record);
+    return;
+  }
   record[SOURCE] = source;
   if (record.event === 'uploading') {
     const streak = prior?.event === 'uploading' ? state.interrupted.get(record.input) : undefined;
@@ -205,7 +231,7 @@ function slim(record: JournalRecord, strings: Map<string, string>): JournalRecor
     strings.set(text, text);
     return text;
   };
-  if (record.event === 'uploading' || record.event === 'submitted') {
+  if (record.event === 'uploading' || record.event === 'submitted' || record.event === 'withdrawn') {
     const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
     return { ...kept, options: intern(record.options) };
   }

@@ -12,7 +12,11 @@ export const JOURNAL_NAME = 'journal.jsonl';
 /** Every journal of an output folder: the unsharded one and one per shard. */
 export const JOURNAL_FILE = /^journal(?:\.\d+-of-\d+)?\.jsonl$/;
 
-export type JournalEvent = 'uploading' | 'submitted' | 'done' | 'failed' | 'rejected';
+/**
+ * `withdrawn` takes back the `uploading` line of the same upload name: that upload never started, and
+ * the input's record is what it was before (an older version reads it as a failure, and sends the file).
+ */
+export type JournalEvent = 'uploading' | 'withdrawn' | 'submitted' | 'done' | 'failed' | 'rejected';
 
 export interface JournalRecord {
   /** Format version. */

@@ -141,6 +141,16 @@ export class Recorder {
     });
   }
 
+  /**
+   * An `uploading` line journaled ahead whose upload never started (the batch stopped first): the
+   * journal's record of the input is again what it was before that line, so the next run sends it
+   * without looking for a job first. Not flushed on its own: lost in a crash, the look-up it saves
+   * is made, finds nothing and the file is sent.
+   */
+  withdrawn(entry: PlanEntry, identity: Identity, uploadName: string) {
+    return this.#line({ event: 'withdrawn', ...this.#base(entry, identity), uploadName });
+  }
+
   submitted(
     entry: PlanEntry,
     identity: Identity,

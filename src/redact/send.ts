@@ -10,6 +10,7 @@ import { basename, extname } from 'node:path';
 import { isTokenRefused } from '../api/errors.js';
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
+import { GateClosedError } from './gate.js';
 import { checkInput, stillSame } from './check.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { type UnpublishedResult, unpublishedResultSink } from './verify.js';
@@ -43,6 +44,29 @@ export function uploadNameFor(path: string, tag = randomBytes(4).toString('hex')
   return `${stem}.${tag}${ext}`;
 }
 
+/**
+ * Journals the upload of a checked input before a slot is free for it: its `uploading` line, with the
+ * name the upload will carry, is on disk when a slot takes it, so the flush is not on the path from
+ * one upload's answer to the next upload. A line for a file that is then not sent (the batch stops)
+ * costs the next run one look-up among the jobs, which finds nothing for it and sends it.
+ */
+export async function journalAhead(engine: Engine, work: CheckedWork): Promise<CheckedWork | undefined> {
+  const uploadName = uploadNameFor(work.entry.input);
+  try {
+    await engine.recorder.uploading(work.entry, work.identity, uploadName, work.durationSec, work.sha256);
+  } catch (error) {
+    engine.recorder.failedUnrecorded(work.entry, `not sent: ${messageOf(error)}`);
+    return undefined;
+  }
+  return { ...work, uploadName };
+}
+
+/** Takes back the `uploading` line journaled ahead for an upload that is not made. */
+async function notSent(engine: Engine, work: CheckedWork): Promise<void> {
+  if (work.uploadName !== undefined)
+    await engine.recorder.withdrawn(work.entry, work.identity, work.uploadName);
+}
+
 /** Sends one checked input; returns the result to publish or the job to collect. */
 export async function sendOne(
   engine: Engine,
@@ -50,33 +74,33 @@ export async function sendOne(
 ): Promise<PublishWork | CollectWork | undefined> {
   const { recorder, entry } = { recorder: engine.recorder, entry: checked.entry };
   if (engine.stop.aborted) {
+    await notSent(engine, checked);
     recorder.pending(entry, `${stoppedReason(engine)} (not sent)`);
     return undefined;
   }
   await engine.beforeUpload?.(entry.input);
   let work = checked;
-  const uploadName = uploadNameFor(entry.input);
-  const journaled = (w: CheckedWork) =>
-    recorder.uploading(entry, w.identity, uploadName, w.durationSec, w.sha256).then(
-      () => undefined,
-      (error: unknown) => error ?? new Error('the journal could not be written'),
-    );
+  const uploadName = checked.uploadName ?? uploadNameFor(entry.input);
   recorder.progress.inFlight++;
   recorder.changed();
-  // The identity check and the journal line go together: both are on the path of every upload, and
-  // a line for a file that then proves changed is superseded by the next one (checked again) anyway.
-  const [same, first] = await Promise.all([stillSame(work), journaled(work)]);
-  let failure = first;
-  if (!same && failure === undefined) {
+  let journaled = checked.uploadName !== undefined;
+  if (!stillSame(work)) {
     // Replaced or changed since its check: what would be sent is not what was checked.
+    await notSent(engine, checked);
     const again = await checkInput(work, engine.limits, recorder);
     if (again.kind === 'rejected') {
       recorder.progress.inFlight--;
       return undefined;
     }
     work = again;
-    failure = await journaled(work);
+    journaled = false;
   }
+  const failure = journaled
+    ? undefined
+    : await recorder.uploading(entry, work.identity, uploadName, work.durationSec, work.sha256).then(
+        () => undefined,
+        (error: unknown) => error ?? new Error('the journal could not be written'),
+      );
   if (failure !== undefined) {
     recorder.progress.inFlight--;
     recorder.failedUnrecorded(entry, `not sent: ${messageOf(failure)}`);
@@ -89,6 +113,8 @@ export async function sendOne(
       sentSha256 = sha256;
     });
   } catch (error) {
+    // Not made at all: the token had just been refused.
+    if (error instanceof GateClosedError) await notSent(engine, { ...work, uploadName });
     await uploadFailed(engine, work, error);
     return undefined;
   } finally {
@@ -177,7 +203,8 @@ async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): 
     await localFailure(engine, work, error);
     return;
   }
-  if (isTokenRefused(error)) {
+  // The first refusal is the failure; uploads refused or aborted with it were only in flight with it.
+  if (isTokenRefused(error) && error === engine.tokenRefused()) {
     recorder.failedUnrecorded(entry, messageOf(error));
     return;
   }

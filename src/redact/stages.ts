@@ -9,7 +9,7 @@ import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
 import type { PlanEntry } from './plan.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
-import { type PublishWork, publishOne, sendOne } from './send.js';
+import { journalAhead, type PublishWork, publishOne, sendOne } from './send.js';
 import { type TriageOptions, triage } from './triage.js';
 import type { CheckedWork, CollectWork, SendWork, Work } from './work.js';
 
@@ -92,7 +92,12 @@ export async function runStages(
         const result = await checkInput(work, engine.limits, recorder);
         if (result.kind !== 'checked') return;
         recorder.progress.bytesTotal += result.identity.size;
-        await checked.push(result);
+        if (engine.stop.aborted) {
+          recorder.pending(work.entry, `${stoppedReason(engine)} (not sent)`);
+          return;
+        }
+        const journaled = await journalAhead(engine, result);
+        if (journaled) await checked.push(journaled);
       }),
     ),
     closing(toPublish, () =>

@@ -49,6 +49,8 @@ export interface CheckedWork {
    * so what was sent is what was checked and hashed, with no second read of the file.
    */
   bytes?: Buffer | undefined;
+  /** The name its upload carries, once its `uploading` line is on disk (see journalAhead in send.ts). */
+  uploadName?: string | undefined;
 }
 
 /** An asynchronous job to wait for, download, verify and write. */

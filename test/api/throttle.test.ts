@@ -99,6 +99,47 @@ describe('withRetries through a throttle', () => {
     expect(clock.elapsed()).toBe(40_000);
   });
 
+  test('a throttle answer closes the gate before its slot is freed: the request waiting for it goes after the wait', async () => {
+    // Time moves on only after everything already due has run: a request let through too early
+    // starts before the clock reaches the end of the wait.
+    const stepping = steppingClock();
+    let later = 0;
+    const clock: Clock = {
+      ...stepping,
+      now: () => stepping.now() + later,
+      sleep: (ms) =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => {
+            later += ms;
+            resolve();
+          }),
+        ),
+    };
+    const elapsed = () => clock.now() - START;
+    const throttle = new Throttle({ clock, maxConcurrency: 1, maxWaitMs: 60_000 });
+    const starts: string[] = [];
+    let aCalls = 0;
+    const a = withRetries(
+      async () => {
+        starts.push(`a@${elapsed()}`);
+        if (++aCalls === 1) throw throttled(1000);
+        return 'a';
+      },
+      { maxRetries: 0, clock, throttle },
+    );
+    const b = withRetries(
+      async () => {
+        starts.push(`b@${elapsed()}`);
+        return 'b';
+      },
+      { maxRetries: 0, clock, throttle },
+    );
+    expect(await Promise.all([a, b])).toEqual(['a', 'b']);
+    // b waited in the window behind a's first attempt; a's 429 must not hand it the slot before the wait.
+    expect(starts[0]).toBe('a@0');
+    expect(starts.slice(1).every((start) => Number(start.split('@')[1]) >= 1000)).toBe(true);
+  });
+
   test('a 429 without Retry-After backs off, growing to 30 s, and still costs no retry', async () => {
     const clock = steppingClock();
     const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });

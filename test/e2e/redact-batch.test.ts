@@ -199,7 +199,7 @@ describe('vredact redact, end to end', () => {
     }
   });
 
-  it('stops at once on a refused token: exit 3 after at most one request', async () => {
+  it('stops at once on a refused token: exit 3, no more requests than -c, one failure and the rest pending', async () => {
     const t = await setup();
     try {
       for (let i = 0; i < 8; i++) await t.fixture('speech-8k-ulaw.wav', `in/f${i}.wav`);
@@ -207,7 +207,9 @@ describe('vredact redact, end to end', () => {
         env: { ...t.env, VREDACT_TOKEN: 'vr_wrong_000000000000' },
       });
       expect(result.exitCode).toBe(3);
-      expect(await t.sandbox.requests()).toHaveLength(1);
+      const sent = (await t.sandbox.requests()).length;
+      expect(sent).toBeGreaterThanOrEqual(1);
+      expect(sent).toBeLessThanOrEqual(4);
       expect(String(result.stderr)).toMatch(/401|403/);
       expect(await outputsUnder(join(t.dir, 'redacted'))).toEqual([]);
       const lines = jsonLines(result.stdout);

@@ -281,14 +281,26 @@ async function outputs(): Promise<string[]> {
 }
 
 describe('the token gate', () => {
-  it('makes one request only when the token is refused at the first upload', async () => {
+  it('a refused token stops the batch at once: the uploads in flight with it are aborted, nothing new starts', async () => {
     await inputs(6);
-    const client = new FakeClient(async () => {
-      throw new PermissionDeniedError('redacting: the service answered 403 Forbidden', 403, undefined, 3);
+    const allIn = deferred();
+    const aborted: string[] = [];
+    const client: FakeClient = new FakeClient(async (name, signal) => {
+      if (client.uploads.length === 4) allIn.resolve();
+      if (name === client.uploads[0]) {
+        await allIn.promise;
+        throw new PermissionDeniedError('redacting: the service answered 403 Forbidden', 403, undefined, 3);
+      }
+      await abortable(signal, new Promise(() => {})).catch((error: unknown) => {
+        aborted.push(name);
+        throw error;
+      });
+      return 'sync';
     });
     const result = await batch(client, { concurrency: 4 });
     expect(result.code).toBe(3);
-    expect(client.uploads).toHaveLength(1);
+    expect(client.uploads).toHaveLength(4);
+    expect(aborted).toHaveLength(3);
     expect(result.outcomes.filter((line) => line.status === 'failed')).toHaveLength(1);
     expect(result.outcomes.filter((line) => line.status === 'pending')).toHaveLength(5);
     expect(await outputs()).toEqual([]);
@@ -319,7 +331,7 @@ describe('interrupts', () => {
     const inFlight = deferred();
     const client: FakeClient = new FakeClient(async () => {
       const n: number = client.uploads.length;
-      if (n === 1) return 'sync'; // answered at once: opens the token gate
+      if (n === 1) return 'sync';
       if (n === 3) inFlight.resolve();
       await release.promise;
       return n === 2 ? 'job' : 'sync';

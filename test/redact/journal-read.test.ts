@@ -76,6 +76,39 @@ describe('reading the journals', () => {
     expect(state.latest.get('/b.wav')?.event).toBe('done');
   });
 
+  it('takes back an uploading line that is withdrawn: the record before it stands again', async () => {
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
+    const lines = [
+      // Done before, then an upload journaled ahead and withdrawn: done again, nothing interrupted.
+      line({ at: at(1), event: 'done', input: '/done.wav' }),
+      line({ at: at(2), event: 'uploading', input: '/done.wav', uploadName: 'done.1.wav' }),
+      line({ at: at(3), event: 'withdrawn', input: '/done.wav', uploadName: 'done.1.wav' }),
+      // Never recorded before: no record at all.
+      line({ at: at(1), event: 'uploading', input: '/new.wav', uploadName: 'new.1.wav' }),
+      line({ at: at(2), event: 'withdrawn', input: '/new.wav', uploadName: 'new.1.wav' }),
+      // Two uploads cut short, the second withdrawn: the first is still looked up.
+      line({ at: at(1), event: 'uploading', input: '/cut.wav', uploadName: 'cut.1.wav' }),
+      line({ at: at(2), event: 'uploading', input: '/cut.wav', uploadName: 'cut.2.wav' }),
+      line({ at: at(3), event: 'withdrawn', input: '/cut.wav', uploadName: 'cut.2.wav' }),
+      // Another upload's name takes nothing back.
+      line({ at: at(1), event: 'uploading', input: '/other.wav', uploadName: 'other.1.wav' }),
+      line({ at: at(2), event: 'withdrawn', input: '/other.wav', uploadName: 'other.0.wav' }),
+    ];
+    await writeFile(journalPath(dir.path), lines.join(''));
+    const state = await readJournals(dir.path);
+    expect(state.latest.get('/done.wav')?.event).toBe('done');
+    expect(state.latest.has('/new.wav')).toBe(false);
+    expect(state.latest.get('/cut.wav')?.uploadName).toBe('cut.1.wav');
+    expect(state.interrupted.get('/cut.wav')?.streak.map((record) => record.uploadName)).toEqual([
+      'cut.1.wav',
+    ]);
+    expect(state.interrupted.get('/cut.wav')?.sinceMs).toBe(Date.parse(at(1)));
+    expect(state.latest.get('/other.wav')?.uploadName).toBe('other.1.wav');
+    expect([...state.interrupted.keys()].sort()).toEqual(['/cut.wav', '/other.wav']);
+    expect(state.unreadable).toBe(0);
+  });
+
   it('keeps a settled record compact, its fingerprint held once, and counts the lines and inputs of each file', async () => {
     await mkdir(join(dir.path, '.vredact'), { recursive: true });
     const done = (input: string, second: number) =>
