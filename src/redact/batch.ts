@@ -24,6 +24,7 @@ import { discover } from './discover.js';
 import { buildEngine, lookUpInterrupted } from './setup.js';
 import { createHalt, Recorder } from './record.js';
 import { Reporter } from './report.js';
+import { OutputPresence } from './output-presence.js';
 import { runStages } from './stages.js';
 import { sweepOutputs } from './setup.js';
 
@@ -131,7 +132,7 @@ export async function runBatch(
     await runStages(
       engine,
       plan.entries,
-      { journal, fingerprint, overwrite: options.overwrite, found },
+      { journal, fingerprint, overwrite: options.overwrite, found, outputs: new OutputPresence() },
       ctx.settings.concurrency,
     );
     await writer.close();

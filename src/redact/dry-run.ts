@@ -5,6 +5,7 @@ import { checkInput } from './check.js';
 import { readJournals } from './journal-read.js';
 import type { RedactOptions } from './options.js';
 import type { DryRunCounts, Outcome } from './outcome.js';
+import { OutputPresence } from './output-presence.js';
 import type { PlanEntry } from './plan.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { createHalt, Recorder } from './record.js';
@@ -41,9 +42,16 @@ export async function runDryRun(
   });
   const limits = { maxSize: options.maxSize, maxDurationSec: options.maxDurationSec };
   const decided = new BoundedQueue<Work>(256);
+  const outputs = new OutputPresence();
   const triaging = forEachConcurrently(entries, 16, async (entry) =>
     decided.push(
-      await triage(entry, { journal, fingerprint, overwrite: options.overwrite, found: undefined }),
+      await triage(entry, {
+        journal,
+        fingerprint,
+        overwrite: options.overwrite,
+        found: undefined,
+        outputs,
+      }),
     ),
   ).finally(() => decided.close());
   // The spinner's timer would keep the process alive after an error.

@@ -5,7 +5,7 @@
  * while the output is flushed and renamed; an asynchronous one is journaled with its job id and handed
  * to the collect stage.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { basename, extname } from 'node:path';
 import { isTokenRefused } from '../api/errors.js';
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
@@ -37,7 +37,9 @@ function sentAsChecked(work: CheckedWork, sentSha256: string | undefined): boole
 }
 
 /** `<stem>.<8 hex><ext>`: unique to the input and the attempt, so recovery can look for exactly it. */
-export function uploadNameFor(path: string, tag = randomBytes(4).toString('hex')): string {
+// A version 4 UUID starts with 8 random hex digits; Node.js draws UUIDs from a pool of random bytes,
+// where randomBytes(4) would be a system call per upload.
+export function uploadNameFor(path: string, tag = randomUUID().slice(0, 8)): string {
   const name = basename(path);
   const ext = extname(name);
   const stem = ext && ext !== name ? name.slice(0, -ext.length) : name;

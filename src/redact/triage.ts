@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { type Decision, decide, skipReason } from './decide.js';
 import type { JournalState } from './journal-read.js';
+import type { OutputPresence } from './output-presence.js';
 import type { PlanEntry } from './plan.js';
 import type { FoundJob } from './reconcile.js';
 import type { Work } from './work.js';
@@ -38,6 +39,8 @@ export interface TriageOptions {
   overwrite: boolean;
   /** Jobs found for interrupted uploads (by real path); undefined in a dry run, which asks no one. */
   found: ReadonlyMap<string, FoundJob> | undefined;
+  /** Where outputs are looked for in folder listings (else one at a time). */
+  outputs?: OutputPresence | undefined;
 }
 
 /** The journal's decision for one input (used by the reconcile step too). */
@@ -53,8 +56,7 @@ export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
     // Only asked when the journal cannot settle it: a done input whose output went missing.
     outputExists:
       !record || record.event === 'done' || record.event === 'uploading'
-        ? // Whether anything is there (a stat would build an object only to be dropped).
-          existsSync(entry.output)
+        ? (options.outputs?.exists(entry) ?? existsSync(entry.output))
         : false,
     overwrite: options.overwrite,
   });
