@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Listener, Recorder } from '../../src/sandbox/recorder.js';
 
+/** Generous: the machine may be busy; the wait ends as soon as the condition holds. */
+const WAIT = { timeout: 10_000 };
 const servers: Server[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -97,17 +99,17 @@ describe('Recorder', () => {
       () => 'failed',
     );
     expect(cut).toBe('failed');
-    await vi.waitFor(() => expect(recorder.requests()[0]).toMatchObject({ path: '/cut', status: 0 }));
+    await vi.waitFor(() => expect(recorder.requests()[0]).toMatchObject({ path: '/cut', status: 0 }), WAIT);
     const hold = () => recorder.requests().find((record) => record.path === '/hold');
 
     const answer = fetch(`${base}/hold`);
-    await vi.waitFor(() => expect(held).toBeDefined());
+    await vi.waitFor(() => expect(held).toBeDefined(), WAIT);
     expect(hold()?.status).toBeNull();
     held!.writeHead(202);
     expect(hold()?.status).toBe(202);
     held!.end();
     expect((await answer).status).toBe(202);
-    await vi.waitFor(() => expect(hold()?.status).toBe(202));
+    await vi.waitFor(() => expect(hold()?.status).toBe(202), WAIT);
   });
 
   it('hands out copies: a caller changing the list changes nothing recorded', async () => {
