@@ -71,7 +71,9 @@ export function receiveUpload(req: IncomingMessage, hooks: UploadHooks): Promise
       settled = true;
       if (outcome.kind !== 'received') {
         req.unpipe(parser);
-        fileStream?.destroy();
+        // With an error: a part whose end was already parsed (a file just over the limit) destroyed
+        // without one leaves the pipeline waiting for an 'end' that never comes, and its file behind.
+        fileStream?.destroy(new Error('the upload was refused or abandoned'));
         removeTemp();
       }
       resolve(outcome);

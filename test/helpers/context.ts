@@ -32,6 +32,8 @@ export async function testContext(
     tty?: boolean;
     /** The terminal's width; a terminal with a width can redraw a progress line. */
     columns?: number;
+    /** The working folder the command sees (default the process's). */
+    cwd?: string;
   } = {},
 ): Promise<TestContext> {
   const out = capture(options.tty === true, options.columns);
@@ -42,6 +44,7 @@ export async function testContext(
     streams: { stdout: out.stream, stderr: err.stream, stdin },
     env: options.env ?? {},
     config,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   return { ctx, config, stdout: out.text, stderr: err.text };
 }
