@@ -5,7 +5,8 @@
  * the file's head as one buffer, the file's bytes, and the closing boundary, with its exact length
  * announced (no chunked encoding). Small files are read whole: one read instead of a stream.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { randomHex } from '../random-hex.js';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -39,7 +40,7 @@ export async function multipartWithFile(
   bytes?: Uint8Array,
   onFileRead?: (sha256: string) => void,
 ): Promise<MultipartBody> {
-  const boundary = `----vredact${randomBytes(12).toString('hex')}`;
+  const boundary = `----vredact${randomHex(24)}`;
   let text = '';
   for (const [name, value] of Object.entries(fields)) {
     text += `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`;

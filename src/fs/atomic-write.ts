@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { close, fsync, open, write, writev } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { randomHex } from '../random-hex.js';
 import { asLocalFsError } from './errors.js';
 
 /** Suffix of every temporary file vredact writes; a later run may sweep leftovers by it. */
@@ -18,7 +18,7 @@ export const NAME_MAX_BYTES = 255;
  * `dest` itself fits: `.v.<pid>-<16 hex>.vredact-partial`.
  */
 export function temporaryNameFor(dest: string): string {
-  return join(dirname(dest), `.v.${process.pid}-${randomBytes(8).toString('hex')}${PARTIAL_SUFFIX}`);
+  return join(dirname(dest), `.v.${process.pid}-${randomHex(16)}${PARTIAL_SUFFIX}`);
 }
 
 // The callback API, promisified: a FileHandle costs several times as much per file, which an

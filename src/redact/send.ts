@@ -5,11 +5,11 @@
  * while the output is flushed and renamed; an asynchronous one is journaled with its job id and handed
  * to the collect stage.
  */
-import { randomUUID } from 'node:crypto';
 import { basename, extname } from 'node:path';
 import { isTokenRefused } from '../api/errors.js';
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
+import { randomHex } from '../random-hex.js';
 import { GateClosedError } from './gate.js';
 import { checkInput, stillSame } from './check.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
@@ -37,9 +37,7 @@ function sentAsChecked(work: CheckedWork, sentSha256: string | undefined): boole
 }
 
 /** `<stem>.<8 hex><ext>`: unique to the input and the attempt, so recovery can look for exactly it. */
-// A version 4 UUID starts with 8 random hex digits; Node.js draws UUIDs from a pool of random bytes,
-// where randomBytes(4) would be a system call per upload.
-export function uploadNameFor(path: string, tag = randomUUID().slice(0, 8)): string {
+export function uploadNameFor(path: string, tag = randomHex(8)): string {
   const name = basename(path);
   const ext = extname(name);
   const stem = ext && ext !== name ? name.slice(0, -ext.length) : name;
