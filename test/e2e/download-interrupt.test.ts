@@ -34,7 +34,7 @@ describe('download, interrupted', () => {
       );
       child.kill('SIGINT');
       const result = await child;
-      expect(result.exitCode).toBe(130);
+      expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${String(result.stderr)}`).toBe(130);
       expect(result.stderr).toMatch(/interrupted/);
       expect(await readdir(out)).toEqual([]);
       expect(server.fileGets('slow.wav')).toBe(1);

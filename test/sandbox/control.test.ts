@@ -1,29 +1,15 @@
 /** The `/__sandbox/` control endpoints, served by a real loopback server over real collaborators. */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createServer } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
 import { CONTROL_PREFIX, type ControlDeps, handleControl, holdAnswer } from '../../src/sandbox/control.js';
 import { FaultInjector } from '../../src/sandbox/faults.js';
 import { Recorder } from '../../src/sandbox/recorder.js';
 import { JobStore } from '../../src/sandbox/store.js';
 import { tempDirPerTest } from '../helpers/cli.js';
+import { loopbackServers, WAIT } from '../helpers/test-servers.js';
 
 const scratch = tempDirPerTest('vredact-sandbox-control-');
-/** Generous: the machine may be busy; the wait ends as soon as the condition holds. */
-const WAIT = { timeout: 10_000 };
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
-
-async function listen(server: Server): Promise<string> {
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const listen = loopbackServers();
 
 /** A control server over fresh collaborators; they are returned so a test can look at them. */
 async function controlServer(): Promise<{ base: string; deps: ControlDeps }> {

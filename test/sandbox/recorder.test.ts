@@ -1,18 +1,10 @@
 /** What the recorder keeps of each request: method, path without query, whether a token came, the status. */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
 import { type Listener, Recorder } from '../../src/sandbox/recorder.js';
+import { loopbackServers, WAIT } from '../helpers/test-servers.js';
 
-/** Generous: the machine may be busy; the wait ends as soon as the condition holds. */
-const WAIT = { timeout: 10_000 };
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+const listen = loopbackServers();
 
 /**
  * A loopback server whose every request is tracked, then handled by `handle` (which may answer,
@@ -27,9 +19,7 @@ async function trackedServer(
     recorder.track(listener, req, res);
     handle(req, res);
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return listen(server);
 }
 
 /** Answers with the status named by the path's last segment (`/x/404` → 404). */

@@ -2,25 +2,17 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { discardBody, sendError, sendJson } from '../../src/sandbox/http.js';
 import { MAX_UPLOAD_BYTES } from '../../src/sandbox/limits.js';
 import { receiveUpload, type UploadOutcome } from '../../src/sandbox/upload.js';
 import { tempDirPerTest } from '../helpers/cli.js';
+import { loopbackServers, WAIT } from '../helpers/test-servers.js';
 
 const scratch = tempDirPerTest('vredact-sandbox-upload-');
-/** Generous: the machine may be busy; the wait ends as soon as the condition holds. */
-const WAIT = { timeout: 10_000 };
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+const listen = loopbackServers();
 
 interface Received {
   outcomes: UploadOutcome[];
@@ -48,9 +40,25 @@ async function uploadServer(): Promise<{ base: string; seen: Received; tmpDir: s
       }
     });
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, tmpDir };
+  return { base: await listen(server), seen, tmpDir };
+}
+
+/**
+ * A form upload that promises a megabyte and has sent only the file part's head so far: the test
+ * writes what it wants, then goes away (`destroy`).
+ */
+function unfinishedUpload(base: string) {
+  const url = new URL(base);
+  const client = request({
+    host: url.hostname,
+    port: url.port,
+    method: 'POST',
+    path: '/api/redact',
+    headers: { 'content-type': 'multipart/form-data; boundary=XYZ', 'content-length': '1000000' },
+  });
+  client.on('error', () => {});
+  client.write('--XYZ\r\nContent-Disposition: form-data; name="source_audio"; filename="a.wav"\r\n\r\n');
+  return client;
 }
 
 async function post(base: string, body: FormData | string, headers: Record<string, string> = {}) {
@@ -187,17 +195,7 @@ describe('receiveUpload', () => {
 
   it('tells a client that went away mid-upload, and removes the partial file', async () => {
     const { base, seen, tmpDir } = await uploadServer();
-    const url = new URL(base);
-    const head = '--XYZ\r\nContent-Disposition: form-data; name="source_audio"; filename="a.wav"\r\n\r\n';
-    const client = request({
-      host: url.hostname,
-      port: url.port,
-      method: 'POST',
-      path: '/api/redact',
-      headers: { 'content-type': 'multipart/form-data; boundary=XYZ', 'content-length': '1000000' },
-    });
-    client.on('error', () => {});
-    client.write(head);
+    const client = unfinishedUpload(base);
     client.write(audio(50_000));
     await vi.waitFor(() => expect(seen.bytes).toBe(50_000), WAIT);
     expect(await readdir(tmpDir)).toHaveLength(1);
@@ -209,16 +207,7 @@ describe('receiveUpload', () => {
 
   it('tells a client that went away after its file was whole, and removes that file too', async () => {
     const { base, seen, tmpDir } = await uploadServer();
-    const url = new URL(base);
-    const client = request({
-      host: url.hostname,
-      port: url.port,
-      method: 'POST',
-      path: '/api/redact',
-      headers: { 'content-type': 'multipart/form-data; boundary=XYZ', 'content-length': '1000000' },
-    });
-    client.on('error', () => {});
-    client.write('--XYZ\r\nContent-Disposition: form-data; name="source_audio"; filename="a.wav"\r\n\r\n');
+    const client = unfinishedUpload(base);
     client.write(audio(2000));
     client.write('\r\n--XYZ\r\nContent-Disposition: form-data; name="age"\r\n\r\nsen');
     await vi.waitFor(() => expect(seen.bytes).toBe(2000), WAIT);
