@@ -40,6 +40,8 @@ export interface RecordStore extends RecordsByInput {
   put(record: JournalRecord, source: number): void;
   /** The one string held for a fingerprint. */
   intern(options: string): string;
+  /** Notes, once its record is applied, that file `source` names `input`: true the first time. */
+  firstNamedIn(input: string, source: number): boolean;
 }
 
 export interface JournalState {
@@ -64,6 +66,7 @@ export interface JournalState {
  */
 export class WholeRecords extends Map<string, JournalRecord> implements RecordStore {
   readonly #sources = new Map<string, number>();
+  readonly #namedIn = new Map<string, number>();
 
   loses(record: JournalRecord, source: number): boolean {
     const prior = this.get(record.input);
@@ -77,6 +80,12 @@ export class WholeRecords extends Map<string, JournalRecord> implements RecordSt
 
   intern(options: string): string {
     return options;
+  }
+
+  firstNamedIn(input: string, source: number): boolean {
+    if (this.#namedIn.get(input) === source) return false;
+    this.#namedIn.set(input, source);
+    return true;
   }
 }
 
@@ -220,8 +229,6 @@ export async function readJournalFiles(
 ): Promise<JournalState> {
   for (const [source, path] of paths.entries()) {
     const counts: JournalFileCounts = { path, lines: 0, inputs: 0 };
-    // Its inputs, to count them: the same strings as the records', so it costs a reference each.
-    const inputs = new Set<string>();
     await forEachLine(
       path,
       (line) => {
@@ -238,8 +245,8 @@ export async function readJournalFiles(
           state.unreadable++;
           return;
         }
-        inputs.add(parsed.input);
         applyRecord(state, full ? parsed : slim(parsed, state.latest), source);
+        if (state.latest.firstNamedIn(parsed.input, source)) counts.inputs++;
       },
       () => {
         state.lines++;
@@ -247,7 +254,6 @@ export async function readJournalFiles(
         state.oversized++;
       },
     );
-    counts.inputs = inputs.size;
     state.files.push(counts);
   }
   return state;

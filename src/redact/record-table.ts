@@ -68,6 +68,8 @@ export class RecordTable implements RecordsByInput {
   #options = new Uint32Array(FIRST_CAPACITY);
   /** The journal file each row's record came from (its index in the order read). */
   #source = new Uint32Array(FIRST_CAPACITY);
+  /** The last journal file (its index + 1) that named each row's input: files count their inputs. */
+  #namedIn = new Uint32Array(FIRST_CAPACITY);
   /** Plain arrays, filled only as far as the last row that has one: most records have neither. */
   readonly #jobId: (string | undefined)[] = [];
   readonly #reason: (string | undefined)[] = [];
@@ -97,6 +99,13 @@ export class RecordTable implements RecordsByInput {
   /** The one string held for a fingerprint: every record of a run has the same few. */
   intern(options: string): string {
     return this.#fingerprints[this.#fingerprintOf(options)] as string;
+  }
+
+  firstNamedIn(input: string, source: number): boolean {
+    const row = this.#rows.get(input);
+    if (row === undefined || this.#namedIn[row] === source + 1) return false;
+    this.#namedIn[row] = source + 1;
+    return true;
   }
 
   /**
@@ -210,5 +219,6 @@ export class RecordTable implements RecordsByInput {
     this.#mtimeMs = grown(this.#mtimeMs, this.#capacity);
     this.#options = grown(this.#options, this.#capacity);
     this.#source = grown(this.#source, this.#capacity);
+    this.#namedIn = grown(this.#namedIn, this.#capacity);
   }
 }
