@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import * as nodeModule from 'node:module';
+import * as v8 from 'node:v8';
 
 // Written for any Node.js that can load an ES module (no top-level await, no newer syntax), so
 // that an old Node.js reads this check and prints one line instead of failing somewhere deeper.
@@ -20,6 +21,18 @@ if (found[0] < REQUIRED[0] || (found[0] === REQUIRED[0] && found[1] < REQUIRED[1
 // its default of 4 threads, 32 uploads in flight wait on each other's disk writes. It must be set
 // before the pool's first use (the import below reads files through it); the user's value wins.
 if (!process.env.UV_THREADPOOL_SIZE) process.env.UV_THREADPOOL_SIZE = '64';
+
+// V8 doubles its young generation (where new objects start) each time enough of them outlive a
+// collection, up to 32 MB on Node.js 20 and 22 and 128 MB on Node.js 24. A run over 100,000 files
+// keeps a plan and the journals' records for its whole length, so the young generation reaches its
+// maximum and stays there: 30 to 120 MB more peak RSS, as the objects that die young die as young in
+// a small one. The flag is read when the space would grow, so it can be set now. The price is more
+// frequent young collections: at 100,000 files a re-run or a dry run was no slower (the collections
+// are small); a first run against a stand-in that answers at once spent up to a tenth more CPU.
+// A semi-space flag of the user's own (NODE_OPTIONS, node's arguments) is left to decide.
+if (!/semi[-_]space/.test((process.env.NODE_OPTIONS || '') + ' ' + process.execArgv.join(' '))) {
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
+}
 
 // Node.js 22.8+ can keep the code it compiles on disk (in its default folder under the system's
 // temporary folder) and reuse it at the next start: most of a command's start-up is compiling

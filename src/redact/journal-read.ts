@@ -5,7 +5,10 @@
  */
 import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JOURNAL_FILE, type JournalEvent, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
+import { JOURNAL_FILE, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
+import { RecordTable, type RecordsByInput } from './record-table.js';
+
+export { SettledRecord } from './record-table.js';
 
 /** A journal line is a few hundred bytes; anything past this is damage. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -30,9 +33,22 @@ export interface JournalFileCounts {
   inputs: number;
 }
 
+/** How a state holds its last records: compared and replaced as lines are read. */
+export interface RecordStore extends RecordsByInput {
+  /** Whether `record`, read from journal file `source`, loses to the one held for its input. */
+  loses(record: JournalRecord, source: number): boolean;
+  put(record: JournalRecord, source: number): void;
+  /** Forgets an input's record (its only line was an upload withdrawn since). */
+  delete(input: string): boolean;
+  /** The one string held for a fingerprint. */
+  intern(options: string): string;
+  /** Notes, once its record is applied, that file `source` names `input`: true the first time. */
+  firstNamedIn(input: string, source: number): boolean;
+}
+
 export interface JournalState {
   /** The last record of each input, by its real path. */
-  latest: Map<string, JournalRecord>;
+  latest: RecordStore;
   /** The inputs whose last record is `uploading`. */
   interrupted: Map<string, InterruptedUpload>;
   /** Every job id the journals name: those jobs belong to known inputs. */
@@ -46,9 +62,44 @@ export interface JournalState {
   files: JournalFileCounts[];
 }
 
-export function emptyJournalState(): JournalState {
+/**
+ * Every record kept whole, every field (compaction rewrites them): within one file the later line
+ * wins, between files the later `at`.
+ */
+export class WholeRecords extends Map<string, JournalRecord> implements RecordStore {
+  readonly #sources = new Map<string, number>();
+  readonly #namedIn = new Map<string, number>();
+
+  loses(record: JournalRecord, source: number): boolean {
+    const prior = this.get(record.input);
+    return prior !== undefined && this.#sources.get(record.input) !== source && prior.at > record.at;
+  }
+
+  put(record: JournalRecord, source: number): void {
+    this.#sources.set(record.input, source);
+    this.set(record.input, record);
+  }
+
+  override delete(input: string): boolean {
+    this.#sources.delete(input);
+    return super.delete(input);
+  }
+
+  intern(options: string): string {
+    return options;
+  }
+
+  firstNamedIn(input: string, source: number): boolean {
+    if (this.#namedIn.get(input) === source) return false;
+    this.#namedIn.set(input, source);
+    return true;
+  }
+}
+
+/** `whole`: every field of every record kept (compaction); otherwise what a run's decisions need. */
+export function emptyJournalState(whole = false): JournalState {
   return {
-    latest: new Map(),
+    latest: whole ? new WholeRecords() : new RecordTable(),
     interrupted: new Map(),
     jobIds: new Set(),
     lines: 0,
@@ -81,7 +132,7 @@ function isRecord(value: unknown): value is JournalRecord {
  * Takes back an input's `uploading` line of the same upload name, when it is still its last: that
  * upload never started, so the input's record is again what it was before the line.
  */
-function withdraw(state: JournalState, record: JournalRecord): void {
+function withdraw(state: JournalState, record: JournalRecord, source: number): void {
   const prior = state.latest.get(record.input);
   if (prior?.event !== 'uploading' || prior.uploadName !== record.uploadName) return;
   const interrupted = state.interrupted.get(record.input);
@@ -90,31 +141,26 @@ function withdraw(state: JournalState, record: JournalRecord): void {
   if (interrupted && last) {
     const sinceMs = Math.min(...rest.map((line) => Date.parse(line.at)));
     state.interrupted.set(record.input, { ...interrupted, sinceMs, streak: rest });
-    state.latest.set(record.input, last);
+    state.latest.put(last, source);
     return;
   }
   state.interrupted.delete(record.input);
-  if (interrupted?.before) state.latest.set(record.input, interrupted.before);
+  if (interrupted?.before) state.latest.put(interrupted.before, source);
   else state.latest.delete(record.input);
 }
-
-/** Which journal file a record came from (not written back: a symbol key is not serialised). */
-const SOURCE = Symbol('journal file');
-type Sourced = JournalRecord & { [SOURCE]?: number };
 
 /**
  * Applies one record. Within one journal the order of the lines decides (a clock may step back);
  * between journals (shards), the later `at` wins.
  */
-export function applyRecord(state: JournalState, record: Sourced, source = 0): void {
-  const prior = state.latest.get(record.input) as Sourced | undefined;
-  if (prior && prior[SOURCE] !== source && prior.at > record.at) return;
+export function applyRecord(state: JournalState, record: JournalRecord, source = 0): void {
+  if (state.latest.loses(record, source)) return;
   if (record.event === 'withdrawn') {
-    withdraw(state, record);
+    withdraw(state, record, source);
     return;
   }
-  record[SOURCE] = source;
   if (record.event === 'uploading') {
+    const prior = state.latest.get(record.input);
     const streak = prior?.event === 'uploading' ? state.interrupted.get(record.input) : undefined;
     const startedMs = Date.parse(record.at);
     const continues = streak !== undefined && prior !== undefined && sameIdentity(prior, record);
@@ -123,11 +169,11 @@ export function applyRecord(state: JournalState, record: Sourced, source = 0): v
       streak: continues ? [...streak.streak, record].slice(-MAX_STREAK) : [record],
       before: prior?.event === 'uploading' ? streak?.before : prior,
     });
-  } else {
+  } else if (state.interrupted.size > 0) {
     state.interrupted.delete(record.input);
   }
   if (typeof record.jobId === 'string' && record.jobId !== '') state.jobIds.add(record.jobId);
-  state.latest.set(record.input, record);
+  state.latest.put(record, source);
 }
 
 /** Bytes read from a journal at a time, into one buffer kept for the whole file. */
@@ -195,56 +241,14 @@ export async function forEachLine(
 }
 
 /**
- * What a run keeps of a done, failed or rejected record: what the re-run rules compare, the job id
- * (never given to another input) and the reason (a rejection is journaled once while it stays the
- * same). A re-run over 100,000 done files holds 100,000 of these: a class, so that each is a fixed
- * shape of eight fields, with no version field of its own.
+ * What a run keeps of an `uploading` or `submitted` record: all but the output's SHA-256, its size
+ * and the voice (for `status` and compaction). A done, failed or rejected record goes to the table
+ * as it is parsed: the table keeps only what the re-run rules need of it.
  */
-export class SettledRecord implements JournalRecord {
-  /** Set by applyRecord; a field of the class, so that setting it does not change the object's shape. */
-  [SOURCE]: number | undefined = undefined;
-
-  constructor(
-    readonly event: JournalEvent,
-    readonly at: string,
-    readonly input: string,
-    readonly size: number,
-    readonly mtimeMs: number,
-    readonly options: string,
-    readonly jobId: string | undefined,
-    readonly reason: string | undefined,
-  ) {}
-
-  get v(): 1 {
-    return 1;
-  }
-}
-
-/**
- * What a run needs of a record to decide (the rest, SHA-256s of outputs, voices, is for `status` and
- * compaction). The fingerprint and the event are the same few strings on every line: each is held once.
- */
-function slim(record: JournalRecord, strings: Map<string, string>): JournalRecord {
-  const intern = (text: string) => {
-    const known = strings.get(text);
-    if (known !== undefined) return known;
-    strings.set(text, text);
-    return text;
-  };
-  if (record.event === 'uploading' || record.event === 'submitted' || record.event === 'withdrawn') {
-    const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
-    return { ...kept, options: intern(record.options) };
-  }
-  return new SettledRecord(
-    intern(record.event) as JournalEvent,
-    record.at,
-    record.input,
-    record.size,
-    record.mtimeMs,
-    intern(record.options),
-    record.jobId,
-    record.reason,
-  );
+function slim(record: JournalRecord, latest: RecordStore): JournalRecord {
+  if (record.event !== 'uploading' && record.event !== 'submitted') return record;
+  const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
+  return { ...kept, options: latest.intern(record.options) };
 }
 
 /**
@@ -254,13 +258,10 @@ function slim(record: JournalRecord, strings: Map<string, string>): JournalRecor
 export async function readJournalFiles(
   paths: readonly string[],
   state = emptyJournalState(),
-  full = false,
+  full = state.latest instanceof WholeRecords,
 ): Promise<JournalState> {
-  const strings = new Map<string, string>();
   for (const [source, path] of paths.entries()) {
     const counts: JournalFileCounts = { path, lines: 0, inputs: 0 };
-    // Its inputs, to count them: the same strings as the records', so it costs a reference each.
-    const inputs = new Set<string>();
     await forEachLine(
       path,
       (line) => {
@@ -277,8 +278,8 @@ export async function readJournalFiles(
           state.unreadable++;
           return;
         }
-        inputs.add(parsed.input);
-        applyRecord(state, full ? parsed : slim(parsed, strings), source);
+        applyRecord(state, full ? parsed : slim(parsed, state.latest), source);
+        if (state.latest.firstNamedIn(parsed.input, source)) counts.inputs++;
       },
       () => {
         state.lines++;
@@ -286,7 +287,6 @@ export async function readJournalFiles(
         state.oversized++;
       },
     );
-    counts.inputs = inputs.size;
     state.files.push(counts);
   }
   return state;
@@ -312,5 +312,5 @@ export async function readJournals(outDir: string): Promise<JournalState> {
 
 /** Reads one journal file whole, every field kept (compaction, tests). */
 export async function readJournal(path: string): Promise<JournalState> {
-  return readJournalFiles([path], emptyJournalState(), true);
+  return readJournalFiles([path], emptyJournalState(true), true);
 }

@@ -1,6 +1,7 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 
@@ -39,3 +40,36 @@ test.skipIf(process.platform === 'win32')(
     ).toEqual([]);
   },
 );
+
+/**
+ * The young generation's size after the binary has run `--version` and then, at exit, kept 40 MB of
+ * objects that outlive several collections (what a plan and the journals' records of a big run do).
+ */
+async function youngGenerationMb(nodeOptions: string): Promise<number> {
+  const preload = join(work.path, 'young-generation.mjs');
+  await writeFile(
+    preload,
+    [
+      "import { getHeapSpaceStatistics } from 'node:v8';",
+      "process.on('exit', () => {",
+      '  const kept = [];',
+      "  for (let i = 0; i < 400_000; i++) kept.push({ name: 'file-' + i, size: i * 1.5 });",
+      "  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');",
+      "  process.stderr.write('young:' + young.space_size + ':' + kept.length + '\\n');",
+      '});',
+    ].join('\n'),
+  );
+  const env = isolatedEnv(join(work.path, 'cfg'), {
+    NODE_OPTIONS: `--import ${pathToFileURL(preload).href} ${nodeOptions}`,
+  });
+  const result = await runCli(['--version'], { env });
+  expect(result.exitCode).toBe(0);
+  const bytes = /young:(\d+):400000/.exec(String(result.stderr))?.[1];
+  expect(bytes).toBeDefined();
+  return Number(bytes) / (1024 * 1024);
+}
+
+test('the binary keeps V8 from growing its young generation, unless the user sets its size', async () => {
+  expect(await youngGenerationMb('')).toBeLessThanOrEqual(4);
+  expect(await youngGenerationMb('--max-semi-space-size=16')).toBeGreaterThan(8);
+});

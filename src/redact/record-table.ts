@@ -1,0 +1,248 @@
+/**
+ * The last journal record of each input, held as a run needs it: a re-run over 100,000 done files
+ * holds 100,000 of them for the whole run. A record object with its time as a string cost about 290
+ * bytes an input; here a done, failed or rejected record is a row of typed columns (its time in ms,
+ * its options as an index into the few fingerprints there are) and one map entry from its input to
+ * the row. A record is built from its row only when it is asked for, and is then a SettledRecord.
+ * Anything else (an `uploading` or `submitted` record, an odd value the columns cannot hold exactly)
+ * is kept whole: those are the few inputs whose upload is under way.
+ */
+import type { JournalEvent, JournalRecord } from './journal.js';
+
+/**
+ * A done, failed or rejected record as a run sees it: what the re-run rules compare, the job id and
+ * the reason. The SHA-256s and the voice of a done record are for `status` and compaction.
+ */
+export class SettledRecord implements JournalRecord {
+  constructor(
+    readonly event: JournalEvent,
+    readonly at: string,
+    readonly input: string,
+    readonly size: number,
+    readonly mtimeMs: number,
+    readonly options: string,
+    readonly jobId: string | undefined,
+    readonly reason: string | undefined,
+  ) {}
+
+  get v(): 1 {
+    return 1;
+  }
+}
+
+/** The events a row can hold, by their code; a row of any other event is kept whole. */
+const SETTLED: readonly JournalEvent[] = ['done', 'failed', 'rejected'];
+const WHOLE = 255;
+/** A row whose input has no record any more (see delete). */
+const NONE = 254;
+const FIRST_CAPACITY = 1024;
+
+/** An ISO time that `Date#toISOString` gives back exactly: held as its ms, compared as numbers. */
+function canonicalMs(at: string): number {
+  if (at.length !== 24) return NaN;
+  const ms = Date.parse(at);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === at ? ms : NaN;
+}
+
+function grown<T extends Uint8Array | Uint32Array | Float64Array>(column: T, capacity: number): T {
+  const next = new (column.constructor as new (length: number) => T)(capacity);
+  next.set(column);
+  return next;
+}
+
+/** The last record of each input, by its real path: what runs, compaction and tests read of a state. */
+export interface RecordsByInput extends Iterable<[string, JournalRecord]> {
+  readonly size: number;
+  get(input: string): JournalRecord | undefined;
+  has(input: string): boolean;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<JournalRecord>;
+  entries(): IterableIterator<[string, JournalRecord]>;
+}
+
+export class RecordTable implements RecordsByInput {
+  readonly #rows = new Map<string, number>();
+  #capacity = FIRST_CAPACITY;
+  #event = new Uint8Array(FIRST_CAPACITY);
+  #atMs = new Float64Array(FIRST_CAPACITY);
+  #size = new Float64Array(FIRST_CAPACITY);
+  #mtimeMs = new Float64Array(FIRST_CAPACITY);
+  #options = new Uint32Array(FIRST_CAPACITY);
+  /** The journal file each row's record came from (its index in the order read). */
+  #source = new Uint32Array(FIRST_CAPACITY);
+  /** The last journal file (its index + 1) that named each row's input: files count their inputs. */
+  #namedIn = new Uint32Array(FIRST_CAPACITY);
+  /** Plain arrays, filled only as far as the last row that has one: most records have neither. */
+  readonly #jobId: (string | undefined)[] = [];
+  readonly #reason: (string | undefined)[] = [];
+  /** Rows whose record is kept as an object. */
+  readonly #whole = new Map<number, JournalRecord>();
+  /** Rows whose time is not one the ms give back exactly: compared and given back as written. */
+  readonly #atText = new Map<number, string>();
+  readonly #fingerprints: string[] = [];
+  readonly #fingerprintIndex = new Map<string, number>();
+  /** The last time converted: `loses` and `put` see the same record one after the other. */
+  #lastAt = '';
+  #lastAtMs = NaN;
+
+  /** Rows whose input has no record any more. */
+  #none = 0;
+
+  get size(): number {
+    return this.#rows.size - this.#none;
+  }
+
+  has(input: string): boolean {
+    const row = this.#rows.get(input);
+    return row !== undefined && this.#event[row] !== NONE;
+  }
+
+  get(input: string): JournalRecord | undefined {
+    const row = this.#rows.get(input);
+    return row === undefined || this.#event[row] === NONE ? undefined : this.#record(row, input);
+  }
+
+  /**
+   * Forgets an input's record (its only line was an upload withdrawn since). Rare: its row stays,
+   * marked empty, and is used again if the input comes back.
+   */
+  delete(input: string): boolean {
+    const row = this.#rows.get(input);
+    if (row === undefined || this.#event[row] === NONE) return false;
+    this.#event[row] = NONE;
+    this.#none++;
+    this.#whole.delete(row);
+    this.#atText.delete(row);
+    this.#clearExtras(row);
+    return true;
+  }
+
+  /** The one string held for a fingerprint: every record of a run has the same few. */
+  intern(options: string): string {
+    return this.#fingerprints[this.#fingerprintOf(options)] as string;
+  }
+
+  firstNamedIn(input: string, source: number): boolean {
+    const row = this.#rows.get(input);
+    if (row === undefined || this.#namedIn[row] === source + 1) return false;
+    this.#namedIn[row] = source + 1;
+    return true;
+  }
+
+  /**
+   * Whether a record read from journal file `source` loses to the one held: within one file the
+   * later line wins (a clock may step back); between files, the later `at`.
+   */
+  loses(record: JournalRecord, source: number): boolean {
+    const row = this.#rows.get(record.input);
+    if (row === undefined || this.#source[row] === source) return false;
+    const held = this.#whole.get(row)?.at ?? this.#atText.get(row);
+    if (held === undefined) {
+      const ms = this.#msOf(record.at);
+      if (!Number.isNaN(ms)) return (this.#atMs[row] as number) > ms;
+    }
+    return (held ?? new Date(this.#atMs[row] as number).toISOString()) > record.at;
+  }
+
+  /** Holds `record` as the last of its input; only the fields a SettledRecord has are kept of a row. */
+  put(record: JournalRecord, source: number): void {
+    let row = this.#rows.get(record.input);
+    if (row === undefined) {
+      row = this.#rows.size;
+      if (row === this.#capacity) this.#grow();
+      this.#rows.set(record.input, row);
+    }
+    if (this.#event[row] === NONE) this.#none--;
+    this.#source[row] = source;
+    this.#whole.delete(row);
+    this.#atText.delete(row);
+    const code = SETTLED.indexOf(record.event);
+    const { jobId, reason } = record;
+    const regular =
+      code >= 0 &&
+      (jobId === undefined || typeof jobId === 'string') &&
+      (reason === undefined || typeof reason === 'string');
+    if (!regular) {
+      this.#event[row] = WHOLE;
+      this.#whole.set(row, record);
+      this.#clearExtras(row);
+      return;
+    }
+    this.#event[row] = code;
+    const ms = this.#msOf(record.at);
+    this.#atMs[row] = ms;
+    if (Number.isNaN(ms)) this.#atText.set(row, record.at);
+    this.#size[row] = record.size;
+    this.#mtimeMs[row] = record.mtimeMs;
+    this.#options[row] = this.#fingerprintOf(record.options);
+    if (jobId !== undefined || row < this.#jobId.length) this.#jobId[row] = jobId;
+    if (reason !== undefined || row < this.#reason.length) this.#reason[row] = reason;
+  }
+
+  *entries(): IterableIterator<[string, JournalRecord]> {
+    for (const [input, row] of this.#rows) {
+      if (this.#event[row] !== NONE) yield [input, this.#record(row, input)];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [input, row] of this.#rows) if (this.#event[row] !== NONE) yield input;
+  }
+
+  *values(): IterableIterator<JournalRecord> {
+    for (const [, record] of this.entries()) yield record;
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, JournalRecord]> {
+    return this.entries();
+  }
+
+  #record(row: number, input: string): JournalRecord {
+    const code = this.#event[row] as number;
+    if (code === WHOLE) return this.#whole.get(row) as JournalRecord;
+    return new SettledRecord(
+      SETTLED[code] as JournalEvent,
+      this.#atText.get(row) ?? new Date(this.#atMs[row] as number).toISOString(),
+      input,
+      this.#size[row] as number,
+      this.#mtimeMs[row] as number,
+      this.#fingerprints[this.#options[row] as number] as string,
+      this.#jobId[row],
+      this.#reason[row],
+    );
+  }
+
+  #clearExtras(row: number): void {
+    if (row < this.#jobId.length) this.#jobId[row] = undefined;
+    if (row < this.#reason.length) this.#reason[row] = undefined;
+  }
+
+  #msOf(at: string): number {
+    if (at !== this.#lastAt) {
+      this.#lastAt = at;
+      this.#lastAtMs = canonicalMs(at);
+    }
+    return this.#lastAtMs;
+  }
+
+  #fingerprintOf(options: string): number {
+    let index = this.#fingerprintIndex.get(options);
+    if (index === undefined) {
+      index = this.#fingerprints.length;
+      this.#fingerprints.push(options);
+      this.#fingerprintIndex.set(options, index);
+    }
+    return index;
+  }
+
+  #grow(): void {
+    this.#capacity *= 2;
+    this.#event = grown(this.#event, this.#capacity);
+    this.#atMs = grown(this.#atMs, this.#capacity);
+    this.#size = grown(this.#size, this.#capacity);
+    this.#mtimeMs = grown(this.#mtimeMs, this.#capacity);
+    this.#options = grown(this.#options, this.#capacity);
+    this.#source = grown(this.#source, this.#capacity);
+    this.#namedIn = grown(this.#namedIn, this.#capacity);
+  }
+}

@@ -1,0 +1,163 @@
+/** The table of last records a run holds: it must give back what holding every record whole gives. */
+import { describe, expect, it } from 'vitest';
+import type { JournalRecord } from '../../src/redact/journal.js';
+import { applyRecord, emptyJournalState } from '../../src/redact/journal-read.js';
+import { RecordTable, SettledRecord } from '../../src/redact/record-table.js';
+
+const EVENTS = ['uploading', 'withdrawn', 'submitted', 'done', 'failed', 'rejected'] as const;
+
+/** A small deterministic generator, so that a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+function someRecords(count: number, seed: number): { record: JournalRecord; source: number }[] {
+  const next = random(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const records = [];
+  for (let i = 0; i < count; i++) {
+    const ms = Date.UTC(2026, 0, 1) + Math.floor(next() * 100_000);
+    // Mostly times as the writer gives them; some as another tool might (an offset, no ms, junk).
+    const at = pick([
+      new Date(ms).toISOString(),
+      new Date(ms).toISOString(),
+      new Date(ms).toISOString(),
+      new Date(ms).toISOString().replace('.000Z', 'Z'),
+      new Date(ms).toISOString().replace('Z', '+00:00'),
+      'yesterday',
+    ]);
+    const event = pick(EVENTS);
+    const record: JournalRecord = {
+      v: 1,
+      event,
+      at,
+      input: `/in/${pick(['a', 'b', 'c', 'd', 'e', 'é f'])}.wav`,
+      size: pick([100, 100, 101]),
+      mtimeMs: pick([1234.5, 1234.5, 99]),
+      options: pick(['fp-one', 'fp-two']),
+      output: 'x.wav',
+      outputSha256: 'f'.repeat(64),
+    };
+    // A few names, so that a withdrawn line often names the upload it takes back.
+    if (event === 'uploading' || event === 'submitted' || event === 'withdrawn')
+      record.uploadName = `u${Math.floor(next() * 3)}.wav`;
+    if (next() < 0.3) record.jobId = pick(['j1', 'j2', 'j3']);
+    if (next() < 0.3) record.reason = pick(['too long', 'the service answered 500']);
+    if (next() < 0.05) (record as unknown as Record<string, unknown>).jobId = 42;
+    records.push({ record, source: Math.floor(next() * 3) });
+  }
+  return records;
+}
+
+const decisive = (record: JournalRecord | undefined) =>
+  record && {
+    event: record.event,
+    at: record.at,
+    input: record.input,
+    size: record.size,
+    mtimeMs: record.mtimeMs,
+    options: record.options,
+    jobId: record.jobId,
+    reason: record.reason,
+    uploadName: record.uploadName,
+  };
+
+describe('the table of last records', () => {
+  it('gives back, input by input, what holding every record whole gives', () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const table = emptyJournalState();
+      const whole = emptyJournalState(true);
+      for (const { record, source } of someRecords(400, seed)) {
+        applyRecord(table, { ...record }, source);
+        applyRecord(whole, { ...record }, source);
+      }
+      expect(table.latest).toBeInstanceOf(RecordTable);
+      expect([...table.latest.keys()]).toEqual([...whole.latest.keys()]);
+      for (const [input, record] of whole.latest) {
+        expect(decisive(table.latest.get(input))).toEqual(decisive(record));
+        expect(table.interrupted.get(input)?.sinceMs).toEqual(whole.interrupted.get(input)?.sinceMs);
+      }
+      expect([...table.jobIds].sort()).toEqual([...whole.jobIds].sort());
+    }
+  });
+
+  it('holds more inputs than its first columns, each row its own', () => {
+    const table = new RecordTable();
+    for (let i = 0; i < 5000; i++) {
+      table.put(
+        {
+          v: 1,
+          event: i % 7 === 0 ? 'failed' : 'done',
+          at: new Date(Date.UTC(2026, 0, 1) + i).toISOString(),
+          input: `/in/${i}.wav`,
+          size: i,
+          mtimeMs: i + 0.25,
+          options: `fp${i % 3}`,
+          ...(i % 7 === 0 ? { reason: `r${i}` } : {}),
+          ...(i % 11 === 0 ? { jobId: `j${i}` } : {}),
+        },
+        0,
+      );
+    }
+    expect(table.size).toBe(5000);
+    const record = table.get('/in/4840.wav');
+    expect(record).toBeInstanceOf(SettledRecord);
+    expect(record).toMatchObject({
+      event: 'done',
+      at: new Date(Date.UTC(2026, 0, 1) + 4840).toISOString(),
+      size: 4840,
+      mtimeMs: 4840.25,
+      options: 'fp1',
+      jobId: 'j4840',
+      reason: undefined,
+    });
+    expect(table.get('/in/4840.wav')?.options).toBe(table.get('/in/1.wav')?.options);
+    expect(table.get('/in/4998.wav')).toMatchObject({ event: 'failed', reason: 'r4998', jobId: undefined });
+    expect([...table.values()].filter((one) => one.event === 'failed')).toHaveLength(715);
+    expect(table.has('/in/5000.wav')).toBe(false);
+
+    // An input forgotten (its only line withdrawn) is gone from every view, and may come back.
+    expect(table.delete('/in/4840.wav')).toBe(true);
+    expect(table.delete('/in/4840.wav')).toBe(false);
+    expect([table.size, table.has('/in/4840.wav'), table.get('/in/4840.wav')]).toEqual([
+      4999,
+      false,
+      undefined,
+    ]);
+    expect([...table.keys()]).not.toContain('/in/4840.wav');
+    expect([...table.values()]).toHaveLength(4999);
+    table.put(
+      {
+        v: 1,
+        event: 'failed',
+        at: '2026-02-01T00:00:00.000Z',
+        input: '/in/4840.wav',
+        size: 1,
+        mtimeMs: 2,
+        options: 'fp0',
+        reason: 'again',
+      },
+      0,
+    );
+    expect(table.size).toBe(5000);
+    expect(table.get('/in/4840.wav')).toMatchObject({ event: 'failed', reason: 'again', jobId: undefined });
+  });
+
+  it('between journal files, lets the later time win, read as written when it is not the usual form', () => {
+    const table = new RecordTable();
+    const record = (at: string, event: 'done' | 'failed') =>
+      ({ v: 1, event, at, input: '/a.wav', size: 1, mtimeMs: 1, options: 'fp' }) as const;
+    table.put(record('2026-01-01T00:00:02.000Z', 'done'), 0);
+    expect(table.loses(record('2026-01-01T00:00:01.000Z', 'failed'), 1)).toBe(true);
+    expect(table.loses(record('2026-01-01T00:00:01.000Z', 'failed'), 0)).toBe(false);
+    expect(table.loses(record('2026-01-01T00:00:03.000Z', 'failed'), 1)).toBe(false);
+    table.put(record('2026-01-01T00:00:05Z', 'failed'), 1);
+    expect(table.get('/a.wav')?.at).toBe('2026-01-01T00:00:05Z');
+    // Compared as text, as the records are: '2026-01-01T00:00:05.000Z' sorts before '...05Z'.
+    expect(table.loses(record('2026-01-01T00:00:05.000Z', 'done'), 0)).toBe(true);
+  });
+});
