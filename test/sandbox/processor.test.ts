@@ -116,10 +116,12 @@ describe('Processor', () => {
   });
 
   it('marks a job whose source is not audio as failed, with the reason, and files nothing', async () => {
-    const { store, log, processor } = await setup();
+    const { store, log, processor, recorder } = await setup();
     const job = await jobWithSource(store, 'notes.wav', Buffer.from('this is not a recording'));
     processor.enqueue(job);
     await vi.waitFor(() => settled(job), WAIT);
+    // Saved and cleaned up by the time its slot is given back.
+    await vi.waitFor(() => expect(recorder.stats.processing).toBe(0), WAIT);
     expect(job.redaction).toMatchObject({ status: 'failed', error: 'not a WAV or MP3 file' });
     expect(job.files.map((file) => file.role)).toEqual(['source']);
     expect(log.warn).toEqual([`job ${job.job_id}: redaction failed: not a WAV or MP3 file`]);
@@ -155,9 +157,12 @@ describe('Processor', () => {
       seen.push(recorder.stats.processing);
     }
     expect(seen).toEqual([1, 2, 2, 2]);
-    await vi.waitFor(() => jobs.forEach(settled), WAIT);
+    // A job's status is set before its slot is given back: both are waited for.
+    await vi.waitFor(() => {
+      jobs.forEach(settled);
+      expect(recorder.stats.processing).toBe(0);
+    }, WAIT);
     expect(jobs.map((job) => job.redaction?.status)).toEqual(['done', 'done', 'done', 'done']);
-    expect(recorder.stats.processing).toBe(0);
   });
 
   it('once closed, takes no more work and drops the result of a redaction in progress', async () => {
