@@ -7,6 +7,7 @@
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
+import { fullCollection } from '../full-gc.js';
 import { DEFAULT_OUT_DIR } from '../settings/settings.js';
 import { checkOutputFolderWritable } from '../fs/writable.js';
 import { printJsonLine } from '../output/table.js';
@@ -29,6 +30,20 @@ import { runStages } from './stages.js';
 import { sweepOutputs } from './setup.js';
 
 export type { Interrupt, RedactClient } from './engine.js';
+
+/** Below this many inputs, listing, planning and reading the journals leave only a few MB behind. */
+const SETTLE_HEAP_AT = 1000;
+
+/**
+ * Listing, planning and reading the journals of a large batch leave tens of MB of garbage, and V8
+ * sizes its next collection from its early, generous estimate: a first run over 100,000 files
+ * reached 160 to 236 MB (varying from run to run) before that collection came. One full collection
+ * between planning and sending lets V8 size the rest of the run from what is really kept (the plan
+ * and the journal's records): 107 to 110 MB, at about 13 ms of CPU once.
+ */
+function settleHeap(inputs: number): void {
+  if (inputs >= SETTLE_HEAP_AT) fullCollection();
+}
 
 export interface BatchRequest {
   /** Inputs named on the command line (files, folders, patterns). */
@@ -129,6 +144,7 @@ export async function runBatch(
       deps,
     });
     const found = await lookUpInterrupted(engine, plan.entries, journal, fingerprint, options.overwrite);
+    settleHeap(plan.entries.length);
     await runStages(
       engine,
       plan.entries,
