@@ -12,13 +12,25 @@ export const PARTIAL_SUFFIX = '.vredact-partial';
 /** The longest name of one path component on the file systems vredact writes to (bytes). */
 export const NAME_MAX_BYTES = 255;
 
+/** `-<i>-of-<n>` in this process's temporary names once it runs as a shard; empty otherwise. */
+let shardTag = '';
+
+/**
+ * Marks this process's temporary names as shard `i` of `n`'s (`.v-<i>-of-<n>.<pid>-…`). A pid says
+ * nothing about a process on another host, so only the shard's own next run, holding its lock,
+ * can tell them for leftovers. One process runs one batch, so the mark is the process's, like its pid.
+ */
+export function markTemporaryNamesAsShard(shard: { index: number; count: number } | undefined): void {
+  shardTag = shard ? `-${shard.index}-of-${shard.count}` : '';
+}
+
 /**
  * A hidden name beside `dest`, unique to this process and call, so two writers never share one. It
- * is of fixed, short length (about 40 bytes, whatever `dest` is called), so it always fits where
- * `dest` itself fits: `.v.<pid>-<16 hex>.vredact-partial`.
+ * is of fixed, short length (about 40 bytes, whatever `dest` is called; a shard's mark adds a few),
+ * so it always fits where `dest` itself fits: `.v.<pid>-<16 hex>.vredact-partial`.
  */
 export function temporaryNameFor(dest: string): string {
-  return join(dirname(dest), `.v.${process.pid}-${randomHex(16)}${PARTIAL_SUFFIX}`);
+  return join(dirname(dest), `.v${shardTag}.${process.pid}-${randomHex(16)}${PARTIAL_SUFFIX}`);
 }
 
 // The callback API, promisified: a FileHandle costs several times as much per file, which an

@@ -9,6 +9,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { fullCollection } from '../full-gc.js';
 import { DEFAULT_OUT_DIR } from '../settings/settings.js';
+import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
 import { checkOutputFolderWritable } from '../fs/writable.js';
 import { printJsonLine } from '../output/table.js';
 import { voiceFormFields } from '../settings/voice.js';
@@ -91,6 +92,7 @@ export async function runBatch(
   await checkOutputFolderWritable(outDir);
   await ensureStateDir(join(outDir, STATE_DIR));
   const lock = await acquireLock(outDir, ctx.log, ctx.clock.now, { name: lockNameFor(options.shard) });
+  markTemporaryNamesAsShard(options.shard);
   let writer: JournalWriter | undefined;
   let reporter: Reporter | undefined;
   try {
@@ -108,7 +110,7 @@ export async function runBatch(
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
     if (journal.oversized > 0) ctx.log.warn(`ignored ${journal.oversized} oversized line(s) of the journal`);
     writer = await JournalWriter.open(own, ctx.clock);
-    await sweepOutputs(ctx, outDir, plan.entries, options.shard !== undefined);
+    await sweepOutputs(ctx, outDir, plan.entries, options.shard);
 
     const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
     let expectedPending = 0;

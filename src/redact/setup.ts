@@ -8,7 +8,7 @@ import type { Engine, Interrupt, RedactClient } from './engine.js';
 import { isStopping } from './engine.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { JournalState } from './journal-read.js';
-import type { RedactOptions } from './options.js';
+import type { RedactOptions, Shard } from './options.js';
 import type { PlanEntry } from './plan.js';
 import type { Halt, Recorder } from './record.js';
 import { type FoundJob, reconcile } from './reconcile.js';
@@ -96,19 +96,18 @@ export async function lookUpInterrupted(
 }
 
 /**
- * Removes the temporary files of dead runs beside the outputs. Not with --shard: shards of one folder
- * may run on other hosts, whose live writers a pid cannot tell from dead ones; a run without --shard
- * (or a later one when no shard runs) sweeps them.
+ * Removes the temporary files of dead runs beside the outputs. A shard removes only its own (marked
+ * with the shard, see markTemporaryNamesAsShard): another shard's may belong to a live run on
+ * another host, whose writers a pid cannot tell from dead ones.
  */
 export async function sweepOutputs(
   ctx: Context,
   outDir: string,
   entries: readonly PlanEntry[],
-  sharded: boolean,
+  shard: Shard | undefined,
 ): Promise<void> {
-  if (sharded) return;
   const dirs = new Set<string>([outDir]);
   for (const entry of entries) if (entry.output) dirs.add(entry.outputDir ?? dirname(entry.output));
-  const swept = await sweepPartials(dirs, outDir);
+  const swept = await sweepPartials(dirs, outDir, shard);
   if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
 }

@@ -107,6 +107,33 @@ describe('vredact redact: exact recovery and shared folders', () => {
     }
   });
 
+  it("each shard sweeps its own leftover temporary files, whatever host wrote them, and no other's", async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      for (let i = 0; i < 4; i++) await writeFile(join(t.dir, 'in', `f${i}.wav`), makeWav(0.5));
+      await mkdir(join(t.dir, 'out'));
+      // Shard 1's carries a live pid, as a dead run's on another host may; shard 2's a dead one.
+      const leftover = (shard: number, pid: number) =>
+        `.v-${shard}-of-2.${pid}-0123456789abcdef.vredact-partial`;
+      const ofShard1 = leftover(1, process.pid);
+      const ofShard2 = leftover(2, 2 ** 30);
+      for (const name of [ofShard1, ofShard2]) await writeFile(join(t.dir, 'out', name), 'half a result');
+      const hidden = async () =>
+        (await readdir(join(t.dir, 'out'))).filter((name) => name.endsWith('.vredact-partial'));
+
+      const first = await t.redact(['in', '-o', 'out', '--shard', '1/2']);
+      expect(first.exitCode).toBe(0);
+      expect(String(first.stderr)).toMatch(/removed 1 partial file/);
+      expect(await hidden()).toEqual([ofShard2]);
+      expect((await t.redact(['in', '-o', 'out', '--shard', '2/2'])).exitCode).toBe(0);
+      expect(await hidden()).toEqual([]);
+      expect((await listFiles(join(t.dir, 'out'))).filter((file) => file.endsWith('.wav'))).toHaveLength(4);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it('a compacted journal still skips what is done', async () => {
     const t = await setup();
     try {

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
+  markTemporaryNamesAsShard,
   NAME_MAX_BYTES,
   temporaryNameFor,
   writeFileAtomically,
@@ -36,6 +37,18 @@ describe('writeFileAtomically', () => {
     const temp = basename(temporaryNameFor(long));
     expect(Buffer.byteLength(temp)).toBeLessThan(64);
     expect(Buffer.byteLength(basename(long))).toBeLessThanOrEqual(NAME_MAX_BYTES);
+  });
+
+  it("marks a shard's temporary names with the shard, still short", () => {
+    markTemporaryNamesAsShard({ index: 99_999, count: 99_999 });
+    try {
+      const temp = basename(temporaryNameFor(join(dir.path, 'a.wav')));
+      expect(temp).toMatch(/^\.v-99999-of-99999\.\d+-[0-9a-f]{16}\.vredact-partial$/);
+      expect(Buffer.byteLength(temp)).toBeLessThan(64);
+    } finally {
+      markTemporaryNamesAsShard(undefined);
+    }
+    expect(basename(temporaryNameFor(join(dir.path, 'a.wav')))).toMatch(/^\.v\.\d+-/);
   });
 
   it('saves an output whose own name is near the limit', async () => {

@@ -8,6 +8,8 @@ import { tempDirPerTest } from '../helpers/cli.js';
 const dir = tempDirPerTest('vredact-sweep-');
 
 const partial = (stem: string, pid: number) => `.${stem}.${pid}-deadbeef.vredact-partial`;
+const shardPartial = (index: number, count: number, pid: number) =>
+  `.v-${index}-of-${count}.${pid}-deadbeef.vredact-partial`;
 
 describe('sweepPartials', () => {
   it('sweeps temporary files of dead processes only', async () => {
@@ -69,5 +71,28 @@ describe('sweepPartials', () => {
     await writeFile(join(real, 'inside', partial('b.wav', 2 ** 30)), 'x');
     expect(await sweepPartials([linkedOut, join(linkedOut, 'alias')], linkedOut)).toBe(2);
     expect(await readdir(join(real, 'inside'))).toEqual([]);
+  });
+
+  it("a shard removes its own marked files whoever's pid they carry, and nothing else", async () => {
+    const own = [shardPartial(2, 3, process.ppid), shardPartial(2, 3, 2 ** 30)];
+    const ownFresh = shardPartial(2, 3, process.pid);
+    const kept = [
+      ownFresh,
+      shardPartial(1, 3, 2 ** 30),
+      shardPartial(2, 4, 2 ** 30),
+      partial('v', 2 ** 30),
+      'a.wav',
+    ];
+    for (const name of [...own, ...kept]) await writeFile(join(dir.path, name), 'x');
+    expect(await sweepPartials([dir.path], dir.path, { index: 2, count: 3 })).toBe(2);
+    expect((await readdir(dir.path)).sort()).toEqual([...kept].sort());
+  });
+
+  it('a run without a shard judges marked files by their pid, as any other', async () => {
+    const dead = shardPartial(1, 2, 2 ** 30);
+    const live = shardPartial(1, 2, process.ppid);
+    for (const name of [dead, live]) await writeFile(join(dir.path, name), 'x');
+    expect(await sweepPartials([dir.path], dir.path)).toBe(1);
+    expect(await readdir(dir.path)).toEqual([live]);
   });
 });
