@@ -1,5 +1,5 @@
 /** Ctrl-C during `vredact download`: the transfer is aborted, its temporary file removed, exit 130. */
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -29,9 +29,21 @@ describe('download, interrupted', () => {
           VREDACT_TOKEN: 'vr_test_interrupt',
         }),
       });
-      await until(async () =>
-        (await readdir(out).catch(() => [] as string[])).some((name) => name.endsWith('.vredact-partial')),
-      );
+      // The download's own partial file, with bytes in it (the folder's write check makes an empty one).
+      await until(async () => {
+        const names = await readdir(out).catch(() => [] as string[]);
+        const sizes = await Promise.all(
+          names
+            .filter((name) => name.endsWith('.vredact-partial'))
+            .map((name) =>
+              stat(join(out, name)).then(
+                (info) => info.size,
+                () => 0,
+              ),
+            ),
+        );
+        return sizes.some((size) => size > 0);
+      });
       child.kill('SIGINT');
       const result = await child;
       expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${String(result.stderr)}`).toBe(130);

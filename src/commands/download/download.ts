@@ -23,13 +23,15 @@ export async function runDownload(
   for (const name of requested) requireUserFileName(name);
   const outDir = resolve(ctx.cwd, options.outDir ?? '.');
   const client = await ctx.client(); // checks the settings; sends nothing yet
-  // Before any request: a folder that cannot take the files is a usage error (exit 2), nothing sent.
-  await checkOutputFolderWritable(outDir);
-  const swept = await sweepPartials([outDir], outDir);
-  if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
-
+  // Taken over before the first file is written (the probe below), so Ctrl-C at any point after
+  // this ends cleanly: exit 130, nothing left behind.
   const interrupt = abortOnInterrupt(ctx.log);
   try {
+    // Before any request: a folder that cannot take the files is a usage error (exit 2), nothing sent.
+    await checkOutputFolderWritable(outDir);
+    const swept = await sweepPartials([outDir], outDir);
+    if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
+    interrupt.signal.throwIfAborted();
     const names =
       requested.length > 0
         ? requested
