@@ -47,7 +47,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     process.stdout.write(m.versionLine() + '\n');
   });
 } else {
-  import('../dist/cli.js').then(function (m) {
+  import('../dist/cli.bundle.js').then(function (m) {
     return m.main(process.argv);
   });
 }

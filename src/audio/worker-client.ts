@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { AUDIO_WORKER_URL, RUNNING_FROM_SOURCE } from '../dist-files.js';
 import { AudioDecodeError } from './errors.js';
 import { redactFile } from './redact.js';
 import type { RedactionOutcome, VoiceParams } from './types.js';
@@ -24,8 +25,12 @@ export type WorkerReply =
   { ok: true; outcome: RedactionOutcome } | { ok: false; name: string; message: string };
 
 export function workerScript(): URL | null {
-  const url = new URL('./worker.js', import.meta.url);
-  return existsSync(fileURLToPath(url)) ? url : null;
+  if (existsSync(fileURLToPath(AUDIO_WORKER_URL))) return AUDIO_WORKER_URL;
+  if (RUNNING_FROM_SOURCE) return null;
+  // Built code without its worker is a broken build: running on the caller's thread would hide it.
+  throw new Error(
+    `the audio worker ${fileURLToPath(AUDIO_WORKER_URL)} is missing: build again with npm run build`,
+  );
 }
 
 /** Rebuilds the worker's error on this side, keeping AudioDecodeError's class for `instanceof` checks. */

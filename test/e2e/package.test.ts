@@ -24,7 +24,14 @@ test(
     if (!info) throw new Error('npm pack printed no package');
     const files = info.files.map((file) => file.path);
     expect(files).toEqual(
-      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/vredact.js', 'dist/cli.js']),
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'bin/vredact.js',
+        'dist/cli.js',
+        'dist/cli.bundle.js',
+      ]),
     );
     expect(files.filter((path) => path.endsWith('.map'))).toEqual([]);
     expect(files.filter((path) => !/^(bin|dist)\/|^(LICENSE|README\.md|package\.json)$/.test(path))).toEqual(

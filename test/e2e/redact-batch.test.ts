@@ -1,6 +1,6 @@
 /**
  * `vredact redact` end to end: the built binary against the sandbox. Each test has its own folder and
- * sandbox. Build first: `npx tsc -p tsconfig.build.json`.
+ * sandbox. Build first: `npm run build`.
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

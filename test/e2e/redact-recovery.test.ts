@@ -1,6 +1,6 @@
 /**
  * Crashes, interrupts, re-runs, jobs left waiting: the built binary against the sandbox.
- * Build first: `npx tsc -p tsconfig.build.json`.
+ * Build first: `npm run build`.
  */
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

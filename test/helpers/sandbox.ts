@@ -5,7 +5,7 @@
  *   try { ... runCli([...], { env: isolatedEnv(dir, { VREDACT_BASE_URL: sandbox.baseUrl, VREDACT_TOKEN: sandbox.token }) }) }
  *   finally { await sandbox.stop(); }
  *
- * The binary runs `dist/`: build first (`npx tsc -p tsconfig.build.json`).
+ * The binary runs `dist/`: build first (`npm run build`).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -62,8 +62,8 @@ export async function startSandboxProcess(
   extraArgs: string[] = [],
   options: StartOptions = {},
 ): Promise<SandboxProcess> {
-  if (!existsSync(join(REPO_ROOT, 'dist', 'cli.js'))) {
-    throw new Error('dist/cli.js is missing: build first with `npx tsc -p tsconfig.build.json`');
+  if (!existsSync(join(REPO_ROOT, 'dist', 'cli.bundle.js'))) {
+    throw new Error('dist/cli.bundle.js is missing: build first with `npm run build`');
   }
   const timeoutMs = options.timeoutMs ?? 20_000;
   const token = `vr_test_${randomBytes(12).toString('hex')}`;
