@@ -31,6 +31,7 @@ import { writeWavFiles } from './bench/wav-files.js';
 
 const BIN = fileURLToPath(new URL('../bin/vredact.js', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./bench/undici-floor.js', import.meta.url));
+const DISK_FLOOR = fileURLToPath(new URL('./bench/disk-floor.js', import.meta.url));
 const TOKEN = 'vr_bench_token';
 
 /** What the redact engine must meet; printed beside the figures. */
@@ -113,6 +114,21 @@ async function floorBatch(inDir, names, concurrency) {
   return result;
 }
 
+/** The same files' disk work alone (scripts/bench/disk-floor.js): what vredact's promises cost the disk. */
+async function diskFloorBatch(inDir, names, outDir, concurrency) {
+  const result = await measure(process.execPath, [DISK_FLOOR, outDir, String(concurrency), ...names], {
+    cwd: inDir,
+    env: clientEnv(),
+    scratch,
+  });
+  await rm(outDir, { recursive: true, force: true });
+  if (result.code !== 0) {
+    failures++;
+    console.log(`  ! disk floor: exit ${result.code}: ${result.stderr.trim().split('\n')[0] ?? ''}`);
+  }
+  return result;
+}
+
 async function curlBatch(inDir, names, outDir, concurrency) {
   const folders = new Set(names.map((name) => name.split('/')[0]));
   for (const folder of folders) await mkdir(join(outDir, folder), { recursive: true });
@@ -135,6 +151,8 @@ async function curlBatch(inDir, names, outDir, concurrency) {
 const s = (value) => (value === undefined ? '–' : `${value.toFixed(2)} s`);
 const mb = (value) => (value === undefined ? '–' : `${Math.round(value)} MB`);
 const verdict = (ok) => (ok === undefined ? 'not measured' : ok ? 'meets' : 'MISSES');
+const perFile = (cpuS, files) =>
+  cpuS === undefined ? '–' : `${((cpuS * 1000) / files).toFixed(2)} ms per file`;
 const cpuOf = (run) => (run.userS === undefined ? undefined : run.userS + run.sysS);
 
 async function speed() {
@@ -150,8 +168,10 @@ async function speed() {
     const ours = [];
     const theirs = [];
     const floor = [];
+    const diskFloor = [];
     for (let run = 0; run < runs; run++) {
       floor.push(await floorBatch(inDir, names, c));
+      diskFloor.push(await diskFloorBatch(inDir, names, join(scratch, 'disk-floor-out'), c));
       const outDir = join(scratch, 'speed-out');
       const curlOut = join(scratch, 'curl-out');
       ours.push(await redact(`-c ${c} run ${run + 1}`, inDir, outDir, c, { uploads: files }));
@@ -163,7 +183,13 @@ async function speed() {
     const floorCpu = median(floor.map(cpuOf));
     console.log(
       `  -c ${String(c).padEnd(3)} the floor, a bare undici loop over the same uploads: ${s(floorWall)} = ` +
-        `${(floorWall / ideal).toFixed(2)}× the ideal, CPU ${floorCpu === undefined ? '–' : `${((floorCpu * 1000) / files).toFixed(2)} ms per file`}`,
+        `${(floorWall / ideal).toFixed(2)}× the ideal, CPU ${perFile(floorCpu, files)}`,
+    );
+    const diskCpu = median(diskFloor.map(cpuOf));
+    console.log(
+      `  -c ${String(c).padEnd(3)} the disk floor, the same files' checks, journal lines and outputs with ` +
+        `their fsyncs alone: CPU ${perFile(diskCpu, files)}; the two floors together ` +
+        `${perFile(floorCpu === undefined || diskCpu === undefined ? undefined : floorCpu + diskCpu, files)}`,
     );
     const wall = median(ours.map((r) => r.wallS));
     const curlWall = median(theirs.map((r) => r.wallS));
