@@ -3,15 +3,15 @@
  * input. A torn last line (a crash mid-write) and a damaged or oversized line are skipped and counted:
  * no line is ever held whole beyond MAX_LINE_BYTES, so a 700 MB line costs a warning, not the run.
  */
-import { type FileHandle, open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { forEachLine, MAX_LINE_BYTES } from './journal-lines.js';
 import { JOURNAL_FILE, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
 import { RecordTable, type RecordsByInput } from './record-table.js';
 
+export { forEachLine, MAX_LINE_BYTES } from './journal-lines.js';
 export { SettledRecord } from './record-table.js';
 
-/** A journal line is a few hundred bytes; anything past this is damage. */
-export const MAX_LINE_BYTES = 1024 * 1024;
 /** Upload names kept per interrupted input: a streak longer than this is a loop, not history. */
 const MAX_STREAK = 20;
 
@@ -96,10 +96,13 @@ export class WholeRecords extends Map<string, JournalRecord> implements RecordSt
   }
 }
 
-/** `whole`: every field of every record kept (compaction); otherwise what a run's decisions need. */
-export function emptyJournalState(whole = false): JournalState {
+/**
+ * A state to read journals into. The store decides what is kept of each record: a RecordTable what a
+ * run's decisions need, WholeRecords every field (compaction), status its own (src/status/).
+ */
+export function emptyJournalState(latest: RecordStore = new RecordTable()): JournalState {
   return {
-    latest: whole ? new WholeRecords() : new RecordTable(),
+    latest,
     interrupted: new Map(),
     jobIds: new Set(),
     lines: 0,
@@ -176,70 +179,6 @@ export function applyRecord(state: JournalState, record: JournalRecord, source =
   state.latest.put(record, source);
 }
 
-/** Bytes read from a journal at a time, into one buffer kept for the whole file. */
-const READ_BYTES = 256 * 1024;
-
-/**
- * Calls `onLine` with each line of a file (as bytes, valid only during the call: they may lie in a
- * buffer that is read into again), skipping lines over `maxBytes` without holding them. One buffer
- * serves the whole file: a stream allocates one per chunk, and a 70 MB journal's worth of freed
- * chunks stayed in the process's memory (about 40 MB more peak RSS at 100,000 inputs).
- */
-export async function forEachLine(
-  path: string,
-  onLine: (line: Buffer) => void,
-  onOversized: () => void,
-  maxBytes = MAX_LINE_BYTES,
-): Promise<boolean> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-  const buffer = Buffer.allocUnsafeSlow(READ_BYTES);
-  let parts: Buffer[] = [];
-  let length = 0;
-  let skipping = false;
-  try {
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      const chunk = buffer.subarray(0, bytesRead);
-      let start = 0;
-      for (;;) {
-        const end = chunk.indexOf(0x0a, start);
-        const piece = chunk.subarray(start, end < 0 ? chunk.length : end);
-        if (!skipping) {
-          if (length + piece.length > maxBytes) {
-            skipping = true;
-            parts = [];
-            length = 0;
-          } else if (piece.length > 0) {
-            parts.push(piece);
-            length += piece.length;
-          }
-        }
-        if (end < 0) break;
-        if (skipping) onOversized();
-        else if (length > 0) onLine(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length));
-        parts = [];
-        length = 0;
-        skipping = false;
-        start = end + 1;
-      }
-      // A piece left over lies in the buffer, which the next read overwrites: it is copied.
-      if (parts.length > 0) parts = [Buffer.concat(parts, length)];
-    }
-  } finally {
-    await handle.close();
-  }
-  if (skipping) onOversized();
-  else if (length > 0) onLine(Buffer.concat(parts, length));
-  return true;
-}
-
 /**
  * What a run keeps of an `uploading` or `submitted` record: all but the output's SHA-256, its size
  * and the voice (for `status` and compaction). A done, failed or rejected record goes to the table
@@ -251,18 +190,25 @@ function slim(record: JournalRecord, latest: RecordStore): JournalRecord {
   return { ...kept, options: latest.intern(record.options) };
 }
 
+export interface ReadOptions {
+  /** Every field of every record kept (compaction rewrites them): no record is slimmed first. */
+  full?: boolean;
+  maxLineBytes?: number;
+}
+
 /**
- * Reads journal files into one state, in the order given. A missing file is an empty one. `full`
- * keeps every field (compaction rewrites them); a run keeps what its decisions need.
+ * Reads journal files into one state, in the order given; `state.files` lists those read (a missing
+ * file, or one that is not a regular file, is passed over). This is the one reader of journals:
+ * runs, compaction and `vredact status` apply the same rules to the same lines.
  */
 export async function readJournalFiles(
   paths: readonly string[],
   state = emptyJournalState(),
-  full = state.latest instanceof WholeRecords,
+  { full = state.latest instanceof WholeRecords, maxLineBytes = MAX_LINE_BYTES }: ReadOptions = {},
 ): Promise<JournalState> {
   for (const [source, path] of paths.entries()) {
     const counts: JournalFileCounts = { path, lines: 0, inputs: 0 };
-    await forEachLine(
+    const read = await forEachLine(
       path,
       (line) => {
         state.lines++;
@@ -286,8 +232,9 @@ export async function readJournalFiles(
         counts.lines++;
         state.oversized++;
       },
+      maxLineBytes,
     );
-    state.files.push(counts);
+    if (read) state.files.push(counts);
   }
   return state;
 }
@@ -312,5 +259,5 @@ export async function readJournals(outDir: string): Promise<JournalState> {
 
 /** Reads one journal file whole, every field kept (compaction, tests). */
 export async function readJournal(path: string): Promise<JournalState> {
-  return readJournalFiles([path], emptyJournalState(true), true);
+  return readJournalFiles([path], emptyJournalState(new WholeRecords()), { full: true });
 }

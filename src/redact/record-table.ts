@@ -122,6 +122,11 @@ export class RecordTable implements RecordsByInput {
     return this.#fingerprints[this.#fingerprintOf(options)] as string;
   }
 
+  /** The row of an input's record: a store that keeps more columns beside the table's indexes them by it. */
+  protected rowOf(input: string): number | undefined {
+    return this.#rows.get(input);
+  }
+
   firstNamedIn(input: string, source: number): boolean {
     const row = this.#rows.get(input);
     if (row === undefined || this.#namedIn[row] === source + 1) return false;

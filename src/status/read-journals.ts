@@ -1,21 +1,28 @@
 /**
  * Reads every journal of an output folder (`journal.jsonl`, and `journal.<i>-of-<n>.jsonl` of
- * shards) into the last record of each input. Across files the record with the latest `at` wins;
- * within one file a later line wins (it was appended later, whatever the clock said).
+ * shards) into the last record of each input, with the run's own reader and rules: within one file a
+ * later line wins (it was appended later, whatever the clock said), across files the later `at`, and
+ * a `withdrawn` line takes back the upload it names.
  */
-import { constants } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asLocalFsError, errnoCode } from '../fs/errors.js';
+import { emptyJournalState, MAX_LINE_BYTES, readJournalFiles } from '../redact/journal-read.js';
 import { JOURNAL_FILE, STATE_DIR } from '../redact/journal.js';
-import { type LineScan, MAX_LINE_BYTES, readLines } from './journal-lines.js';
-import { parseRecord, type StatusRecord } from './records.js';
+import { StatusTable, statusRecordOf, type StatusRecord } from './records.js';
+
+/** The last record of each input, by its real path, as status shows it (built when asked for). */
+export interface LatestRecords {
+  readonly size: number;
+  get(input: string): StatusRecord | undefined;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<StatusRecord>;
+}
 
 export interface JournalsRead {
   /** The journal files read, by name, in the order they were read. */
   files: string[];
-  /** The last record of each input, by its real path. */
-  latest: Map<string, StatusRecord>;
+  latest: LatestRecords;
   lines: number;
   /** Lines that are not records (damage, a torn last line) or over the size bound: skipped. */
   unreadable: number;
@@ -34,18 +41,31 @@ export async function listJournals(outDir: string): Promise<string[] | undefined
   return names.filter((name) => JOURNAL_FILE.test(name)).sort();
 }
 
-/** Which record of one input to keep, the one held or the next one read. */
-function wins(next: StatusRecord, held: StatusRecord): boolean {
-  if (next.file === held.file) return true;
-  // An unreadable time loses to any readable one; between two, the later wins, a tie keeps the first.
-  if (Number.isNaN(next.atMs)) return false;
-  return Number.isNaN(held.atMs) || next.atMs > held.atMs;
-}
-
 export interface ReadOptions {
   /** Keep the hashes and the voice of each record (for the manifest). */
   details: boolean;
   maxLineBytes?: number;
+}
+
+function latestView(store: StatusTable): LatestRecords {
+  const { details } = store;
+  return {
+    get size() {
+      return store.size;
+    },
+    get(input) {
+      const record = store.get(input);
+      return record && statusRecordOf(record, details);
+    },
+    keys: () => store.keys(),
+    *values() {
+      // By key and get: the table's own values() leave out the columns status keeps beside it.
+      for (const input of store.keys()) {
+        const record = store.get(input);
+        if (record !== undefined) yield statusRecordOf(record, details);
+      }
+    },
+  };
 }
 
 /** Reads the named journals of `outDir` once each, line by line, each line bounded. */
@@ -55,42 +75,21 @@ export async function readJournals(
   options: ReadOptions = { details: true },
 ): Promise<JournalsRead> {
   const stateDir = join(outDir, STATE_DIR);
-  const latest = new Map<string, StatusRecord>();
-  const read: JournalsRead = { files: [], latest, lines: 0, unreadable: 0 };
-  for (const [index, name] of names.entries()) {
-    const path = join(stateDir, name);
-    let handle;
-    try {
-      // Non-blocking, so that a FIFO under a journal's name cannot hang the open; regular files ignore it.
-      handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    } catch (error) {
-      // Renamed away between the listing and now (a compaction): its records are in the new file.
-      if (errnoCode(error) === 'ENOENT') continue;
-      throw asLocalFsError(error, path, 'reading');
-    }
-    const scan: LineScan = { oversized: 0 };
-    try {
-      // Only a regular file is a journal.
-      if (!(await handle.stat()).isFile()) continue;
-      for await (const line of readLines(handle, scan, options.maxLineBytes ?? MAX_LINE_BYTES)) {
-        read.lines++;
-        const record = parseRecord(line, { file: index, details: options.details });
-        if (!record) {
-          read.unreadable++;
-          continue;
-        }
-        const held = latest.get(record.input);
-        if (held && !wins(record, held)) continue;
-        latest.set(record.input, record);
-      }
-    } catch (error) {
-      throw asLocalFsError(error, path, 'reading');
-    } finally {
-      await handle.close();
-    }
-    read.lines += scan.oversized;
-    read.unreadable += scan.oversized;
-    read.files.push(name);
+  const store = new StatusTable(options.details);
+  const paths = names.map((name) => join(stateDir, name));
+  let state;
+  try {
+    state = await readJournalFiles(paths, emptyJournalState(store), {
+      maxLineBytes: options.maxLineBytes ?? MAX_LINE_BYTES,
+    });
+  } catch (error) {
+    throw asLocalFsError(error, (error as NodeJS.ErrnoException).path ?? stateDir, 'reading');
   }
-  return read;
+  const read = new Set(state.files.map((file) => file.path));
+  return {
+    files: names.filter((_, index) => read.has(paths[index] as string)),
+    latest: latestView(store),
+    lines: state.lines,
+    unreadable: state.unreadable + state.oversized,
+  };
 }

@@ -1,13 +1,16 @@
 /**
- * What status keeps of a journal line: only the fields it shows, so that holding one record per
- * input stays small. The hashes and the voice (half of a done line) are kept only for the manifest.
+ * What status keeps of a journal record: only the fields it shows and those the journal's rules
+ * compare, so that holding one record per input stays small. The hashes and the voice (half of a
+ * done line) are kept only for the manifest. The lines are read, and the rules applied, by the
+ * run's own reader (src/redact/journal-read.ts): status reports what the next run will act on.
  */
+import { RecordTable } from '../redact/record-table.js';
+import type { JournalRecord } from '../redact/journal.js';
 
-export type JournalEvent = 'uploading' | 'submitted' | 'done' | 'failed' | 'rejected';
+/** The events an input's last record can have (a `withdrawn` line only takes an `uploading` one back). */
+export type JournalEvent = Exclude<JournalRecord['event'], 'withdrawn'>;
 /** What status reports: `pending` is an upload under way or a job submitted but not yet collected. */
 export type FileState = 'done' | 'pending' | 'failed' | 'rejected';
-
-const EVENTS: ReadonlySet<string> = new Set(['uploading', 'submitted', 'done', 'failed', 'rejected']);
 
 /** The target-voice fields the journal records on a done line, in the order the manifest lists them. */
 export const VOICE_FIELDS = ['age', 'gender', 'language', 'model_id', 'emotion', 'avatar'] as const;
@@ -16,9 +19,8 @@ export type Voice = Partial<Record<VoiceField, string>>;
 
 export interface StatusRecord {
   event: JournalEvent;
-  /** When the line was written, as journaled (ISO 8601), and in ms since the epoch (NaN when unreadable). */
+  /** When the line was written, as journaled (ISO 8601). */
   at: string;
-  atMs: number;
   /** Absolute real path of the input. */
   input: string;
   /** The output, relative to the output folder, `/`-separated; empty when the journal has none. */
@@ -28,15 +30,6 @@ export interface StatusRecord {
   inputSha256?: string;
   outputSha256?: string;
   voice?: Voice;
-  /** Which journal file it came from (its index in the list read). */
-  file: number;
-}
-
-export interface ParseOptions {
-  /** The journal file's index in the list read. */
-  file: number;
-  /** Keep the hashes and the voice (the manifest's columns); a summary does without them. */
-  details: boolean;
 }
 
 export function stateOf(event: JournalEvent): FileState {
@@ -62,46 +55,95 @@ function voiceOf(value: unknown): Voice | undefined {
   return any ? voice : undefined;
 }
 
-/**
- * One journal line as a record, or undefined when it is not one (not JSON, no input, an unknown
- * event). Fields that older journals lack (hashes, voice) are simply absent.
- */
-export function parseRecord(
-  line: string,
-  options: ParseOptions = { file: 0, details: true },
-): StatusRecord | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const raw = value as Record<string, unknown>;
-  const input = text(raw.input);
-  const event = raw.event;
-  if (input === undefined || typeof event !== 'string' || !EVENTS.has(event)) return undefined;
-  const at = typeof raw.at === 'string' ? raw.at : '';
-  const record: StatusRecord = {
-    event: event as JournalEvent,
-    at,
-    atMs: Date.parse(at),
-    input,
-    output: text(raw.output) ?? '',
-    file: options.file,
+/** What status shows of a journal record; fields of odd types are left out. */
+export function statusRecordOf(record: JournalRecord, details: boolean): StatusRecord {
+  const status: StatusRecord = {
+    // Never the last record of an input (the reader applies it by taking an `uploading` one back).
+    event: record.event === 'withdrawn' ? 'uploading' : record.event,
+    at: record.at,
+    input: record.input,
+    output: text(record.output) ?? '',
   };
-  const jobId = text(raw.jobId);
-  if (jobId !== undefined) record.jobId = jobId;
-  const reason = text(raw.reason);
-  if (reason !== undefined) record.reason = reason;
-  if (!options.details) return record;
-  const inputSha256 = text(raw.inputSha256);
-  if (inputSha256 !== undefined) record.inputSha256 = inputSha256;
-  if (event === 'done') {
-    const outputSha256 = text(raw.outputSha256);
-    if (outputSha256 !== undefined) record.outputSha256 = outputSha256;
-    const voice = voiceOf(raw.voice);
-    if (voice !== undefined) record.voice = voice;
+  const jobId = text(record.jobId);
+  if (jobId !== undefined) status.jobId = jobId;
+  const reason = text(record.reason);
+  if (reason !== undefined) status.reason = reason;
+  if (!details) return status;
+  const inputSha256 = text(record.inputSha256);
+  if (inputSha256 !== undefined) status.inputSha256 = inputSha256;
+  if (record.event === 'done') {
+    const outputSha256 = text(record.outputSha256);
+    if (outputSha256 !== undefined) status.outputSha256 = outputSha256;
+    const voice = voiceOf(record.voice);
+    if (voice !== undefined) status.voice = voice;
   }
-  return record;
+  return status;
+}
+
+/**
+ * The last record of each input as status holds it: the run's RecordTable (what the journal's rules
+ * compare, as typed columns) with the columns status shows beside it, by the same rows: the output
+ * and, with `details` (the manifest), the hashes and the voice. A voice is held once per distinct
+ * voice. Everything else a line carries is dropped as it is read.
+ */
+export class StatusTable extends RecordTable {
+  readonly #output: (string | undefined)[] = [];
+  readonly #inputSha256: (string | undefined)[] = [];
+  readonly #outputSha256: (string | undefined)[] = [];
+  readonly #voice: (Voice | undefined)[] = [];
+  readonly #voices = new Map<string, Voice>();
+
+  constructor(readonly details: boolean) {
+    super();
+  }
+
+  override put(record: JournalRecord, source: number): void {
+    super.put(record, source);
+    const row = this.rowOf(record.input) as number;
+    this.#output[row] = text(record.output);
+    if (!this.details) return;
+    this.#inputSha256[row] = text(record.inputSha256);
+    const done = record.event === 'done';
+    this.#outputSha256[row] = done ? text(record.outputSha256) : undefined;
+    this.#voice[row] = done ? this.#internVoice(voiceOf(record.voice)) : undefined;
+  }
+
+  /** The record with the columns status keeps: what a withdrawn upload gives back whole. */
+  override get(input: string): JournalRecord | undefined {
+    const record = super.get(input);
+    const row = this.rowOf(input);
+    if (record === undefined || row === undefined) return record;
+    const output = this.#output[row];
+    const whole: JournalRecord = {
+      v: 1,
+      event: record.event,
+      at: record.at,
+      input: record.input,
+      size: record.size,
+      mtimeMs: record.mtimeMs,
+      options: record.options,
+    };
+    if (output !== undefined) whole.output = output;
+    for (const [key, value] of [
+      ['uploadName', record.uploadName],
+      ['jobId', record.jobId],
+      ['reason', record.reason],
+      ['inputSha256', this.#inputSha256[row]],
+      ['outputSha256', this.#outputSha256[row]],
+    ] as const) {
+      if (value !== undefined) whole[key] = value;
+    }
+    const voice = this.#voice[row];
+    if (voice !== undefined) whole.voice = voice;
+    return whole;
+  }
+
+  #internVoice(voice: Voice | undefined): Voice | undefined {
+    if (voice === undefined) return undefined;
+    const key = JSON.stringify(voice);
+    const held = this.#voices.get(key);
+    if (held !== undefined) return held;
+    this.#voices.set(key, voice);
+    return voice;
+  }
 }

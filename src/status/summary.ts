@@ -21,15 +21,6 @@ export interface FileStatus {
 /** The order files are listed in: problems first, then what is under way, then what is done. */
 const STATE_ORDER: Record<FileState, number> = { failed: 0, rejected: 1, pending: 2, done: 3 };
 
-export function countStates(latest: Iterable<StatusRecord>): StatusCounts {
-  const counts: StatusCounts = { done: 0, pending: 0, failed: 0, rejected: 0, total: 0 };
-  for (const record of latest) {
-    counts[stateOf(record.event)]++;
-    counts.total++;
-  }
-  return counts;
-}
-
 /** The output of a record as an absolute path; the journal keeps it relative to the output folder. */
 export function outputPath(outDir: string, output: string): string {
   if (output === '') return '';
@@ -53,16 +44,26 @@ function byInput(a: StatusRecord, b: StatusRecord): number {
   return a.input < b.input ? -1 : a.input > b.input ? 1 : 0;
 }
 
-/**
- * The files to list: failed, rejected and pending ones (and, with `all`, the done ones too), by state
- * and then by input path, so two runs of status over the same journals print the same lines.
- */
-export function filesToList(latest: Iterable<StatusRecord>, all: boolean): StatusRecord[] {
+export interface Summary {
+  counts: StatusCounts;
+  /**
+   * The files to list: failed, rejected and pending ones (and, with `all`, the done ones too), by state
+   * and then by input path, so two runs of status over the same journals print the same lines.
+   */
+  listed: StatusRecord[];
+}
+
+/** Counts and the files to list, in one pass over the records (each is built when read). */
+export function summarize(latest: Iterable<StatusRecord>, all: boolean): Summary {
+  const counts: StatusCounts = { done: 0, pending: 0, failed: 0, rejected: 0, total: 0 };
   const listed: StatusRecord[] = [];
-  for (const record of latest) if (all || record.event !== 'done') listed.push(record);
-  return listed.sort(
-    (a, b) => STATE_ORDER[stateOf(a.event)] - STATE_ORDER[stateOf(b.event)] || byInput(a, b),
-  );
+  for (const record of latest) {
+    counts[stateOf(record.event)]++;
+    counts.total++;
+    if (all || record.event !== 'done') listed.push(record);
+  }
+  listed.sort((a, b) => STATE_ORDER[stateOf(a.event)] - STATE_ORDER[stateOf(b.event)] || byInput(a, b));
+  return { counts, listed };
 }
 
 /** The done records, by input path: the rows of the manifest. */

@@ -1,9 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { JournalRecord } from '../../src/redact/journal.js';
+import { type StatusRecord, statusRecordOf } from '../../src/status/records.js';
 
 /** One journal line as the engine writes it; tests give only the fields they care about. */
 export function journalLine(fields: Record<string, unknown>): string {
   return JSON.stringify({ v: 1, size: 100, mtimeMs: 1, options: 'abcd', ...fields });
+}
+
+/** A journal line as status shows it (every field kept, as for the manifest). */
+export function statusRecord(fields: Record<string, unknown>): StatusRecord {
+  return statusRecordOf(JSON.parse(journalLine(fields)) as JournalRecord, true);
 }
 
 /** Writes `<outDir>/.vredact/<name>` from records (objects, or raw text for damaged lines). */

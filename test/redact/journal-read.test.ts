@@ -1,6 +1,7 @@
 /** Reading every journal of a folder: shards' journals merged, damaged and oversized lines skipped. */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { journalPath, optionsFingerprint } from '../../src/redact/journal.js';
 import { forEachLine, readJournals, SettledRecord } from '../../src/redact/journal-read.js';
@@ -38,8 +39,10 @@ describe('reading the journals', () => {
 
   it('reads back every line of a file several reads long, lines across the reads whole', async () => {
     const path = join(dir.path, 'lines.jsonl');
-    const lines = Array.from({ length: 5000 }, (_, i) => `${i}:${'x'.repeat(i % 377)}`);
-    await writeFile(path, `${lines.join('\n')}\n`);
+    // Multi-byte characters too: a line cut between two reads is joined as bytes, not as text.
+    const lines = Array.from({ length: 5000 }, (_, i) => `${i}:é${'x'.repeat(i % 377)}€`);
+    // The last line without its newline (a run still writing it) is read too.
+    await writeFile(path, lines.join('\n'));
     const read: string[] = [];
     expect(
       await forEachLine(
@@ -56,6 +59,19 @@ describe('reading the journals', () => {
         () => {},
       ),
     ).toBe(false);
+  });
+
+  it('passes over a journal name that is not a regular file (a FIFO would hang the open)', async () => {
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    await writeFile(
+      journalPath(dir.path),
+      line({ at: '2026-01-01T00:00:00.000Z', event: 'done', input: '/a.wav' }),
+    );
+    await execa('mkfifo', [journalPath(dir.path, { index: 1, count: 2 })]);
+    await mkdir(journalPath(dir.path, { index: 2, count: 2 }));
+    const state = await readJournals(dir.path);
+    expect(state.files.map((file) => file.path)).toEqual([journalPath(dir.path)]);
+    expect(state.latest.get('/a.wav')?.event).toBe('done');
   });
 
   it('merges the journals of every shard: the latest time wins per input', async () => {

@@ -1,7 +1,7 @@
 /** The table of last records a run holds: it must give back what holding every record whole gives. */
 import { describe, expect, it } from 'vitest';
 import type { JournalRecord } from '../../src/redact/journal.js';
-import { applyRecord, emptyJournalState } from '../../src/redact/journal-read.js';
+import { applyRecord, emptyJournalState, WholeRecords } from '../../src/redact/journal-read.js';
 import { RecordTable, SettledRecord } from '../../src/redact/record-table.js';
 
 const EVENTS = ['uploading', 'withdrawn', 'submitted', 'done', 'failed', 'rejected'] as const;
@@ -70,7 +70,7 @@ describe('the table of last records', () => {
   it('gives back, input by input, what holding every record whole gives', () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const table = emptyJournalState();
-      const whole = emptyJournalState(true);
+      const whole = emptyJournalState(new WholeRecords());
       for (const { record, source } of someRecords(400, seed)) {
         applyRecord(table, { ...record }, source);
         applyRecord(whole, { ...record }, source);

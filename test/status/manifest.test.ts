@@ -6,8 +6,7 @@ import {
   manifestRow,
   targetVoice,
 } from '../../src/status/manifest.js';
-import { parseRecord } from '../../src/status/records.js';
-import { journalLine } from '../helpers/journal.js';
+import { statusRecord } from '../helpers/journal.js';
 
 test('quotes a field only when RFC 4180 needs it, doubling quotes', () => {
   expect(csvField('/in/a.wav')).toBe('/in/a.wav');
@@ -31,37 +30,33 @@ test('the target voice lists the fields sent in a fixed order, separators in val
 });
 
 test('a row of a done file, its output absolute; a row of an older journal has empty hashes', () => {
-  const done = parseRecord(
-    journalLine({
-      at: '2026-11-21T02:00:01.000Z',
-      event: 'done',
-      input: '/in/a, "b".wav',
-      output: 'x/a.wav',
-      jobId: 'j1',
-      inputSha256: 'aa',
-      outputSha256: 'bb',
-      voice: { gender: 'm' },
-    }),
-  );
-  if (!done) throw new Error('not a record');
+  const done = statusRecord({
+    at: '2026-11-21T02:00:01.000Z',
+    event: 'done',
+    input: '/in/a, "b".wav',
+    output: 'x/a.wav',
+    jobId: 'j1',
+    inputSha256: 'aa',
+    outputSha256: 'bb',
+    voice: { gender: 'm' },
+  });
   const row = manifestRow('/out', done);
   expect(manifestLine(row)).toBe(
     '"/in/a, ""b"".wav",aa,/out/x/a.wav,bb,j1,gender=m,2026-11-21T02:00:01.000Z\r\n',
   );
-  const old = parseRecord(
-    journalLine({ at: '2026-11-21T02:00:01.000Z', event: 'done', input: '/in/c.wav', output: 'c.wav' }),
-  );
-  if (!old) throw new Error('not a record');
+  const old = statusRecord({
+    at: '2026-11-21T02:00:01.000Z',
+    event: 'done',
+    input: '/in/c.wav',
+    output: 'c.wav',
+  });
   expect(manifestLine(manifestRow('/out', old))).toBe(
     '/in/c.wav,,/out/c.wav,,,,2026-11-21T02:00:01.000Z\r\n',
   );
 });
 
 test('a transform applies to every field before quoting', () => {
-  const done = parseRecord(
-    journalLine({ at: 't', event: 'done', input: '/in/\u001b[2J.wav', output: 'a.wav' }),
-  );
-  if (!done) throw new Error('not a record');
+  const done = statusRecord({ at: 't', event: 'done', input: '/in/\u001b[2J.wav', output: 'a.wav' });
   expect(manifestLine(manifestRow('/o', done), (field) => field.replace('\u001b', '\\x1b'))).toMatch(
     /^\/in\/\\x1b\[2J\.wav,/,
   );

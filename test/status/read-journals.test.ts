@@ -76,13 +76,40 @@ test('damaged and oversized lines are skipped and counted; the rest is read', as
   expect(read.unreadable).toBe(2);
 });
 
-test('a name that is not a regular file (a folder, a FIFO) is passed over, never waited on', async () => {
+test('a journal name that is not a regular file (a folder, a FIFO) is passed over, never waited on', async () => {
   await writeJournal(dir.path, [{ at: '2026-11-21T02:00:00.000Z', event: 'done', input: '/in/a.wav' }]);
-  await mkdir(join(dir.path, '.vredact', 'journal.dir.jsonl'));
-  await execa('mkfifo', [join(dir.path, '.vredact', 'journal.fifo.jsonl')]);
+  await mkdir(join(dir.path, '.vredact', 'journal.1-of-2.jsonl'));
+  await execa('mkfifo', [join(dir.path, '.vredact', 'journal.2-of-2.jsonl')]);
   const read = await readAll(dir.path);
   expect(read.files).toEqual(['journal.jsonl']);
   expect(read.latest.size).toBe(1);
+});
+
+test('an upload withdrawn (a stopped run never sent it) leaves the input as it was, no line unreadable', async () => {
+  await writeJournal(dir.path, [
+    { at: '2026-11-21T02:00:00.000Z', event: 'uploading', input: '/in/a.wav', uploadName: 'a-1.wav' },
+    { at: '2026-11-21T02:00:01.000Z', event: 'done', input: '/in/a.wav', output: 'a.wav' },
+    { at: '2026-11-21T03:00:00.000Z', event: 'uploading', input: '/in/a.wav', uploadName: 'a-2.wav' },
+    { at: '2026-11-21T03:00:00.000Z', event: 'uploading', input: '/in/b.wav', uploadName: 'b-2.wav' },
+    { at: '2026-11-21T03:00:01.000Z', event: 'withdrawn', input: '/in/a.wav', uploadName: 'a-2.wav' },
+    { at: '2026-11-21T03:00:01.000Z', event: 'withdrawn', input: '/in/b.wav', uploadName: 'b-2.wav' },
+  ]);
+  const read = await readAll(dir.path);
+  expect(read.unreadable).toBe(0);
+  expect(read.latest.get('/in/a.wav')).toMatchObject({ event: 'done', at: '2026-11-21T02:00:01.000Z' });
+  // Never sent and never recorded before: status has nothing to say of it, as a run has not.
+  expect(read.latest.get('/in/b.wav')).toBeUndefined();
+  expect([...read.latest.keys()]).toEqual(['/in/a.wav']);
+});
+
+test('a line the run cannot use (an upload without its name) is counted unreadable, as the run counts it', async () => {
+  await writeJournal(dir.path, [
+    { at: '2026-11-21T02:00:00.000Z', event: 'done', input: '/in/a.wav' },
+    { at: '2026-11-21T03:00:00.000Z', event: 'uploading', input: '/in/a.wav' },
+  ]);
+  const read = await readAll(dir.path);
+  expect(read.unreadable).toBe(1);
+  expect(read.latest.get('/in/a.wav')?.event).toBe('done');
 });
 
 test('a journal renamed away between the listing and the reading is passed over', async () => {

@@ -1,12 +1,10 @@
 import { expect, test } from 'vitest';
-import { parseRecord, type StatusRecord } from '../../src/status/records.js';
-import { countStates, describe, doneRecords, fileStatus, filesToList } from '../../src/status/summary.js';
-import { journalLine } from '../helpers/journal.js';
+import type { StatusRecord } from '../../src/status/records.js';
+import { describe, doneRecords, fileStatus, summarize } from '../../src/status/summary.js';
+import { statusRecord } from '../helpers/journal.js';
 
 function record(fields: Record<string, unknown>): StatusRecord {
-  const parsed = parseRecord(journalLine({ at: '2026-11-21T02:00:00.000Z', ...fields }));
-  if (!parsed) throw new Error('not a record');
-  return parsed;
+  return statusRecord({ at: '2026-11-21T02:00:00.000Z', ...fields });
 }
 
 const latest = [
@@ -19,20 +17,20 @@ const latest = [
 ];
 
 test('counts every input once by state', () => {
-  expect(countStates(latest)).toEqual({ done: 2, pending: 2, failed: 1, rejected: 1, total: 6 });
-  expect(countStates([])).toEqual({ done: 0, pending: 0, failed: 0, rejected: 0, total: 0 });
+  expect(summarize(latest, false).counts).toEqual({ done: 2, pending: 2, failed: 1, rejected: 1, total: 6 });
+  expect(summarize([], false).counts).toEqual({ done: 0, pending: 0, failed: 0, rejected: 0, total: 0 });
 });
 
 test('lists failed, rejected and pending files, by state then path; the done ones only with all', () => {
-  expect(filesToList(latest, false).map((r) => r.input)).toEqual([
+  expect(summarize(latest, false).listed.map((r) => r.input)).toEqual([
     '/in/b.wav',
     '/in/a.wav',
     '/in/c.wav',
     '/in/d.wav',
   ]);
   expect(
-    filesToList(latest, true)
-      .map((r) => r.input)
+    summarize(latest, true)
+      .listed.map((r) => r.input)
       .slice(4),
   ).toEqual(['/in/y.wav', '/in/z.wav']);
   expect(doneRecords(latest).map((r) => r.input)).toEqual(['/in/y.wav', '/in/z.wav']);

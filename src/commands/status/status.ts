@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { displayText } from '../../output/sanitize.js';
 import { listJournals, readJournals } from '../../status/read-journals.js';
-import { countStates, filesToList } from '../../status/summary.js';
+import { summarize } from '../../status/summary.js';
 import { printJsonDocument, printTerminal, printTsv, type StatusView } from './render.js';
 import { printManifest } from './print-manifest.js';
 import { lineWriter } from './write-lines.js';
@@ -44,13 +44,8 @@ export async function runStatus(
     await printManifest(ctx, out, outDir, read.latest.values());
     return ExitCode.ok;
   }
-  const view: StatusView = {
-    outDir,
-    journals: read.files,
-    counts: countStates(read.latest.values()),
-    unreadable: read.unreadable,
-    listed: filesToList(read.latest.values(), flags.all === true),
-  };
+  const { counts, listed } = summarize(read.latest.values(), flags.all === true);
+  const view: StatusView = { outDir, journals: read.files, counts, unreadable: read.unreadable, listed };
   if (ctx.settings.json) await printJsonDocument(out, view);
   else if (ctx.io.stdoutIsTTY) await printTerminal(ctx, out, view);
   else await printTsv(ctx, out, view);

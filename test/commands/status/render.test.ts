@@ -10,7 +10,7 @@ import {
 import type { LineWriter } from '../../../src/commands/status/write-lines.js';
 import { MAX_MESSAGE_CHARS } from '../../../src/output/sanitize.js';
 import type { StatusRecord } from '../../../src/status/records.js';
-import { countStates } from '../../../src/status/summary.js';
+import { summarize } from '../../../src/status/summary.js';
 import { testContext } from '../../helpers/context.js';
 
 const CWD = '/srv/batch';
@@ -39,7 +39,7 @@ function recordingWriter(limit = Infinity): LineWriter & { text: () => string; f
 
 function record(fields: Partial<StatusRecord> & Pick<StatusRecord, 'event' | 'input'>): StatusRecord {
   const at = fields.at ?? '2026-11-21T02:00:00.000Z';
-  return { output: '', file: 0, at, atMs: Date.parse(at), ...fields };
+  return { output: '', at, ...fields };
 }
 
 const failed = record({
@@ -64,7 +64,7 @@ function view(listed: StatusRecord[], all: StatusRecord[] = listed): StatusView 
   return {
     outDir: OUT_DIR,
     journals: ['/srv/batch/redacted/.vredact/journal.jsonl'],
-    counts: countStates(all),
+    counts: summarize(all, false).counts,
     unreadable: 1,
     listed,
   };

@@ -10,7 +10,13 @@ const dir = tempDirPerTest('vredact-status-cmd-');
 
 async function journal(outDir: string) {
   await writeJournal(outDir, [
-    { at: '2026-11-21T02:00:00.000Z', event: 'uploading', input: '/in/a.wav', output: 'a.wav' },
+    {
+      at: '2026-11-21T02:00:00.000Z',
+      event: 'uploading',
+      input: '/in/a.wav',
+      output: 'a.wav',
+      uploadName: 'a-1.wav',
+    },
     {
       at: '2026-11-21T02:00:01.000Z',
       event: 'done',
