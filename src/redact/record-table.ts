@@ -122,6 +122,15 @@ export class RecordTable implements RecordsByInput {
     return this.#fingerprints[this.#fingerprintOf(options)] as string;
   }
 
+  /** The event of an input's last record, without building the record. */
+  eventOf(input: string): JournalEvent | undefined {
+    const row = this.#rows.get(input);
+    if (row === undefined) return undefined;
+    const code = this.#event[row] as number;
+    if (code === NONE) return undefined;
+    return code === WHOLE ? this.#whole.get(row)?.event : SETTLED[code];
+  }
+
   /** The row of an input's record: a store that keeps more columns beside the table's indexes them by it. */
   protected rowOf(input: string): number | undefined {
     return this.#rows.get(input);

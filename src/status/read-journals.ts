@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { asLocalFsError, errnoCode } from '../fs/errors.js';
 import { emptyJournalState, MAX_LINE_BYTES, readJournalFiles } from '../redact/journal-read.js';
 import { JOURNAL_FILE, STATE_DIR } from '../redact/journal.js';
-import { StatusTable, statusRecordOf, type StatusRecord } from './records.js';
+import { type FileState, stateOf, StatusTable, statusRecordOf, type StatusRecord } from './records.js';
 
 /** The last record of each input, by its real path, as status shows it (built when asked for). */
 export interface LatestRecords {
   readonly size: number;
   get(input: string): StatusRecord | undefined;
+  /** The state of an input's last record, without building it. */
+  stateOf(input: string): FileState | undefined;
   keys(): IterableIterator<string>;
   values(): IterableIterator<StatusRecord>;
 }
@@ -56,6 +58,10 @@ function latestView(store: StatusTable): LatestRecords {
     get(input) {
       const record = store.get(input);
       return record && statusRecordOf(record, details);
+    },
+    stateOf(input) {
+      const event = store.eventOf(input);
+      return event === undefined || event === 'withdrawn' ? undefined : stateOf(event);
     },
     keys: () => store.keys(),
     *values() {

@@ -1,5 +1,6 @@
 /** What the journals say, summed up: counts by state and the files to list, in a stable order. */
 import { isAbsolute, join } from 'node:path';
+import type { LatestRecords } from './read-journals.js';
 import { type FileState, stateOf, type StatusRecord } from './records.js';
 
 export type StatusCounts = Record<FileState, number> & { total: number };
@@ -66,11 +67,15 @@ export function summarize(latest: Iterable<StatusRecord>, all: boolean): Summary
   return { counts, listed };
 }
 
-/** The done records, by input path: the rows of the manifest. */
-export function doneRecords(latest: Iterable<StatusRecord>): StatusRecord[] {
-  const done: StatusRecord[] = [];
-  for (const record of latest) if (record.event === 'done') done.push(record);
-  return done.sort(byInput);
+/**
+ * The done inputs, by path: the rows of the manifest. Only the paths are held (the table's own
+ * strings) and sorted; each row is built as it is written, so a million done files cost a million
+ * references, not a million records.
+ */
+export function doneInputs(latest: Pick<LatestRecords, 'keys' | 'stateOf'>): string[] {
+  const done: string[] = [];
+  for (const input of latest.keys()) if (latest.stateOf(input) === 'done') done.push(input);
+  return done.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Why a file is where it is, in words, for the terminal and TSV (the journal's reason when it has one). */

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
-import type { StatusRecord } from '../../src/status/records.js';
-import { describe, doneRecords, fileStatus, summarize } from '../../src/status/summary.js';
+import { stateOf, type StatusRecord } from '../../src/status/records.js';
+import { describe, doneInputs, fileStatus, summarize } from '../../src/status/summary.js';
 import { statusRecord } from '../helpers/journal.js';
 
 function record(fields: Record<string, unknown>): StatusRecord {
@@ -33,7 +33,12 @@ test('lists failed, rejected and pending files, by state then path; the done one
       .listed.map((r) => r.input)
       .slice(4),
   ).toEqual(['/in/y.wav', '/in/z.wav']);
-  expect(doneRecords(latest).map((r) => r.input)).toEqual(['/in/y.wav', '/in/z.wav']);
+  const byInput = new Map(latest.map((record) => [record.input, record]));
+  const view = {
+    keys: () => byInput.keys(),
+    stateOf: (input: string) => byInput.get(input) && stateOf(byInput.get(input)!.event),
+  };
+  expect(doneInputs(view)).toEqual(['/in/y.wav', '/in/z.wav']);
 });
 
 test('a file status carries the absolute output and only the fields it has', () => {

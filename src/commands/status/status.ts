@@ -41,7 +41,7 @@ export async function runStatus(
   }
   const out = lineWriter(ctx.streams.stdout);
   if (flags.manifest === true) {
-    await printManifest(ctx, out, outDir, read.latest.values());
+    await printManifest(ctx, out, outDir, read.latest);
     return ExitCode.ok;
   }
   const { counts, listed } = summarize(read.latest.values(), flags.all === true);
