@@ -45,7 +45,7 @@ const TARGETS = {
 };
 
 const { only, config } = readOptions();
-if (!existsSync(new URL('../dist/cli.js', import.meta.url))) {
+if (!existsSync(new URL('../dist/cli.bundle.js', import.meta.url))) {
   console.error('bench:batch: dist/ is missing; run `npm run build` first.');
   process.exit(1);
 }

@@ -13,7 +13,7 @@ const versions = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['22
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
-if (!existsSync(join(root, 'dist', 'cli.js'))) {
+if (!existsSync(join(root, 'dist', 'cli.bundle.js'))) {
   process.stderr.write('dist/ is missing: run `npm test` (or `npm run build`) first\n');
   process.exit(2);
 }

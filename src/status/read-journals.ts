@@ -18,7 +18,6 @@ export interface LatestRecords {
   /** The state of an input's last record, without building it. */
   stateOf(input: string): FileState | undefined;
   keys(): IterableIterator<string>;
-  values(): IterableIterator<StatusRecord>;
 }
 
 export interface JournalsRead {
@@ -64,13 +63,6 @@ function latestView(store: StatusTable): LatestRecords {
       return event === undefined || event === 'withdrawn' ? undefined : stateOf(event);
     },
     keys: () => store.keys(),
-    *values() {
-      // By key and get: the table's own values() leave out the columns status keeps beside it.
-      for (const input of store.keys()) {
-        const record = store.get(input);
-        if (record !== undefined) yield statusRecordOf(record, details);
-      }
-    },
   };
 }
 

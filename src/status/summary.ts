@@ -54,14 +54,21 @@ export interface Summary {
   listed: StatusRecord[];
 }
 
-/** Counts and the files to list, in one pass over the records (each is built when read). */
-export function summarize(latest: Iterable<StatusRecord>, all: boolean): Summary {
+/**
+ * Counts and the files to list, in one pass over the inputs: a state is read without building its
+ * record, and a record is built only for a file listed (at a million done inputs, none of them).
+ */
+export function summarize(latest: Pick<LatestRecords, 'keys' | 'stateOf' | 'get'>, all: boolean): Summary {
   const counts: StatusCounts = { done: 0, pending: 0, failed: 0, rejected: 0, total: 0 };
   const listed: StatusRecord[] = [];
-  for (const record of latest) {
-    counts[stateOf(record.event)]++;
+  for (const input of latest.keys()) {
+    const state = latest.stateOf(input);
+    if (state === undefined) continue;
+    counts[state]++;
     counts.total++;
-    if (all || record.event !== 'done') listed.push(record);
+    if (!all && state === 'done') continue;
+    const record = latest.get(input);
+    if (record !== undefined) listed.push(record);
   }
   listed.sort((a, b) => STATE_ORDER[stateOf(a.event)] - STATE_ORDER[stateOf(b.event)] || byInput(a, b));
   return { counts, listed };

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JournalRecord } from '../../src/redact/journal.js';
-import { type StatusRecord, statusRecordOf } from '../../src/status/records.js';
+import type { LatestRecords } from '../../src/status/read-journals.js';
+import { stateOf, type StatusRecord, statusRecordOf } from '../../src/status/records.js';
 
 /** One journal line as the engine writes it; tests give only the fields they care about. */
 export function journalLine(fields: Record<string, unknown>): string {
@@ -11,6 +12,20 @@ export function journalLine(fields: Record<string, unknown>): string {
 /** A journal line as status shows it (every field kept, as for the manifest). */
 export function statusRecord(fields: Record<string, unknown>): StatusRecord {
   return statusRecordOf(JSON.parse(journalLine(fields)) as JournalRecord, true);
+}
+
+/** Records as `vredact status` reads them from the journals, by input. */
+export function latestOf(records: readonly StatusRecord[]): LatestRecords {
+  const byInput = new Map(records.map((record) => [record.input, record]));
+  return {
+    size: byInput.size,
+    get: (input) => byInput.get(input),
+    stateOf: (input) => {
+      const record = byInput.get(input);
+      return record && stateOf(record.event);
+    },
+    keys: () => byInput.keys(),
+  };
 }
 
 /** Writes `<outDir>/.vredact/<name>` from records (objects, or raw text for damaged lines). */

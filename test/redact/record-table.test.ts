@@ -29,6 +29,11 @@ function someRecords(count: number, seed: number): { record: JournalRecord; sour
       new Date(ms).toISOString().replace('.000Z', 'Z'),
       new Date(ms).toISOString().replace('Z', '+00:00'),
       'yesterday',
+      // Texts Date.parse moves to another day, and real late days of a month: each given back as written.
+      new Date(ms).toISOString().replace('2026-01-01', '2026-02-30'),
+      new Date(ms).toISOString().replace(/T\d\d/, 'T24'),
+      new Date(ms).toISOString().replace('2026-01-01', '2026-01-31'),
+      new Date(ms).toISOString().replace('2026-01-01', '2024-02-29'),
     ]);
     const event = pick(EVENTS);
     const record: JournalRecord = {

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { stateOf, type StatusRecord } from '../../src/status/records.js';
+import type { StatusRecord } from '../../src/status/records.js';
 import { describe, doneInputs, fileStatus, summarize } from '../../src/status/summary.js';
-import { statusRecord } from '../helpers/journal.js';
+import { latestOf, statusRecord } from '../helpers/journal.js';
 
 function record(fields: Record<string, unknown>): StatusRecord {
   return statusRecord({ at: '2026-11-21T02:00:00.000Z', ...fields });
@@ -17,28 +17,35 @@ const latest = [
 ];
 
 test('counts every input once by state', () => {
-  expect(summarize(latest, false).counts).toEqual({ done: 2, pending: 2, failed: 1, rejected: 1, total: 6 });
-  expect(summarize([], false).counts).toEqual({ done: 0, pending: 0, failed: 0, rejected: 0, total: 0 });
+  expect(summarize(latestOf(latest), false).counts).toEqual({
+    done: 2,
+    pending: 2,
+    failed: 1,
+    rejected: 1,
+    total: 6,
+  });
+  expect(summarize(latestOf([]), false).counts).toEqual({
+    done: 0,
+    pending: 0,
+    failed: 0,
+    rejected: 0,
+    total: 0,
+  });
 });
 
 test('lists failed, rejected and pending files, by state then path; the done ones only with all', () => {
-  expect(summarize(latest, false).listed.map((r) => r.input)).toEqual([
+  expect(summarize(latestOf(latest), false).listed.map((r) => r.input)).toEqual([
     '/in/b.wav',
     '/in/a.wav',
     '/in/c.wav',
     '/in/d.wav',
   ]);
   expect(
-    summarize(latest, true)
+    summarize(latestOf(latest), true)
       .listed.map((r) => r.input)
       .slice(4),
   ).toEqual(['/in/y.wav', '/in/z.wav']);
-  const byInput = new Map(latest.map((record) => [record.input, record]));
-  const view = {
-    keys: () => byInput.keys(),
-    stateOf: (input: string) => byInput.get(input) && stateOf(byInput.get(input)!.event),
-  };
-  expect(doneInputs(view)).toEqual(['/in/y.wav', '/in/z.wav']);
+  expect(doneInputs(latestOf(latest))).toEqual(['/in/y.wav', '/in/z.wav']);
 });
 
 test('a file status carries the absolute output and only the fields it has', () => {

@@ -44,7 +44,7 @@ export async function runStatus(
     await printManifest(ctx, out, outDir, read.latest);
     return ExitCode.ok;
   }
-  const { counts, listed } = summarize(read.latest.values(), flags.all === true);
+  const { counts, listed } = summarize(read.latest, flags.all === true);
   const view: StatusView = { outDir, journals: read.files, counts, unreadable: read.unreadable, listed };
   if (ctx.settings.json) await printJsonDocument(out, view);
   else if (ctx.io.stdoutIsTTY) await printTerminal(ctx, out, view);

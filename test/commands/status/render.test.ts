@@ -12,6 +12,7 @@ import { MAX_MESSAGE_CHARS } from '../../../src/output/sanitize.js';
 import type { StatusRecord } from '../../../src/status/records.js';
 import { summarize } from '../../../src/status/summary.js';
 import { testContext } from '../../helpers/context.js';
+import { latestOf } from '../../helpers/journal.js';
 
 const CWD = '/srv/batch';
 const OUT_DIR = '/srv/batch/redacted';
@@ -64,7 +65,7 @@ function view(listed: StatusRecord[], all: StatusRecord[] = listed): StatusView 
   return {
     outDir: OUT_DIR,
     journals: ['/srv/batch/redacted/.vredact/journal.jsonl'],
-    counts: summarize(all, false).counts,
+    counts: summarize(latestOf(all), false).counts,
     unreadable: 1,
     listed,
   };
