@@ -29,6 +29,8 @@ const LOCAL_CODES: Record<string, string> = {
   EEXIST: 'already exists',
   EIO: 'input/output error',
   EFBIG: 'file too large for the file system',
+  // BSD's errno for "inappropriate file type"; vredact also gives it to a FIFO or device where a file must be.
+  EFTYPE: 'not a regular file',
 };
 
 /** Failures that no other file can escape either: the batch stops sending new work. */

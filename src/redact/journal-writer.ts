@@ -57,7 +57,11 @@ export class JournalWriter {
       const fd = await openFd(path, 'a+', 0o600);
       try {
         await fchmodFd(fd, 0o600).catch(() => {});
-        const { size } = await fstatFd(fd);
+        const stats = await fstatFd(fd);
+        // A FIFO or a device under the journal's name opens without blocking for reading and writing,
+        // and would swallow the records: only a regular file is a journal.
+        if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EFTYPE' });
+        const { size } = stats;
         if (size > 0) {
           const last = Buffer.alloc(1);
           await readFd(fd, last, 0, 1, size - 1);

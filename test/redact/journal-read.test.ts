@@ -3,6 +3,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { LocalFsError } from '../../src/fs/errors.js';
 import { journalPath, optionsFingerprint } from '../../src/redact/journal.js';
 import { forEachLine, readJournals, SettledRecord } from '../../src/redact/journal-read.js';
 import { JournalWriter } from '../../src/redact/journal-writer.js';
@@ -72,6 +73,14 @@ describe('reading the journals', () => {
     const state = await readJournals(dir.path);
     expect(state.files.map((file) => file.path)).toEqual([journalPath(dir.path)]);
     expect(state.latest.get('/a.wav')?.event).toBe('done');
+  });
+
+  it('refuses to write its records into a journal name that is not a regular file', async () => {
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    await execa('mkfifo', [journalPath(dir.path)]);
+    const opened = JournalWriter.open(journalPath(dir.path));
+    await expect(opened).rejects.toBeInstanceOf(LocalFsError);
+    await expect(opened).rejects.toThrow(/opening the journal .*journal\.jsonl: not a regular file/);
   });
 
   it('merges the journals of every shard: the latest time wins per input', async () => {
