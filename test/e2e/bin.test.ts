@@ -2,6 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 
@@ -41,35 +42,55 @@ test.skipIf(process.platform === 'win32')(
   },
 );
 
+const YOUNG_GENERATION_PRELOAD = [
+  "import { getHeapSpaceStatistics } from 'node:v8';",
+  "process.on('exit', () => {",
+  '  const kept = [];',
+  "  for (let i = 0; i < 400_000; i++) kept.push({ name: 'file-' + i, size: i * 1.5 });",
+  "  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');",
+  "  process.stderr.write('young:' + young.space_size + ':' + kept.length + '\\n');",
+  '});',
+].join('\n');
+
+/** The young generation's size (MB) that the preload printed at exit. */
+function youngMbFrom(stderr: unknown): number {
+  const bytes = /young:(\d+):400000/.exec(String(stderr))?.[1];
+  expect(bytes).toBeDefined();
+  return Number(bytes) / (1024 * 1024);
+}
+
 /**
  * The young generation's size after the binary has run `--version` and then, at exit, kept 40 MB of
  * objects that outlive several collections (what a plan and the journals' records of a big run do).
  */
 async function youngGenerationMb(nodeOptions: string): Promise<number> {
   const preload = join(work.path, 'young-generation.mjs');
-  await writeFile(
-    preload,
-    [
-      "import { getHeapSpaceStatistics } from 'node:v8';",
-      "process.on('exit', () => {",
-      '  const kept = [];',
-      "  for (let i = 0; i < 400_000; i++) kept.push({ name: 'file-' + i, size: i * 1.5 });",
-      "  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');",
-      "  process.stderr.write('young:' + young.space_size + ':' + kept.length + '\\n');",
-      '});',
-    ].join('\n'),
-  );
+  await writeFile(preload, YOUNG_GENERATION_PRELOAD);
   const env = isolatedEnv(join(work.path, 'cfg'), {
     NODE_OPTIONS: `--import ${pathToFileURL(preload).href} ${nodeOptions}`,
   });
   const result = await runCli(['--version'], { env });
   expect(result.exitCode).toBe(0);
-  const bytes = /young:(\d+):400000/.exec(String(result.stderr))?.[1];
-  expect(bytes).toBeDefined();
-  return Number(bytes) / (1024 * 1024);
+  return youngMbFrom(result.stderr);
+}
+
+/** The same measure for a bare Node.js of the same version: V8's own growth (32 MB, or 64 on Node.js 24). */
+async function bareNodeYoungGenerationMb(): Promise<number> {
+  const preload = join(work.path, 'young-generation-bare.mjs');
+  await writeFile(preload, YOUNG_GENERATION_PRELOAD);
+  // The same `node` as runCli's, so that a matrix run compares one version with itself.
+  const result = await execa('node', ['--import', pathToFileURL(preload).href, '-e', '0'], {
+    reject: false,
+  });
+  expect(result.exitCode).toBe(0);
+  return youngMbFrom(result.stderr);
 }
 
 test('the binary keeps V8 from growing its young generation, unless the user sets its size', async () => {
-  expect(await youngGenerationMb('')).toBeLessThanOrEqual(4);
+  const bare = await bareNodeYoungGenerationMb();
+  // Usually 1 to 3 MB against 32 or 64. Node.js 24's V8 still grows it a little on some runs (once
+  // 17.75 MB on a loaded machine), by a path the growth factor does not govern: half of a bare
+  // Node.js's size is what the flag must keep it under.
+  expect(await youngGenerationMb('')).toBeLessThanOrEqual(bare / 2);
   expect(await youngGenerationMb('--max-semi-space-size=16')).toBeGreaterThan(8);
 });
