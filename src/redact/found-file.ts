@@ -1,11 +1,13 @@
 /**
- * A found input, held compactly: a batch may hold 100,000 of them at once, so each keeps only its
+ * A found input, held compactly: a batch may hold 1,000,000 of them at once, so each keeps only its
  * name and a reference to its folder (shared by every file found in it); its paths are joined when
- * asked for. A file that is itself a symbolic link keeps its resolved real path.
+ * asked for. A file that is itself a symbolic link keeps its resolved real path. Once the plan has
+ * placed its folder (see plan.ts), the found file is the plan's entry itself: no copy of it is made,
+ * so a batch holds one object per input while it is planned, not two.
  */
 import { lstatSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { extname, join, sep } from 'node:path';
 
 /** How a file came into the batch; it decides where its output goes. */
 export type InputOrigin = 'file' | 'folder' | 'glob';
@@ -35,9 +37,41 @@ export class InputFolder {
     this.prefix = withSeparator(dir);
     this.realPrefix = realDir === undefined ? this.prefix : withSeparator(realDir);
   }
+
+  /** Where its files' outputs go and how their paths are shown: set by the plan (see plan.ts). */
+  placed: FolderPlace | undefined = undefined;
+}
+
+/** Where the files of one input folder go and how their paths are shown, worked out once per folder. */
+export interface FolderPlace {
+  /** The output folder of its files, and the same ending in a separator. */
+  readonly outFolder: string;
+  readonly outPrefix: string;
+  /** The folder as the files in it are shown ('' for the working folder), undefined: shown whole. */
+  readonly shown: string | undefined;
+  readonly outShown: string | undefined;
+}
+
+/** A file name (no separator) with its extension made `.wav`. */
+export function wavName(name: string): string {
+  const ext = extname(name);
+  return `${ext && ext !== name ? name.slice(0, -ext.length) : name}.wav`;
+}
+
+/**
+ * A path as displayPath shows it, from its folder's prefix as shown (see FolderPlace) and its name,
+ * without working out a relative path for each file.
+ */
+function shownIn(prefix: string | undefined, path: string, name: string): string {
+  if (prefix === undefined) return path;
+  // In the working folder itself, a name starting with `..` reads as outside it: displayPath shows it whole.
+  return prefix === '' && name.startsWith('..') ? path : prefix + name;
 }
 
 export class FoundFile {
+  /** Why the plan refuses it, if it does. */
+  rejected?: string = undefined;
+
   constructor(
     readonly folder: InputFolder,
     /** The file's name in its folder, as found. */
@@ -78,6 +112,49 @@ export class FoundFile {
 
   get arg(): string {
     return this.folder.arg;
+  }
+
+  // The plan entry's fields (PlanEntry), once the plan has placed the folder.
+
+  get #place(): FolderPlace {
+    const place = this.folder.placed;
+    if (!place) throw new Error(`the folder of ${this.path} has not been planned`);
+    return place;
+  }
+
+  get input(): string {
+    return this.path;
+  }
+
+  get display(): string {
+    return shownIn(this.#place.shown, this.path, this.name);
+  }
+
+  get key(): string {
+    return this.rel;
+  }
+
+  /** The output's own name: the input's (NFC unless named), its extension made `.wav`. */
+  get outputName(): string {
+    return wavName(this.origin === 'file' ? this.name : this.name.normalize('NFC'));
+  }
+
+  get outputDir(): string {
+    return this.#place.outFolder;
+  }
+
+  get outputRel(): string {
+    const { relDir, origin } = this.folder;
+    return origin !== 'file' && relDir !== '' ? `${relDir}/${this.outputName}` : this.outputName;
+  }
+
+  get output(): string {
+    return this.#place.outPrefix + this.outputName;
+  }
+
+  get outputDisplay(): string {
+    const name = this.outputName;
+    return shownIn(this.#place.outShown, this.#place.outPrefix + name, name);
   }
 }
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { NAME_MAX_BYTES } from '../fs/atomic-write.js';
-import { FoundFile, type InputFolder } from './found-file.js';
+import { type FolderPlace, FoundFile, type InputFolder, wavName } from './found-file.js';
 import type { ExpandedInputs } from './inputs.js';
 import type { Shard } from './options.js';
 
@@ -36,16 +36,6 @@ export interface PlanPlaces {
   outDir: string;
 }
 
-/**
- * A path as displayPath shows it, from its folder's prefix as shown (see shownPrefix) and its name,
- * without working out a relative path for each file.
- */
-function shownIn(prefix: string | undefined, path: string, name: string): string {
-  if (prefix === undefined) return path;
-  // In the working folder itself, a name starting with `..` reads as outside it: displayPath shows it whole.
-  return prefix === '' && name.startsWith('..') ? path : prefix + name;
-}
-
 /** A folder as displayPath shows the files in it: '' for the working folder, undefined for one outside it. */
 function shownPrefix(dir: string, cwd: string): string | undefined {
   const rel = relative(cwd, dir);
@@ -53,76 +43,18 @@ function shownPrefix(dir: string, cwd: string): string | undefined {
   return rel.startsWith('..') || isAbsolute(rel) ? undefined : `${rel}${sep}`;
 }
 
-/** Where the files of one input folder go and how its paths are shown: worked out once per folder. */
-export class PlannedFolder {
-  /** The output folder of its files, and the same ending in a separator. */
-  readonly outFolder: string;
-  readonly outPrefix: string;
-  readonly shown: string | undefined;
-  readonly outShown: string | undefined;
-
-  constructor(
-    readonly folder: InputFolder,
-    places: PlanPlaces,
-  ) {
-    const mirrored = folder.origin !== 'file' && folder.relDir !== '';
-    const outFolder = mirrored ? join(places.outDir, ...folder.relDir.split('/')) : places.outDir;
-    this.outFolder = outFolder;
-    this.outPrefix = outFolder.endsWith(sep) ? outFolder : `${outFolder}${sep}`;
-    this.shown = shownPrefix(folder.dir, places.cwd);
-    this.outShown = shownPrefix(outFolder, places.cwd);
-  }
-}
-
-/**
- * A found input as planned: its paths are worked out when asked for (from its folder, its name and
- * the plan's view of the folder), so that 100,000 entries hold a few small fields each rather than
- * seven strings.
- */
-export class PlannedFile extends FoundFile implements PlanEntry {
-  rejected?: string;
-
-  constructor(
-    file: FoundFile,
-    readonly planned: PlannedFolder,
-  ) {
-    super(file.folder, file.name, file.linkedTo, file.seenSize, file.seenMtimeMs);
-  }
-
-  get input(): string {
-    return this.path;
-  }
-
-  get display(): string {
-    return shownIn(this.planned.shown, this.path, this.name);
-  }
-
-  get key(): string {
-    return this.rel;
-  }
-
-  /** The output's own name: the input's (NFC unless named), its extension made `.wav`. */
-  get outputName(): string {
-    return wavName(this.origin === 'file' ? this.name : this.name.normalize('NFC'));
-  }
-
-  get outputDir(): string {
-    return this.planned.outFolder;
-  }
-
-  get outputRel(): string {
-    const { relDir, origin } = this.folder;
-    return origin !== 'file' && relDir !== '' ? `${relDir}/${this.outputName}` : this.outputName;
-  }
-
-  get output(): string {
-    return this.planned.outPrefix + this.outputName;
-  }
-
-  get outputDisplay(): string {
-    const name = this.outputName;
-    return shownIn(this.planned.outShown, this.planned.outPrefix + name, name);
-  }
+/** Places an input folder: where its files' outputs go and how their paths are shown (see FolderPlace). */
+export function placeFolder(folder: InputFolder, places: PlanPlaces): FolderPlace {
+  const mirrored = folder.origin !== 'file' && folder.relDir !== '';
+  const outFolder = mirrored ? join(places.outDir, ...folder.relDir.split('/')) : places.outDir;
+  const place: FolderPlace = {
+    outFolder,
+    outPrefix: outFolder.endsWith(sep) ? outFolder : `${outFolder}${sep}`,
+    shown: shownPrefix(folder.dir, places.cwd),
+    outShown: shownPrefix(outFolder, places.cwd),
+  };
+  folder.placed = place;
+  return place;
 }
 
 export interface Plan {
@@ -151,12 +83,6 @@ export function shardOf(key: string, count: number): number {
 
 export function inShard(key: string, shard: Shard | undefined): boolean {
   return !shard || shardOf(key, shard.count) === shard.index - 1;
-}
-
-/** A file name (no separator) with its extension made `.wav`. */
-function wavName(name: string): string {
-  const ext = extname(name);
-  return `${ext && ext !== name ? name.slice(0, -ext.length) : name}.wav`;
 }
 
 /** The output's path relative to the output folder: the input's relative path, its extension made `.wav`. */
@@ -204,7 +130,7 @@ async function realOutputPath(entry: PlanEntry, cache: Map<string, string>): Pro
     cache.set(dir, real);
   }
   // A real path is absolute and normalised, and a base name has no separator: no join needed.
-  const name = entry instanceof PlannedFile ? entry.outputName : basename(entry.output);
+  const name = entry instanceof FoundFile ? entry.outputName : basename(entry.output);
   return real.endsWith(sep) ? real + name : real + sep + name;
 }
 
@@ -212,7 +138,8 @@ async function realOutputPath(entry: PlanEntry, cache: Map<string, string>): Pro
  * Maps every input to its output, before anything is sent: a named file to `<out>/<stem>.wav`,
  * files found in a folder or by a glob to their relative path under `<out>`. Two inputs on one
  * output are both rejected, and so is an output that would overwrite an input. The shard filter
- * comes last, so every machine sees the same rejections for the same arguments.
+ * comes last, so every machine sees the same rejections for the same arguments. The found files
+ * become the plan's entries, and `expanded.byRealPath` is emptied once read.
  */
 export async function buildPlan(
   expanded: ExpandedInputs,
@@ -233,22 +160,39 @@ export async function buildPlan(
     });
   }
   const places: PlanPlaces = { cwd: options.cwd, outDir };
-  const folders = new Map<InputFolder, PlannedFolder>();
+  const placed = new Set<InputFolder>();
   for (const file of expanded.files) {
-    let planned = folders.get(file.folder);
-    if (!planned) {
-      planned = new PlannedFolder(file.folder, places);
-      folders.set(file.folder, planned);
+    if (!placed.has(file.folder)) {
+      placeFolder(file.folder, places);
+      placed.add(file.folder);
     }
-    entries.push(new PlannedFile(file, planned));
+    entries.push(file);
   }
 
-  // One entry per output, an array only where two or more meet (the usual case holds no array).
+  const dirCache = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.rejected || !entry.outputRel) continue;
+    entry.rejected = nameTooLong(entry.outputRel);
+    if (entry.rejected) continue;
+    const real = await realOutputPath(entry, dirCache);
+    const victim = expanded.byRealPath.get(real);
+    if (victim) {
+      entry.rejected =
+        real === entry.realPath
+          ? `its output ${entry.outputDisplay} would overwrite the input itself`
+          : `its output ${entry.outputDisplay} would overwrite the input ${displayPath(victim.path, options.cwd)}`;
+    }
+  }
+  // Read for the last time: let go before the next map of one key per input is made, so the two are
+  // never held together (the plan's peak over 1,000,000 inputs).
+  expanded.byRealPath.clear();
+
+  // One entry per output, an array only where two or more meet (the usual case holds no array). A
+  // conflict is named above any other reason.
   const byOutput = new Map<string, PlanEntry | PlanEntry[]>();
   for (const entry of entries) {
     const outputRel = entry.outputRel;
     if (!outputRel) continue;
-    if (!entry.rejected) entry.rejected = nameTooLong(outputRel);
     const key = collisionKey(outputRel);
     const met = byOutput.get(key);
     if (met === undefined) byOutput.set(key, entry);
@@ -263,20 +207,6 @@ export async function buildPlan(
     }
   }
   byOutput.clear();
-
-  const dirCache = new Map<string, string>();
-  for (const entry of entries) {
-    if (entry.rejected) continue;
-    if (!entry.output) continue;
-    const real = await realOutputPath(entry, dirCache);
-    const victim = expanded.byRealPath.get(real);
-    if (victim) {
-      entry.rejected =
-        real === entry.realPath
-          ? `its output ${entry.outputDisplay} would overwrite the input itself`
-          : `its output ${entry.outputDisplay} would overwrite the input ${displayPath(victim.path, options.cwd)}`;
-    }
-  }
 
   const mine = entries.filter((entry) => inShard(entry.key, options.shard));
   return {

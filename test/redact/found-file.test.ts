@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findFile, InputFolder, RealFolders } from '../../src/redact/found-file.js';
 import { expandInputs } from '../../src/redact/inputs.js';
-import { buildPlan, displayPath, PlannedFile, PlannedFolder } from '../../src/redact/plan.js';
+import { buildPlan, displayPath, placeFolder } from '../../src/redact/plan.js';
 import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-found-file-');
@@ -82,14 +82,12 @@ describe('a found file', () => {
   });
 });
 
-describe('a planned file', () => {
+describe('a found file, once its folder is placed', () => {
   it('works out every path of the plan entry from its folder, its name and the plan', async () => {
     await touchFiles(dir.path, 'calls/2026/a.MP3');
     const file = await findFile(await folder('calls/2026', '2026'), 'a.MP3');
-    const entry = new PlannedFile(
-      file,
-      new PlannedFolder(file.folder, { cwd: dir.path, outDir: join(dir.path, 'out') }),
-    );
+    placeFolder(file.folder, { cwd: dir.path, outDir: join(dir.path, 'out') });
+    const entry = file;
     expect({
       input: entry.input,
       realPath: entry.realPath,
@@ -128,12 +126,21 @@ describe('a planned file', () => {
       for (const outDir of [join(dir.path, 'w', 'out'), cwd, join(dir.path, 'o')]) {
         for (const [rel, relDir, name, origin] of cases) {
           const file = await findFile(await folder(rel, relDir, origin), name);
-          const entry = new PlannedFile(file, new PlannedFolder(file.folder, { cwd, outDir }));
+          placeFolder(file.folder, { cwd, outDir });
+          const entry = file;
           expect(entry.display).toBe(displayPath(entry.input, cwd));
           expect(entry.output).toBe(join(outDir, ...entry.outputRel.split('/')));
           expect(entry.outputDisplay).toBe(displayPath(entry.output, cwd));
         }
       }
     }
+  });
+});
+
+describe('a found file before the plan', () => {
+  it('has no output yet, and says so instead of guessing one', async () => {
+    await touchFiles(dir.path, 'in/a.wav');
+    const file = await findFile(await folder('in'), 'a.wav');
+    expect(() => file.output).toThrow(/has not been planned/);
   });
 });
