@@ -6,6 +6,7 @@
  */
 import { RecordTable } from '../redact/record-table.js';
 import type { JournalRecord } from '../redact/journal.js';
+import { HashColumn } from './hash-column.js';
 
 /** The events an input's last record can have (a `withdrawn` line only takes an `uploading` one back). */
 export type JournalEvent = Exclude<JournalRecord['event'], 'withdrawn'>;
@@ -88,8 +89,8 @@ export function statusRecordOf(record: JournalRecord, details: boolean): StatusR
  */
 export class StatusTable extends RecordTable {
   readonly #output: (string | undefined)[] = [];
-  readonly #inputSha256: (string | undefined)[] = [];
-  readonly #outputSha256: (string | undefined)[] = [];
+  readonly #inputSha256 = new HashColumn();
+  readonly #outputSha256 = new HashColumn();
   readonly #voice: (Voice | undefined)[] = [];
   readonly #voices = new Map<string, Voice>();
 
@@ -102,9 +103,9 @@ export class StatusTable extends RecordTable {
     const row = this.rowOf(record.input) as number;
     this.#output[row] = text(record.output);
     if (!this.details) return;
-    this.#inputSha256[row] = text(record.inputSha256);
+    this.#inputSha256.set(row, text(record.inputSha256));
     const done = record.event === 'done';
-    this.#outputSha256[row] = done ? text(record.outputSha256) : undefined;
+    this.#outputSha256.set(row, done ? text(record.outputSha256) : undefined);
     this.#voice[row] = done ? this.#internVoice(voiceOf(record.voice)) : undefined;
   }
 
@@ -128,8 +129,8 @@ export class StatusTable extends RecordTable {
       ['uploadName', record.uploadName],
       ['jobId', record.jobId],
       ['reason', record.reason],
-      ['inputSha256', this.#inputSha256[row]],
-      ['outputSha256', this.#outputSha256[row]],
+      ['inputSha256', this.#inputSha256.get(row)],
+      ['outputSha256', this.#outputSha256.get(row)],
     ] as const) {
       if (value !== undefined) whole[key] = value;
     }
