@@ -3,10 +3,11 @@
  * The other floor under vredact's CPU figure: the disk work that vredact's promises need for each
  * file, with no HTTP and none of vredact's logic. For each file, C at a time:
  *   - the local check: stat, open, read the head, close;
- *   - the journal's `uploading` line, flushed (fdatasync) before the upload may start;
+ *   - the journal's `uploading` line, flushed (fdatasync) before the upload may start; lines written
+ *     while a flush is under way share the next one, as vredact's journal does;
  *   - the check before sending (stat), and the file read whole and hashed (SHA-256), as uploaded;
  *   - the answer written under a temporary name, hashed, flushed (fsync), closed and renamed;
- *   - the journal's `done` line, flushed.
+ *   - the journal's `done` line, written and not waited for (it goes to disk with the next flush).
  * The bench runs it as a child beside vredact, so its CPU (user + sys) is measured the same way.
  *
  *   node scripts/bench/disk-floor.js <output folder> <concurrency> <file>...   (paths relative to cwd)
@@ -21,9 +22,28 @@ await mkdir(outDir, { recursive: true });
 const journal = await open(join(outDir, 'journal.jsonl'), 'a');
 let next = 0;
 
-async function appendFlushed(record) {
+let flushing;
+let nextFlush;
+
+/** A flush that starts after every line written so far: joins the next one when one is under way. */
+function flush() {
+  if (nextFlush) return nextFlush;
+  if (!flushing) {
+    flushing = journal.datasync().finally(() => {
+      flushing = undefined;
+    });
+    return flushing;
+  }
+  nextFlush = flushing.then(() => {
+    nextFlush = undefined;
+    return flush();
+  });
+  return nextFlush;
+}
+
+async function append(record, durable) {
   await journal.write(`${JSON.stringify(record)}\n`);
-  await journal.datasync();
+  if (durable) await flush();
 }
 
 async function oneFile(file, index) {
@@ -31,7 +51,7 @@ async function oneFile(file, index) {
   const input = await open(file, 'r');
   await input.read(Buffer.alloc(4096), 0, 4096, 0);
   await input.close();
-  await appendFlushed({ event: 'uploading', input: file, uploadName: `${index}-${basename(file)}` });
+  await append({ event: 'uploading', input: file, uploadName: `${index}-${basename(file)}` }, true);
   await stat(file);
   const bytes = await readFile(file);
   const inputSha256 = createHash('sha256').update(bytes).digest('hex');
@@ -42,7 +62,7 @@ async function oneFile(file, index) {
   await output.sync();
   await output.close();
   await rename(temporary, join(outDir, `${index}.wav`));
-  await appendFlushed({ event: 'done', input: file, inputSha256, outputSha256 });
+  await append({ event: 'done', input: file, inputSha256, outputSha256 }, false);
 }
 
 await Promise.all(
@@ -53,4 +73,5 @@ await Promise.all(
     }
   }),
 );
+await journal.datasync();
 await journal.close();
