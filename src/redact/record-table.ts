@@ -2,12 +2,16 @@
  * The last journal record of each input, held as a run needs it: a re-run over 100,000 done files
  * holds 100,000 of them for the whole run. A record object with its time as a string cost about 290
  * bytes an input; here a done, failed or rejected record is a row of typed columns (its time in ms,
- * its options as an index into the few fingerprints there are) and one map entry from its input to
- * the row. A record is built from its row only when it is asked for, and is then a SettledRecord.
+ * its options as an index into the few fingerprints there are), its input packed as UTF-8 outside
+ * V8's heap, and two slots of an index from its input to its row (a map kept each input as a string
+ * on the heap, which V8 lets grow to twice what it holds). A record is built from its row only when
+ * it is asked for, and is then a SettledRecord.
  * Anything else (an `uploading` or `submitted` record, an odd value the columns cannot hold exactly)
  * is kept whole: those are the few inputs whose upload is under way.
  */
 import type { JournalEvent, JournalRecord } from './journal.js';
+import { KeyIndex } from './key-index.js';
+import { grown, Numbering, PackedPaths } from './packed-strings.js';
 
 /**
  * A done, failed or rejected record as a run sees it: what the re-run rules compare, the job id and
@@ -57,12 +61,6 @@ function canonicalMs(at: string): number {
   return PLAIN_ISO_TIME.test(at) || new Date(ms).toISOString() === at ? ms : NaN;
 }
 
-function grown<T extends Uint8Array | Uint32Array | Float64Array>(column: T, capacity: number): T {
-  const next = new (column.constructor as new (length: number) => T)(capacity);
-  next.set(column);
-  return next;
-}
-
 /** The last record of each input, by its real path: what runs, compaction and tests read of a state. */
 export interface RecordsByInput extends Iterable<[string, JournalRecord]> {
   readonly size: number;
@@ -74,7 +72,9 @@ export interface RecordsByInput extends Iterable<[string, JournalRecord]> {
 }
 
 export class RecordTable implements RecordsByInput {
-  readonly #rows = new Map<string, number>();
+  /** Each row's input, packed outside V8's heap, and the rows by input (see key-index.ts). */
+  readonly #inputs = new PackedPaths();
+  readonly #rows = new KeyIndex((row) => this.#inputs.at(row));
   #capacity = FIRST_CAPACITY;
   #event = new Uint8Array(FIRST_CAPACITY);
   #atMs = new Float64Array(FIRST_CAPACITY);
@@ -92,8 +92,7 @@ export class RecordTable implements RecordsByInput {
   readonly #whole = new Map<number, JournalRecord>();
   /** Rows whose time is not one the ms give back exactly: compared and given back as written. */
   readonly #atText = new Map<number, string>();
-  readonly #fingerprints: string[] = [];
-  readonly #fingerprintIndex = new Map<string, number>();
+  readonly #fingerprints = new Numbering<string>();
   /** The last time converted: `loses` and `put` see the same record one after the other. */
   #lastAt = '';
   #lastAtMs = NaN;
@@ -102,16 +101,16 @@ export class RecordTable implements RecordsByInput {
   #none = 0;
 
   get size(): number {
-    return this.#rows.size - this.#none;
+    return this.#inputs.length - this.#none;
   }
 
   has(input: string): boolean {
-    const row = this.#rows.get(input);
+    const row = this.#rowOf(input);
     return row !== undefined && this.#event[row] !== NONE;
   }
 
   get(input: string): JournalRecord | undefined {
-    const row = this.#rows.get(input);
+    const row = this.#rowOf(input);
     return row === undefined || this.#event[row] === NONE ? undefined : this.#record(row, input);
   }
 
@@ -120,7 +119,7 @@ export class RecordTable implements RecordsByInput {
    * marked empty, and is used again if the input comes back.
    */
   delete(input: string): boolean {
-    const row = this.#rows.get(input);
+    const row = this.#rowOf(input);
     if (row === undefined || this.#event[row] === NONE) return false;
     this.#event[row] = NONE;
     this.#none++;
@@ -132,12 +131,12 @@ export class RecordTable implements RecordsByInput {
 
   /** The one string held for a fingerprint: every record of a run has the same few. */
   intern(options: string): string {
-    return this.#fingerprints[this.#fingerprintOf(options)] as string;
+    return this.#fingerprints.valueOf(this.#fingerprints.numberOf(options));
   }
 
   /** The event of an input's last record, without building the record. */
   eventOf(input: string): JournalEvent | undefined {
-    const row = this.#rows.get(input);
+    const row = this.#rowOf(input);
     if (row === undefined) return undefined;
     const code = this.#event[row] as number;
     if (code === NONE) return undefined;
@@ -146,11 +145,16 @@ export class RecordTable implements RecordsByInput {
 
   /** The row of an input's record: a store that keeps more columns beside the table's indexes them by it. */
   protected rowOf(input: string): number | undefined {
-    return this.#rows.get(input);
+    return this.#rowOf(input);
+  }
+
+  #rowOf(input: string): number | undefined {
+    const row = this.#rows.find(input);
+    return row < 0 ? undefined : row;
   }
 
   firstNamedIn(input: string, source: number): boolean {
-    const row = this.#rows.get(input);
+    const row = this.#rowOf(input);
     if (row === undefined || this.#namedIn[row] === source + 1) return false;
     this.#namedIn[row] = source + 1;
     return true;
@@ -161,7 +165,7 @@ export class RecordTable implements RecordsByInput {
    * later line wins (a clock may step back); between files, the later `at`.
    */
   loses(record: JournalRecord, source: number): boolean {
-    const row = this.#rows.get(record.input);
+    const row = this.#rowOf(record.input);
     if (row === undefined || this.#source[row] === source) return false;
     const held = this.#whole.get(row)?.at ?? this.#atText.get(row);
     if (held === undefined) {
@@ -173,11 +177,11 @@ export class RecordTable implements RecordsByInput {
 
   /** Holds `record` as the last of its input; only the fields a SettledRecord has are kept of a row. */
   put(record: JournalRecord, source: number): void {
-    let row = this.#rows.get(record.input);
-    if (row === undefined) {
-      row = this.#rows.size;
+    // Indexed under the row it would take: the index asks only rows already there for their inputs.
+    let row = this.#rows.add(this.#inputs.length, record.input);
+    if (row < 0) {
+      row = this.#inputs.push(record.input);
       if (row === this.#capacity) this.#grow();
-      this.#rows.set(record.input, row);
     }
     if (this.#event[row] === NONE) this.#none--;
     this.#source[row] = source;
@@ -201,19 +205,23 @@ export class RecordTable implements RecordsByInput {
     if (Number.isNaN(ms)) this.#atText.set(row, record.at);
     this.#size[row] = record.size;
     this.#mtimeMs[row] = record.mtimeMs;
-    this.#options[row] = this.#fingerprintOf(record.options);
+    this.#options[row] = this.#fingerprints.numberOf(record.options);
     if (jobId !== undefined || row < this.#jobId.length) this.#jobId[row] = jobId;
     if (reason !== undefined || row < this.#reason.length) this.#reason[row] = reason;
   }
 
   *entries(): IterableIterator<[string, JournalRecord]> {
-    for (const [input, row] of this.#rows) {
-      if (this.#event[row] !== NONE) yield [input, this.#record(row, input)];
+    for (let row = 0; row < this.#inputs.length; row++) {
+      if (this.#event[row] === NONE) continue;
+      const input = this.#inputs.at(row);
+      yield [input, this.#record(row, input)];
     }
   }
 
   *keys(): IterableIterator<string> {
-    for (const [input, row] of this.#rows) if (this.#event[row] !== NONE) yield input;
+    for (let row = 0; row < this.#inputs.length; row++) {
+      if (this.#event[row] !== NONE) yield this.#inputs.at(row);
+    }
   }
 
   *values(): IterableIterator<JournalRecord> {
@@ -233,7 +241,7 @@ export class RecordTable implements RecordsByInput {
       input,
       this.#size[row] as number,
       this.#mtimeMs[row] as number,
-      this.#fingerprints[this.#options[row] as number] as string,
+      this.#fingerprints.valueOf(this.#options[row] as number),
       this.#jobId[row],
       this.#reason[row],
     );
@@ -250,16 +258,6 @@ export class RecordTable implements RecordsByInput {
       this.#lastAtMs = canonicalMs(at);
     }
     return this.#lastAtMs;
-  }
-
-  #fingerprintOf(options: string): number {
-    let index = this.#fingerprintIndex.get(options);
-    if (index === undefined) {
-      index = this.#fingerprints.length;
-      this.#fingerprints.push(options);
-      this.#fingerprintIndex.set(options, index);
-    }
-    return index;
   }
 
   #grow(): void {
