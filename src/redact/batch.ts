@@ -110,7 +110,7 @@ export async function runBatch(
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
     if (journal.oversized > 0) ctx.log.warn(`ignored ${journal.oversized} oversized line(s) of the journal`);
     writer = await JournalWriter.open(own, ctx.clock);
-    await sweepOutputs(ctx, outDir, plan.entries, options.shard);
+    await sweepOutputs(ctx, outDir, plan.outputFolders, options.shard);
 
     const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
     let expectedPending = 0;

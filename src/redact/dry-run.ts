@@ -6,7 +6,7 @@ import { readJournals } from './journal-read.js';
 import type { RedactOptions } from './options.js';
 import type { DryRunCounts, Outcome } from './outcome.js';
 import { OutputPresence } from './output-presence.js';
-import type { PlanEntry } from './plan.js';
+import type { PlanEntries } from './plan.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { createHalt, Recorder } from './record.js';
 import { Reporter } from './report.js';
@@ -16,7 +16,7 @@ import type { Work } from './work.js';
 
 export async function runDryRun(
   ctx: Context,
-  entries: readonly PlanEntry[],
+  entries: PlanEntries,
   outDir: string,
   fingerprint: string,
   options: RedactOptions,

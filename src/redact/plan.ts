@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { NAME_MAX_BYTES } from '../fs/atomic-write.js';
 import { type FolderPlace, FoundFile, type InputFolder, wavName } from './found-file.js';
+import type { FoundFiles } from './found-files.js';
 import type { ExpandedInputs } from './inputs.js';
+import { KeyIndex } from './key-index.js';
 import type { Shard } from './options.js';
 
 /** One input of the batch and where its output goes; `rejected` is set when the plan already refuses it. */
@@ -59,7 +61,9 @@ export function placeFolder(folder: InputFolder, places: PlanPlaces): FolderPlac
 
 export interface Plan {
   outDir: string;
-  entries: PlanEntry[];
+  entries: PlanEntries;
+  /** The folders the outputs go in (where an earlier run may have left partial files). */
+  outputFolders: ReadonlySet<string>;
   /** Inputs left to other shards. */
   otherShards: number;
   duplicates: number;
@@ -122,97 +126,127 @@ function collisionKey(path: string): string {
  * folder, not per file). A link at the output's own name is not followed: the output is published
  * by a rename, which replaces the link itself, never what it points to.
  */
-async function realOutputPath(entry: PlanEntry, cache: Map<string, string>): Promise<string> {
-  const dir = entry.outputDir ?? dirname(entry.output);
+async function realOutputPath(file: FoundFile, cache: Map<string, string>): Promise<string> {
+  const dir = file.outputDir;
   let real = cache.get(dir);
   if (real === undefined) {
     real = await realpath(dir).catch(() => dir);
     cache.set(dir, real);
   }
   // A real path is absolute and normalised, and a base name has no separator: no join needed.
-  const name = entry instanceof FoundFile ? entry.outputName : basename(entry.output);
+  const name = file.outputName;
   return real.endsWith(sep) ? real + name : real + sep + name;
+}
+
+/**
+ * The plan's entries: the named inputs that gave nothing to send first, then the found files of this
+ * shard, each made from its row when it is reached (see found-files.ts). An array of entries is one too.
+ */
+export interface PlanEntries extends Iterable<PlanEntry> {
+  readonly length: number;
+}
+
+class PlannedEntries implements PlanEntries {
+  constructor(
+    private readonly problems: readonly PlanEntry[],
+    private readonly files: FoundFiles,
+    /** 1 for each row of this shard; undefined when there is no shard. */
+    private readonly mine: Uint8Array | undefined,
+    readonly length: number,
+  ) {}
+
+  *[Symbol.iterator](): Iterator<PlanEntry> {
+    yield* this.problems;
+    const { files, mine } = this;
+    for (let row = 0; row < files.length; row++) if (!mine || mine[row] === 1) yield files.at(row);
+  }
+}
+
+/** Why a file's output cannot be had: a name too long, or an input it would overwrite. */
+async function outputRefusal(
+  file: FoundFile,
+  realPaths: KeyIndex,
+  files: FoundFiles,
+  dirCache: Map<string, string>,
+  cwd: string,
+): Promise<string | undefined> {
+  const tooLong = nameTooLong(file.outputRel);
+  if (tooLong) return tooLong;
+  const real = await realOutputPath(file, dirCache);
+  const victim = realPaths.find(real);
+  if (victim < 0) return undefined;
+  if (real === file.realPath) return `its output ${file.outputDisplay} would overwrite the input itself`;
+  const victimPath = files.folderAt(victim).prefix + files.nameAt(victim);
+  return `its output ${file.outputDisplay} would overwrite the input ${displayPath(victimPath, cwd)}`;
 }
 
 /**
  * Maps every input to its output, before anything is sent: a named file to `<out>/<stem>.wav`,
  * files found in a folder or by a glob to their relative path under `<out>`. Two inputs on one
  * output are both rejected, and so is an output that would overwrite an input. The shard filter
- * comes last, so every machine sees the same rejections for the same arguments. The found files
- * become the plan's entries, and `expanded.byRealPath` is emptied once read.
+ * comes last, so every machine sees the same rejections for the same arguments. The found files stay
+ * packed (see found-files.ts): the plan keeps their refusals and which are this shard's, and lets
+ * `expanded.realPaths` go once read.
  */
 export async function buildPlan(
   expanded: ExpandedInputs,
   options: { cwd: string; outDir: string; shard?: Shard | undefined },
 ): Promise<Plan> {
   const outDir = resolve(options.cwd, options.outDir);
-  const entries: PlanEntry[] = [];
-  for (const problem of expanded.problems) {
-    entries.push({
-      input: problem.path,
-      realPath: problem.path,
-      display: problem.arg,
-      key: problem.arg,
-      output: '',
-      outputRel: '',
-      outputDisplay: '',
-      rejected: problem.reason,
-    });
-  }
+  const { files, realPaths } = expanded;
+  if (!realPaths) throw new Error('these inputs have been planned already');
+  expanded.realPaths = undefined;
+  const problems: PlanEntry[] = expanded.problems.map((problem) => ({
+    input: problem.path,
+    realPath: problem.path,
+    display: problem.arg,
+    key: problem.arg,
+    output: '',
+    outputRel: '',
+    outputDisplay: '',
+    rejected: problem.reason,
+  }));
   const places: PlanPlaces = { cwd: options.cwd, outDir };
-  const placed = new Set<InputFolder>();
-  for (const file of expanded.files) {
-    if (!placed.has(file.folder)) {
-      placeFolder(file.folder, places);
-      placed.add(file.folder);
-    }
-    entries.push(file);
-  }
+  for (const folder of files.folders) placeFolder(folder, places);
 
   const dirCache = new Map<string, string>();
-  for (const entry of entries) {
-    if (entry.rejected || !entry.outputRel) continue;
-    entry.rejected = nameTooLong(entry.outputRel);
-    if (entry.rejected) continue;
-    const real = await realOutputPath(entry, dirCache);
-    const victim = expanded.byRealPath.get(real);
-    if (victim) {
-      entry.rejected =
-        real === entry.realPath
-          ? `its output ${entry.outputDisplay} would overwrite the input itself`
-          : `its output ${entry.outputDisplay} would overwrite the input ${displayPath(victim.path, options.cwd)}`;
+  const outputs = new KeyIndex((row) => collisionKey(files.at(row).outputRel));
+  /** Rows whose outputs meet, by the first row on that output (the usual case has none). */
+  const meetings = new Map<number, number[]>();
+  const mine = options.shard ? new Uint8Array(files.length) : undefined;
+  let mineCount = 0;
+  for (let row = 0; row < files.length; row++) {
+    const file = files.at(row);
+    const refusal = await outputRefusal(file, realPaths, files, dirCache, options.cwd);
+    if (refusal) files.reject(row, refusal);
+    const met = outputs.add(row, collisionKey(file.outputRel));
+    if (met >= 0) {
+      const group = meetings.get(met) ?? [met];
+      group.push(row);
+      meetings.set(met, group);
+    }
+    if (mine && inShard(file.key, options.shard)) {
+      mine[row] = 1;
+      mineCount++;
     }
   }
-  // Read for the last time: let go before the next map of one key per input is made, so the two are
-  // never held together (the plan's peak over 1,000,000 inputs).
-  expanded.byRealPath.clear();
-
-  // One entry per output, an array only where two or more meet (the usual case holds no array). A
-  // conflict is named above any other reason.
-  const byOutput = new Map<string, PlanEntry | PlanEntry[]>();
-  for (const entry of entries) {
-    const outputRel = entry.outputRel;
-    if (!outputRel) continue;
-    const key = collisionKey(outputRel);
-    const met = byOutput.get(key);
-    if (met === undefined) byOutput.set(key, entry);
-    else if (Array.isArray(met)) met.push(entry);
-    else byOutput.set(key, [met, entry]);
+  // A conflict is named above any other reason.
+  for (const group of meetings.values()) {
+    const shown = group.map((row) => files.at(row).display);
+    group.forEach((row, at) => {
+      const others = shown.filter((_, other) => other !== at);
+      files.reject(row, `same output ${files.at(row).outputDisplay} as ${others.join(', ')}`);
+    });
   }
-  for (const group of byOutput.values()) {
-    if (!Array.isArray(group)) continue;
-    for (const entry of group) {
-      const others = group.filter((other) => other !== entry).map((other) => other.display);
-      entry.rejected = `same output ${entry.outputDisplay} as ${others.join(', ')}`;
-    }
-  }
-  byOutput.clear();
 
-  const mine = entries.filter((entry) => inShard(entry.key, options.shard));
+  const myProblems = problems.filter((entry) => inShard(entry.key, options.shard));
+  const fileCount = mine ? mineCount : files.length;
+  const length = myProblems.length + fileCount;
   return {
     outDir,
-    entries: mine,
-    otherShards: entries.length - mine.length,
+    entries: new PlannedEntries(myProblems, files, mine, length),
+    outputFolders: new Set(files.folders.map((folder) => folder.placed?.outFolder ?? outDir)),
+    otherShards: problems.length + files.length - length,
     duplicates: expanded.duplicates,
   };
 }

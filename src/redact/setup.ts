@@ -1,6 +1,5 @@
 /** Setting up a real run: the engine the stages share, the sweep, the look-up of interrupted uploads. */
 import { setMaxListeners } from 'node:events';
-import { dirname } from 'node:path';
 import type { Context } from '../context.js';
 import { OutputFolder } from '../fs/containment.js';
 import type { BatchDeps } from './batch.js';
@@ -9,7 +8,7 @@ import { isStopping } from './engine.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { JournalState } from './journal-read.js';
 import type { RedactOptions, Shard } from './options.js';
-import type { PlanEntry } from './plan.js';
+import type { PlanEntries } from './plan.js';
 import type { Halt, Recorder } from './record.js';
 import { type FoundJob, reconcile } from './reconcile.js';
 import { sweepPartials } from './sweep.js';
@@ -69,7 +68,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
  */
 export async function lookUpInterrupted(
   engine: Engine,
-  entries: readonly PlanEntry[],
+  entries: PlanEntries,
   journal: JournalState,
   fingerprint: string,
   overwrite: boolean,
@@ -103,11 +102,10 @@ export async function lookUpInterrupted(
 export async function sweepOutputs(
   ctx: Context,
   outDir: string,
-  entries: readonly PlanEntry[],
+  outputFolders: Iterable<string>,
   shard: Shard | undefined,
 ): Promise<void> {
-  const dirs = new Set<string>([outDir]);
-  for (const entry of entries) if (entry.output) dirs.add(entry.outputDir ?? dirname(entry.output));
+  const dirs = new Set<string>([outDir, ...outputFolders]);
   const swept = await sweepPartials(dirs, outDir, shard);
   if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
 }

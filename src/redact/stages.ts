@@ -7,7 +7,7 @@
 import { checkInput } from './check.js';
 import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
-import type { PlanEntry } from './plan.js';
+import type { PlanEntries } from './plan.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { journalAhead, type PublishWork, publishOne, sendOne } from './send.js';
 import { type TriageOptions, triage } from './triage.js';
@@ -33,7 +33,7 @@ async function closing<T>(queue: BoundedQueue<T>, run: () => Promise<void>): Pro
 /** Runs every planned input through the stages; resolves when each has an outcome. */
 export async function runStages(
   engine: Engine,
-  entries: readonly PlanEntry[],
+  entries: PlanEntries,
   triageOptions: TriageOptions,
   concurrency: number,
 ): Promise<void> {

@@ -69,11 +69,8 @@ describe('a found file', () => {
   it('gives its key in NFC, its output name as found for a named file', async () => {
     const decomposed = 'cafe\u0301.wav';
     await touchFiles(dir.path, `calls/${decomposed}`, decomposed);
-    const { files } = await expandInputs({ cwd: dir.path, args: ['calls', decomposed] });
-    const plan = await buildPlan(
-      { files, byRealPath: new Map(), problems: [], duplicates: 0, emptyFolders: [] },
-      { cwd: dir.path, outDir: 'out' },
-    );
+    const expanded = await expandInputs({ cwd: dir.path, args: ['calls', decomposed] });
+    const plan = await buildPlan(expanded, { cwd: dir.path, outDir: 'out' });
     const [inFolder, named] = plan.entries;
     expect(inFolder?.key).toBe('caf\u00e9.wav');
     expect(inFolder?.outputRel).toBe('caf\u00e9.wav');

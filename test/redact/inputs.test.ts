@@ -10,13 +10,14 @@ const dir = tempDirPerTest('vredact-inputs-');
 
 const touch = (...paths: string[]) => touchFiles(dir.path, ...paths);
 
-function expand(args: string[], options: { listed?: string[]; outDir?: string } = {}) {
-  return expandInputs({
+async function expand(args: string[], options: { listed?: string[]; outDir?: string } = {}) {
+  const expanded = await expandInputs({
     cwd: dir.path,
     args,
     listed: options.listed,
     outDir: join(dir.path, options.outDir ?? 'out'),
   });
+  return { ...expanded, files: [...expanded.files] };
 }
 
 const rels = (files: Array<{ rel: string }>) => files.map((file) => file.rel).sort();

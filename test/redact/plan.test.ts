@@ -21,8 +21,10 @@ async function plan(
     outDir: join(dir.path, outDir),
   });
   const result = await buildPlan(expanded, { cwd: dir.path, outDir, shard: options.shard });
-  const byInput = Object.fromEntries(result.entries.map((entry) => [entry.display, entry]));
-  return { ...result, byInput };
+  const entries = [...result.entries];
+  expect(entries).toHaveLength(result.entries.length);
+  const byInput = Object.fromEntries(entries.map((entry) => [entry.display, entry]));
+  return { ...result, entries, byInput };
 }
 
 describe('output paths', () => {

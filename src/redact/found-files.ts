@@ -1,0 +1,91 @@
+/**
+ * The found files of a batch, packed: a run holds every input from its listing to its end, and as
+ * objects (a FoundFile, its name, its boxed modification time, an array slot) they cost about 150
+ * bytes an input on V8's heap, which V8 then lets grow to twice that before it collects. Here an input
+ * is a row of typed columns outside the heap: its folder's number, its name as UTF-8, its size and
+ * modification time, about 36 bytes. A FoundFile is made from its row when it is asked for, so only
+ * the files in flight exist as objects. The few links and the plan's refusals are kept by row.
+ */
+import { FoundFile, type InputFolder } from './found-file.js';
+import { grown, Numbering, PackedStrings } from './packed-strings.js';
+
+const FIRST_CAPACITY = 1024;
+
+export class FoundFiles implements Iterable<FoundFile> {
+  readonly #folders = new Numbering<InputFolder>();
+  #length = 0;
+  #folder = new Uint32Array(FIRST_CAPACITY);
+  #size = new Float64Array(FIRST_CAPACITY);
+  #mtimeMs = new Float64Array(FIRST_CAPACITY);
+  readonly #names = new PackedStrings();
+  readonly #linkedTo = new Map<number, string>();
+  readonly #rejected = new Map<number, string>();
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Every folder that holds a found file, in the order first found. */
+  get folders(): readonly InputFolder[] {
+    return this.#folders.values;
+  }
+
+  /** Adds a found file; returns its row. */
+  push(file: FoundFile): number {
+    const row = this.#length;
+    if (row === this.#folder.length) this.#growRows(row * 2);
+    this.#names.push(file.name);
+    this.#folder[row] = this.#folders.numberOf(file.folder);
+    this.#size[row] = file.seenSize;
+    this.#mtimeMs[row] = file.seenMtimeMs;
+    if (file.linkedTo !== undefined) this.#linkedTo.set(row, file.linkedTo);
+    if (file.rejected !== undefined) this.#rejected.set(row, file.rejected);
+    this.#length = row + 1;
+    return row;
+  }
+
+  folderAt(row: number): InputFolder {
+    return this.#folders.valueOf(this.#folder[row] as number);
+  }
+
+  nameAt(row: number): string {
+    return this.#names.at(row);
+  }
+
+  /** The row's real path, as FoundFile#realPath gives it, without making the object. */
+  realPathAt(row: number): string {
+    return this.#linkedTo.get(row) ?? this.folderAt(row).realPrefix + this.nameAt(row);
+  }
+
+  /** The found file of a row, made anew (with the plan's refusal, if any). */
+  at(row: number): FoundFile {
+    const file = new FoundFile(
+      this.folderAt(row),
+      this.nameAt(row),
+      this.#linkedTo.get(row),
+      this.#size[row],
+      this.#mtimeMs[row],
+    );
+    const rejected = this.#rejected.get(row);
+    if (rejected !== undefined) file.rejected = rejected;
+    return file;
+  }
+
+  reject(row: number, reason: string): void {
+    this.#rejected.set(row, reason);
+  }
+
+  rejectedAt(row: number): string | undefined {
+    return this.#rejected.get(row);
+  }
+
+  *[Symbol.iterator](): Iterator<FoundFile> {
+    for (let row = 0; row < this.#length; row++) yield this.at(row);
+  }
+
+  #growRows(capacity: number): void {
+    this.#folder = grown(this.#folder, capacity);
+    this.#size = grown(this.#size, capacity);
+    this.#mtimeMs = grown(this.#mtimeMs, capacity);
+  }
+}
