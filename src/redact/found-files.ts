@@ -52,9 +52,12 @@ export class FoundFiles implements Iterable<FoundFile> {
     return this.#names.at(row);
   }
 
-  /** The row's real path, as FoundFile#realPath gives it, without making the object. */
-  realPathAt(row: number): string {
-    return this.#linkedTo.get(row) ?? this.folderAt(row).realPrefix + this.nameAt(row);
+  /** Whether the row's real path (FoundFile#realPath) is `path`, compared in place. */
+  hasRealPath(row: number, path: string): boolean {
+    const linkedTo = this.#linkedTo.get(row);
+    if (linkedTo !== undefined) return linkedTo === path;
+    const prefix = this.folderAt(row).realPrefix;
+    return path.startsWith(prefix) && this.#names.matches(row, path, prefix.length);
   }
 
   /** The found file of a row, made anew (with the plan's refusal, if any). */

@@ -117,7 +117,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   const outDir = request.outDir ? resolve(cwd, request.outDir) : undefined;
   const outDirReal = outDir ? await realpath(outDir).catch(() => outDir) : undefined;
   const files = new FoundFiles();
-  const realPaths = new KeyIndex((row) => files.realPathAt(row));
+  const realPaths = new KeyIndex((row, path) => files.hasRealPath(row, path));
   const result: ExpandedInputs = {
     files,
     realPaths,

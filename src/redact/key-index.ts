@@ -2,8 +2,8 @@
  * Items of a packed table (see found-files.ts) indexed by a string key, without keeping the key: a
  * `Map<string, number>` keeps one string and one entry per item, about 100 bytes an input, which over
  * 1,000,000 inputs is most of a run's memory. Here each item costs two 32-bit slots (a load of at most
- * one half: 16 bytes an item), and a key is asked of the table again only when two hashes meet, so the
- * answer is exact. Hand-written because no maintained package indexes a packed table by a key it can
+ * one half: 16 bytes an item), and the table is asked whether an item has a key only when their
+ * hashes meet, so the answer is exact. Hand-written because no maintained package indexes a packed table by a key it can
  * give back; the hash is FNV-1a over the UTF-16 units with murmur3's final mix.
  */
 
@@ -25,8 +25,8 @@ export class KeyIndex {
   #hashes = new Uint32Array(FIRST_CAPACITY);
   #count = 0;
 
-  /** `keyOf(i)` gives the key of item `i` again, the same each time it is asked. */
-  constructor(private readonly keyOf: (index: number) => string) {}
+  /** `hasKey(i, key)` tells whether item `i`'s key is `key`, the same each time it is asked. */
+  constructor(private readonly hasKey: (index: number, key: string) => boolean) {}
 
   get size(): number {
     return this.#count;
@@ -39,7 +39,7 @@ export class KeyIndex {
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const held = this.#slots[slot] as number;
       if (held === 0) return -1;
-      if (this.#hashes[slot] === hash && this.keyOf(held - 1) === key) return held - 1;
+      if (this.#hashes[slot] === hash && this.hasKey(held - 1, key)) return held - 1;
     }
   }
 
@@ -47,7 +47,7 @@ export class KeyIndex {
    * Adds item `index` under its key unless an item with the same key is there already: returns that
    * item's index, or -1 when `index` was added.
    */
-  add(index: number, key = this.keyOf(index)): number {
+  add(index: number, key: string): number {
     if ((this.#count + 1) * 2 > this.#slots.length) this.#grow();
     const hash = hashKey(key);
     const mask = this.#slots.length - 1;
@@ -55,7 +55,7 @@ export class KeyIndex {
     for (; ; slot = (slot + 1) & mask) {
       const held = this.#slots[slot] as number;
       if (held === 0) break;
-      if (this.#hashes[slot] === hash && this.keyOf(held - 1) === key) return held - 1;
+      if (this.#hashes[slot] === hash && this.hasKey(held - 1, key)) return held - 1;
     }
     this.#slots[slot] = index + 1;
     this.#hashes[slot] = hash;

@@ -71,6 +71,26 @@ export class PackedStrings {
     return this.#bytes.toString('utf8', this.#start(index), this.#ends[index]);
   }
 
+  /**
+   * Whether string `index` is `text` from `from` on. Compared in place, unit by byte while both are
+   * ASCII (file names nearly always are): a look-up asks this of every input it finds, and decoding
+   * a string for each one was most of the cost of reading a journal.
+   */
+  matches(index: number, text: string, from = 0): boolean {
+    const start = this.#start(index);
+    const size = (this.#ends[index] as number) - start;
+    const units = text.length - from;
+    // UTF-8 takes at least one byte for each UTF-16 unit.
+    if (size < units) return false;
+    for (let i = 0; i < units; i++) {
+      const byte = this.#bytes[start + i] as number;
+      const unit = text.charCodeAt(from + i);
+      if (byte >= 0x80 || unit >= 0x80) return this.at(index) === text.slice(from);
+      if (byte !== unit) return false;
+    }
+    return size === units;
+  }
+
   #start(index: number): number {
     return index === 0 ? 0 : (this.#ends[index - 1] as number);
   }
@@ -85,6 +105,8 @@ export class PackedPaths {
   readonly #folders = new Numbering<string>();
   #folderOf = new Uint32Array(FIRST_COUNT);
   readonly #names = new PackedStrings();
+  /** The last folder's number: paths come folder by folder, and a look-up makes a string. */
+  #lastFolder = -1;
 
   get length(): number {
     return this.#names.length;
@@ -93,7 +115,12 @@ export class PackedPaths {
   /** Adds a path; returns its number. */
   push(path: string): number {
     const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1;
-    const number = this.#folders.numberOf(path.slice(0, cut));
+    const last = this.#lastFolder < 0 ? undefined : this.#folders.valueOf(this.#lastFolder);
+    const number =
+      last !== undefined && last.length === cut && path.startsWith(last)
+        ? this.#lastFolder
+        : this.#folders.numberOf(path.slice(0, cut));
+    this.#lastFolder = number;
     const at = this.#names.push(path.slice(cut));
     if (at === this.#folderOf.length) this.#folderOf = grown(this.#folderOf, at * 2);
     this.#folderOf[at] = number;
@@ -102,5 +129,11 @@ export class PackedPaths {
 
   at(index: number): string {
     return this.#folders.valueOf(this.#folderOf[index] as number) + this.#names.at(index);
+  }
+
+  /** Whether path `index` is `path`, without joining its parts. */
+  matches(index: number, path: string): boolean {
+    const folder = this.#folders.valueOf(this.#folderOf[index] as number);
+    return path.startsWith(folder) && this.#names.matches(index, path, folder.length);
   }
 }

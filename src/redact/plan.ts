@@ -210,7 +210,7 @@ export async function buildPlan(
   for (const folder of files.folders) placeFolder(folder, places);
 
   const dirCache = new Map<string, string>();
-  const outputs = new KeyIndex((row) => collisionKey(files.at(row).outputRel));
+  const outputs = new KeyIndex((row, key) => collisionKey(files.at(row).outputRel) === key);
   /** Rows whose outputs meet, by the first row on that output (the usual case has none). */
   const meetings = new Map<number, number[]>();
   const mine = options.shard ? new Uint8Array(files.length) : undefined;

@@ -74,7 +74,10 @@ export interface RecordsByInput extends Iterable<[string, JournalRecord]> {
 export class RecordTable implements RecordsByInput {
   /** Each row's input, packed outside V8's heap, and the rows by input (see key-index.ts). */
   readonly #inputs = new PackedPaths();
-  readonly #rows = new KeyIndex((row) => this.#inputs.at(row));
+  readonly #rows = new KeyIndex((row, input) => this.#inputs.matches(row, input));
+  /** The last input looked up and its row (-1: none): a journal line asks for its input three times. */
+  #lastInput: string | undefined;
+  #lastRow = -1;
   #capacity = FIRST_CAPACITY;
   #event = new Uint8Array(FIRST_CAPACITY);
   #atMs = new Float64Array(FIRST_CAPACITY);
@@ -149,8 +152,11 @@ export class RecordTable implements RecordsByInput {
   }
 
   #rowOf(input: string): number | undefined {
-    const row = this.#rows.find(input);
-    return row < 0 ? undefined : row;
+    if (input !== this.#lastInput) {
+      this.#lastInput = input;
+      this.#lastRow = this.#rows.find(input);
+    }
+    return this.#lastRow < 0 ? undefined : this.#lastRow;
   }
 
   firstNamedIn(input: string, source: number): boolean {
@@ -178,10 +184,11 @@ export class RecordTable implements RecordsByInput {
   /** Holds `record` as the last of its input; only the fields a SettledRecord has are kept of a row. */
   put(record: JournalRecord, source: number): void {
     // Indexed under the row it would take: the index asks only rows already there for their inputs.
-    let row = this.#rows.add(this.#inputs.length, record.input);
+    let row = this.#rowOf(record.input) ?? this.#rows.add(this.#inputs.length, record.input);
     if (row < 0) {
       row = this.#inputs.push(record.input);
       if (row === this.#capacity) this.#grow();
+      this.#lastRow = row;
     }
     if (this.#event[row] === NONE) this.#none--;
     this.#source[row] = source;

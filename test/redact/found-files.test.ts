@@ -28,7 +28,9 @@ describe('FoundFiles', () => {
         original.seenMtimeMs,
         original.realPath,
       ]);
-      expect(files.realPathAt(row)).toBe(original.realPath);
+      expect(files.hasRealPath(row, original.realPath)).toBe(true);
+      expect(files.hasRealPath(row, `${original.realPath}x`)).toBe(false);
+      expect(files.hasRealPath(row, original.realPath.slice(0, -1))).toBe(false);
     });
     expect(back[2]?.seenSize).toBe(-1);
   });

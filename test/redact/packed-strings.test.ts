@@ -11,6 +11,27 @@ describe('PackedStrings', () => {
     expect(strings.length).toBe(3000);
     texts.forEach((text, i) => expect(strings.at(i)).toBe(text));
   });
+
+  it('tells in place whether a string is a text from a position, ASCII or not', () => {
+    const strings = new PackedStrings();
+    for (const text of ['call.wav', 'é通🎙.wav', '', 'calls', 'cafe\u0301.wav']) strings.push(text);
+    expect(strings.matches(0, 'call.wav')).toBe(true);
+    expect(strings.matches(0, '/in/call.wav', 4)).toBe(true);
+    expect(strings.matches(0, '/in/call.wav', 3)).toBe(false);
+    expect(strings.matches(0, 'call.wa')).toBe(false);
+    expect(strings.matches(0, 'call.wavx')).toBe(false);
+    expect(strings.matches(0, 'call.waV')).toBe(false);
+    expect(strings.matches(1, 'x/é通🎙.wav', 2)).toBe(true);
+    expect(strings.matches(1, 'é通🎤.wav')).toBe(false);
+    expect(strings.matches(1, 'e通🎙.wav')).toBe(false);
+    expect(strings.matches(2, '')).toBe(true);
+    expect(strings.matches(2, 'abc', 3)).toBe(true);
+    expect(strings.matches(2, 'a')).toBe(false);
+    // 'calls' (5 bytes) is not 'call' followed by nothing; a longer UTF-8 form is not a shorter text.
+    expect(strings.matches(3, 'call')).toBe(false);
+    expect(strings.matches(4, 'café.wav')).toBe(false);
+    expect(strings.matches(4, 'cafe\u0301.wav')).toBe(true);
+  });
 });
 
 describe('PackedPaths', () => {
@@ -30,6 +51,13 @@ describe('PackedPaths', () => {
     texts.forEach((text, i) => expect(paths.push(text)).toBe(i));
     expect(paths.length).toBe(2500);
     texts.forEach((text, i) => expect(paths.at(i)).toBe(text));
+    texts.forEach((text, i) => {
+      expect(paths.matches(i, text)).toBe(true);
+      expect(paths.matches(i, `${text}x`)).toBe(false);
+      expect(paths.matches(i, text.slice(0, -1))).toBe(false);
+    });
+    expect(paths.matches(0, '/archive/1/call 0.wav')).toBe(false);
+    expect(paths.matches(0, '/archive/0/call 5.wav')).toBe(false);
   });
 });
 
