@@ -186,8 +186,14 @@ export function applyRecord(state: JournalState, record: JournalRecord, source =
  */
 function slim(record: JournalRecord, latest: RecordStore): JournalRecord {
   if (record.event !== 'uploading' && record.event !== 'submitted') return record;
-  const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
-  return { ...kept, options: latest.intern(record.options) };
+  if (record.outputSha256 !== undefined || record.voice !== undefined || record.bytes !== undefined) {
+    const { outputSha256: _output, voice: _voice, bytes: _bytes, ...kept } = record;
+    return { ...kept, options: latest.intern(record.options) };
+  }
+  // The usual line has none of them: the record was just parsed and is no one else's, so it is kept
+  // as it is rather than copied (a copy of every `uploading` line was a twentieth of reading a journal).
+  record.options = latest.intern(record.options);
+  return record;
 }
 
 export interface ReadOptions {

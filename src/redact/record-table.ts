@@ -227,7 +227,12 @@ export class RecordTable implements RecordsByInput {
 
   *keys(): IterableIterator<string> {
     for (let row = 0; row < this.#inputs.length; row++) {
-      if (this.#event[row] !== NONE) yield this.#inputs.at(row);
+      if (this.#event[row] === NONE) continue;
+      const input = this.#inputs.at(row);
+      // A caller asks for the input it was just given (status reads each one's state): its row is known.
+      this.#lastInput = input;
+      this.#lastRow = row;
+      yield input;
     }
   }
 

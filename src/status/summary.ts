@@ -81,8 +81,21 @@ export function summarize(latest: Pick<LatestRecords, 'keys' | 'stateOf' | 'get'
  */
 export function doneInputs(latest: Pick<LatestRecords, 'keys' | 'stateOf'>): string[] {
   const done: string[] = [];
-  for (const input of latest.keys()) if (latest.stateOf(input) === 'done') done.push(input);
+  for (const input of latest.keys()) if (latest.stateOf(input) === 'done') done.push(flat(input));
   return done.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * `text` in one piece. A path the journal's table gives back is its folder and its name joined, which
+ * V8 keeps as a pair until something needs the characters in one run; the first comparison of the
+ * sort would do it, in the old generation by then, where the halves left over wait for a full
+ * collection: over 1,000,000 done inputs the manifest took 55 MB more peak RSS and 15 % more time
+ * than with each path made whole as it is kept. Reading a string as a number needs its characters in
+ * one piece, so V8 joins them; JavaScript has no plainer way to ask (the result is not used).
+ */
+function flat(text: string): string {
+  Number(text);
+  return text;
 }
 
 /** Why a file is where it is, in words, for the terminal and TSV (the journal's reason when it has one). */

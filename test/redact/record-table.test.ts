@@ -90,6 +90,26 @@ describe('the table of last records', () => {
     }
   });
 
+  it('answers for the input its iteration just gave, and for any other asked in between', () => {
+    const table = emptyJournalState();
+    const whole = emptyJournalState(new WholeRecords());
+    for (const { record, source } of someRecords(400, 7)) {
+      applyRecord(table, { ...record }, source);
+      applyRecord(whole, { ...record }, source);
+    }
+    const inputs = [...whole.latest.keys()];
+    const latest = table.latest as RecordTable;
+    let other = 0;
+    for (const input of latest.keys()) {
+      expect(latest.eventOf(input)).toBe(whole.latest.get(input)?.event);
+      // A look-up of another input between two steps must not leave the iteration's row behind.
+      const elsewhere = inputs[(other += 37) % inputs.length] as string;
+      expect(decisive(latest.get(elsewhere))).toEqual(decisive(whole.latest.get(elsewhere)));
+      expect(decisive(latest.get(input))).toEqual(decisive(whole.latest.get(input)));
+      expect(latest.has(`${input}.not-there`)).toBe(false);
+    }
+  });
+
   it('holds more inputs than its first columns, each row its own', () => {
     const table = new RecordTable();
     for (let i = 0; i < 5000; i++) {
