@@ -5,7 +5,9 @@
  * Starts a stand-in of the service of its own (scripts/bench/stand-in.js: a fixed latency, the upload
  * echoed back) and runs the built binary against it:
  *   1. N one-second WAVs at -c 8 and -c 32: wall time against the ideal ⌈N/C⌉ × latency and against
- *      `xargs -P C curl` over the same files; client CPU per file.
+ *      `xargs -P C curl` over the same files; client CPU per file; beside them three floors (bare
+ *      uploads, the disk work alone, both in one process) and what creating a file costs where the
+ *      outputs went.
  *   2. Many small WAVs: wall time and peak RSS of a first run, a re-run (all done) and a dry run,
  *      at two sizes, to show whether memory stays flat.
  *   3. `vredact status` and its manifest over journals of 100,000 and 1,000,000 inputs.
@@ -15,23 +17,26 @@
  *   npm run bench:batch -- --quick          # a small smoke run (seconds)
  *   npm run bench:batch -- --only speed     # or --only memory, --only status
  *   options: --files 480 --latency 100 --runs 3 --concurrency 8,32 --many 100000 --medium 10000
- *            --many-concurrency 16 --many-latency 0 --status-inputs 100000,1000000
+ *            --many-concurrency 16 --many-latency 0 --status-inputs 100000,1000000 --scratch DIR
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createCostUs } from './bench/create-cost.js';
+import { cpuOf, createdAt, mb, perFile, s, verdict } from './bench/figures.js';
 import { hasGnuTime, measure, median, running } from './bench/measure.js';
 import { readOptions } from './bench/options.js';
 import { startStandIn } from './bench/stand-in.js';
-import { writeJournal } from './bench/journal-file.js';
+import { statusPart } from './bench/status-part.js';
 import { writeWavFiles } from './bench/wav-files.js';
 
 const BIN = fileURLToPath(new URL('../bin/vredact.js', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./bench/undici-floor.js', import.meta.url));
 const DISK_FLOOR = fileURLToPath(new URL('./bench/disk-floor.js', import.meta.url));
+const PROMISES_FLOOR = fileURLToPath(new URL('./bench/promises-floor.js', import.meta.url));
 const TOKEN = 'vr_bench_token';
 
 /** What the redact engine must meet; printed beside the figures. */
@@ -44,13 +49,13 @@ const TARGETS = {
   atFiles: 100_000,
 };
 
-const { only, config } = readOptions();
+const { only, scratchBase, config } = readOptions();
 if (!existsSync(new URL('../dist/cli.bundle.js', import.meta.url))) {
   console.error('bench:batch: dist/ is missing; run `npm run build` first.');
   process.exit(1);
 }
 
-const scratch = await mkdtemp(join(tmpdir(), 'vredact-bench-batch-'));
+const scratch = await mkdtemp(join(scratchBase ?? tmpdir(), 'vredact-bench-batch-'));
 const standIn = await startStandIn({ latencyMs: config.latencyMs });
 let failures = 0;
 
@@ -100,31 +105,26 @@ async function redact(label, inDir, outDir, concurrency, { uploads, dryRun = fal
   return result;
 }
 
-/** The same uploads by a bare undici loop (scripts/bench/undici-floor.js): what vredact's own work adds to. */
-async function floorBatch(inDir, names, concurrency) {
-  const result = await measure(process.execPath, [FLOOR, standIn.redactUrl, String(concurrency), ...names], {
+/**
+ * One of the floors, a script of scripts/bench run as a child in the inputs' folder and measured as
+ * vredact is: the bare undici loop (undici-floor.js, what vredact's own work adds to), the disk work
+ * alone (disk-floor.js, what vredact's promises cost the disk) and both in one process with Node.js's
+ * own http (promises-floor.js, what the promises cost any Node.js client). A floor that writes
+ * outputs has the cost of creating a file in its output folder measured before the folder goes.
+ */
+async function floorRun(label, script, args, { inDir, outDir }) {
+  const result = await measure(process.execPath, [script, ...args], {
     cwd: inDir,
     env: clientEnv(),
     scratch,
   });
-  if (result.code !== 0) {
-    failures++;
-    console.log(`  ! undici floor: exit ${result.code}: ${result.stderr.trim().split('\n')[0] ?? ''}`);
+  if (outDir !== undefined) {
+    if (result.code === 0) result.createUs = createCostUs(outDir);
+    await rm(outDir, { recursive: true, force: true });
   }
-  return result;
-}
-
-/** The same files' disk work alone (scripts/bench/disk-floor.js): what vredact's promises cost the disk. */
-async function diskFloorBatch(inDir, names, outDir, concurrency) {
-  const result = await measure(process.execPath, [DISK_FLOOR, outDir, String(concurrency), ...names], {
-    cwd: inDir,
-    env: clientEnv(),
-    scratch,
-  });
-  await rm(outDir, { recursive: true, force: true });
   if (result.code !== 0) {
     failures++;
-    console.log(`  ! disk floor: exit ${result.code}: ${result.stderr.trim().split('\n')[0] ?? ''}`);
+    console.log(`  ! ${label}: exit ${result.code}: ${result.stderr.trim().split('\n')[0] ?? ''}`);
   }
   return result;
 }
@@ -148,13 +148,6 @@ async function curlBatch(inDir, names, outDir, concurrency) {
   return result;
 }
 
-const s = (value) => (value === undefined ? '–' : `${value.toFixed(2)} s`);
-const mb = (value) => (value === undefined ? '–' : `${Math.round(value)} MB`);
-const verdict = (ok) => (ok === undefined ? 'not measured' : ok ? 'meets' : 'MISSES');
-const perFile = (cpuS, files) =>
-  cpuS === undefined ? '–' : `${((cpuS * 1000) / files).toFixed(2)} ms per file`;
-const cpuOf = (run) => (run.userS === undefined ? undefined : run.userS + run.sysS);
-
 async function speed() {
   const { files, latencyMs, runs } = config;
   console.log(
@@ -169,12 +162,23 @@ async function speed() {
     const theirs = [];
     const floor = [];
     const diskFloor = [];
+    const promisesFloor = [];
     for (let run = 0; run < runs; run++) {
-      floor.push(await floorBatch(inDir, names, c));
-      diskFloor.push(await diskFloorBatch(inDir, names, join(scratch, 'disk-floor-out'), c));
+      const floorOut = join(scratch, 'floor-out');
+      const url = standIn.redactUrl;
+      floor.push(await floorRun('undici floor', FLOOR, [url, String(c), ...names], { inDir }));
+      const diskArgs = [floorOut, String(c), ...names];
+      diskFloor.push(await floorRun('disk floor', DISK_FLOOR, diskArgs, { inDir, outDir: floorOut }));
+      const bothArgs = [url, floorOut, String(c), ...names];
+      promisesFloor.push(
+        await floorRun('promises floor', PROMISES_FLOOR, bothArgs, { inDir, outDir: floorOut }),
+      );
       const outDir = join(scratch, 'speed-out');
       const curlOut = join(scratch, 'curl-out');
-      ours.push(await redact(`-c ${c} run ${run + 1}`, inDir, outDir, c, { uploads: files }));
+      const result = await redact(`-c ${c} run ${run + 1}`, inDir, outDir, c, { uploads: files });
+      // The folder its outputs went in (the inputs' first folder, mirrored).
+      if (result.code === 0) result.createUs = createCostUs(join(outDir, dirname(names[0])));
+      ours.push(result);
       theirs.push(await curlBatch(inDir, names, curlOut, c));
       await rm(outDir, { recursive: true, force: true });
       await rm(curlOut, { recursive: true, force: true });
@@ -188,8 +192,13 @@ async function speed() {
     const diskCpu = median(diskFloor.map(cpuOf));
     console.log(
       `  -c ${String(c).padEnd(3)} the disk floor, the same files' checks, journal lines and outputs with ` +
-        `their fsyncs alone: CPU ${perFile(diskCpu, files)}; the two floors together ` +
+        `their fsyncs alone: CPU ${perFile(diskCpu, files)}${createdAt(diskFloor)}; the two floors together ` +
         `${perFile(floorCpu === undefined || diskCpu === undefined ? undefined : floorCpu + diskCpu, files)}`,
+    );
+    // Its wall time is no floor: it checks each file just before its upload, where vredact checks ahead.
+    console.log(
+      `  -c ${String(c).padEnd(3)} the floor of the promises, that disk work and the uploads in one process ` +
+        `with Node.js's own http: CPU ${perFile(median(promisesFloor.map(cpuOf)), files)}${createdAt(promisesFloor)}`,
     );
     const wall = median(ours.map((r) => r.wallS));
     const curlWall = median(theirs.map((r) => r.wallS));
@@ -199,7 +208,7 @@ async function speed() {
       `  -c ${String(c).padEnd(3)} vredact ${s(wall)} = ${(wall / ideal).toFixed(2)}× the ideal ${s(ideal)} ` +
         `(target ≤ ${TARGETS.idealRatio}×: ${verdict(wall / ideal <= TARGETS.idealRatio)}); ` +
         `xargs -P ${c} curl ${s(curlWall)} (target: faster: ${verdict(wall < curlWall)}); ` +
-        `vredact CPU ${s(cpu)}, peak RSS ${mb(median(ours.map((r) => r.maxRssMb)))}`,
+        `vredact CPU ${s(cpu)}${createdAt(ours)}, peak RSS ${mb(median(ours.map((r) => r.maxRssMb)))}`,
     );
   }
   if (hasGnuTime) {
@@ -257,36 +266,6 @@ async function memory() {
   for (const files of [config.medium, config.many]) if (files > 0) await memoryAt(files);
 }
 
-/** `vredact status` and `--manifest` over a journal of many inputs: its memory is one record per input. */
-async function status() {
-  console.log('\n3. vredact status over a journal of two lines per input (99 % done)');
-  for (const inputs of config.statusInputs) {
-    const outDir = join(scratch, `status-${inputs}`);
-    await writeJournal(outDir, inputs);
-    const env = clientEnv();
-    const run = (extra) =>
-      measure(process.execPath, [BIN, 'status', '-o', outDir, ...extra], { cwd: scratch, env, scratch });
-    const summary = await run([]);
-    const manifest = await run(['--manifest']);
-    for (const [label, result] of [
-      ['status', summary],
-      ['--manifest', manifest],
-    ]) {
-      if (result.code !== 0) {
-        failures++;
-        console.log(
-          `  ! status ${label} over ${inputs} inputs: exit ${result.code}: ${result.stderr.trim()}`,
-        );
-      }
-    }
-    console.log(
-      `  ${inputs} inputs: status ${s(summary.wallS)}, peak RSS ${mb(summary.maxRssMb)}; ` +
-        `--manifest ${s(manifest.wallS)}, peak RSS ${mb(manifest.maxRssMb)}`,
-    );
-    await rm(outDir, { recursive: true, force: true });
-  }
-}
-
 try {
   const version = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(
@@ -300,7 +279,9 @@ try {
   );
   if (only === undefined || only === 'speed') await speed();
   if (only === undefined || only === 'memory') await memory();
-  if (only === undefined || only === 'status') await status();
+  if (only === undefined || only === 'status') {
+    failures += await statusPart({ bin: BIN, scratch, env: clientEnv(), inputs: config.statusInputs });
+  }
   console.log(
     failures === 0
       ? '\nbench:batch: every run did what it must'

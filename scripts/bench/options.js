@@ -1,5 +1,10 @@
 /** The options of `bench:batch`, checked (every size bounded); `--help` prints them. */
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+
+function isFolder(path) {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
 
 const HELP = `usage: npm run bench:batch -- [options]   (after npm run build)
   --quick                          a small smoke run
@@ -11,7 +16,9 @@ const HELP = `usage: npm run bench:batch -- [options]   (after npm run build)
   --medium 10000 --many 100000     small WAVs of the memory part (0 skips one)
   --many-concurrency 16            the -c of the memory part
   --many-latency 0                 the stand-in's latency in the memory part, ms
-  --status-inputs 100000,1000000   journal sizes of the status part`;
+  --status-inputs 100000,1000000   journal sizes of the status part
+  --scratch DIR                    where the temporary folder goes (default: the system's temporary
+                                   folder); the disk under it is the one measured`;
 
 function fail(message) {
   console.error(`bench:batch: ${message}`);
@@ -34,6 +41,7 @@ function parseOptions() {
         'many-concurrency': { type: 'string' },
         'many-latency': { type: 'string' },
         'status-inputs': { type: 'string' },
+        scratch: { type: 'string' },
       },
     }).values;
   } catch (error) {
@@ -76,5 +84,6 @@ export function readOptions() {
     manyLatencyMs: one('many-latency', 0, 0, 10_000),
     statusInputs: list('status-inputs', quick ? '2000' : '100000,1000000', 1, 10_000_000),
   };
-  return { only: opts.only, config };
+  if (opts.scratch !== undefined && !isFolder(opts.scratch)) fail(`--scratch: no folder ${opts.scratch}`);
+  return { only: opts.only, scratchBase: opts.scratch, config };
 }

@@ -12,16 +12,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Agent, request } from '../../dist/api/undici-agent.js';
+import { MULTIPART_TYPE, multipartBody } from './multipart-body.js';
 
 const [urlText, concurrencyText, ...files] = process.argv.slice(2);
 const url = new URL(urlText);
 const concurrency = Number(concurrencyText);
-const boundary = '----vredact-bench-floor';
-const head = Buffer.from(
-  `--${boundary}\r\nContent-Disposition: form-data; name="source_audio"; filename="a.wav"\r\n` +
-    'Content-Type: audio/wav\r\n\r\n',
-);
-const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
 const agent = new Agent();
 let next = 0;
 let failed = 0;
@@ -29,12 +24,12 @@ let failed = 0;
 async function worker() {
   while (next < files.length) {
     const file = files[next++];
-    const body = Buffer.concat([head, await readFile(file), tail]);
+    const body = multipartBody(await readFile(file));
     const response = await request(url, {
       method: 'POST',
       body,
       headers: {
-        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-type': MULTIPART_TYPE,
         authorization: 'Bearer vr_bench_token',
       },
       dispatcher: agent,

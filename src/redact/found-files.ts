@@ -7,16 +7,15 @@
  * the files in flight exist as objects. The few links and the plan's refusals are kept by row.
  */
 import { FoundFile, type InputFolder } from './found-file.js';
-import { grown, Numbering, PackedStrings } from './packed-strings.js';
-
-const FIRST_CAPACITY = 1024;
+import { Float64Column, Uint32Column } from './chunked-columns.js';
+import { Numbering, PackedStrings } from './packed-strings.js';
 
 export class FoundFiles implements Iterable<FoundFile> {
   readonly #folders = new Numbering<InputFolder>();
   #length = 0;
-  #folder = new Uint32Array(FIRST_CAPACITY);
-  #size = new Float64Array(FIRST_CAPACITY);
-  #mtimeMs = new Float64Array(FIRST_CAPACITY);
+  readonly #folder = new Uint32Column();
+  readonly #size = new Float64Column();
+  readonly #mtimeMs = new Float64Column();
   readonly #names = new PackedStrings();
   readonly #linkedTo = new Map<number, string>();
   readonly #rejected = new Map<number, string>();
@@ -33,11 +32,10 @@ export class FoundFiles implements Iterable<FoundFile> {
   /** Adds a found file; returns its row. */
   push(file: FoundFile): number {
     const row = this.#length;
-    if (row === this.#folder.length) this.#growRows(row * 2);
     this.#names.push(file.name);
-    this.#folder[row] = this.#folders.numberOf(file.folder);
-    this.#size[row] = file.seenSize;
-    this.#mtimeMs[row] = file.seenMtimeMs;
+    this.#folder.set(row, this.#folders.numberOf(file.folder));
+    this.#size.set(row, file.seenSize);
+    this.#mtimeMs.set(row, file.seenMtimeMs);
     if (file.linkedTo !== undefined) this.#linkedTo.set(row, file.linkedTo);
     if (file.rejected !== undefined) this.#rejected.set(row, file.rejected);
     this.#length = row + 1;
@@ -45,7 +43,7 @@ export class FoundFiles implements Iterable<FoundFile> {
   }
 
   folderAt(row: number): InputFolder {
-    return this.#folders.valueOf(this.#folder[row] as number);
+    return this.#folders.valueOf(this.#folder.get(row));
   }
 
   nameAt(row: number): string {
@@ -66,8 +64,8 @@ export class FoundFiles implements Iterable<FoundFile> {
       this.folderAt(row),
       this.nameAt(row),
       this.#linkedTo.get(row),
-      this.#size[row],
-      this.#mtimeMs[row],
+      this.#size.get(row),
+      this.#mtimeMs.get(row),
     );
     const rejected = this.#rejected.get(row);
     if (rejected !== undefined) file.rejected = rejected;
@@ -84,11 +82,5 @@ export class FoundFiles implements Iterable<FoundFile> {
 
   *[Symbol.iterator](): Iterator<FoundFile> {
     for (let row = 0; row < this.#length; row++) yield this.at(row);
-  }
-
-  #growRows(capacity: number): void {
-    this.#folder = grown(this.#folder, capacity);
-    this.#size = grown(this.#size, capacity);
-    this.#mtimeMs = grown(this.#mtimeMs, capacity);
   }
 }

@@ -7,8 +7,14 @@ import { describeFsError } from '../fs/errors.js';
 import { findFile, type FoundFile, InputFolder, type InputOrigin, RealFolders } from './found-file.js';
 import { FoundFiles } from './found-files.js';
 import { KeyIndex } from './key-index.js';
+import { PackedStrings } from './packed-strings.js';
 
 export type { InputOrigin } from './found-file.js';
+
+/** The strings in order, each decoded when it is reached. */
+function* inOrder(strings: PackedStrings): Generator<string> {
+  for (const index of strings.sortedOrder()) yield strings.at(index);
+}
 
 /** A file found for the batch (see found-file.ts: it holds its folder and name, not its paths). */
 export type Candidate = FoundFile;
@@ -104,14 +110,24 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   let globber: typeof import('fast-glob') | undefined;
   const loadGlob = async () => (globber ??= (await import('fast-glob')).default);
   /**
-   * Every path a pattern matches, from fast-glob's stream rather than its array: the array form holds
-   * its own record of each entry until the walk ends, which over 1,000,000 files doubled the peak
-   * (341 against 182 MB); the stream lets each go once its path is kept.
+   * Every path a pattern matches that `keep` keeps, in order (as the strings sort), held packed (see
+   * packed-strings.ts). A listing is the peak of a large batch's memory: over 1,000,000 files,
+   * fast-glob's array form doubled it (341 against 182 MB), so its stream is read; the paths as
+   * strings held 50 MB more on V8's heap, which V8 then let grow to twice that; and fast-glob's
+   * `unique` keeps every path it gave in a Map of its own. No input is lost without it: a run keeps
+   * each file once by its real path (a path given twice counts as a duplicate there).
    */
-  const listAll = async (pattern: string, options: import('fast-glob').Options): Promise<string[]> => {
-    const paths: string[] = [];
-    for await (const path of (await loadGlob()).stream(pattern, options)) paths.push(path as string);
-    return paths;
+  const listAll = async (
+    pattern: string,
+    options: import('fast-glob').Options,
+    keep: (path: string) => string | undefined,
+  ): Promise<Iterable<string>> => {
+    const paths = new PackedStrings();
+    for await (const found of (await loadGlob()).stream(pattern, { ...options, unique: false })) {
+      const path = keep(found as string);
+      if (path !== undefined) paths.push(path);
+    }
+    return inOrder(paths);
   };
   const { cwd } = request;
   const outDir = request.outDir ? resolve(cwd, request.outDir) : undefined;
@@ -180,23 +196,27 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       outDirUnder(dir) && outDir
         ? [`${(await loadGlob()).escapePath(toPosix(relative(dir, outDir)))}/**`]
         : [];
-    let found: string[];
+    let found: Iterable<string>;
     try {
-      found = await listAll('**/*.{wav,mp3}', {
-        cwd: dir,
-        onlyFiles: true,
-        dot: false,
-        caseSensitiveMatch: false,
-        followSymbolicLinks: true,
-        ignore,
-      });
+      found = await listAll(
+        '**/*.{wav,mp3}',
+        {
+          cwd: dir,
+          onlyFiles: true,
+          dot: false,
+          caseSensitiveMatch: false,
+          followSymbolicLinks: true,
+          ignore,
+        },
+        (path) => (AUDIO_NAME.test(path) ? path : undefined),
+      );
     } catch (error) {
       result.problems.push({ arg, path: dir, reason: `cannot read the folder: ${describeFsError(error)}` });
       return;
     }
     const skipOutDir = outDirUnder(dir);
     let count = 0;
-    for (const rel of found.filter((path) => AUDIO_NAME.test(path)).sort()) {
+    for (const rel of found) {
       const slash = rel.lastIndexOf('/');
       const relDir = slash < 0 ? '' : rel.slice(0, slash);
       const folder = await folderOf(relDir ? join(dir, relDir) : dir, relDir, 'folder', arg);
@@ -207,17 +227,20 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
 
   const expandGlob = async (pattern: string): Promise<void> => {
     const base = resolve(cwd, await globBase(pattern));
-    let found: string[];
+    let found: Iterable<string>;
     try {
-      found = await listAll(pattern, {
-        cwd,
-        absolute: true,
-        onlyFiles: true,
-        dot: false,
-        caseSensitiveMatch: true,
-        followSymbolicLinks: true,
-        unique: true,
-      });
+      found = await listAll(
+        pattern,
+        {
+          cwd,
+          absolute: true,
+          onlyFiles: true,
+          dot: false,
+          caseSensitiveMatch: true,
+          followSymbolicLinks: true,
+        },
+        (path) => resolve(path),
+      );
     } catch (error) {
       result.problems.push({
         arg: pattern,
@@ -226,7 +249,6 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       });
       return;
     }
-    found = found.map((path) => resolve(path)).sort();
     const skipOutDir = outDirUnder(base);
     let count = 0;
     for (const path of found) {

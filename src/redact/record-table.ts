@@ -11,7 +11,8 @@
  */
 import type { JournalEvent, JournalRecord } from './journal.js';
 import { KeyIndex } from './key-index.js';
-import { grown, Numbering, PackedPaths } from './packed-strings.js';
+import { Float64Column, Uint32Column, Uint8Column } from './chunked-columns.js';
+import { Numbering, PackedPaths } from './packed-strings.js';
 
 /**
  * A done, failed or rejected record as a run sees it: what the re-run rules compare, the job id and
@@ -39,7 +40,6 @@ const SETTLED: readonly JournalEvent[] = ['done', 'failed', 'rejected'];
 const WHOLE = 255;
 /** A row whose input has no record any more (see delete). */
 const NONE = 254;
-const FIRST_CAPACITY = 1024;
 
 /**
  * A time as `Date#toISOString` writes it with a day of month up to 28 and an hour up to 23: every
@@ -78,16 +78,15 @@ export class RecordTable implements RecordsByInput {
   /** The last input looked up and its row (-1: none): a journal line asks for its input three times. */
   #lastInput: string | undefined;
   #lastRow = -1;
-  #capacity = FIRST_CAPACITY;
-  #event = new Uint8Array(FIRST_CAPACITY);
-  #atMs = new Float64Array(FIRST_CAPACITY);
-  #size = new Float64Array(FIRST_CAPACITY);
-  #mtimeMs = new Float64Array(FIRST_CAPACITY);
-  #options = new Uint32Array(FIRST_CAPACITY);
+  readonly #event = new Uint8Column();
+  readonly #atMs = new Float64Column();
+  readonly #size = new Float64Column();
+  readonly #mtimeMs = new Float64Column();
+  readonly #options = new Uint32Column();
   /** The journal file each row's record came from (its index in the order read). */
-  #source = new Uint32Array(FIRST_CAPACITY);
+  readonly #source = new Uint32Column();
   /** The last journal file (its index + 1) that named each row's input: files count their inputs. */
-  #namedIn = new Uint32Array(FIRST_CAPACITY);
+  readonly #namedIn = new Uint32Column();
   /** Plain arrays, filled only as far as the last row that has one: most records have neither. */
   readonly #jobId: (string | undefined)[] = [];
   readonly #reason: (string | undefined)[] = [];
@@ -109,12 +108,12 @@ export class RecordTable implements RecordsByInput {
 
   has(input: string): boolean {
     const row = this.#rowOf(input);
-    return row !== undefined && this.#event[row] !== NONE;
+    return row !== undefined && this.#event.get(row) !== NONE;
   }
 
   get(input: string): JournalRecord | undefined {
     const row = this.#rowOf(input);
-    return row === undefined || this.#event[row] === NONE ? undefined : this.#record(row, input);
+    return row === undefined || this.#event.get(row) === NONE ? undefined : this.#record(row, input);
   }
 
   /**
@@ -123,8 +122,8 @@ export class RecordTable implements RecordsByInput {
    */
   delete(input: string): boolean {
     const row = this.#rowOf(input);
-    if (row === undefined || this.#event[row] === NONE) return false;
-    this.#event[row] = NONE;
+    if (row === undefined || this.#event.get(row) === NONE) return false;
+    this.#event.set(row, NONE);
     this.#none++;
     this.#whole.delete(row);
     this.#atText.delete(row);
@@ -141,7 +140,7 @@ export class RecordTable implements RecordsByInput {
   eventOf(input: string): JournalEvent | undefined {
     const row = this.#rowOf(input);
     if (row === undefined) return undefined;
-    const code = this.#event[row] as number;
+    const code = this.#event.get(row);
     if (code === NONE) return undefined;
     return code === WHOLE ? this.#whole.get(row)?.event : SETTLED[code];
   }
@@ -161,8 +160,8 @@ export class RecordTable implements RecordsByInput {
 
   firstNamedIn(input: string, source: number): boolean {
     const row = this.#rowOf(input);
-    if (row === undefined || this.#namedIn[row] === source + 1) return false;
-    this.#namedIn[row] = source + 1;
+    if (row === undefined || this.#namedIn.get(row) === source + 1) return false;
+    this.#namedIn.set(row, source + 1);
     return true;
   }
 
@@ -172,13 +171,13 @@ export class RecordTable implements RecordsByInput {
    */
   loses(record: JournalRecord, source: number): boolean {
     const row = this.#rowOf(record.input);
-    if (row === undefined || this.#source[row] === source) return false;
+    if (row === undefined || this.#source.get(row) === source) return false;
     const held = this.#whole.get(row)?.at ?? this.#atText.get(row);
     if (held === undefined) {
       const ms = this.#msOf(record.at);
-      if (!Number.isNaN(ms)) return (this.#atMs[row] as number) > ms;
+      if (!Number.isNaN(ms)) return this.#atMs.get(row) > ms;
     }
-    return (held ?? new Date(this.#atMs[row] as number).toISOString()) > record.at;
+    return (held ?? new Date(this.#atMs.get(row)).toISOString()) > record.at;
   }
 
   /** Holds `record` as the last of its input; only the fields a SettledRecord has are kept of a row. */
@@ -187,11 +186,10 @@ export class RecordTable implements RecordsByInput {
     let row = this.#rowOf(record.input) ?? this.#rows.add(this.#inputs.length, record.input);
     if (row < 0) {
       row = this.#inputs.push(record.input);
-      if (row === this.#capacity) this.#grow();
       this.#lastRow = row;
     }
-    if (this.#event[row] === NONE) this.#none--;
-    this.#source[row] = source;
+    if (this.#event.get(row) === NONE) this.#none--;
+    this.#source.set(row, source);
     this.#whole.delete(row);
     this.#atText.delete(row);
     const code = SETTLED.indexOf(record.event);
@@ -201,25 +199,25 @@ export class RecordTable implements RecordsByInput {
       (jobId === undefined || typeof jobId === 'string') &&
       (reason === undefined || typeof reason === 'string');
     if (!regular) {
-      this.#event[row] = WHOLE;
+      this.#event.set(row, WHOLE);
       this.#whole.set(row, record);
       this.#clearExtras(row);
       return;
     }
-    this.#event[row] = code;
+    this.#event.set(row, code);
     const ms = this.#msOf(record.at);
-    this.#atMs[row] = ms;
+    this.#atMs.set(row, ms);
     if (Number.isNaN(ms)) this.#atText.set(row, record.at);
-    this.#size[row] = record.size;
-    this.#mtimeMs[row] = record.mtimeMs;
-    this.#options[row] = this.#fingerprints.numberOf(record.options);
+    this.#size.set(row, record.size);
+    this.#mtimeMs.set(row, record.mtimeMs);
+    this.#options.set(row, this.#fingerprints.numberOf(record.options));
     if (jobId !== undefined || row < this.#jobId.length) this.#jobId[row] = jobId;
     if (reason !== undefined || row < this.#reason.length) this.#reason[row] = reason;
   }
 
   *entries(): IterableIterator<[string, JournalRecord]> {
     for (let row = 0; row < this.#inputs.length; row++) {
-      if (this.#event[row] === NONE) continue;
+      if (this.#event.get(row) === NONE) continue;
       const input = this.#inputs.at(row);
       yield [input, this.#record(row, input)];
     }
@@ -227,7 +225,7 @@ export class RecordTable implements RecordsByInput {
 
   *keys(): IterableIterator<string> {
     for (let row = 0; row < this.#inputs.length; row++) {
-      if (this.#event[row] === NONE) continue;
+      if (this.#event.get(row) === NONE) continue;
       const input = this.#inputs.at(row);
       // A caller asks for the input it was just given (status reads each one's state): its row is known.
       this.#lastInput = input;
@@ -245,15 +243,15 @@ export class RecordTable implements RecordsByInput {
   }
 
   #record(row: number, input: string): JournalRecord {
-    const code = this.#event[row] as number;
+    const code = this.#event.get(row);
     if (code === WHOLE) return this.#whole.get(row) as JournalRecord;
     return new SettledRecord(
       SETTLED[code] as JournalEvent,
-      this.#atText.get(row) ?? new Date(this.#atMs[row] as number).toISOString(),
+      this.#atText.get(row) ?? new Date(this.#atMs.get(row)).toISOString(),
       input,
-      this.#size[row] as number,
-      this.#mtimeMs[row] as number,
-      this.#fingerprints.valueOf(this.#options[row] as number),
+      this.#size.get(row),
+      this.#mtimeMs.get(row),
+      this.#fingerprints.valueOf(this.#options.get(row)),
       this.#jobId[row],
       this.#reason[row],
     );
@@ -270,16 +268,5 @@ export class RecordTable implements RecordsByInput {
       this.#lastAtMs = canonicalMs(at);
     }
     return this.#lastAtMs;
-  }
-
-  #grow(): void {
-    this.#capacity *= 2;
-    this.#event = grown(this.#event, this.#capacity);
-    this.#atMs = grown(this.#atMs, this.#capacity);
-    this.#size = grown(this.#size, this.#capacity);
-    this.#mtimeMs = grown(this.#mtimeMs, this.#capacity);
-    this.#options = grown(this.#options, this.#capacity);
-    this.#source = grown(this.#source, this.#capacity);
-    this.#namedIn = grown(this.#namedIn, this.#capacity);
   }
 }

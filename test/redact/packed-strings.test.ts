@@ -34,6 +34,82 @@ describe('PackedStrings', () => {
   });
 });
 
+describe('PackedStrings across its 1 MiB chunks', () => {
+  it('gives back strings that meet a chunk boundary, and strings longer than a chunk, with empties between', () => {
+    const strings = new PackedStrings();
+    const texts: string[] = [];
+    const add = (text: string) => {
+      expect(strings.push(text)).toBe(texts.length);
+      texts.push(text);
+    };
+    // 1,048,576 bytes fill the first chunk exactly with 4,096 strings of 256 bytes; then one that
+    // does not fit in what is left of a chunk, strings longer than a chunk, and empties after them.
+    for (let i = 0; i < 4096; i++) add(String(i).padStart(256, 'a'));
+    add('fits-exactly-after');
+    for (let i = 0; i < 3000; i++) add(`${i}-${'é'.repeat(170)}`); // 345+ bytes each: some must skip
+    add('');
+    add('x'.repeat(1024 * 1024 + 5));
+    add('');
+    add('after-long');
+    add('通'.repeat(800_000)); // 2.4 MB: spans three slots
+    add('');
+    add('');
+    add('last');
+    texts.forEach((text, i) => expect(strings.at(i)).toBe(text));
+    texts.forEach((text, i) => expect(strings.matches(i, text)).toBe(true));
+    expect(strings.matches(texts.length - 1, 'lasT')).toBe(false);
+    expect([...strings.sortedOrder()].map((i) => strings.at(i))).toEqual([...texts].sort());
+  });
+});
+
+describe('PackedStrings#sortedOrder', () => {
+  const sortedBy = (texts: string[]) => {
+    const strings = new PackedStrings();
+    for (const text of texts) strings.push(text);
+    return [...strings.sortedOrder()].map((index) => strings.at(index));
+  };
+
+  it('orders the strings as JavaScript sorts them, by UTF-16 unit, whatever the script', () => {
+    const texts = [
+      'd0001/f000002.wav',
+      'd0000/f000010.wav',
+      'd0000/f000001.wav',
+      'd0000/f00000.wav',
+      'd0000/f000001.wav',
+      '',
+      'D0000/a.wav',
+      'd0000/é.wav',
+      'd0000/e.wav',
+      'd0000/通.wav',
+      // A character outside the BMP sorts before U+E000–U+FFFF by unit but after them by code point.
+      'd0000/🎙.wav',
+      'd0000/\uFF21.wav',
+      'd0000/\uE000.wav',
+      'cafe\u0301',
+      'café',
+      'caf',
+    ];
+    expect(sortedBy(texts)).toEqual([...texts].sort());
+  });
+
+  it('orders thousands of random names as the strings sort', () => {
+    const alphabet = ['a', 'b', 'Z', '/', '.', '0', 'é', '通', '🎙', '\uFF21'];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const texts = Array.from({ length: 5000 }, () =>
+      Array.from(
+        { length: Math.floor(random() * 8) },
+        () => alphabet[Math.floor(random() * alphabet.length)],
+      ).join(''),
+    );
+    expect(sortedBy(texts)).toEqual([...texts].sort());
+  });
+
+  it('gives nothing for no strings', () => {
+    expect([...new PackedStrings().sortedOrder()]).toEqual([]);
+  });
+});
+
 describe('PackedPaths', () => {
   it('gives back POSIX, Windows and bare paths exactly, past many growths', () => {
     const paths = new PackedPaths();
