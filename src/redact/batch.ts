@@ -7,7 +7,6 @@
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
-import { fullCollection } from '../full-gc.js';
 import { DEFAULT_OUT_DIR } from '../settings/settings.js';
 import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
 import { checkOutputFolderWritable } from '../fs/writable.js';
@@ -28,23 +27,10 @@ import { createHalt, Recorder } from './record.js';
 import { Reporter } from './report.js';
 import { OutputPresence } from './output-presence.js';
 import { runStages } from './stages.js';
+import { settleHeap } from './settle-heap.js';
 import { sweepOutputs } from './setup.js';
 
 export type { Interrupt, RedactClient } from './engine.js';
-
-/** Below this many inputs, listing, planning and reading the journals leave only a few MB behind. */
-const SETTLE_HEAP_AT = 1000;
-
-/**
- * Listing, planning and reading the journals of a large batch leave tens of MB of garbage, and V8
- * sizes its next collection from its early, generous estimate: a first run over 100,000 files
- * reached 160 to 236 MB (varying from run to run) before that collection came. One full collection
- * between planning and sending lets V8 size the rest of the run from what is really kept (the plan
- * and the journal's records): 107 to 110 MB, at about 13 ms of CPU once.
- */
-function settleHeap(inputs: number): void {
-  if (inputs >= SETTLE_HEAP_AT) fullCollection();
-}
 
 export interface BatchRequest {
   /** Inputs named on the command line (files, folders, patterns). */
@@ -86,7 +72,7 @@ export async function runBatch(
     }
     return ExitCode.ok;
   }
-  if (options.dryRun || !client) return runDryRun(ctx, plan.entries, outDir, fingerprint, options);
+  if (options.dryRun || !client) return runDryRun(ctx, plan, fingerprint, options);
 
   // Before the lock and before anything is sent: a folder that cannot take outputs is exit 2.
   await checkOutputFolderWritable(outDir);
@@ -97,15 +83,16 @@ export async function runBatch(
   let reporter: Reporter | undefined;
   try {
     const own = journalPath(outDir, options.shard);
-    let journal = await readJournals(outDir);
+    let journal = await readJournals(outDir, plan.inputs);
     const compacted = await compactJournal(
       own,
       journal.files.find((file) => file.path === own) ?? { lines: 0, inputs: 0 },
     );
     if (compacted) {
       ctx.log.info(`compacted the journal: ${compacted.before} lines → ${compacted.after}`);
-      journal = await readJournals(outDir);
+      journal = await readJournals(outDir, plan.inputs);
     }
+    plan.inputs.release();
     if (journal.unreadable > 0)
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
     if (journal.oversized > 0) ctx.log.warn(`ignored ${journal.oversized} oversized line(s) of the journal`);

@@ -6,22 +6,25 @@ import { readJournals } from './journal-read.js';
 import type { RedactOptions } from './options.js';
 import type { DryRunCounts, Outcome } from './outcome.js';
 import { OutputPresence } from './output-presence.js';
-import type { PlanEntries } from './plan.js';
+import type { Plan } from './plan.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { createHalt, Recorder } from './record.js';
 import { Reporter } from './report.js';
+import { settleHeap } from './settle-heap.js';
 import { probeWorkers } from './stages.js';
 import { triage } from './triage.js';
 import type { Work } from './work.js';
 
 export async function runDryRun(
   ctx: Context,
-  entries: PlanEntries,
-  outDir: string,
+  plan: Plan,
   fingerprint: string,
   options: RedactOptions,
 ): Promise<number> {
-  const journal = await readJournals(outDir);
+  const { entries } = plan;
+  const journal = await readJournals(plan.outDir, plan.inputs);
+  plan.inputs.release();
+  settleHeap(entries.length);
   const counts: DryRunCounts = { 'would-send': 0, 'would-collect': 0, skipped: 0, rejected: 0 };
   const reporter = await Reporter.start(ctx.io, {
     verb: 'checking',

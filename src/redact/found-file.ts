@@ -71,6 +71,8 @@ function shownIn(prefix: string | undefined, path: string, name: string): string
 export class FoundFile {
   /** Why the plan refuses it, if it does. */
   rejected?: string = undefined;
+  /** Its row among the plan's found files (see found-files.ts), once it has one. */
+  row?: number = undefined;
 
   constructor(
     readonly folder: InputFolder,

@@ -58,6 +58,19 @@ export class FoundFiles implements Iterable<FoundFile> {
     return path.startsWith(prefix) && this.#names.matches(row, path, prefix.length);
   }
 
+  /** The row's real path, as FoundFile#realPath gives it. */
+  realPathAt(row: number): string {
+    return this.#linkedTo.get(row) ?? this.folderAt(row).realPrefix + this.nameAt(row);
+  }
+
+  seenSizeAt(row: number): number {
+    return this.#size.get(row);
+  }
+
+  seenMtimeMsAt(row: number): number {
+    return this.#mtimeMs.get(row);
+  }
+
   /** The found file of a row, made anew (with the plan's refusal, if any). */
   at(row: number): FoundFile {
     const file = new FoundFile(
@@ -67,6 +80,7 @@ export class FoundFiles implements Iterable<FoundFile> {
       this.#size.get(row),
       this.#mtimeMs.get(row),
     );
+    file.row = row;
     const rejected = this.#rejected.get(row);
     if (rejected !== undefined) file.rejected = rejected;
     return file;

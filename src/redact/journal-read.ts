@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forEachLine, MAX_LINE_BYTES } from './journal-lines.js';
 import { JOURNAL_FILE, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
-import { RecordTable, type RecordsByInput } from './record-table.js';
+import { type KnownInputs, RecordTable, type RecordsByInput } from './record-table.js';
 
 export { forEachLine, MAX_LINE_BYTES } from './journal-lines.js';
 export { SettledRecord } from './record-table.js';
@@ -44,6 +44,8 @@ export interface RecordStore extends RecordsByInput {
   intern(options: string): string;
   /** Notes, once its record is applied, that file `source` names `input`: true the first time. */
   firstNamedIn(input: string, source: number): boolean;
+  /** The record of `input`, given its row of the inputs the store was built on, if any (see RecordTable). */
+  getFor(input: string, knownRow: number | undefined): JournalRecord | undefined;
 }
 
 export interface JournalState {
@@ -87,6 +89,10 @@ export class WholeRecords extends Map<string, JournalRecord> implements RecordSt
 
   intern(options: string): string {
     return options;
+  }
+
+  getFor(input: string): JournalRecord | undefined {
+    return this.get(input);
   }
 
   firstNamedIn(input: string, source: number): boolean {
@@ -258,9 +264,12 @@ export async function journalFiles(outDir: string): Promise<string[]> {
     .map((name) => join(dir, name));
 }
 
-/** Reads every journal of the folder: what every run (and every shard) has recorded. */
-export async function readJournals(outDir: string): Promise<JournalState> {
-  return readJournalFiles(await journalFiles(outDir));
+/**
+ * Reads every journal of the folder: what every run (and every shard) has recorded. A run passes its
+ * plan's inputs, on whose rows the records are held.
+ */
+export async function readJournals(outDir: string, known?: KnownInputs): Promise<JournalState> {
+  return readJournalFiles(await journalFiles(outDir), emptyJournalState(new RecordTable(known)));
 }
 
 /** Reads one journal file whole, every field kept (compaction, tests). */

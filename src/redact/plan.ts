@@ -7,6 +7,7 @@ import type { FoundFiles } from './found-files.js';
 import type { ExpandedInputs } from './inputs.js';
 import { KeyIndex } from './key-index.js';
 import type { Shard } from './options.js';
+import { PlannedInputs } from './planned-inputs.js';
 
 /** One input of the batch and where its output goes; `rejected` is set when the plan already refuses it. */
 export interface PlanEntry {
@@ -29,6 +30,8 @@ export interface PlanEntry {
   /** The input's size and modification time when its discovery saw them; -1 or absent when it did not. */
   seenSize?: number;
   seenMtimeMs?: number;
+  /** Its row among the plan's found files (see PlannedInputs); absent for a named input that gave none. */
+  row?: number | undefined;
 }
 
 /** Where a plan's paths are shown from and its outputs go: one object shared by its entries. */
@@ -62,6 +65,8 @@ export function placeFolder(folder: InputFolder, places: PlanPlaces): FolderPlac
 export interface Plan {
   outDir: string;
   entries: PlanEntries;
+  /** The found files as the journal's reader knows them: its record table is built on their rows. */
+  inputs: PlannedInputs;
   /** The folders the outputs go in (where an earlier run may have left partial files). */
   outputFolders: ReadonlySet<string>;
   /** Inputs left to other shards. */
@@ -185,8 +190,8 @@ async function outputRefusal(
  * files found in a folder or by a glob to their relative path under `<out>`. Two inputs on one
  * output are both rejected, and so is an output that would overwrite an input. The shard filter
  * comes last, so every machine sees the same rejections for the same arguments. The found files stay
- * packed (see found-files.ts): the plan keeps their refusals and which are this shard's, and lets
- * `expanded.realPaths` go once read.
+ * packed (see found-files.ts): the plan keeps their refusals and which are this shard's, and hands
+ * `expanded.realPaths` on to its inputs (see planned-inputs.ts).
  */
 export async function buildPlan(
   expanded: ExpandedInputs,
@@ -245,6 +250,7 @@ export async function buildPlan(
   return {
     outDir,
     entries: new PlannedEntries(myProblems, files, mine, length),
+    inputs: new PlannedInputs(files, realPaths),
     outputFolders: new Set(files.folders.map((folder) => folder.placed?.outFolder ?? outDir)),
     otherShards: problems.length + files.length - length,
     duplicates: expanded.duplicates,

@@ -6,60 +6,44 @@
  * V8's heap, and two slots of an index from its input to its row (a map kept each input as a string
  * on the heap, which V8 lets grow to twice what it holds). A record is built from its row only when
  * it is asked for, and is then a SettledRecord.
+ * A run's table is built on its plan's inputs (KnownInputs): an input the plan has takes the plan's
+ * row, and neither its path nor an index entry is held twice; its size and time, when they are those
+ * its discovery saw (a done input unchanged since), are read from the plan, so a re-run over
+ * 1,000,000 done files holds about 15 bytes of record an input. Other inputs get rows after the plan's.
  * Anything else (an `uploading` or `submitted` record, an odd value the columns cannot hold exactly)
  * is kept whole: those are the few inputs whose upload is under way.
  */
 import type { JournalEvent, JournalRecord } from './journal.js';
 import { KeyIndex } from './key-index.js';
-import { Float64Column, Uint32Column, Uint8Column } from './chunked-columns.js';
+import { Float64Column, NarrowUintColumn, Uint8Column } from './chunked-columns.js';
 import { Numbering, PackedPaths } from './packed-strings.js';
+import { canonicalMs, SettledRecord } from './settled-record.js';
+
+export { SettledRecord } from './settled-record.js';
 
 /**
- * A done, failed or rejected record as a run sees it: what the re-run rules compare, the job id and
- * the reason. The SHA-256s and the voice of a done record are for `status` and compaction.
+ * The inputs a table is built on: rows 0 to length - 1 are theirs. Looked up by real path while the
+ * journals are read; a run asks for each input's record by its row after (RecordTable#getFor).
  */
-export class SettledRecord implements JournalRecord {
-  constructor(
-    readonly event: JournalEvent,
-    readonly at: string,
-    readonly input: string,
-    readonly size: number,
-    readonly mtimeMs: number,
-    readonly options: string,
-    readonly jobId: string | undefined,
-    readonly reason: string | undefined,
-  ) {}
-
-  get v(): 1 {
-    return 1;
-  }
+export interface KnownInputs {
+  readonly length: number;
+  /** The row of an input, or -1. */
+  rowOf(input: string): number;
+  inputAt(row: number): string;
+  /** The input's size and time as its discovery saw them: a record that has the same keeps neither. */
+  seenSizeAt(row: number): number;
+  seenMtimeMsAt(row: number): number;
 }
 
-/** The events a row can hold, by their code; a row of any other event is kept whole. */
+/**
+ * A row's code: 0 for no record, 1 to 3 a settled event (SETTLED's index + 1), WHOLE a record kept
+ * whole; AS_SEEN added when the record's size and time are the known input's seen ones.
+ */
 const SETTLED: readonly JournalEvent[] = ['done', 'failed', 'rejected'];
-const WHOLE = 255;
-/** A row whose input has no record any more (see delete). */
-const NONE = 254;
-
-/**
- * A time as `Date#toISOString` writes it with a day of month up to 28 and an hour up to 23: every
- * such text is a real instant, which Date.parse reads and toISOString gives back exactly.
- */
-const PLAIN_ISO_TIME =
-  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
-
-/**
- * An ISO time that `Date#toISOString` gives back exactly: held as its ms, compared as numbers.
- * Date.parse moves some texts to another day (`2026-02-30`, `T24:00`), so a time outside the plain
- * form is converted back and compared; the plain form (nine lines in ten) skips that round trip,
- * about 70 % of this function's cost over a journal.
- */
-function canonicalMs(at: string): number {
-  if (at.length !== 24) return NaN;
-  const ms = Date.parse(at);
-  if (!Number.isFinite(ms)) return NaN;
-  return PLAIN_ISO_TIME.test(at) || new Date(ms).toISOString() === at ? ms : NaN;
-}
+const NONE = 0;
+const WHOLE = 4;
+const AS_SEEN = 0x80;
+const EVENT = 0x7f;
 
 /** The last record of each input, by its real path: what runs, compaction and tests read of a state. */
 export interface RecordsByInput extends Iterable<[string, JournalRecord]> {
@@ -72,9 +56,12 @@ export interface RecordsByInput extends Iterable<[string, JournalRecord]> {
 }
 
 export class RecordTable implements RecordsByInput {
-  /** Each row's input, packed outside V8's heap, and the rows by input (see key-index.ts). */
+  /** Rows 0 to #knownRows - 1 are the known inputs'; the table's own inputs come after them. */
+  readonly #known: KnownInputs | undefined;
+  readonly #knownRows: number;
+  /** The inputs that are not known, packed outside V8's heap, and their rows by input (see key-index.ts). */
   readonly #inputs = new PackedPaths();
-  readonly #rows = new KeyIndex((row, input) => this.#inputs.matches(row, input));
+  readonly #rows = new KeyIndex((own, input) => this.#inputs.matches(own, input));
   /** The last input looked up and its row (-1: none): a journal line asks for its input three times. */
   #lastInput: string | undefined;
   #lastRow = -1;
@@ -82,11 +69,11 @@ export class RecordTable implements RecordsByInput {
   readonly #atMs = new Float64Column();
   readonly #size = new Float64Column();
   readonly #mtimeMs = new Float64Column();
-  readonly #options = new Uint32Column();
+  readonly #options = new NarrowUintColumn();
   /** The journal file each row's record came from (its index in the order read). */
-  readonly #source = new Uint32Column();
+  readonly #source = new NarrowUintColumn();
   /** The last journal file (its index + 1) that named each row's input: files count their inputs. */
-  readonly #namedIn = new Uint32Column();
+  readonly #namedIn = new NarrowUintColumn();
   /** Plain arrays, filled only as far as the last row that has one: most records have neither. */
   readonly #jobId: (string | undefined)[] = [];
   readonly #reason: (string | undefined)[] = [];
@@ -99,11 +86,16 @@ export class RecordTable implements RecordsByInput {
   #lastAt = '';
   #lastAtMs = NaN;
 
-  /** Rows whose input has no record any more. */
-  #none = 0;
+  /** Rows that hold a record. */
+  #count = 0;
+
+  constructor(known?: KnownInputs) {
+    this.#known = known;
+    this.#knownRows = known?.length ?? 0;
+  }
 
   get size(): number {
-    return this.#inputs.length - this.#none;
+    return this.#count;
   }
 
   has(input: string): boolean {
@@ -117,6 +109,15 @@ export class RecordTable implements RecordsByInput {
   }
 
   /**
+   * The record of `input`, found by its row of the known inputs when it has one: no look-up by path,
+   * so a run can let the known inputs' index go once the journals are read.
+   */
+  getFor(input: string, knownRow: number | undefined): JournalRecord | undefined {
+    if (knownRow === undefined || this.#known === undefined) return this.get(input);
+    return this.#event.get(knownRow) === NONE ? undefined : this.#record(knownRow, input);
+  }
+
+  /**
    * Forgets an input's record (its only line was an upload withdrawn since). Rare: its row stays,
    * marked empty, and is used again if the input comes back.
    */
@@ -124,7 +125,7 @@ export class RecordTable implements RecordsByInput {
     const row = this.#rowOf(input);
     if (row === undefined || this.#event.get(row) === NONE) return false;
     this.#event.set(row, NONE);
-    this.#none++;
+    this.#count--;
     this.#whole.delete(row);
     this.#atText.delete(row);
     this.#clearExtras(row);
@@ -140,9 +141,9 @@ export class RecordTable implements RecordsByInput {
   eventOf(input: string): JournalEvent | undefined {
     const row = this.#rowOf(input);
     if (row === undefined) return undefined;
-    const code = this.#event.get(row);
+    const code = this.#event.get(row) & EVENT;
     if (code === NONE) return undefined;
-    return code === WHOLE ? this.#whole.get(row)?.event : SETTLED[code];
+    return code === WHOLE ? this.#whole.get(row)?.event : SETTLED[code - 1];
   }
 
   /** The row of an input's record: a store that keeps more columns beside the table's indexes them by it. */
@@ -153,7 +154,9 @@ export class RecordTable implements RecordsByInput {
   #rowOf(input: string): number | undefined {
     if (input !== this.#lastInput) {
       this.#lastInput = input;
-      this.#lastRow = this.#rows.find(input);
+      const known = this.#known?.rowOf(input) ?? -1;
+      const own = known < 0 ? this.#rows.find(input) : -1;
+      this.#lastRow = known >= 0 ? known : own >= 0 ? this.#knownRows + own : -1;
     }
     return this.#lastRow < 0 ? undefined : this.#lastRow;
   }
@@ -182,13 +185,14 @@ export class RecordTable implements RecordsByInput {
 
   /** Holds `record` as the last of its input; only the fields a SettledRecord has are kept of a row. */
   put(record: JournalRecord, source: number): void {
-    // Indexed under the row it would take: the index asks only rows already there for their inputs.
-    let row = this.#rowOf(record.input) ?? this.#rows.add(this.#inputs.length, record.input);
-    if (row < 0) {
-      row = this.#inputs.push(record.input);
+    let row = this.#rowOf(record.input);
+    if (row === undefined) {
+      // Indexed under the row it will take: the index asks only rows already there for their inputs.
+      this.#rows.add(this.#inputs.length, record.input);
+      row = this.#knownRows + this.#inputs.push(record.input);
       this.#lastRow = row;
     }
-    if (this.#event.get(row) === NONE) this.#none--;
+    if (this.#event.get(row) === NONE) this.#count++;
     this.#source.set(row, source);
     this.#whole.delete(row);
     this.#atText.delete(row);
@@ -204,29 +208,33 @@ export class RecordTable implements RecordsByInput {
       this.#clearExtras(row);
       return;
     }
-    this.#event.set(row, code);
     const ms = this.#msOf(record.at);
     this.#atMs.set(row, ms);
     if (Number.isNaN(ms)) this.#atText.set(row, record.at);
-    this.#size.set(row, record.size);
-    this.#mtimeMs.set(row, record.mtimeMs);
+    const known = row < this.#knownRows ? this.#known : undefined;
+    const asSeen =
+      known !== undefined &&
+      Object.is(record.size, known.seenSizeAt(row)) &&
+      Object.is(record.mtimeMs, known.seenMtimeMsAt(row));
+    this.#event.set(row, code + 1 + (asSeen ? AS_SEEN : 0));
+    if (!asSeen) {
+      this.#size.set(row, record.size);
+      this.#mtimeMs.set(row, record.mtimeMs);
+    }
     this.#options.set(row, this.#fingerprints.numberOf(record.options));
     if (jobId !== undefined || row < this.#jobId.length) this.#jobId[row] = jobId;
     if (reason !== undefined || row < this.#reason.length) this.#reason[row] = reason;
   }
 
   *entries(): IterableIterator<[string, JournalRecord]> {
-    for (let row = 0; row < this.#inputs.length; row++) {
-      if (this.#event.get(row) === NONE) continue;
-      const input = this.#inputs.at(row);
-      yield [input, this.#record(row, input)];
-    }
+    for (const input of this.keys()) yield [input, this.#record(this.#lastRow, input)];
   }
 
   *keys(): IterableIterator<string> {
-    for (let row = 0; row < this.#inputs.length; row++) {
+    const rows = this.#knownRows + this.#inputs.length;
+    for (let row = 0; row < rows; row++) {
       if (this.#event.get(row) === NONE) continue;
-      const input = this.#inputs.at(row);
+      const input = this.#inputAt(row);
       // A caller asks for the input it was just given (status reads each one's state): its row is known.
       this.#lastInput = input;
       this.#lastRow = row;
@@ -242,15 +250,23 @@ export class RecordTable implements RecordsByInput {
     return this.entries();
   }
 
+  #inputAt(row: number): string {
+    const known = this.#known;
+    return known !== undefined && row < this.#knownRows
+      ? known.inputAt(row)
+      : this.#inputs.at(row - this.#knownRows);
+  }
+
   #record(row: number, input: string): JournalRecord {
     const code = this.#event.get(row);
-    if (code === WHOLE) return this.#whole.get(row) as JournalRecord;
+    if ((code & EVENT) === WHOLE) return this.#whole.get(row) as JournalRecord;
+    const known = code & AS_SEEN ? this.#known : undefined;
     return new SettledRecord(
-      SETTLED[code] as JournalEvent,
+      SETTLED[(code & EVENT) - 1] as JournalEvent,
       this.#atText.get(row) ?? new Date(this.#atMs.get(row)).toISOString(),
       input,
-      this.#size.get(row),
-      this.#mtimeMs.get(row),
+      known ? known.seenSizeAt(row) : this.#size.get(row),
+      known ? known.seenMtimeMsAt(row) : this.#mtimeMs.get(row),
       this.#fingerprints.valueOf(this.#options.get(row)),
       this.#jobId[row],
       this.#reason[row],

@@ -46,7 +46,7 @@ export interface TriageOptions {
 /** The journal's decision for one input (used by the reconcile step too). */
 export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
   const info = inputIdentity(entry);
-  const record = options.journal.latest.get(entry.realPath);
+  const record = options.journal.latest.getFor(entry.realPath, entry.row);
   const decision: Decision = decide({
     record,
     interrupted: options.journal.interrupted.get(entry.realPath),

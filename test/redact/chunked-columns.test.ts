@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CHUNK_ROWS, Float64Column, Uint32Column, Uint8Column } from '../../src/redact/chunked-columns.js';
+import {
+  CHUNK_ROWS,
+  Float64Column,
+  NarrowUintColumn,
+  Uint16Column,
+  Uint32Column,
+  Uint8Column,
+} from '../../src/redact/chunked-columns.js';
 
 describe('chunked columns', () => {
   it('keep each row across chunks, and read 0 for a row never set, as a new typed array does', () => {
@@ -29,5 +36,18 @@ describe('chunked columns', () => {
     const times = new Float64Column();
     times.set(5, -1);
     expect(times.get(5)).toBe(-1);
+  });
+
+  it('hold 16 bits a row until a value needs more, then every row set so far and after in 32', () => {
+    const narrow = new Uint16Column();
+    narrow.set(3, 70_000);
+    expect(narrow.get(3)).toBe(70_000 - 65_536);
+    const column = new NarrowUintColumn();
+    const rows = [0, 9, CHUNK_ROWS + 1, 4 * CHUNK_ROWS];
+    rows.forEach((row, i) => column.set(row, 65_535 - i));
+    column.set(2 * CHUNK_ROWS, 70_000);
+    column.set(7, 4_000_000_000);
+    rows.forEach((row, i) => expect(column.get(row)).toBe(65_535 - i));
+    expect([column.get(2 * CHUNK_ROWS), column.get(7), column.get(8)]).toEqual([70_000, 4_000_000_000, 0]);
   });
 });

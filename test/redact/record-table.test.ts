@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalRecord } from '../../src/redact/journal.js';
 import { applyRecord, emptyJournalState, WholeRecords } from '../../src/redact/journal-read.js';
-import { RecordTable, SettledRecord } from '../../src/redact/record-table.js';
+import { type KnownInputs, RecordTable, SettledRecord } from '../../src/redact/record-table.js';
 
 const EVENTS = ['uploading', 'withdrawn', 'submitted', 'done', 'failed', 'rejected'] as const;
 
@@ -184,5 +184,58 @@ describe('the table of last records', () => {
     expect(table.get('/a.wav')?.at).toBe('2026-01-01T00:00:05Z');
     // Compared as text, as the records are: '2026-01-01T00:00:05.000Z' sorts before '...05Z'.
     expect(table.loses(record('2026-01-01T00:00:05.000Z', 'done'), 0)).toBe(true);
+  });
+
+  it('built on known inputs, gives back the same by path and by row, also once their index is gone', () => {
+    // Some inputs the records name are known, some not; two seen sizes and times are those of most records.
+    const paths = ['/in/c.wav', '/in/é f.wav', '/in/a.wav', '/in/unnamed.wav'];
+    const seen = [
+      [100, 1234.5],
+      [101, 99],
+      [-1, -1],
+      [100, 1234.5],
+    ] as const;
+    for (const seed of [11, 12, 13, 14, 15]) {
+      let indexed = true;
+      const known: KnownInputs = {
+        length: paths.length,
+        rowOf: (input) => {
+          if (!indexed) throw new Error('asked by path');
+          return paths.indexOf(input);
+        },
+        inputAt: (row) => paths[row] as string,
+        seenSizeAt: (row) => seen[row]?.[0] as number,
+        seenMtimeMsAt: (row) => seen[row]?.[1] as number,
+      };
+      const table = emptyJournalState(new RecordTable(known));
+      const whole = emptyJournalState(new WholeRecords());
+      for (const { record, source } of someRecords(400, seed)) {
+        applyRecord(table, { ...record }, source);
+        applyRecord(whole, { ...record }, source);
+      }
+      expect([...table.latest.keys()].sort()).toEqual([...whole.latest.keys()].sort());
+      expect(table.latest.size).toBe(whole.latest.size);
+      for (const [input, record] of whole.latest) {
+        expect(decisive(table.latest.get(input))).toEqual(decisive(record));
+      }
+      for (const [input, record] of table.latest)
+        expect(decisive(record)).toEqual(decisive(whole.latest.get(input)));
+      indexed = false;
+      paths.forEach((input, row) => {
+        expect(decisive(table.latest.getFor(input, row))).toEqual(decisive(whole.latest.get(input)));
+      });
+    }
+  });
+
+  it('tells journal files apart past 65,535 of them', () => {
+    const table = new RecordTable();
+    const record = (at: string) =>
+      ({ v: 1, event: 'done', at, input: '/a.wav', size: 1, mtimeMs: 1, options: 'fp' }) as const;
+    table.put(record('2026-01-01T00:00:02.000Z'), 70_000);
+    // A file whose number is the same in 16 bits is another file: the later time wins, not the later line.
+    expect(table.loses(record('2026-01-01T00:00:01.000Z'), 70_000 - 65_536)).toBe(true);
+    expect(table.loses(record('2026-01-01T00:00:01.000Z'), 70_000)).toBe(false);
+    expect(table.firstNamedIn('/a.wav', 70_000)).toBe(true);
+    expect(table.firstNamedIn('/a.wav', 70_000 - 65_536)).toBe(true);
   });
 });
