@@ -12,11 +12,10 @@ import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
 import { checkOutputFolderWritable } from '../fs/writable.js';
 import { printJsonLine } from '../output/table.js';
 import { voiceFormFields } from '../settings/voice.js';
-import { compactJournal } from './compact.js';
+import { readJournalsCompacting } from './compact.js';
 import type { Interrupt, RedactClient } from './engine.js';
 import { runDryRun } from './dry-run.js';
 import { journalPath, lockNameFor, optionsFingerprint, STATE_DIR } from './journal.js';
-import { readJournals } from './journal-read.js';
 import { ensureStateDir, JournalWriter } from './journal-writer.js';
 import { acquireLock } from './lock.js';
 import type { RedactOptions } from './options.js';
@@ -83,15 +82,7 @@ export async function runBatch(
   let reporter: Reporter | undefined;
   try {
     const own = journalPath(outDir, options.shard);
-    let journal = await readJournals(outDir, plan.inputs);
-    const compacted = await compactJournal(
-      own,
-      journal.files.find((file) => file.path === own) ?? { lines: 0, inputs: 0 },
-    );
-    if (compacted) {
-      ctx.log.info(`compacted the journal: ${compacted.before} lines → ${compacted.after}`);
-      journal = await readJournals(outDir, plan.inputs);
-    }
+    const journal = await readJournalsCompacting(outDir, own, plan.inputs, (line) => ctx.log.info(line));
     plan.inputs.release();
     if (journal.unreadable > 0)
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);

@@ -26,6 +26,8 @@ export async function forEachLine(
   onLine: (line: Buffer) => void,
   onOversized: () => void,
   maxBytes = MAX_LINE_BYTES,
+  /** Awaited after the lines of each read: where a caller writes out what it copied of them. */
+  afterRead?: () => Promise<void>,
 ): Promise<boolean> {
   let handle: FileHandle;
   try {
@@ -69,6 +71,7 @@ export async function forEachLine(
       }
       // A piece left over lies in the buffer, which the next read overwrites: it is copied.
       if (parts.length > 0) parts = [Buffer.concat(parts, length)];
+      await afterRead?.();
     }
   } finally {
     await handle.close();

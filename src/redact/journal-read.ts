@@ -206,6 +206,8 @@ export interface ReadOptions {
   /** Every field of every record kept (compaction rewrites them): no record is slimmed first. */
   full?: boolean;
   maxLineBytes?: number;
+  /** Called with each record before it is applied, and its line's number in its file (from 0). */
+  onRecord?: (record: JournalRecord, line: number) => void;
 }
 
 /**
@@ -216,7 +218,7 @@ export interface ReadOptions {
 export async function readJournalFiles(
   paths: readonly string[],
   state = emptyJournalState(),
-  { full = state.latest instanceof WholeRecords, maxLineBytes = MAX_LINE_BYTES }: ReadOptions = {},
+  { full = state.latest instanceof WholeRecords, maxLineBytes = MAX_LINE_BYTES, onRecord }: ReadOptions = {},
 ): Promise<JournalState> {
   for (const [source, path] of paths.entries()) {
     const counts: JournalFileCounts = { path, lines: 0, inputs: 0 };
@@ -236,6 +238,7 @@ export async function readJournalFiles(
           state.unreadable++;
           return;
         }
+        onRecord?.(parsed, counts.lines - 1);
         applyRecord(state, full ? parsed : slim(parsed, state.latest), source);
         if (state.latest.firstNamedIn(parsed.input, source)) counts.inputs++;
       },
