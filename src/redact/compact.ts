@@ -49,6 +49,11 @@ class LineTable extends RecordTable {
   /** Each row's record's line + 1. */
   readonly #line = new Uint32Column();
 
+  constructor(known: KnownInputs | undefined) {
+    // The lines are copied as they are: no note of a record is needed.
+    super(known, { notes: false });
+  }
+
   override put(record: JournalRecord, source: number): void {
     super.put(record, source);
     this.#line.set(this.rowOf(record.input) as number, this.lineOfRecord(record) + 1);

@@ -53,8 +53,6 @@ export interface JournalState {
   latest: RecordStore;
   /** The inputs whose last record is `uploading`. */
   interrupted: Map<string, InterruptedUpload>;
-  /** Every job id the journals name: those jobs belong to known inputs. */
-  jobIds: Set<string>;
   lines: number;
   /** Lines that could not be read (a torn last line, damage). */
   unreadable: number;
@@ -110,7 +108,6 @@ export function emptyJournalState(latest: RecordStore = new RecordTable()): Jour
   return {
     latest,
     interrupted: new Map(),
-    jobIds: new Set(),
     lines: 0,
     unreadable: 0,
     oversized: 0,
@@ -181,7 +178,6 @@ export function applyRecord(state: JournalState, record: JournalRecord, source =
   } else if (state.interrupted.size > 0) {
     state.interrupted.delete(record.input);
   }
-  if (typeof record.jobId === 'string' && record.jobId !== '') state.jobIds.add(record.jobId);
   state.latest.put(record, source);
 }
 
@@ -254,6 +250,38 @@ export async function readJournalFiles(
   return state;
 }
 
+/**
+ * Which of `among` the journal files name: those jobs belong to known inputs, so the look-up of
+ * interrupted uploads passes them over. Read again only when there are interrupted uploads, and
+ * bounded by the jobs asked about: every job id the journals name, held through every run, was
+ * 100 MB over 1,000,000 inputs whose results came from jobs.
+ */
+export async function jobIdsNamed(
+  paths: readonly string[],
+  among: ReadonlySet<string>,
+): Promise<Set<string>> {
+  const named = new Set<string>();
+  if (among.size === 0) return named;
+  for (const path of paths) {
+    await forEachLine(
+      path,
+      (line) => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line.toString('utf8'));
+        } catch {
+          return;
+        }
+        if (!isRecord(parsed) || parsed.event === 'withdrawn') return;
+        const { jobId } = parsed;
+        if (typeof jobId === 'string' && among.has(jobId)) named.add(jobId);
+      },
+      () => {},
+    );
+  }
+  return named;
+}
+
 /** Every journal of an output folder (sorted by name), own one included when it exists. */
 export async function journalFiles(outDir: string): Promise<string[]> {
   const dir = join(outDir, STATE_DIR);
@@ -269,10 +297,11 @@ export async function journalFiles(outDir: string): Promise<string[]> {
 
 /**
  * Reads every journal of the folder: what every run (and every shard) has recorded. A run passes its
- * plan's inputs, on whose rows the records are held.
+ * plan's inputs (`run`): the records are held on their rows, without the notes no decision reads.
  */
-export async function readJournals(outDir: string, known?: KnownInputs): Promise<JournalState> {
-  return readJournalFiles(await journalFiles(outDir), emptyJournalState(new RecordTable(known)));
+export async function readJournals(outDir: string, run?: KnownInputs): Promise<JournalState> {
+  const table = run ? new RecordTable(run, { notes: false }) : new RecordTable();
+  return readJournalFiles(await journalFiles(outDir), emptyJournalState(table));
 }
 
 /** Reads one journal file whole, every field kept (compaction, tests). */

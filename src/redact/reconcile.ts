@@ -120,8 +120,8 @@ export interface ReconcileDeps {
   listJobs: () => Promise<Job[]>;
   /** Reads one job's content (through the token gate, under the caller's limiter). */
   jobContent: (jobId: string) => Promise<JobContentItem[]>;
-  /** Job ids the journal names: never given to an interrupted input. */
-  known: ReadonlySet<string>;
+  /** Which of these job ids the journals name (never given to an interrupted input). */
+  namedInJournal: (jobIds: ReadonlySet<string>) => Promise<ReadonlySet<string>>;
   /** True for an error that stops the batch (refused token, interrupt): nothing is claimed then. */
   isStop: (error: unknown) => boolean;
   /** Aborted when nothing new may start (Ctrl-C). */
@@ -153,7 +153,9 @@ export async function reconcile<K>(
     return new Map();
   }
   const sinceMs = inputs.reduce((min, input) => Math.min(min, input.sinceMs), Number.POSITIVE_INFINITY);
-  const all = candidateJobs(jobs, sinceMs, deps.known);
+  const recent = candidateJobs(jobs, sinceMs, new Set());
+  const known = await deps.namedInJournal(new Set(recent.map((job) => job.job_id)));
+  const all = recent.filter((job) => !known.has(job.job_id));
   const dated = (job: Job) => timeOf(job.created_at) ?? Number.POSITIVE_INFINITY;
   const candidates = all.sort((a, b) => dated(a) - dated(b)).slice(0, RECONCILE_MAX_READS);
   if (all.length > candidates.length) {

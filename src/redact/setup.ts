@@ -6,7 +6,7 @@ import type { BatchDeps } from './batch.js';
 import type { Engine, Interrupt, RedactClient } from './engine.js';
 import { isStopping } from './engine.js';
 import { GateClosedError, TokenGate } from './gate.js';
-import type { JournalState } from './journal-read.js';
+import { type JournalState, jobIdsNamed } from './journal-read.js';
 import type { RedactOptions, Shard } from './options.js';
 import type { PlanEntries } from './plan.js';
 import type { Halt, Recorder } from './record.js';
@@ -86,7 +86,11 @@ export async function lookUpInterrupted(
     listJobs: () => gate.run(() => client.listJobs(engine.abort), engine.abort),
     jobContent: (jobId) =>
       engine.request(() => gate.run(() => client.jobContent(jobId, engine.abort), engine.abort)),
-    known: journal.jobIds,
+    namedInJournal: (jobIds) =>
+      jobIdsNamed(
+        journal.files.map((file) => file.path),
+        jobIds,
+      ),
     isStop: (error) => isStopping(engine, error),
     stop: engine.stop,
     warn: (message) => engine.log.warn(message),

@@ -96,7 +96,7 @@ describe('matching', () => {
         reads.push(id);
         return [item(id, id === 'j0' ? 'a.1234abcd.wav' : 'other.wav')];
       },
-      known: new Set(),
+      namedInJournal: async () => new Set(),
       isStop: () => false,
       stop: new AbortController().signal,
       warn: (message) => warnings.push(message),
@@ -124,7 +124,7 @@ describe('matching', () => {
           if (id === 'gone') throw new NotFoundError('job not found', 404);
           return [item(id, id === 'ja' ? 'a.wav' : 'b.wav')];
         },
-        known: new Set(),
+        namedInJournal: async () => new Set(),
         isStop: () => false,
         stop: new AbortController().signal,
         warn: (message) => warnings.push(message),
@@ -137,5 +137,28 @@ describe('matching', () => {
     });
     expect(reads.sort()).toEqual(['gone', 'ja', 'jb']);
     expect(warnings).toEqual([]);
+  });
+
+  it('passes over the recent jobs the journals name, asking only about those', async () => {
+    const reads: string[] = [];
+    const asked: string[][] = [];
+    const found = await reconcile([{ key: 1, uploadNames: ['a.wav'], sinceMs: T }], {
+      listJobs: async () => [job('mine', T + 1), job('named', T + 2), job('old', 0)],
+      jobContent: async (id) => {
+        reads.push(id);
+        return [item(id, 'a.wav')];
+      },
+      namedInJournal: async (ids) => {
+        asked.push([...ids].sort());
+        return new Set(['named']);
+      },
+      isStop: () => false,
+      stop: new AbortController().signal,
+      warn: () => {},
+      debug: () => {},
+    });
+    expect(asked).toEqual([['mine', 'named']]);
+    expect(reads).toEqual(['mine']);
+    expect(found.get(1)?.jobId).toBe('mine');
   });
 });
