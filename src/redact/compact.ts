@@ -42,10 +42,12 @@ export interface CompactResult {
   after: number;
 }
 
+/** The line a record was read from, on the record itself: only the records still held keep it. */
+const LINE = Symbol('line');
+type Lined = JournalRecord & { [LINE]?: number };
+
 /** The first pass's table: each input's record and the line of the journal it came from. */
 class LineTable extends RecordTable {
-  /** The line of each record object: the parsed lines, and the records the table gives back (see get). */
-  readonly lineOf = new WeakMap<JournalRecord, number>();
   /** Each row's record's line + 1. */
   readonly #line = new Uint32Column();
 
@@ -54,15 +56,19 @@ class LineTable extends RecordTable {
     super(known, { notes: false });
   }
 
+  static mark(record: JournalRecord, line: number): void {
+    (record as Lined)[LINE] = line;
+  }
+
   override put(record: JournalRecord, source: number): void {
     super.put(record, source);
-    this.#line.set(this.rowOf(record.input) as number, this.lineOfRecord(record) + 1);
+    this.#line.set(this.rowOf(record.input) as number, LineTable.lineOf(record) + 1);
   }
 
   /** A record given back may be put back later (an upload withdrawn): it keeps its line. */
   override get(input: string): JournalRecord | undefined {
     const record = super.get(input);
-    if (record) this.lineOf.set(record, this.lineAt(input));
+    if (record) LineTable.mark(record, this.lineAt(input));
     return record;
   }
 
@@ -70,8 +76,8 @@ class LineTable extends RecordTable {
     return this.#line.get(this.rowOf(input) as number) - 1;
   }
 
-  lineOfRecord(record: JournalRecord): number {
-    const line = this.lineOf.get(record);
+  static lineOf(record: JournalRecord): number {
+    const line = (record as Lined)[LINE];
     if (line === undefined) throw new Error('compaction met a record of no line');
     return line;
   }
@@ -82,7 +88,7 @@ async function linesToKeep(path: string, known: KnownInputs | undefined) {
   const table = new LineTable(known);
   const state = await readJournalFiles([path], emptyJournalState(table), {
     full: true,
-    onRecord: (record, line) => table.lineOf.set(record, line),
+    onRecord: (record, line) => LineTable.mark(record, line),
   });
   if (!needsCompaction(state.lines, state.latest.size)) return undefined;
   const keep = new Uint8Column();
@@ -97,14 +103,14 @@ async function linesToKeep(path: string, known: KnownInputs | undefined) {
       mark(table.lineAt(input));
       continue;
     }
-    if (interrupted.before) mark(table.lineOfRecord(interrupted.before));
-    for (const record of interrupted.streak) mark(table.lineOfRecord(record));
+    if (interrupted.before) mark(LineTable.lineOf(interrupted.before));
+    for (const record of interrupted.streak) mark(LineTable.lineOf(record));
   }
   return { lines: state.lines, keep, kept };
 }
 
 /** The second pass: copies the kept lines of `path` to `handle`, checking the file is the one read. */
-async function copyKeptLines(
+export async function copyKeptLines(
   path: string,
   handle: FileHandle,
   { lines, keep }: { lines: number; keep: Uint8Column },
@@ -134,8 +140,11 @@ async function copyKeptLines(
   );
   await flush();
   // Under the lock nothing else writes this journal; a different count means it is not the file read.
-  if (line !== lines)
-    throw new Error(`the journal changed while it was compacted (${lines} lines, then ${line})`);
+  if (line !== lines) {
+    throw new Error(
+      `the journal ${path} changed while it was compacted (${lines} lines, then ${line}); it was left as it was: is something else writing it?`,
+    );
+  }
 }
 
 /**

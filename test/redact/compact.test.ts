@@ -1,8 +1,14 @@
 /** Compaction: one line per input, what recovery needs kept, and the same decisions afterwards. */
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMPACT_SLACK_LINES, compactJournal, needsCompaction } from '../../src/redact/compact.js';
+import {
+  COMPACT_SLACK_LINES,
+  compactJournal,
+  copyKeptLines,
+  needsCompaction,
+} from '../../src/redact/compact.js';
+import { Uint8Column } from '../../src/redact/chunked-columns.js';
 import { journalPath, optionsFingerprint } from '../../src/redact/journal.js';
 import { type JournalState, readJournal, readJournals } from '../../src/redact/journal-read.js';
 import type { KnownInputs } from '../../src/redact/record-table.js';
@@ -118,5 +124,26 @@ describe('journal compaction', () => {
       }
       expect(view(await readJournal(path))).toEqual(view(before));
     }
+  });
+
+  it('copies the marked lines, and refuses a file that is not the one the first pass read', async () => {
+    const path = join(dir.path, 'journal.jsonl');
+    await writeFile(path, 'zero\none\n\ntwo\nthree');
+    const keep = new Uint8Column();
+    keep.set(1, 1);
+    keep.set(3, 1);
+    const out = join(dir.path, 'out.jsonl');
+    const handle = await open(out, 'w');
+    try {
+      await copyKeptLines(path, handle, { lines: 4, keep });
+      await expect(copyKeptLines(path, handle, { lines: 5, keep })).rejects.toThrow(
+        /changed while it was compacted \(5 lines, then 4\)/,
+      );
+    } finally {
+      await handle.close();
+    }
+    // Blank lines are not lines; the last line needs no newline to count. The second copy wrote too,
+    // which is why a compaction writes to a temporary file that it removes on failure.
+    expect(await readFile(out, 'utf8')).toBe('one\nthree\none\nthree\n');
   });
 });
