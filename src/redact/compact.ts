@@ -51,29 +51,46 @@ class LineTable extends RecordTable {
   /** Each row's record's line + 1. */
   readonly #line = new Uint32Column();
 
+  readonly #known: KnownInputs | undefined;
+
   constructor(known: KnownInputs | undefined) {
     // The lines are copied as they are: no note of a record is needed.
     super(known, { notes: false });
+    this.#known = known;
   }
 
   static mark(record: JournalRecord, line: number): void {
     (record as Lined)[LINE] = line;
   }
 
+  /** A table on the same inputs: the records before upload streaks, with their lines. */
+  override emptyLike(): LineTable {
+    return new LineTable(this.#known);
+  }
+
+  /**
+   * An upload given back as the last record (the one after it withdrawn) has no line of its own here:
+   * the lines of an interrupted input's uploads are on its streak.
+   */
   override put(record: JournalRecord, source: number): void {
     super.put(record, source);
-    this.#line.set(this.rowOf(record.input) as number, LineTable.lineOf(record) + 1);
+    const line = (record as Lined)[LINE];
+    this.#line.set(this.rowFor(record.input) as number, line === undefined ? 0 : line + 1);
+  }
+
+  lineOf(record: JournalRecord): number {
+    return LineTable.lineOf(record);
   }
 
   /** A record given back may be put back later (an upload withdrawn): it keeps its line. */
-  override get(input: string): JournalRecord | undefined {
-    const record = super.get(input);
-    if (record) LineTable.mark(record, this.lineAt(input));
+  override getFor(input: string, knownRow: number | undefined): JournalRecord | undefined {
+    const record = super.getFor(input, knownRow);
+    if (record) LineTable.mark(record, this.#line.get(this.rowFor(input, knownRow) as number) - 1);
     return record;
   }
 
   lineAt(input: string): number {
-    return this.#line.get(this.rowOf(input) as number) - 1;
+    return this.#line.get(this.rowFor(input) as number) - 1;
   }
 
   static lineOf(record: JournalRecord): number {
@@ -97,14 +114,16 @@ async function linesToKeep(path: string, known: KnownInputs | undefined) {
     if (keep.get(line) === 0) kept++;
     keep.set(line, 1);
   };
+  const streaks = state.interrupted;
   for (const input of table.keys()) {
-    const interrupted = state.interrupted.get(input);
-    if (!interrupted) {
+    const row = table.rowFor(input) as number;
+    if (!streaks.has(input)) {
       mark(table.lineAt(input));
       continue;
     }
-    if (interrupted.before) mark(LineTable.lineOf(interrupted.before));
-    for (const record of interrupted.streak) mark(LineTable.lineOf(record));
+    const before = streaks.beforeOf(input);
+    if (before) mark(LineTable.lineOf(before));
+    for (const line of streaks.linesOf(row)) mark(line);
   }
   return { lines: state.lines, keep, kept };
 }

@@ -16,14 +16,13 @@ export type SendDecision = {
 };
 /**
  * Uploads of this very file were cut short: look for their jobs among the service's jobs first, by
- * their exact upload names; `otherwise` is what to do when none is found.
+ * their exact upload names (in the journal, see reconcile.ts); `otherwise` is what to do when none is
+ * found.
  */
 export type ReconcileDecision = {
   action: 'reconcile';
-  uploadNames: string[];
+  /** When the first of those uploads started (ms since the epoch). */
   sinceMs: number;
-  durationSec?: number | undefined;
-  inputSha256?: string | undefined;
   otherwise: SkipDecision | SendDecision;
 };
 
@@ -65,16 +64,12 @@ export function decide(input: DecideInput): Decision {
       inputSha256: record.inputSha256,
     };
   }
-  if (record && same && record.event === 'uploading' && record.uploadName) {
+  if (record && same && record.event === 'uploading') {
     const otherwise = decide({ ...input, record: input.interrupted?.before, interrupted: undefined });
     if (otherwise.action === 'collect' || otherwise.action === 'reconcile') return otherwise;
-    const streak = input.interrupted?.streak ?? [record];
     return {
       action: 'reconcile',
-      uploadNames: [...new Set(streak.map((line) => line.uploadName ?? '').filter(Boolean))],
       sinceMs: input.interrupted?.sinceMs ?? Date.parse(record.at),
-      durationSec: record.durationSec,
-      inputSha256: record.inputSha256,
       otherwise,
     };
   }

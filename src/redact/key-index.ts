@@ -9,8 +9,8 @@
 
 const FIRST_CAPACITY = 1024;
 
-export function hashKey(key: string): number {
-  let hash = 0x811c9dc5;
+export function hashKey(key: string, seed = 0x811c9dc5): number {
+  let hash = seed;
   for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);

@@ -8,6 +8,9 @@
  * RECONCILE_MAX_READS of them (the oldest first: an upload's job is created right after it starts).
  * An input whose job is not found is sent again; past the cap, with a warning. A job goes to one
  * input at most, and never to one the journal already names.
+ * The upload names are not held by the run (a night of uploads cut short over 1,000,000 inputs would
+ * hold a million of them, a week of such nights seven): the names the jobs read list are looked for
+ * in the journals, and only the inputs whose uploads carried one of them are matched.
  */
 import { NotFoundError } from '../api/errors.js';
 import type { Job, JobContentItem } from '../api/schemas.js';
@@ -28,6 +31,15 @@ export interface InterruptedInput<K> {
 export interface FoundJob {
   jobId: string;
   uploadName: string;
+  /** What the journal's line of that upload says of the input. */
+  durationSec?: number | undefined;
+  inputSha256?: string | undefined;
+}
+
+/** What is looked for: how many inputs, and when the earliest of their uploads started. */
+export interface InterruptedSearch {
+  count: number;
+  sinceMs: number;
 }
 
 /** Job contents read at most, per run, to find interrupted uploads. */
@@ -115,7 +127,9 @@ export function matchUploads<K>(
   return found;
 }
 
-export interface ReconcileDeps {
+export interface ReconcileDeps<K> {
+  /** The interrupted inputs whose uploads carried any of these names, with those names. */
+  inputsNamed: (names: ReadonlySet<string>) => Promise<readonly InterruptedInput<K>[]>;
   /** Lists the service's jobs (through the token gate). */
   listJobs: () => Promise<Job[]>;
   /** Reads one job's content (through the token gate, under the caller's limiter). */
@@ -137,22 +151,22 @@ export interface ReconcileDeps {
  * to an input on a partial view.
  */
 export async function reconcile<K>(
-  inputs: readonly InterruptedInput<K>[],
-  deps: ReconcileDeps,
+  search: InterruptedSearch,
+  deps: ReconcileDeps<K>,
 ): Promise<Map<K, FoundJob>> {
-  if (inputs.length === 0) return new Map();
+  const { count, sinceMs } = search;
+  if (count === 0) return new Map();
   let jobs: Job[];
   try {
     jobs = await deps.listJobs();
   } catch (error) {
     if (!deps.isStop(error)) {
       deps.warn(
-        `could not list the service's jobs to look for ${inputs.length} interrupted upload(s), so they are sent again: ${messageOf(error)}`,
+        `could not list the service's jobs to look for ${count} interrupted upload(s), so they are sent again: ${messageOf(error)}`,
       );
     }
     return new Map();
   }
-  const sinceMs = inputs.reduce((min, input) => Math.min(min, input.sinceMs), Number.POSITIVE_INFINITY);
   const recent = candidateJobs(jobs, sinceMs, new Set());
   const known = await deps.namedInJournal(new Set(recent.map((job) => job.job_id)));
   const all = recent.filter((job) => !known.has(job.job_id));
@@ -163,9 +177,7 @@ export async function reconcile<K>(
       `${all.length} jobs were created since the interrupted upload(s) began; only the ${RECONCILE_MAX_READS} oldest are read, so an upload whose job is among the others is sent again`,
     );
   }
-  deps.debug(
-    `looking for ${inputs.length} interrupted upload(s) in ${candidates.length} of ${jobs.length} job(s)`,
-  );
+  deps.debug(`looking for ${count} interrupted upload(s) in ${candidates.length} of ${jobs.length} job(s)`);
   const contents: Array<{ job: Job; items: JobContentItem[] }> = [];
   let stopped = false;
   let unreadable = 0;
@@ -190,5 +202,7 @@ export async function reconcile<K>(
       `could not read ${unreadable} job(s) while looking for interrupted uploads (${messageOf(lastError)}); an upload whose job is among them is sent again`,
     );
   }
-  return matchUploads(inputs, indexContents(contents));
+  const index = indexContents(contents);
+  if (index.size === 0) return new Map();
+  return matchUploads(await deps.inputsNamed(new Set(index.keys())), index);
 }

@@ -10,52 +10,38 @@
  * row, and neither its path nor an index entry is held twice; its size and time, when they are those
  * its discovery saw (a done input unchanged since), are read from the plan, so a re-run over
  * 1,000,000 done files holds about 15 bytes of record an input. Other inputs get rows after the plan's.
- * Anything else (an `uploading` or `submitted` record, an odd value the columns cannot hold exactly)
- * is kept whole: those are the few inputs whose upload is under way.
+ * An `uploading` record is a row too, its upload on the streak beside the table (upload-streaks.ts).
+ * Anything else (a `submitted` record, an odd value the columns cannot hold exactly) is kept whole.
  */
 import type { JournalEvent, JournalRecord } from './journal.js';
 import { KeyIndex } from './key-index.js';
+import type { KnownInputs, RecordStore } from './record-store.js';
 import { Float64Column, NarrowUintColumn, Uint8Column } from './chunked-columns.js';
 import { Numbering, PackedPaths } from './packed-strings.js';
 import { canonicalMs, SettledRecord } from './settled-record.js';
 
 export { SettledRecord } from './settled-record.js';
+export type { KnownInputs } from './record-store.js';
 
 /**
- * The inputs a table is built on: rows 0 to length - 1 are theirs. Looked up by real path while the
- * journals are read; a run asks for each input's record by its row after (RecordTable#getFor).
+ * A row's code: 0 for no record, WHOLE a record kept whole, else the event's index in COLUMNAR + 1;
+ * AS_SEEN added when the record's size and time are the known input's seen ones. An `uploading`
+ * record keeps only what a settled one does: what its upload carried is on its streak's nodes, and in
+ * the journal (see upload-streaks.ts).
  */
-export interface KnownInputs {
-  readonly length: number;
-  /** The row of an input, or -1. */
-  rowOf(input: string): number;
-  inputAt(row: number): string;
-  /** The input's size and time as its discovery saw them: a record that has the same keeps neither. */
-  seenSizeAt(row: number): number;
-  seenMtimeMsAt(row: number): number;
-}
-
-/**
- * A row's code: 0 for no record, 1 to 3 a settled event (SETTLED's index + 1), WHOLE a record kept
- * whole; AS_SEEN added when the record's size and time are the known input's seen ones.
- */
-const SETTLED: readonly JournalEvent[] = ['done', 'failed', 'rejected'];
-const NONE = 0;
 const WHOLE = 4;
+const COLUMNAR: readonly (JournalEvent | undefined)[] = [
+  'done',
+  'failed',
+  'rejected',
+  undefined,
+  'uploading',
+];
+const NONE = 0;
 const AS_SEEN = 0x80;
 const EVENT = 0x7f;
 
-/** The last record of each input, by its real path: what runs, compaction and tests read of a state. */
-export interface RecordsByInput extends Iterable<[string, JournalRecord]> {
-  readonly size: number;
-  get(input: string): JournalRecord | undefined;
-  has(input: string): boolean;
-  keys(): IterableIterator<string>;
-  values(): IterableIterator<JournalRecord>;
-  entries(): IterableIterator<[string, JournalRecord]>;
-}
-
-export class RecordTable implements RecordsByInput {
+export class RecordTable implements RecordStore {
   /** Rows 0 to #knownRows - 1 are the known inputs'; the table's own inputs come after them. */
   readonly #known: KnownInputs | undefined;
   readonly #knownRows: number;
@@ -91,9 +77,10 @@ export class RecordTable implements RecordsByInput {
   #count = 0;
 
   /**
-   * `notes: false`: the job id and reason of a done, failed or rejected record are not kept (a run's
-   * decisions read neither; `status` shows both). Over 1,000,000 inputs whose results came from jobs,
-   * their job ids were 60 MB of a run's heap.
+   * `notes: false`: the job id of a record and the reason of a done or failed one are not kept (a
+   * run's decisions read neither; `status` shows both). Over 1,000,000 inputs whose results came from
+   * jobs, their job ids were 60 MB of a run's heap. A rejected record's reason is kept: a run that
+   * rejects the input again for the same reason journals no second line.
    */
   constructor(known?: KnownInputs, { notes = true }: { notes?: boolean } = {}) {
     this.#notes = notes;
@@ -110,9 +97,9 @@ export class RecordTable implements RecordsByInput {
     return row !== undefined && this.#event.get(row) !== NONE;
   }
 
+  /** A store that keeps more of a record (status, compaction) gives it back from getFor. */
   get(input: string): JournalRecord | undefined {
-    const row = this.#rowOf(input);
-    return row === undefined || this.#event.get(row) === NONE ? undefined : this.#record(row, input);
+    return this.getFor(input, undefined);
   }
 
   /**
@@ -120,8 +107,18 @@ export class RecordTable implements RecordsByInput {
    * so a run can let the known inputs' index go once the journals are read.
    */
   getFor(input: string, knownRow: number | undefined): JournalRecord | undefined {
-    if (knownRow === undefined || this.#known === undefined) return this.get(input);
-    return this.#event.get(knownRow) === NONE ? undefined : this.#record(knownRow, input);
+    const row = this.rowFor(input, knownRow);
+    return row === undefined || this.#event.get(row) === NONE ? undefined : this.#record(row, input);
+  }
+
+  /** An input's row: `knownRow` when the table is built on known inputs, else looked up by path. */
+  rowFor(input: string, knownRow?: number): number | undefined {
+    return knownRow !== undefined && this.#known !== undefined ? knownRow : this.#rowOf(input);
+  }
+
+  /** An empty table on the same inputs, keeping the same notes (the records before upload streaks). */
+  emptyLike(): RecordTable {
+    return new RecordTable(this.#known, { notes: this.#notes });
   }
 
   /**
@@ -150,12 +147,7 @@ export class RecordTable implements RecordsByInput {
     if (row === undefined) return undefined;
     const code = this.#event.get(row) & EVENT;
     if (code === NONE) return undefined;
-    return code === WHOLE ? this.#whole.get(row)?.event : SETTLED[code - 1];
-  }
-
-  /** The row of an input's record: a store that keeps more columns beside the table's indexes them by it. */
-  protected rowOf(input: string): number | undefined {
-    return this.#rowOf(input);
+    return code === WHOLE ? this.#whole.get(row)?.event : COLUMNAR[code - 1];
   }
 
   #rowOf(input: string): number | undefined {
@@ -203,7 +195,7 @@ export class RecordTable implements RecordsByInput {
     this.#source.set(row, source);
     this.#whole.delete(row);
     this.#atText.delete(row);
-    const code = SETTLED.indexOf(record.event);
+    const code = COLUMNAR.indexOf(record.event);
     const { jobId, reason } = record;
     const regular =
       code >= 0 &&
@@ -229,9 +221,10 @@ export class RecordTable implements RecordsByInput {
       this.#mtimeMs.set(row, record.mtimeMs);
     }
     this.#options.set(row, this.#fingerprints.numberOf(record.options));
-    if (!this.#notes) return;
-    if (jobId !== undefined || row < this.#jobId.length) this.#jobId[row] = jobId;
-    if (reason !== undefined || row < this.#reason.length) this.#reason[row] = reason;
+    const note = this.#notes || record.event === 'rejected';
+    if (this.#notes && (jobId !== undefined || row < this.#jobId.length)) this.#jobId[row] = jobId;
+    if ((note && reason !== undefined) || row < this.#reason.length)
+      this.#reason[row] = note ? reason : undefined;
   }
 
   *entries(): IterableIterator<[string, JournalRecord]> {
@@ -270,7 +263,7 @@ export class RecordTable implements RecordsByInput {
     if ((code & EVENT) === WHOLE) return this.#whole.get(row) as JournalRecord;
     const known = code & AS_SEEN ? this.#known : undefined;
     return new SettledRecord(
-      SETTLED[(code & EVENT) - 1] as JournalEvent,
+      COLUMNAR[(code & EVENT) - 1] as JournalEvent,
       this.#atText.get(row) ?? new Date(this.#atMs.get(row)).toISOString(),
       input,
       known ? known.seenSizeAt(row) : this.#size.get(row),

@@ -1,18 +1,13 @@
-/** Setting up a real run: the engine the stages share, the sweep, the look-up of interrupted uploads. */
+/** Setting up a real run: the engine the stages share, the sweep of partial files. */
 import { setMaxListeners } from 'node:events';
 import type { Context } from '../context.js';
 import { OutputFolder } from '../fs/containment.js';
 import type { BatchDeps } from './batch.js';
 import type { Engine, Interrupt, RedactClient } from './engine.js';
-import { isStopping } from './engine.js';
 import { GateClosedError, TokenGate } from './gate.js';
-import { type JournalState, jobIdsNamed } from './journal-read.js';
 import type { RedactOptions, Shard } from './options.js';
-import type { PlanEntries } from './plan.js';
 import type { Halt, Recorder } from './record.js';
-import { type FoundJob, reconcile } from './reconcile.js';
 import { sweepPartials } from './sweep.js';
-import { decisionFor } from './triage.js';
 
 export interface EngineParts {
   client: RedactClient;
@@ -60,42 +55,6 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     tokenRefused: () => tokenRefused,
     beforeUpload: parts.deps.beforeUpload,
   };
-}
-
-/**
- * Before anything is sent (an upload of this run could otherwise pass for an interrupted one): the
- * inputs whose uploads were cut short are looked up among the service's jobs, by their exact names.
- */
-export async function lookUpInterrupted(
-  engine: Engine,
-  entries: PlanEntries,
-  journal: JournalState,
-  fingerprint: string,
-  overwrite: boolean,
-): Promise<Map<string, FoundJob>> {
-  if (journal.interrupted.size === 0) return new Map();
-  const inputs = [];
-  for (const entry of entries) {
-    if (entry.rejected || !journal.interrupted.has(entry.realPath)) continue;
-    const { decision } = await decisionFor(entry, { journal, fingerprint, overwrite, found: undefined });
-    if (decision.action !== 'reconcile') continue;
-    inputs.push({ key: entry.realPath, uploadNames: decision.uploadNames, sinceMs: decision.sinceMs });
-  }
-  const { client, gate } = engine;
-  return reconcile(inputs, {
-    listJobs: () => gate.run(() => client.listJobs(engine.abort), engine.abort),
-    jobContent: (jobId) =>
-      engine.request(() => gate.run(() => client.jobContent(jobId, engine.abort), engine.abort)),
-    namedInJournal: (jobIds) =>
-      jobIdsNamed(
-        journal.files.map((file) => file.path),
-        jobIds,
-      ),
-    isStop: (error) => isStopping(engine, error),
-    stop: engine.stop,
-    warn: (message) => engine.log.warn(message),
-    debug: (message) => engine.log.debug(message),
-  });
 }
 
 /**

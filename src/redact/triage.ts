@@ -49,7 +49,7 @@ export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
   const record = options.journal.latest.getFor(entry.realPath, entry.row);
   const decision: Decision = decide({
     record,
-    interrupted: options.journal.interrupted.get(entry.realPath),
+    interrupted: options.journal.interrupted.get(entry.realPath, entry.row),
     size: info?.size ?? -1,
     mtimeMs: info?.mtimeMs ?? -1,
     voiceFingerprint: options.fingerprint,
@@ -91,8 +91,8 @@ export async function triage(entry: PlanEntry, options: TriageOptions): Promise<
           jobId: found.jobId,
           uploadName: found.uploadName,
           identity,
-          durationSec: decision.durationSec,
-          inputSha256: decision.inputSha256,
+          durationSec: found.durationSec,
+          inputSha256: found.inputSha256,
           fresh: false,
           reconciled: true,
         };

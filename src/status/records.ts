@@ -98,9 +98,14 @@ export class StatusTable extends RecordTable {
     super();
   }
 
+  /** The records before upload streaks, with the same columns (a withdrawn upload gives one back). */
+  override emptyLike(): StatusTable {
+    return new StatusTable(this.details);
+  }
+
   override put(record: JournalRecord, source: number): void {
     super.put(record, source);
-    const row = this.rowOf(record.input) as number;
+    const row = this.rowFor(record.input) as number;
     this.#output[row] = text(record.output);
     if (!this.details) return;
     this.#inputSha256.set(row, text(record.inputSha256));
@@ -110,9 +115,9 @@ export class StatusTable extends RecordTable {
   }
 
   /** The record with the columns status keeps: what a withdrawn upload gives back whole. */
-  override get(input: string): JournalRecord | undefined {
-    const record = super.get(input);
-    const row = this.rowOf(input);
+  override getFor(input: string, knownRow: number | undefined): JournalRecord | undefined {
+    const record = super.getFor(input, knownRow);
+    const row = this.rowFor(input, knownRow);
     if (record === undefined || row === undefined) return record;
     const output = this.#output[row];
     const whole: JournalRecord = {

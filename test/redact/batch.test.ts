@@ -626,6 +626,16 @@ describe('what the user sees', () => {
     expect(result.stderr).not.toMatch(/\u001b\[/); // no animation
   });
 
+  it('journals a rejection once: a re-run that rejects the file for the same reason adds no line', async () => {
+    await mixed();
+    await batch(new FakeClient(), { plain: {} });
+    const lines = async () => (await readFile(journalPath(join(dir.path, 'out')), 'utf8')).split('\n');
+    const after = (await lines()).length;
+    const again = await batch(new FakeClient(), { plain: {} });
+    expect(again.stdout).toMatch(/^rejected\tin\/bad\.wav\tnot a WAV or MP3 file$/m);
+    expect((await lines()).length).toBe(after);
+  });
+
   it('prints only the problems with --quiet', async () => {
     await mixed();
     const result = await batch(new FakeClient(), { plain: { quiet: true } });

@@ -5,7 +5,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { journalPath, optionsFingerprint } from '../../src/redact/journal.js';
-import { forEachLine, jobIdsNamed, readJournals, SettledRecord } from '../../src/redact/journal-read.js';
+import { forEachLine, readJournals, SettledRecord } from '../../src/redact/journal-read.js';
+import { jobIdsNamed } from '../../src/redact/journal-search.js';
 import { JournalWriter } from '../../src/redact/journal-writer.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
@@ -124,13 +125,19 @@ describe('reading the journals', () => {
     const state = await readJournals(dir.path);
     expect(state.latest.get('/done.wav')?.event).toBe('done');
     expect(state.latest.has('/new.wav')).toBe(false);
-    expect(state.latest.get('/cut.wav')?.uploadName).toBe('cut.1.wav');
-    expect(state.interrupted.get('/cut.wav')?.streak.map((record) => record.uploadName)).toEqual([
-      'cut.1.wav',
-    ]);
-    expect(state.interrupted.get('/cut.wav')?.sinceMs).toBe(Date.parse(at(1)));
-    expect(state.latest.get('/other.wav')?.uploadName).toBe('other.1.wav');
-    expect([...state.interrupted.keys()].sort()).toEqual(['/cut.wav', '/other.wav']);
+    // The upload of cut.1.wav is the last record again, with its own start time.
+    expect(state.latest.get('/cut.wav')).toMatchObject({ event: 'uploading', at: at(1) });
+    const cut = state.latest.rowFor('/cut.wav') as number;
+    expect(state.interrupted.lastUploadIs(cut, 'cut.1.wav')).toBe(true);
+    expect(state.interrupted.get('/cut.wav')).toEqual({
+      sinceMs: Date.parse(at(1)),
+      uploads: 1,
+      before: undefined,
+    });
+    const other = state.latest.rowFor('/other.wav') as number;
+    expect(state.interrupted.lastUploadIs(other, 'other.1.wav')).toBe(true);
+    expect(state.interrupted.size).toBe(2);
+    expect(['/done.wav', '/new.wav'].filter((input) => state.interrupted.has(input))).toEqual([]);
     expect(state.unreadable).toBe(0);
   });
 

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { decide } from '../../src/redact/decide.js';
 import { journalPath, optionsFingerprint } from '../../src/redact/journal.js';
-import { jobIdsNamed, readJournal } from '../../src/redact/journal-read.js';
+import { readJournal } from '../../src/redact/journal-read.js';
+import { jobIdsNamed } from '../../src/redact/journal-search.js';
 import { JournalWriter } from '../../src/redact/journal-writer.js';
 import { parseDurationMs, parseRedactOptions, parseShard, parseSize } from '../../src/redact/options.js';
 import { tempDirPerTest } from '../helpers/cli.js';
@@ -71,18 +72,16 @@ describe('journal', () => {
     expect(state.unreadable).toBe(1);
     expect(state.interrupted.get('/a.wav')).toEqual({
       sinceMs: Date.parse('2026-11-21T02:00:00.000Z'),
-      streak: [
-        expect.objectContaining({ event: 'uploading' }),
-        expect.objectContaining({ event: 'uploading' }),
-      ],
+      uploads: 2,
       before: expect.objectContaining({ event: 'failed' }),
     });
     // The file changed between the two uploads: only the last one counts.
-    expect(state.interrupted.get('/b.wav')).toMatchObject({
+    expect(state.interrupted.get('/b.wav')).toEqual({
       sinceMs: Date.parse('2026-11-22T02:00:00.000Z'),
-      streak: [expect.objectContaining({ size: 7 })],
+      uploads: 1,
       before: undefined,
     });
+    expect(state.latest.get('/b.wav')?.size).toBe(7);
     expect(state.interrupted.has('/c.wav')).toBe(false);
     expect(state.latest.get('/c.wav')?.event).toBe('submitted');
     expect([...(await jobIdsNamed([path], new Set(['j0', 'j1', 'j2'])))].sort()).toEqual(['j0', 'j1']);
@@ -179,10 +178,7 @@ describe('re-run decisions', () => {
     // Nothing before it, no output: sent when no job is found.
     expect(decide({ ...input, record: uploading, outputExists: false })).toEqual({
       action: 'reconcile',
-      uploadNames: ['a.wav'],
       sinceMs,
-      durationSec: 7,
-      inputSha256: undefined,
       otherwise: { action: 'send', why: 'new' },
     });
     // Its output there and nothing before (a synchronous answer written, not journaled): left as today.
@@ -191,7 +187,7 @@ describe('re-run decisions', () => {
       otherwise: { action: 'skip', why: 'output-exists' },
     });
     // Done before, redone with --overwrite, cut short: looked up even with --overwrite.
-    const interrupted = { sinceMs: sinceMs - 1000, streak: [uploading], before: done };
+    const interrupted = { sinceMs: sinceMs - 1000, uploads: 1, before: done };
     expect(decide({ ...input, record: uploading, interrupted })).toMatchObject({
       action: 'reconcile',
       sinceMs: sinceMs - 1000,

@@ -8,6 +8,8 @@ import {
   matchUploads,
   RECONCILE_MAX_READS,
   RECONCILE_SKEW_MS,
+  type InterruptedInput,
+  type ReconcileDeps,
   reconcile,
 } from '../../src/redact/reconcile.js';
 
@@ -25,6 +27,25 @@ const item = (job_id: string, file_name: string, audio_duration = 7): JobContent
   audio_duration,
   created_at: '',
 });
+
+/**
+ * The look-up as a run makes it: how many inputs and since when, then, asked with the names the jobs
+ * read list, the inputs whose uploads carried one of them.
+ */
+function lookUp<K>(
+  inputs: InterruptedInput<K>[],
+  deps: Omit<ReconcileDeps<K>, 'inputsNamed'>,
+  asked: string[][] = [],
+) {
+  const search = { count: inputs.length, sinceMs: Math.min(...inputs.map((input) => input.sinceMs)) };
+  return reconcile(search, {
+    ...deps,
+    inputsNamed: async (names) => {
+      asked.push([...names].sort());
+      return inputs.filter((input) => input.uploadNames.some((name) => names.has(name)));
+    },
+  });
+}
 
 describe('candidate jobs', () => {
   it('reads the jobs not known to the journal, made after the earliest start less the skew, or of unknown age', () => {
@@ -90,7 +111,7 @@ describe('matching', () => {
     const reads: string[] = [];
     const warnings: string[] = [];
     const jobs = Array.from({ length: RECONCILE_MAX_READS + 5 }, (_, i) => job(`j${i}`, T + 1000 + i));
-    const found = await reconcile([{ key: 1, uploadNames: ['a.1234abcd.wav'], sinceMs: T }], {
+    const found = await lookUp([{ key: 1, uploadNames: ['a.1234abcd.wav'], sinceMs: T }], {
       listJobs: async () => jobs.slice().reverse(),
       jobContent: async (id) => {
         reads.push(id);
@@ -111,7 +132,8 @@ describe('matching', () => {
   it('lists each job once, reads each candidate once, and skips a job that is gone', async () => {
     const reads: string[] = [];
     const warnings: string[] = [];
-    const found = await reconcile(
+    const asked: string[][] = [];
+    const found = await lookUp(
       [
         { key: 1, uploadNames: ['a.wav'], sinceMs: T },
         { key: 2, uploadNames: ['b.wav'], sinceMs: T },
@@ -130,19 +152,22 @@ describe('matching', () => {
         warn: (message) => warnings.push(message),
         debug: () => {},
       },
+      asked,
     );
     expect(Object.fromEntries([...found].map(([key, value]) => [key, value.jobId]))).toEqual({
       1: 'ja',
       2: 'jb',
     });
     expect(reads.sort()).toEqual(['gone', 'ja', 'jb']);
+    // The journals are asked once, and only about the names the jobs read list.
+    expect(asked).toEqual([['a.wav', 'b.wav']]);
     expect(warnings).toEqual([]);
   });
 
   it('passes over the recent jobs the journals name, asking only about those', async () => {
     const reads: string[] = [];
     const asked: string[][] = [];
-    const found = await reconcile([{ key: 1, uploadNames: ['a.wav'], sinceMs: T }], {
+    const found = await lookUp([{ key: 1, uploadNames: ['a.wav'], sinceMs: T }], {
       listJobs: async () => [job('mine', T + 1), job('named', T + 2), job('old', 0)],
       jobContent: async (id) => {
         reads.push(id);

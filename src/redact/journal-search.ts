@@ -1,0 +1,92 @@
+/**
+ * Reads of the journals for a few job ids or upload names that a run does not hold: the look-up of
+ * interrupted uploads asks them, only when there are some (see interrupted-look-up.ts).
+ */
+import type { JournalRecord } from './journal.js';
+import { forEachLine } from './journal-lines.js';
+import { isRecord } from './journal-read.js';
+
+/**
+ * Each record of the journal files whose line holds `needle` (the others are not parsed): the reads
+ * that look for a few job ids or upload names in the journals, which the run does not hold.
+ */
+async function forEachRecordWith(
+  paths: readonly string[],
+  needle: string,
+  visit: (record: JournalRecord) => void,
+): Promise<void> {
+  const bytes = Buffer.from(needle);
+  for (const path of paths) {
+    await forEachLine(
+      path,
+      (line) => {
+        if (!line.includes(bytes)) return;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line.toString('utf8'));
+        } catch {
+          return;
+        }
+        if (isRecord(parsed)) visit(parsed);
+      },
+      () => {},
+    );
+  }
+}
+
+/**
+ * Which of `among` the journal files name: those jobs belong to known inputs, so the look-up of
+ * interrupted uploads passes them over. Read again only when there are interrupted uploads, and
+ * bounded by the jobs asked about: every job id the journals name, held through every run, was
+ * 100 MB over 1,000,000 inputs whose results came from jobs.
+ */
+export async function jobIdsNamed(
+  paths: readonly string[],
+  among: ReadonlySet<string>,
+): Promise<Set<string>> {
+  const named = new Set<string>();
+  if (among.size === 0) return named;
+  await forEachRecordWith(paths, '"jobId"', ({ event, jobId }) => {
+    if (event !== 'withdrawn' && typeof jobId === 'string' && among.has(jobId)) named.add(jobId);
+  });
+  return named;
+}
+
+/** An upload as its `uploading` line tells it. */
+export type UploadLine = Pick<
+  JournalRecord,
+  'input' | 'size' | 'mtimeMs' | 'options' | 'durationSec' | 'inputSha256'
+> & { uploadName: string };
+
+/**
+ * The `uploading` lines that carried one of `names`, by input: the uploads of interrupted inputs that
+ * jobs read by the look-up list. Bounded by the names asked about (one line each).
+ */
+export async function uploadsNamed(
+  paths: readonly string[],
+  names: ReadonlySet<string>,
+): Promise<Map<string, UploadLine[]>> {
+  const byInput = new Map<string, UploadLine[]>();
+  const seen = new Set<string>();
+  if (names.size === 0) return byInput;
+  await forEachRecordWith(paths, '"uploading"', (record) => {
+    const { event, uploadName, input, size, mtimeMs, options, durationSec, inputSha256 } = record;
+    if (event !== 'uploading' || uploadName === undefined || !names.has(uploadName) || seen.has(uploadName))
+      return;
+    seen.add(uploadName);
+    const line: UploadLine = {
+      input,
+      uploadName,
+      size,
+      mtimeMs,
+      options,
+      // Checked like the rest of a line: what another writer put there is data.
+      durationSec: typeof durationSec === 'number' ? durationSec : undefined,
+      inputSha256: typeof inputSha256 === 'string' ? inputSha256 : undefined,
+    };
+    const lines = byInput.get(input);
+    if (lines) lines.push(line);
+    else byInput.set(input, [line]);
+  });
+  return byInput;
+}
