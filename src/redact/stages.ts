@@ -8,6 +8,7 @@ import { checkInput } from './check.js';
 import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
 import type { PlanEntries } from './plan.js';
+import { Uint8Column } from './chunked-columns.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { journalAhead, type PublishWork, publishOne, sendOne } from './send.js';
 import { type TriageOptions, triage } from './triage.js';
@@ -48,31 +49,54 @@ export async function runStages(
     if (--collectProducers === 0) toCollect.close();
   };
 
-  const route = async () => {
-    for await (const work of decided) {
-      if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason);
-      else if (work.kind === 'rejected') await recorder.rejected(work.entry, work.reason);
-      else if (work.kind === 'send') await toCheck.push(work);
-      else if (work.kind === 'collect') {
-        if (work.reconciled) {
-          engine.log.debug(
-            `${work.entry.display}: its interrupted upload had become job ${work.jobId}; collecting it`,
-          );
-          try {
-            await recorder.submitted(work.entry, work.identity, work, true);
-          } catch (error) {
-            recorder.failedUnrecorded(
-              work.entry,
-              `job ${work.jobId} was found for it, but the journal could not be written: ${messageOf(error)}`,
-            );
-            continue;
-          }
-        }
-        await toCollect.push(work);
+  const collectRoute = async (work: CollectWork) => {
+    if (work.reconciled) {
+      engine.log.debug(
+        `${work.entry.display}: its interrupted upload had become job ${work.jobId}; collecting it`,
+      );
+      try {
+        await recorder.submitted(work.entry, work.identity, work, true);
+      } catch (error) {
+        recorder.failedUnrecorded(
+          work.entry,
+          `job ${work.jobId} was found for it, but the journal could not be written: ${messageOf(error)}`,
+        );
+        return;
       }
     }
+    await toCollect.push(work);
   };
 
+  /**
+   * The plan's rows of jobs met while every waiter was busy and the queue to them full: they are
+   * triaged again and waited for once every input has been decided, so that no upload of a new file
+   * waits behind jobs that may take hours (a bit per input, not the job held).
+   */
+  const later = new Uint8Column();
+  let deferred = 0;
+  const dispatch = async (work: Work, last: boolean) => {
+    if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason);
+    else if (work.kind === 'rejected') await recorder.rejected(work.entry, work.reason);
+    else if (work.kind === 'send') await toCheck.push(work);
+    else if (work.kind === 'collect') {
+      // A job found for an interrupted upload is journaled `submitted` now: it is not triaged again.
+      if (!last && !work.reconciled && work.entry.row !== undefined && toCollect.size >= toCollect.capacity) {
+        later.set(work.entry.row, 1);
+        deferred++;
+        return;
+      }
+      await collectRoute(work);
+    }
+  };
+  const route = async () => {
+    for await (const work of decided) await dispatch(work, false);
+    if (deferred === 0) return;
+    engine.log.debug(`waiting for ${deferred} more job(s) now that every input has been decided`);
+    for (const entry of entries) {
+      if (entry.row !== undefined && later.get(entry.row) === 1)
+        await dispatch(await triage(entry, triageOptions), true);
+    }
+  };
   await Promise.all([
     closing(decided, () =>
       forEachConcurrently(entries, TRIAGE_WORKERS, async (entry) =>

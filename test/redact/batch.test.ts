@@ -422,6 +422,23 @@ describe('asynchronous jobs', () => {
     expect([...journal.latest.values()].every((record) => record.event === 'submitted')).toBe(true);
   });
 
+  it('sends a new file while jobs wait: jobs met when every waiter is busy are waited for after', async () => {
+    // More jobs than are waited for at once plus the queue to them, all listed before the new file.
+    await inputs(330);
+    const first = new FakeClient(async () => 'job');
+    expect((await batch(first, { flags: { wait: false } })).code).toBe(0);
+    await writeFile(join(dir.path, 'in', 'zz.wav'), makeWav(0.5));
+    const client = new FakeClient(async () => 'sync');
+    for (const [id, name] of first.jobs) client.jobs.set(id, name);
+    // The jobs finish only once the new file is uploaded: queued behind them, it never would be.
+    client.ready = () => client.uploads.length > 0;
+    const result = await batch(client, { clock: fakeClock(1), flags: { waitTimeout: '1000h' } });
+    expect(result.code).toBe(0);
+    expect(client.uploads).toEqual(['zz.wav']);
+    expect(client.downloads).toHaveLength(330);
+    expect(result.outcomes.filter((line) => line.status === 'done')).toHaveLength(331);
+  });
+
   it('--no-wait submits and exits 0; a later run collects without uploading again', async () => {
     await inputs(3);
     const client = new FakeClient(async () => 'job');
