@@ -49,28 +49,28 @@ export async function runStages(
     if (--collectProducers === 0) toCollect.close();
   };
 
-  const collectRoute = async (work: CollectWork) => {
-    if (work.reconciled) {
-      engine.log.debug(
-        `${work.entry.display}: its interrupted upload had become job ${work.jobId}; collecting it`,
+  /** A job found for an interrupted upload is journaled `submitted` before it is waited for. */
+  const journalFound = async (work: CollectWork): Promise<boolean> => {
+    engine.log.debug(
+      `${work.entry.display}: its interrupted upload had become job ${work.jobId}; collecting it`,
+    );
+    try {
+      await recorder.submitted(work.entry, work.identity, work, true);
+      return true;
+    } catch (error) {
+      recorder.failedUnrecorded(
+        work.entry,
+        `job ${work.jobId} was found for it, but the journal could not be written: ${messageOf(error)}`,
       );
-      try {
-        await recorder.submitted(work.entry, work.identity, work, true);
-      } catch (error) {
-        recorder.failedUnrecorded(
-          work.entry,
-          `job ${work.jobId} was found for it, but the journal could not be written: ${messageOf(error)}`,
-        );
-        return;
-      }
+      return false;
     }
-    await toCollect.push(work);
   };
 
   /**
    * The plan's rows of jobs met while every waiter was busy and the queue to them full: they are
    * triaged again and waited for once every input has been decided, so that no upload of a new file
-   * waits behind jobs that may take hours (a bit per input, not the job held).
+   * waits behind jobs that may take hours (a bit per input, not the job held). `last`: that second
+   * pass, in which a found job is not journaled again.
    */
   const later = new Uint8Column();
   let deferred = 0;
@@ -79,13 +79,13 @@ export async function runStages(
     else if (work.kind === 'rejected') await recorder.rejected(work.entry, work.reason);
     else if (work.kind === 'send') await toCheck.push(work);
     else if (work.kind === 'collect') {
-      // A job found for an interrupted upload is journaled `submitted` now: it is not triaged again.
-      if (!last && !work.reconciled && work.entry.row !== undefined && toCollect.size >= toCollect.capacity) {
+      if (work.reconciled && !last && !(await journalFound(work))) return;
+      if (!last && work.entry.row !== undefined && toCollect.size >= toCollect.capacity) {
         later.set(work.entry.row, 1);
         deferred++;
         return;
       }
-      await collectRoute(work);
+      await toCollect.push(work);
     }
   };
   const route = async () => {
