@@ -55,7 +55,7 @@ class LineTable extends RecordTable {
 
   constructor(known: KnownInputs | undefined) {
     // The lines are copied as they are: no note of a record is needed.
-    super(known, { notes: false });
+    super(known, { notes: false, jobs: false });
     this.#known = known;
   }
 

@@ -125,9 +125,9 @@ export function applyRecord(state: JournalState, record: JournalRecord, source =
 }
 
 /**
- * What a run keeps of a `submitted` record, held whole: all but the output's SHA-256, its size and
- * the voice (for `status` and compaction). Any other record goes to the table as it is parsed: the
- * table keeps only what the re-run rules need of it.
+ * What a run keeps of a `submitted` record the table cannot pack and holds whole (see job-details.ts):
+ * all but the output's SHA-256, its size and the voice (for `status` and compaction). Any other record
+ * goes to the table as it is parsed: the table keeps only what the re-run rules need of it.
  */
 function slim(record: JournalRecord, latest: RecordStore): JournalRecord {
   if (record.event !== 'submitted') return record;

@@ -10,15 +10,17 @@
  * row, and neither its path nor an index entry is held twice; its size and time, when they are those
  * its discovery saw (a done input unchanged since), are read from the plan, so a re-run over
  * 1,000,000 done files holds about 15 bytes of record an input. Other inputs get rows after the plan's.
- * An `uploading` record is a row too, its upload on the streak beside the table (upload-streaks.ts).
- * Anything else (a `submitted` record, an odd value the columns cannot hold exactly) is kept whole.
+ * An `uploading` record is a row too, its upload on the streak beside the table (upload-streaks.ts),
+ * and a `submitted` one, what collecting its job needs packed beside it (job-details.ts). Anything
+ * else (an odd value the columns cannot hold exactly) is kept whole.
  */
 import type { JournalEvent, JournalRecord } from './journal.js';
 import { KeyIndex } from './key-index.js';
 import type { KnownInputs, RecordStore } from './record-store.js';
 import { Float64Column, NarrowUintColumn, Uint8Column } from './chunked-columns.js';
+import { JobDetailsColumn } from './job-details.js';
 import { Numbering, PackedPaths } from './packed-strings.js';
-import { canonicalMs, SettledRecord } from './settled-record.js';
+import { canonicalMs, SettledRecord, SubmittedRecord } from './settled-record.js';
 
 export { SettledRecord } from './settled-record.js';
 export type { KnownInputs } from './record-store.js';
@@ -36,7 +38,9 @@ const COLUMNAR: readonly (JournalEvent | undefined)[] = [
   'rejected',
   undefined,
   'uploading',
+  'submitted',
 ];
+const SUBMITTED = COLUMNAR.indexOf('submitted');
 const NONE = 0;
 const AS_SEEN = 0x80;
 const EVENT = 0x7f;
@@ -64,6 +68,8 @@ export class RecordTable implements RecordStore {
   readonly #notes: boolean;
   readonly #jobId: (string | undefined)[] = [];
   readonly #reason: (string | undefined)[] = [];
+  /** What collecting a submitted record's job needs; none kept with `jobs: false`. */
+  readonly #jobs: JobDetailsColumn | undefined;
   /** Rows whose record is kept as an object. */
   readonly #whole = new Map<number, JournalRecord>();
   /** Rows whose time is not one the ms give back exactly: compared and given back as written. */
@@ -80,10 +86,12 @@ export class RecordTable implements RecordStore {
    * `notes: false`: the job id of a record and the reason of a done or failed one are not kept (a
    * run's decisions read neither; `status` shows both). Over 1,000,000 inputs whose results came from
    * jobs, their job ids were 60 MB of a run's heap. A rejected record's reason is kept: a run that
-   * rejects the input again for the same reason journals no second line.
+   * rejects the input again for the same reason journals no second line. `jobs: false`: nothing of
+   * a submitted record is kept but what the re-run rules compare (compaction copies its line).
    */
-  constructor(known?: KnownInputs, { notes = true }: { notes?: boolean } = {}) {
+  constructor(known?: KnownInputs, { notes = true, jobs = true }: { notes?: boolean; jobs?: boolean } = {}) {
     this.#notes = notes;
+    this.#jobs = jobs ? new JobDetailsColumn() : undefined;
     this.#known = known;
     this.#knownRows = known?.length ?? 0;
   }
@@ -118,7 +126,7 @@ export class RecordTable implements RecordStore {
 
   /** An empty table on the same inputs, keeping the same notes (the records before upload streaks). */
   emptyLike(): RecordTable {
-    return new RecordTable(this.#known, { notes: this.#notes });
+    return new RecordTable(this.#known, { notes: this.#notes, jobs: this.#jobs !== undefined });
   }
 
   /**
@@ -196,11 +204,16 @@ export class RecordTable implements RecordStore {
     this.#whole.delete(row);
     this.#atText.delete(row);
     const code = COLUMNAR.indexOf(record.event);
-    const { jobId, reason } = record;
+    const { reason } = record;
+    const submitted = code === SUBMITTED;
+    // A submitted record's job id is with its details.
+    const jobId = submitted ? undefined : record.jobId;
+    this.#jobs?.clear(row);
     const regular =
       code >= 0 &&
       (jobId === undefined || typeof jobId === 'string') &&
-      (reason === undefined || typeof reason === 'string');
+      (reason === undefined || typeof reason === 'string') &&
+      (!submitted || this.#jobs === undefined || this.#jobs.set(row, record));
     if (!regular) {
       this.#event.set(row, WHOLE);
       this.#whole.set(row, record);
@@ -262,19 +275,30 @@ export class RecordTable implements RecordStore {
     const code = this.#event.get(row);
     if ((code & EVENT) === WHOLE) return this.#whole.get(row) as JournalRecord;
     const known = code & AS_SEEN ? this.#known : undefined;
-    return new SettledRecord(
-      COLUMNAR[(code & EVENT) - 1] as JournalEvent,
-      this.#atText.get(row) ?? new Date(this.#atMs.get(row)).toISOString(),
-      input,
-      known ? known.seenSizeAt(row) : this.#size.get(row),
-      known ? known.seenMtimeMsAt(row) : this.#mtimeMs.get(row),
-      this.#fingerprints.valueOf(this.#options.get(row)),
-      this.#jobId[row],
-      this.#reason[row],
-    );
+    const event = COLUMNAR[(code & EVENT) - 1] as JournalEvent;
+    const at = this.#atText.get(row) ?? new Date(this.#atMs.get(row)).toISOString();
+    const size = known ? known.seenSizeAt(row) : this.#size.get(row);
+    const mtimeMs = known ? known.seenMtimeMsAt(row) : this.#mtimeMs.get(row);
+    const options = this.#fingerprints.valueOf(this.#options.get(row));
+    if (event === 'submitted') {
+      const job = this.#jobs?.get(row);
+      return new SubmittedRecord(
+        at,
+        input,
+        size,
+        mtimeMs,
+        options,
+        job?.jobId,
+        job?.uploadName,
+        job?.durationSec,
+        job?.inputSha256,
+      );
+    }
+    return new SettledRecord(event, at, input, size, mtimeMs, options, this.#jobId[row], this.#reason[row]);
   }
 
   #clearExtras(row: number): void {
+    this.#jobs?.clear(row);
     if (row < this.#jobId.length) this.#jobId[row] = undefined;
     if (row < this.#reason.length) this.#reason[row] = undefined;
   }

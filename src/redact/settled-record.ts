@@ -1,6 +1,6 @@
 /**
- * A done, failed or rejected record as a run's table gives it back (see record-table.ts), and the
- * times the table holds as numbers.
+ * A record as a run's table gives it back (see record-table.ts), and the times the table holds as
+ * numbers.
  */
 import type { JournalEvent, JournalRecord } from './journal.js';
 
@@ -22,6 +22,23 @@ export class SettledRecord implements JournalRecord {
 
   get v(): 1 {
     return 1;
+  }
+}
+
+/** A `submitted` record as a run's table gives it back: what collecting its job needs. */
+export class SubmittedRecord extends SettledRecord {
+  constructor(
+    at: string,
+    input: string,
+    size: number,
+    mtimeMs: number,
+    options: string,
+    jobId: string | undefined,
+    readonly uploadName: string | undefined,
+    readonly durationSec: number | undefined,
+    readonly inputSha256: string | undefined,
+  ) {
+    super('submitted', at, input, size, mtimeMs, options, jobId, undefined);
   }
 }
 
