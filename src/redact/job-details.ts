@@ -26,6 +26,8 @@ const HEX_SHA256 = /^[0-9a-f]{64}$/;
  * its history (uploading, submitted, done for each input) replaces nearly every text it packs.
  */
 const REPACK_AFTER = 65_536;
+/** Live texts up to this many are set aside and the store filled again, reusing its memory. */
+const REPACK_IN_PLACE = 16_384;
 
 function fieldFits(value: unknown): value is string | undefined {
   return value === undefined || (typeof value === 'string' && value !== '' && !value.includes(SEPARATOR));
@@ -101,8 +103,22 @@ export class JobDetailsColumn {
     return this.#texts.length;
   }
 
+  /**
+   * In a journal read through its history few jobs are live at once (those in flight when it was
+   * written): they are set aside and the store refilled. Many live ones are copied to a new store.
+   */
   #repack(): void {
     const old = this.#texts;
+    if (this.#live <= REPACK_IN_PLACE) {
+      const live: [row: number, text: string][] = [];
+      for (let row = 0; row < this.#rows; row++) {
+        const number = this.#textOf.get(row);
+        if (number !== 0) live.push([row, old.at(number - 1)]);
+      }
+      old.clear();
+      for (const [row, text] of live) this.#textOf.set(row, old.push(text) + 1);
+      return;
+    }
     const texts = new PackedStrings();
     for (let row = 0; row < this.#rows; row++) {
       const number = this.#textOf.get(row);

@@ -90,6 +90,19 @@ export class PackedStrings {
     return at;
   }
 
+  /**
+   * Forgets every string but keeps the chunks of bytes for the next ones: a store emptied and filled
+   * again and again allocates nothing more (freed chunks go back to the system only when V8 collects).
+   */
+  clear(): void {
+    let kept = 0;
+    while (kept < this.#chunks.length && this.#chunks[kept]?.length === BYTES_CHUNK) kept++;
+    this.#chunks.length = kept;
+    this.#longStarts.clear();
+    this.#length = 0;
+    this.#next = 0;
+  }
+
   at(index: number): string {
     const start = this.#start(index);
     const from = start & (BYTES_CHUNK - 1);

@@ -77,4 +77,13 @@ describe('the job details of submitted records', () => {
       expect(column.get(row)?.inputSha256).toBe(SHA);
     }
   });
+
+  it('keeps every live text when many are live as the replaced ones go', () => {
+    const column = new JobDetailsColumn();
+    for (let row = 0; row < 40_000; row++) column.set(row, submitted({ jobId: `live-${row}` }));
+    for (let i = 0; i < 100_000; i++) column.set(50_000, submitted({ jobId: `churn-${i}` }));
+    expect(column.packed).toBeLessThan(100_000);
+    for (let row = 0; row < 40_000; row++) expect(column.get(row)?.jobId).toBe(`live-${row}`);
+    expect(column.get(50_000)?.jobId).toBe('churn-99999');
+  });
 });

@@ -60,6 +60,26 @@ describe('PackedStrings across its 1 MiB chunks', () => {
     expect(strings.matches(texts.length - 1, 'lasT')).toBe(false);
     expect([...strings.sortedOrder()].map((i) => strings.at(i))).toEqual([...texts].sort());
   });
+
+  it('cleared, holds nothing, and is filled again exactly, long strings and chunk boundaries included', () => {
+    const strings = new PackedStrings();
+    const fill = (tag: string) => {
+      const texts = [
+        ...Array.from({ length: 5000 }, (_, i) => `${tag}-${i}-${'é'.repeat(120)}`),
+        'y'.repeat(1024 * 1024 + 9),
+        '',
+        `${tag}-after-long`,
+      ];
+      texts.forEach((text, i) => expect(strings.push(text)).toBe(i));
+      return texts;
+    };
+    fill('first');
+    strings.clear();
+    expect(strings.length).toBe(0);
+    const texts = fill('second');
+    expect(strings.length).toBe(texts.length);
+    texts.forEach((text, i) => expect(strings.at(i)).toBe(text));
+  });
 });
 
 describe('PackedStrings#sortedOrder', () => {
