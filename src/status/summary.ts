@@ -41,37 +41,52 @@ export function fileStatus(outDir: string, record: StatusRecord): FileStatus {
   return file;
 }
 
-function byInput(a: StatusRecord, b: StatusRecord): number {
-  return a.input < b.input ? -1 : a.input > b.input ? 1 : 0;
-}
-
 export interface Summary {
   counts: StatusCounts;
   /**
    * The files to list: failed, rejected and pending ones (and, with `all`, the done ones too), by state
-   * and then by input path, so two runs of status over the same journals print the same lines.
+   * and then by input path, so two runs of status over the same journals print the same lines. Each
+   * record is built as it is listed: only the paths are held.
    */
-  listed: StatusRecord[];
+  listed: Iterable<StatusRecord>;
 }
 
 /**
  * Counts and the files to list, in one pass over the inputs: a state is read without building its
- * record, and a record is built only for a file listed (at a million done inputs, none of them).
+ * record. The paths listed are held (the table's own strings) and sorted, and each record is built
+ * as it is written: over 1,000,000 jobs submitted with `--no-wait` the list of records held took
+ * 717 MB.
  */
 export function summarize(latest: Pick<LatestRecords, 'keys' | 'stateOf' | 'get'>, all: boolean): Summary {
   const counts: StatusCounts = { done: 0, pending: 0, failed: 0, rejected: 0, total: 0 };
-  const listed: StatusRecord[] = [];
+  const byState: Record<FileState, string[]> = { failed: [], rejected: [], pending: [], done: [] };
   for (const input of latest.keys()) {
     const state = latest.stateOf(input);
     if (state === undefined) continue;
     counts[state]++;
     counts.total++;
-    if (!all && state === 'done') continue;
-    const record = latest.get(input);
-    if (record !== undefined) listed.push(record);
+    if (all || state !== 'done') byState[state].push(flat(input));
   }
-  listed.sort((a, b) => STATE_ORDER[stateOf(a.event)] - STATE_ORDER[stateOf(b.event)] || byInput(a, b));
-  return { counts, listed };
+  const states = (Object.keys(STATE_ORDER) as FileState[]).sort((a, b) => STATE_ORDER[a] - STATE_ORDER[b]);
+  for (const state of states) byState[state].sort(byText);
+  return {
+    counts,
+    listed: recordsOf(
+      latest,
+      states.flatMap((state) => byState[state]),
+    ),
+  };
+}
+
+function* recordsOf(latest: Pick<LatestRecords, 'get'>, inputs: readonly string[]): Iterable<StatusRecord> {
+  for (const input of inputs) {
+    const record = latest.get(input);
+    if (record !== undefined) yield record;
+  }
+}
+
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
@@ -82,7 +97,7 @@ export function summarize(latest: Pick<LatestRecords, 'keys' | 'stateOf' | 'get'
 export function doneInputs(latest: Pick<LatestRecords, 'keys' | 'stateOf'>): string[] {
   const done: string[] = [];
   for (const input of latest.keys()) if (latest.stateOf(input) === 'done') done.push(flat(input));
-  return done.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return done.sort(byText);
 }
 
 /**

@@ -34,17 +34,16 @@ test('counts every input once by state', () => {
 });
 
 test('lists failed, rejected and pending files, by state then path; the done ones only with all', () => {
-  expect(summarize(latestOf(latest), false).listed.map((r) => r.input)).toEqual([
+  expect([...summarize(latestOf(latest), false).listed].map((r) => r.input)).toEqual([
     '/in/b.wav',
     '/in/a.wav',
     '/in/c.wav',
     '/in/d.wav',
   ]);
-  expect(
-    summarize(latestOf(latest), true)
-      .listed.map((r) => r.input)
-      .slice(4),
-  ).toEqual(['/in/y.wav', '/in/z.wav']);
+  expect([...summarize(latestOf(latest), true).listed].map((r) => r.input).slice(4)).toEqual([
+    '/in/y.wav',
+    '/in/z.wav',
+  ]);
   expect(doneInputs(latestOf(latest))).toEqual(['/in/y.wav', '/in/z.wav']);
 });
 

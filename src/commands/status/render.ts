@@ -17,8 +17,8 @@ export interface StatusView {
   journals: string[];
   counts: StatusCounts;
   unreadable: number;
-  /** The records to list, in order. */
-  listed: StatusRecord[];
+  /** The records to list, in order, each built as it is listed. */
+  listed: Iterable<StatusRecord>;
 }
 
 /** `3 inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected`. */
