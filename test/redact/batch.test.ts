@@ -841,6 +841,36 @@ describe('interrupted uploads', () => {
     expect((await recordsOf('in/b/call.wav')).at(-1)).toMatchObject({ event: 'done', jobId: 'job-b' });
   });
 
+  it('sends a new file while jobs found for interrupted uploads wait, journaling each job once', async () => {
+    // More found jobs than are waited for at once plus the queue to them, all listed before the new file.
+    await inputs(330);
+    const client = new FakeClient();
+    for (let i = 0; i < 330; i++) {
+      await uploadingRecord(`in/f${i}.wav`, T);
+      client.addJob(`job-${i}`, `f${i}.wav`, iso(T + 1000));
+    }
+    await writeFile(join(dir.path, 'in', 'zz.wav'), makeWav(0.5));
+    // The jobs finish only once the new file is uploaded: queued behind them, it never would be.
+    client.ready = () => client.uploads.length > 0;
+    const result = await batch(client, { clock: fakeClock(1), flags: { waitTimeout: '1000h' } });
+    expect(result.code).toBe(0);
+    expect(client.uploads).toEqual(['zz.wav']);
+    expect(client.downloads).toHaveLength(330);
+    const text = await readFile(journalPath(join(dir.path, 'out')), 'utf8');
+    const events = new Map<string, string[]>();
+    for (const line of text.split('\n').filter(Boolean)) {
+      const { input, event, jobId } = JSON.parse(line) as JournalRecord;
+      events.set(input, [...(events.get(input) ?? []), jobId ? `${event} ${jobId}` : event]);
+    }
+    for (let i = 0; i < 330; i++) {
+      expect(events.get(await realpath(join(dir.path, 'in', `f${i}.wav`)))).toEqual([
+        'uploading',
+        `submitted job-${i}`,
+        `done job-${i}`,
+      ]);
+    }
+  });
+
   it('never takes a job the journal already gives to another input', async () => {
     await inputs(1);
     await mkdir(join(dir.path, 'in', 'sub'), { recursive: true });
