@@ -5,6 +5,7 @@
  * run's own reader (src/redact/journal-read.ts): status reports what the next run will act on.
  */
 import { RecordTable } from '../redact/record-table.js';
+import { TextColumn } from '../redact/text-column.js';
 import type { JournalRecord } from '../redact/journal.js';
 import { HashColumn } from './hash-column.js';
 
@@ -88,7 +89,8 @@ export function statusRecordOf(record: JournalRecord, details: boolean): StatusR
  * voice. Everything else a line carries is dropped as it is read.
  */
 export class StatusTable extends RecordTable {
-  readonly #output: (string | undefined)[] = [];
+  /** Packed: every input has one, and most lines of an input name the same. */
+  readonly #output = new TextColumn();
   readonly #inputSha256 = new HashColumn();
   readonly #outputSha256 = new HashColumn();
   readonly #voice: (Voice | undefined)[] = [];
@@ -106,7 +108,7 @@ export class StatusTable extends RecordTable {
   override put(record: JournalRecord, source: number): void {
     super.put(record, source);
     const row = this.rowFor(record.input) as number;
-    this.#output[row] = text(record.output);
+    this.#output.set(row, text(record.output));
     if (!this.details) return;
     this.#inputSha256.set(row, text(record.inputSha256));
     const done = record.event === 'done';
@@ -119,7 +121,7 @@ export class StatusTable extends RecordTable {
     const record = super.getFor(input, knownRow);
     const row = this.rowFor(input, knownRow);
     if (record === undefined || row === undefined) return record;
-    const output = this.#output[row];
+    const output = this.#output.get(row);
     const whole: JournalRecord = {
       v: 1,
       event: record.event,

@@ -64,26 +64,4 @@ describe('the job details of submitted records', () => {
       expect(column.get(0)).toBeUndefined();
     }
   });
-
-  it('lets replaced texts go: a journal read through its history holds only the live ones', () => {
-    const column = new JobDetailsColumn();
-    // Each input's job submitted, then another row's taking its place: 200,000 texts, 10 live.
-    for (let i = 0; i < 200_000; i++) {
-      column.set(i % 10, submitted({ jobId: `job-${i}`, uploadName: `f${i}.wav`, inputSha256: SHA }));
-    }
-    expect(column.packed).toBeLessThan(70_000);
-    for (let row = 0; row < 10; row++) {
-      expect(column.get(row)?.jobId).toBe(`job-${199_990 + row}`);
-      expect(column.get(row)?.inputSha256).toBe(SHA);
-    }
-  });
-
-  it('keeps every live text when many are live as the replaced ones go', () => {
-    const column = new JobDetailsColumn();
-    for (let row = 0; row < 40_000; row++) column.set(row, submitted({ jobId: `live-${row}` }));
-    for (let i = 0; i < 100_000; i++) column.set(50_000, submitted({ jobId: `churn-${i}` }));
-    expect(column.packed).toBeLessThan(100_000);
-    for (let row = 0; row < 40_000; row++) expect(column.get(row)?.jobId).toBe(`live-${row}`);
-    expect(column.get(50_000)?.jobId).toBe('churn-99999');
-  });
 });
