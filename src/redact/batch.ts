@@ -13,6 +13,7 @@ import { checkOutputFolderWritable } from '../fs/writable.js';
 import { printJsonLine } from '../output/table.js';
 import { voiceFormFields } from '../settings/voice.js';
 import { readJournalsCompacting } from './compact.js';
+import type { JournalState } from './journal-read.js';
 import type { Interrupt, RedactClient } from './engine.js';
 import { runDryRun } from './dry-run.js';
 import { journalPath, lockNameFor, optionsFingerprint, STATE_DIR } from './journal.js';
@@ -81,9 +82,10 @@ export async function runBatch(
   markTemporaryNamesAsShard(options.shard);
   let writer: JournalWriter | undefined;
   let reporter: Reporter | undefined;
+  let journal: JournalState | undefined;
   try {
     const own = journalPath(outDir, options.shard);
-    const journal = await readJournalsCompacting(outDir, own, plan.inputs, (line) => ctx.log.info(line));
+    journal = await readJournalsCompacting(outDir, own, plan.inputs, (line) => ctx.log.info(line));
     plan.inputs.release();
     if (journal.unreadable > 0)
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
@@ -154,6 +156,7 @@ export async function runBatch(
     return problems > 0 ? ExitCode.partial : ExitCode.ok;
   } finally {
     reporter?.close();
+    await journal?.open?.close().catch(() => {});
     await writer?.close().catch(() => {});
     await lock.release().catch(() => {});
   }

@@ -210,6 +210,7 @@ export async function readJournalsCompacting(
   let journal: JournalState | undefined = await readJournals(outDir, known);
   const counted = journal.files.find((file) => file.path === own);
   if (!counted || !needsCompaction(counted.lines, counted.inputs)) return journal;
+  await journal.open?.close();
   journal = undefined;
   settleHeap(counted.inputs);
   const compacted = await compactJournal(own, counted, known);

@@ -70,10 +70,12 @@ export async function runDryRun(
       recorder.planned(work.entry, 'would-send', work.note ? { reason: work.note } : {});
     }),
   ]);
-  await checking.catch((error: unknown) => {
-    reporter.close();
-    throw error;
-  });
+  await checking
+    .catch((error: unknown) => {
+      reporter.close();
+      throw error;
+    })
+    .finally(() => journal.open?.close());
   reporter.finish(counts, true);
   return counts.rejected > 0 ? ExitCode.partial : ExitCode.ok;
 }

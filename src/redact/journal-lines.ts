@@ -15,19 +15,23 @@ const READ_BYTES = 256 * 1024;
 
 /**
  * Calls `onLine` with each line of a file (as bytes, valid only during the call: they may lie in a
- * buffer that is read into again), skipping lines over `maxBytes` without holding them. One buffer
+ * buffer that is read into again) and where in the file it starts, skipping lines over `maxBytes`
+ * without holding them. One buffer
  * serves the whole file: a stream allocates one per chunk, and a 70 MB journal's worth of freed
  * chunks stayed in the process's memory (about 40 MB more peak RSS at 100,000 inputs). False when
  * there is no journal to read: the file is missing (renamed away by a compaction since the folder
- * was listed: its records are in the new file) or is not a regular file.
+ * was listed: its records are in the new file) or is not a regular file. With `keep`, a regular file
+ * is handed over open, before its lines, and never closed here: its lines can be read again where
+ * they are, whatever is renamed over its name since (see journal-lines-at.ts).
  */
 export async function forEachLine(
   path: string,
-  onLine: (line: Buffer) => void,
+  onLine: (line: Buffer, offset: number) => void,
   onOversized: () => void,
   maxBytes = MAX_LINE_BYTES,
   /** Awaited after the lines of each read: where a caller writes out what it copied of them. */
   afterRead?: () => Promise<void>,
+  keep?: (handle: FileHandle) => void,
 ): Promise<boolean> {
   let handle: FileHandle;
   try {
@@ -41,8 +45,17 @@ export async function forEachLine(
   let parts: Buffer[] = [];
   let length = 0;
   let skipping = false;
+  /** Where the line under way starts, and where the chunk read last does. */
+  let lineStart = 0;
+  let position = 0;
+  let kept = false;
   try {
     if (!(await handle.stat()).isFile()) return false;
+    // Handed over before its lines: a line is read again where it is while later ones are read.
+    if (keep) {
+      keep(handle);
+      kept = true;
+    }
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       if (bytesRead === 0) break;
@@ -63,20 +76,23 @@ export async function forEachLine(
         }
         if (end < 0) break;
         if (skipping) onOversized();
-        else if (length > 0) onLine(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length));
+        else if (length > 0)
+          onLine(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length), lineStart);
         parts = [];
         length = 0;
         skipping = false;
         start = end + 1;
+        lineStart = position + start;
       }
       // A piece left over lies in the buffer, which the next read overwrites: it is copied.
       if (parts.length > 0) parts = [Buffer.concat(parts, length)];
+      position += bytesRead;
       await afterRead?.();
     }
+    if (skipping) onOversized();
+    else if (length > 0) onLine(Buffer.concat(parts, length), lineStart);
   } finally {
-    await handle.close();
+    if (!kept) await handle.close();
   }
-  if (skipping) onOversized();
-  else if (length > 0) onLine(Buffer.concat(parts, length));
   return true;
 }

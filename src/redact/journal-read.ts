@@ -6,6 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forEachLine, MAX_LINE_BYTES } from './journal-lines.js';
+import { markPlace, OpenJournals } from './journal-lines-at.js';
 import { JOURNAL_FILE, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
 import { type KnownInputs, type RecordStore, WholeRecords } from './record-store.js';
 import { RecordTable } from './record-table.js';
@@ -36,6 +37,8 @@ export interface JournalState {
   oversized: number;
   /** Each file read, in the order read. */
   files: JournalFileCounts[];
+  /** The files kept open, for the lines the table reads again (a run's): closed when it is done. */
+  open?: OpenJournals;
 }
 
 /**
@@ -147,6 +150,8 @@ export interface ReadOptions {
   maxLineBytes?: number;
   /** Called with each record before it is applied, and its line's number in its file (from 0). */
   onRecord?: (record: JournalRecord, line: number) => void;
+  /** Where the files are kept open once read, and a submitted record's place noted on it. */
+  open?: OpenJournals;
 }
 
 /**
@@ -157,13 +162,19 @@ export interface ReadOptions {
 export async function readJournalFiles(
   paths: readonly string[],
   state = emptyJournalState(),
-  { full = state.latest instanceof WholeRecords, maxLineBytes = MAX_LINE_BYTES, onRecord }: ReadOptions = {},
+  {
+    full = state.latest instanceof WholeRecords,
+    maxLineBytes = MAX_LINE_BYTES,
+    onRecord,
+    open,
+  }: ReadOptions = {},
 ): Promise<JournalState> {
+  if (open) state.open = open;
   for (const [source, path] of paths.entries()) {
     const counts: JournalFileCounts = { path, lines: 0, inputs: 0 };
     const read = await forEachLine(
       path,
-      (line) => {
+      (line, offset) => {
         state.lines++;
         counts.lines++;
         let parsed: unknown;
@@ -178,6 +189,7 @@ export async function readJournalFiles(
           return;
         }
         onRecord?.(parsed, counts.lines - 1);
+        if (open && parsed.event === 'submitted') markPlace(parsed, source, offset);
         applyRecord(state, full ? parsed : slim(parsed, state.latest), source);
         if (state.latest.firstNamedIn(parsed.input, source)) counts.inputs++;
       },
@@ -187,6 +199,8 @@ export async function readJournalFiles(
         state.oversized++;
       },
       maxLineBytes,
+      undefined,
+      open && ((handle) => open.add(source, path, handle)),
     );
     if (read) state.files.push(counts);
   }
@@ -208,11 +222,19 @@ export async function journalFiles(outDir: string): Promise<string[]> {
 
 /**
  * Reads every journal of the folder: what every run (and every shard) has recorded. A run passes its
- * plan's inputs (`run`): the records are held on their rows, without the notes no decision reads.
+ * plan's inputs (`run`): the records are held on their rows, without the notes no decision reads,
+ * and the files stay open for the submitted lines it reads again (`state.open`, closed by the run).
  */
 export async function readJournals(outDir: string, run?: KnownInputs): Promise<JournalState> {
-  const table = run ? new RecordTable(run, { notes: false }) : new RecordTable();
-  return readJournalFiles(await journalFiles(outDir), emptyJournalState(table));
+  if (!run) return readJournalFiles(await journalFiles(outDir), emptyJournalState(new RecordTable()));
+  const open = new OpenJournals();
+  const table = new RecordTable(run, { notes: false, lines: open });
+  try {
+    return await readJournalFiles(await journalFiles(outDir), emptyJournalState(table), { open });
+  } catch (error) {
+    await open.close();
+    throw error;
+  }
 }
 
 /** Reads one journal file whole, every field kept (compaction, tests). */

@@ -11,16 +11,18 @@
  * its discovery saw (a done input unchanged since), are read from the plan, so a re-run over
  * 1,000,000 done files holds about 15 bytes of record an input. Other inputs get rows after the plan's.
  * An `uploading` record is a row too, its upload on the streak beside the table (upload-streaks.ts),
- * and a `submitted` one, what collecting its job needs packed beside it (job-details.ts). Anything
- * else (an odd value the columns cannot hold exactly) is kept whole.
+ * and a `submitted` one: where its line is, when the journal files are kept open (a run), its line
+ * read again when asked for (journal-lines-at.ts); else what collecting its job needs, packed beside
+ * it (job-details.ts). Anything else (an odd value the columns cannot hold exactly) is kept whole.
  */
 import type { JournalEvent, JournalRecord } from './journal.js';
 import { KeyIndex } from './key-index.js';
 import type { KnownInputs, RecordStore } from './record-store.js';
 import { Float64Column, NarrowUintColumn, Uint8Column } from './chunked-columns.js';
-import { JobDetailsColumn } from './job-details.js';
+import type { OpenJournals } from './journal-lines-at.js';
+import { SubmittedJobs } from './submitted-jobs.js';
 import { Numbering, PackedPaths } from './packed-strings.js';
-import { canonicalMs, SettledRecord, SubmittedRecord } from './settled-record.js';
+import { canonicalMs, SettledRecord } from './settled-record.js';
 
 export { SettledRecord } from './settled-record.js';
 export type { KnownInputs } from './record-store.js';
@@ -68,8 +70,8 @@ export class RecordTable implements RecordStore {
   readonly #notes: boolean;
   readonly #jobId: (string | undefined)[] = [];
   readonly #reason: (string | undefined)[] = [];
-  /** What collecting a submitted record's job needs; none kept with `jobs: false`. */
-  readonly #jobs: JobDetailsColumn | undefined;
+  /** What collecting a submitted record's job needs, or where its line is. */
+  readonly #submitted: SubmittedJobs;
   /** Rows whose record is kept as an object. */
   readonly #whole = new Map<number, JournalRecord>();
   /** Rows whose time is not one the ms give back exactly: compared and given back as written. */
@@ -88,10 +90,15 @@ export class RecordTable implements RecordStore {
    * jobs, their job ids were 60 MB of a run's heap. A rejected record's reason is kept: a run that
    * rejects the input again for the same reason journals no second line. `jobs: false`: nothing of
    * a submitted record is kept but what the re-run rules compare (compaction copies its line).
+   * `lines`: the journal files being read, kept open: a submitted record read with its place (see
+   * journal-lines-at.ts) keeps only that.
    */
-  constructor(known?: KnownInputs, { notes = true, jobs = true }: { notes?: boolean; jobs?: boolean } = {}) {
+  constructor(
+    known?: KnownInputs,
+    { notes = true, jobs = true, lines }: { notes?: boolean; jobs?: boolean; lines?: OpenJournals } = {},
+  ) {
     this.#notes = notes;
-    this.#jobs = jobs ? new JobDetailsColumn() : undefined;
+    this.#submitted = new SubmittedJobs({ jobs, lines });
     this.#known = known;
     this.#knownRows = known?.length ?? 0;
   }
@@ -126,7 +133,7 @@ export class RecordTable implements RecordStore {
 
   /** An empty table on the same inputs, keeping the same notes (the records before upload streaks). */
   emptyLike(): RecordTable {
-    return new RecordTable(this.#known, { notes: this.#notes, jobs: this.#jobs !== undefined });
+    return new RecordTable(this.#known, { notes: this.#notes, ...this.#submitted.options });
   }
 
   /**
@@ -208,12 +215,12 @@ export class RecordTable implements RecordStore {
     const submitted = code === SUBMITTED;
     // A submitted record's job id is with its details.
     const jobId = submitted ? undefined : record.jobId;
-    this.#jobs?.clear(row);
+    this.#submitted.clear(row);
     const regular =
       code >= 0 &&
       (jobId === undefined || typeof jobId === 'string') &&
       (reason === undefined || typeof reason === 'string') &&
-      (!submitted || this.#jobs === undefined || this.#jobs.set(row, record));
+      (!submitted || this.#submitted.hold(row, record));
     if (!regular) {
       this.#event.set(row, WHOLE);
       this.#whole.set(row, record);
@@ -280,25 +287,12 @@ export class RecordTable implements RecordStore {
     const size = known ? known.seenSizeAt(row) : this.#size.get(row);
     const mtimeMs = known ? known.seenMtimeMsAt(row) : this.#mtimeMs.get(row);
     const options = this.#fingerprints.valueOf(this.#options.get(row));
-    if (event === 'submitted') {
-      const job = this.#jobs?.get(row);
-      return new SubmittedRecord(
-        at,
-        input,
-        size,
-        mtimeMs,
-        options,
-        job?.jobId,
-        job?.uploadName,
-        job?.durationSec,
-        job?.inputSha256,
-      );
-    }
+    if (event === 'submitted') return this.#submitted.recordOf(row, at, input, size, mtimeMs, options);
     return new SettledRecord(event, at, input, size, mtimeMs, options, this.#jobId[row], this.#reason[row]);
   }
 
   #clearExtras(row: number): void {
-    this.#jobs?.clear(row);
+    this.#submitted.clear(row);
     if (row < this.#jobId.length) this.#jobId[row] = undefined;
     if (row < this.#reason.length) this.#reason[row] = undefined;
   }
