@@ -21,11 +21,6 @@ const MAX_FILES = 2 ** 13;
 const PLACE = Symbol('place');
 type Placed = JournalRecord & { [PLACE]?: number };
 
-/** Notes on a record where its line is: file `source`, starting at byte `offset`. */
-export function markPlace(record: JournalRecord, source: number, offset: number): void {
-  if (source < MAX_FILES && offset < FILE_SPAN) (record as Placed)[PLACE] = source * FILE_SPAN + offset;
-}
-
 export function placeOf(record: JournalRecord): number | undefined {
   return (record as Placed)[PLACE];
 }
@@ -33,11 +28,28 @@ export function placeOf(record: JournalRecord): number | undefined {
 export class OpenJournals {
   readonly #handles: (FileHandle | undefined)[] = [];
   readonly #paths: string[] = [];
+  /** Files with a place noted: the others are closed once read (a folder may hold many shards'). */
+  readonly #placed: boolean[] = [];
   #buffer = Buffer.allocUnsafeSlow(4096);
 
   add(source: number, path: string, handle: FileHandle): void {
     this.#handles[source] = handle;
     this.#paths[source] = path;
+  }
+
+  /** Notes on a record where its line is: file `source`, starting at byte `offset`. */
+  markPlace(record: JournalRecord, source: number, offset: number): void {
+    if (source >= MAX_FILES || offset >= FILE_SPAN) return;
+    (record as Placed)[PLACE] = source * FILE_SPAN + offset;
+    this.#placed[source] = true;
+  }
+
+  /** Closes file `source` now that it is read, unless a place in it was noted. */
+  async doneReading(source: number): Promise<void> {
+    const handle = this.#handles[source];
+    if (handle === undefined || this.#placed[source]) return;
+    this.#handles[source] = undefined;
+    await handle.close();
   }
 
   /**

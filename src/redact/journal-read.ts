@@ -6,7 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forEachLine, MAX_LINE_BYTES } from './journal-lines.js';
-import { markPlace, OpenJournals } from './journal-lines-at.js';
+import { OpenJournals } from './journal-lines-at.js';
 import { JOURNAL_FILE, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
 import { type KnownInputs, type RecordStore, WholeRecords } from './record-store.js';
 import { RecordTable } from './record-table.js';
@@ -189,7 +189,7 @@ export async function readJournalFiles(
           return;
         }
         onRecord?.(parsed, counts.lines - 1);
-        if (open && parsed.event === 'submitted') markPlace(parsed, source, offset);
+        if (open && parsed.event === 'submitted') open.markPlace(parsed, source, offset);
         applyRecord(state, full ? parsed : slim(parsed, state.latest), source);
         if (state.latest.firstNamedIn(parsed.input, source)) counts.inputs++;
       },
@@ -202,6 +202,7 @@ export async function readJournalFiles(
       undefined,
       open && ((handle) => open.add(source, path, handle)),
     );
+    await open?.doneReading(source);
     if (read) state.files.push(counts);
   }
   return state;

@@ -1,5 +1,5 @@
 /** A run's table of last records holds where each submitted line is and reads it again when asked. */
-import { open, rename, writeFile } from 'node:fs/promises';
+import { open, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JournalRecord } from '../../src/redact/journal.js';
@@ -86,6 +86,24 @@ describe('submitted lines read again where they are', () => {
       expect(() => state.latest.get('/in/a.wav')).toThrow(/changed while this run held it/);
     });
   });
+
+  it.runIf(process.platform === 'linux')(
+    'keeps open only the files that hold a submitted line: a folder of many shards holds few',
+    async () => {
+      const paths = Array.from({ length: 20 }, (_, i) => join(dir.path, `journal.${i}-of-20.jsonl`));
+      for (const [i, path] of paths.entries()) {
+        const record = submitted({ input: `/in/${i}.wav` });
+        await writeFile(path, `${JSON.stringify(i === 3 ? record : { ...record, event: 'done' })}\n`);
+      }
+      const openFiles = async () => (await readdir('/proc/self/fd')).length;
+      const before = await openFiles();
+      await withOpen(paths, async (state) => {
+        expect((await openFiles()) - before).toBe(1);
+        expect(state.latest.get('/in/3.wav')).toMatchObject({ event: 'submitted', jobId: 'job-1' });
+      });
+      expect(await openFiles()).toBe(before);
+    },
+  );
 
   it('tells where each line starts, lines across reads and blank lines included', async () => {
     const path = join(dir.path, 'lines.jsonl');
