@@ -8,13 +8,9 @@ import { findFile, type FoundFile, InputFolder, type InputOrigin, RealFolders } 
 import { FoundFiles } from './found-files.js';
 import { KeyIndex } from './key-index.js';
 import { PackedStrings } from './packed-strings.js';
+import { collectingEvery } from './settle-heap.js';
 
 export type { InputOrigin } from './found-file.js';
-
-/** The strings in order, each decoded when it is reached. */
-function* inOrder(strings: PackedStrings): Generator<string> {
-  for (const index of strings.sortedOrder()) yield strings.at(index);
-}
 
 /** A file found for the batch (see found-file.ts: it holds its folder and name, not its paths). */
 export type Candidate = FoundFile;
@@ -127,7 +123,8 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       const path = keep(found as string);
       if (path !== undefined) paths.push(path);
     }
-    return inOrder(paths);
+    realPaths.reserve(paths.length);
+    return paths.drainSorted(collectingEvery());
   };
   const { cwd } = request;
   const outDir = request.outDir ? resolve(cwd, request.outDir) : undefined;

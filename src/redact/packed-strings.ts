@@ -144,6 +144,34 @@ export class PackedStrings {
     return order.sort((a, b) => this.#compare(a, b));
   }
 
+  /**
+   * Every string once, in the order of sortedOrder, each chunk of bytes let go as soon as the last
+   * string in it is given: a folder's listing comes nearly in order, so over 1,000,000 paths most of
+   * the listing is freed while the found files that replace it are packed. The store is empty after.
+   * `onFreed` is told the bytes of each chunk let go (V8 gives them back only when it collects).
+   */
+  *drainSorted(onFreed?: (bytes: number) => void): Generator<string> {
+    const order = this.sortedOrder();
+    const left = new Uint32Array(this.#chunks.length);
+    for (let index = 0; index < this.#length; index++) {
+      if (this.#ends.get(index) > (index === 0 ? 0 : this.#ends.get(index - 1))) {
+        const slot = this.#start(index) >>> BYTES_SHIFT;
+        left[slot] = (left[slot] as number) + 1;
+      }
+    }
+    for (const index of order) {
+      const start = this.#start(index);
+      const text = this.at(index);
+      const slot = start >>> BYTES_SHIFT;
+      if (text !== '' && (left[slot] = (left[slot] as number) - 1) === 0) {
+        onFreed?.(this.#chunkOf(start).length);
+        this.#chunks[slot] = EMPTY;
+      }
+      yield text;
+    }
+    this.clear();
+  }
+
   #compare(a: number, b: number): number {
     const startA = this.#start(a);
     const startB = this.#start(b);

@@ -216,6 +216,7 @@ export async function buildPlan(
 
   const dirCache = new Map<string, string>();
   const outputs = new KeyIndex((row, key) => collisionKey(files.at(row).outputRel) === key);
+  outputs.reserve(files.length);
   /** Rows whose outputs meet, by the first row on that output (the usual case has none). */
   const meetings = new Map<number, number[]>();
   const mine = options.shard ? new Uint8Array(files.length) : undefined;

@@ -15,3 +15,22 @@ const SETTLE_HEAP_AT = 1000;
 export function settleHeap(inputs: number): void {
   if (inputs >= SETTLE_HEAP_AT) fullCollection();
 }
+
+/** Memory let go outside V8's heap between two collections while a large listing is drained. */
+const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Counts memory let go outside V8's heap (a listing's chunks, see PackedStrings#drainSorted) and
+ * collects once 8 MB of it waits: V8 frees such memory only when it collects, and it collects for
+ * memory outside its heap only after about 64 MB more has been taken. Over 1,000,000 inputs the
+ * listing is 21 MB, let go while the found files, 35 MB, are packed.
+ */
+export function collectingEvery(): (bytes: number) => void {
+  let waiting = 0;
+  return (bytes) => {
+    waiting += bytes;
+    if (waiting < COLLECT_EVERY_BYTES) return;
+    waiting = 0;
+    fullCollection();
+  };
+}

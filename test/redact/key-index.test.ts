@@ -54,4 +54,22 @@ describe('KeyIndex', () => {
     }
     expect(keys).toHaveLength(2000);
   });
+
+  it('made room for many items at once, takes them without growing again and finds each', () => {
+    const keys = Array.from({ length: 6000 }, (_, i) => `/in/d${i % 11}/f${i}.wav`);
+    const [first, second] = collidingKeys();
+    keys.push(first, second);
+    const index = new KeyIndex((row, key) => keys[row] === key);
+    for (let row = 0; row < 100; row++) index.add(row, keys[row] as string);
+    index.reserve(keys.length - 100);
+    const capacity = index.capacity;
+    expect(capacity).toBeGreaterThanOrEqual(keys.length * 2);
+    expect(capacity).toBeLessThan(keys.length * 4);
+    for (let row = 100; row < keys.length; row++) expect(index.add(row, keys[row] as string)).toBe(-1);
+    expect(index.capacity).toBe(capacity);
+    keys.forEach((key, row) => expect(index.find(key)).toBe(row));
+    expect(index.add(keys.length, keys[42] as string)).toBe(42);
+    index.reserve(0);
+    expect(index.capacity).toBe(capacity);
+  });
 });

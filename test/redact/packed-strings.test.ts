@@ -130,6 +130,41 @@ describe('PackedStrings#sortedOrder', () => {
   });
 });
 
+describe('PackedStrings#drainSorted', () => {
+  it('gives every string once in sorted order, long and empty ones too, then holds nothing', () => {
+    const strings = new PackedStrings();
+    const texts = [
+      ...Array.from({ length: 9000 }, (_, i) => `d${(i * 7919) % 9000}/${'é'.repeat(i % 90)}.wav`),
+      '',
+      'z'.repeat(1024 * 1024 + 3),
+      '',
+      'a-after-long',
+      '',
+    ];
+    for (const text of texts) strings.push(text);
+    const freed: number[] = [];
+    expect([...strings.drainSorted((bytes) => freed.push(bytes))]).toEqual([...texts].sort());
+    expect(strings.length).toBe(0);
+    // Each chunk is let go once: the full ones and the long string's own.
+    expect(freed.filter((bytes) => bytes === 1024 * 1024)).toHaveLength(freed.length - 1);
+    expect(freed).toContain(1024 * 1024 + 3);
+  });
+
+  it('lets a chunk go as soon as its last string is given, before any string of a later chunk', () => {
+    const strings = new PackedStrings();
+    // 256-byte strings in order: 4,096 fill each 1 MiB chunk.
+    const texts = Array.from({ length: 3 * 4096 }, (_, i) => String(i).padStart(256, '0'));
+    for (const text of texts) strings.push(text);
+    const events: string[] = [];
+    for (const text of strings.drainSorted(() => events.push('freed'))) events.push(text);
+    expect(events.filter((event) => event === 'freed')).toHaveLength(3);
+    // Let go once its last string is read, before that string is given.
+    expect(events.indexOf('freed')).toBe(4095);
+    expect(events.slice(4096, 4098)).toEqual([texts[4095], texts[4096]]);
+    expect(events.at(-2)).toBe('freed');
+  });
+});
+
 describe('PackedPaths', () => {
   it('gives back POSIX, Windows and bare paths exactly, past many growths', () => {
     const paths = new PackedPaths();
