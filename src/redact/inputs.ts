@@ -9,6 +9,7 @@ import { FoundFiles } from './found-files.js';
 import { KeyIndex } from './key-index.js';
 import { PackedStrings } from './packed-strings.js';
 import { collectingEvery } from './settle-heap.js';
+import { giveTurn, turnDue } from './event-turn.js';
 
 export type { InputOrigin } from './found-file.js';
 
@@ -214,6 +215,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     const skipOutDir = outDirUnder(dir);
     let count = 0;
     for (const rel of found) {
+      if (turnDue()) await giveTurn();
       const slash = rel.lastIndexOf('/');
       const relDir = slash < 0 ? '' : rel.slice(0, slash);
       const folder = await folderOf(relDir ? join(dir, relDir) : dir, relDir, 'folder', arg);
@@ -249,6 +251,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     const skipOutDir = outDirUnder(base);
     let count = 0;
     for (const path of found) {
+      if (turnDue()) await giveTurn();
       const dir = dirname(path);
       // A file outside the fixed part (`../x/*.wav`) mirrors only its name.
       let relDir = toPosix(relative(base, dir));

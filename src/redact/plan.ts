@@ -5,6 +5,7 @@ import { NAME_MAX_BYTES } from '../fs/atomic-write.js';
 import { type FolderPlace, FoundFile, type InputFolder, wavName } from './found-file.js';
 import type { FoundFiles } from './found-files.js';
 import type { ExpandedInputs } from './inputs.js';
+import { giveTurn, turnDue } from './event-turn.js';
 import { KeyIndex } from './key-index.js';
 import type { Shard } from './options.js';
 import { PlannedInputs } from './planned-inputs.js';
@@ -222,6 +223,7 @@ export async function buildPlan(
   const mine = options.shard ? new Uint8Array(files.length) : undefined;
   let mineCount = 0;
   for (let row = 0; row < files.length; row++) {
+    if (turnDue()) await giveTurn();
     const file = files.at(row);
     const refusal = await outputRefusal(file, realPaths, files, dirCache, options.cwd);
     if (refusal) files.reject(row, refusal);

@@ -3,6 +3,7 @@
  * `capacity` items between two stages, whatever the number of files) and a fixed pool of workers
  * draining an async iterable (no promise or closure per file made up front).
  */
+import { giveTurn, turnDue } from './event-turn.js';
 
 export class BoundedQueue<T> implements AsyncIterable<T> {
   readonly #items: T[] = [];
@@ -46,6 +47,8 @@ export class BoundedQueue<T> implements AsyncIterable<T> {
         this.#head = 0;
       }
       this.#givers.shift()?.();
+      // Items that are already there are handed over on microtasks alone: see event-turn.ts.
+      if (turnDue()) return giveTurn().then(() => ({ value, done: false }));
       return Promise.resolve({ value, done: false });
     }
     if (this.#closed) return Promise.resolve({ value: undefined, done: true });

@@ -47,4 +47,23 @@ describe('worker pool', () => {
     expect(peak).toBe(3);
     expect(done).toHaveLength(50);
   });
+
+  it('gives timers a turn while items that are already there are drained, however many', async () => {
+    const queue = new BoundedQueue<number>(100_000);
+    const total = 50_000;
+    for (let i = 0; i < total; i++) await queue.push(i);
+    queue.close();
+    let done = 0;
+    let doneWhenTimerRan = -1;
+    setTimeout(() => (doneWhenTimerRan = done), 0);
+    // Each item is synchronous work of 2 µs: at least 100 ms in all, with no await of anything pending.
+    await forEachConcurrently(queue, 4, async () => {
+      const until = performance.now() + 0.002;
+      while (performance.now() < until);
+      done++;
+    });
+    expect(done).toBe(total);
+    expect(doneWhenTimerRan).toBeGreaterThanOrEqual(0);
+    expect(doneWhenTimerRan).toBeLessThan(total);
+  });
 });

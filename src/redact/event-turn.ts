@@ -1,0 +1,27 @@
+/**
+ * Turns of the event loop during long stretches of work. A loop that awaits only settled promises
+ * (a re-run skipping files already done, a listing's lstat calls, the plan) runs on microtasks and
+ * never lets timers, signals or I/O in: over 1,000,000 done files a re-run went 5.8 s without a turn,
+ * in which Ctrl-C, the live line and `--stats` all waited. Such loops ask here, item by item, whether
+ * a turn is due, and give one when it is.
+ */
+
+/** The longest a loop holds the event loop: a person's Ctrl-C is answered about this fast. */
+const TURN_EVERY_MS = 20;
+
+let lastTurn = performance.now();
+
+/** Whether 20 ms have passed since the last turn given here. */
+export function turnDue(): boolean {
+  return performance.now() - lastTurn >= TURN_EVERY_MS;
+}
+
+/** Lets the event loop run once (timers, signals, I/O) before the work goes on. */
+export function giveTurn(): Promise<void> {
+  return new Promise((resolve) =>
+    setImmediate(() => {
+      lastTurn = performance.now();
+      resolve();
+    }),
+  );
+}
