@@ -148,15 +148,20 @@ export class PackedStrings {
    * Every string once, in the order of sortedOrder, each chunk of bytes let go as soon as the last
    * string in it is given: a folder's listing comes nearly in order, so over 1,000,000 paths most of
    * the listing is freed while the found files that replace it are packed. The store is empty after.
-   * `onFreed` is told the bytes of each chunk let go (V8 gives them back only when it collects).
+   * `onFreed` is told the bytes written in each chunk let go (V8 gives them back only when it
+   * collects).
    */
   *drainSorted(onFreed?: (bytes: number) => void): Generator<string> {
     const order = this.sortedOrder();
     const left = new Uint32Array(this.#chunks.length);
+    /** The bytes written in each chunk: a chunk's pages that were never written take no memory. */
+    const written = new Uint32Array(this.#chunks.length);
     for (let index = 0; index < this.#length; index++) {
-      if (this.#ends.get(index) > (index === 0 ? 0 : this.#ends.get(index - 1))) {
+      const end = this.#ends.get(index);
+      if (end > (index === 0 ? 0 : this.#ends.get(index - 1))) {
         const slot = this.#start(index) >>> BYTES_SHIFT;
         left[slot] = (left[slot] as number) + 1;
+        written[slot] = end - slot * BYTES_CHUNK;
       }
     }
     for (const index of order) {
@@ -164,7 +169,7 @@ export class PackedStrings {
       const text = this.at(index);
       const slot = start >>> BYTES_SHIFT;
       if (text !== '' && (left[slot] = (left[slot] as number) - 1) === 0) {
-        onFreed?.(this.#chunkOf(start).length);
+        onFreed?.(written[slot] as number);
         this.#chunks[slot] = EMPTY;
       }
       yield text;
@@ -204,7 +209,7 @@ export class PackedStrings {
     const before = index === 0 ? 0 : this.#ends.get(index - 1);
     // Where the string before it ends, if that is in the slot this one ends in; else that slot's start.
     if (end === before || before >>> BYTES_SHIFT === (end - 1) >>> BYTES_SHIFT) return before;
-    return ((end - 1) >>> BYTES_SHIFT) << BYTES_SHIFT;
+    return ((end - 1) >>> BYTES_SHIFT) * BYTES_CHUNK;
   }
 
   #chunkOf(start: number): Buffer {
