@@ -1,13 +1,14 @@
 /**
  * One run per output folder (per shard): `<out-dir>/.vredact/lock` (or `lock.<i>-of-<n>`), holding
- * the owner's pid, host name and start time. It appears whole or not at all (createPrivateFileExclusively),
+ * the owner's pid, host name and start time; runs whose shares of the inputs overlap exclude each
+ * other too (lock-shares.ts). It appears whole or not at all (createPrivateFileExclusively),
  * so a full disk can never leave an empty lock. A lock left by a run that died on this host (its pid gone, or reused by a
  * process that started after the lock was written) is taken over with a warning; any other lock makes
  * the second run refuse before sending anything.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { readFile, rename, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
@@ -20,6 +21,7 @@ import { processAlive, writerMayBeAlive } from '../fs/process-info.js';
 import { displayText } from '../output/sanitize.js';
 import type { Logger } from '../output/logger.js';
 import { STATE_DIR } from './journal.js';
+import { shareLabel, sharesOverlap } from './lock-shares.js';
 import { sweepPartials } from './sweep.js';
 
 export const LOCK_NAME = 'lock';
@@ -125,22 +127,51 @@ async function staleReason(
   return undefined;
 }
 
-function heldError(outDir: string, path: string, owner: LockOwner | undefined): LockHeldError {
+/** `overlapping`: the other run holds another share of the inputs, one that overlaps this run's. */
+function heldError(
+  outDir: string,
+  path: string,
+  owner: LockOwner | undefined,
+  overlapping?: string,
+): LockHeldError {
   const shownPath = displayText(path);
+  const share = overlapping ? `, over ${shareLabel(overlapping)},` : '';
+  const shards = overlapping
+    ? '; runs of one output folder at once must be shards of one count (--shard i/n, one n)'
+    : '';
   if (!owner) {
     return new LockHeldError(
-      `another vredact run is starting in the output folder ${displayText(outDir)} (its lock is not written yet)`,
-      `wait a few seconds and try again; if no run is active, delete ${shownPath}`,
+      `another vredact run${share} is starting in the output folder ${displayText(outDir)} (its lock is not written yet)`,
+      `wait a few seconds and try again; if no run is active, delete ${shownPath}${shards}`,
     );
   }
   const who = displayText(`pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}`);
   const sameHost = owner.hostname === hostname();
   return new LockHeldError(
-    `another vredact run is using the output folder ${displayText(outDir)} (${who})`,
-    sameHost
+    `another vredact run${share} is using the output folder ${displayText(outDir)} (${who})`,
+    (sameHost
       ? `wait for it to finish; if no run is active, delete ${shownPath}`
-      : `wait for it to finish; vredact cannot tell whether a run on ${displayText(owner.hostname)} is alive: if it is not, delete ${shownPath}`,
+      : `wait for it to finish; vredact cannot tell whether a run on ${displayText(owner.hostname)} is alive: if it is not, delete ${shownPath}`) +
+      shards,
   );
+}
+
+/**
+ * The first live lock in `stateDir` whose run's share overlaps `name`'s (see lock-shares.ts). Looked
+ * for after this run's own lock is in place: of two overlapping runs, the one that placed its lock
+ * second always sees the first's, so at least one refuses (both may, when they start together).
+ * A stale one is left for its own share's next run to take over.
+ */
+async function liveOverlappingLock(stateDir: string, name: string, now: number) {
+  for (const other of await readdir(stateDir)) {
+    if (!sharesOverlap(name, other)) continue;
+    const path = join(stateDir, other);
+    const text = await readFile(path, 'utf8').catch(() => undefined);
+    if (text === undefined) continue; // released meanwhile
+    const owner = parseOwner(text);
+    if (!(await staleReason(path, owner, now))) return { name: other, path, owner };
+  }
+  return undefined;
 }
 
 /** Takes the lock of an output folder, or throws LockHeldError (exit 2) or a LocalFsError. */
@@ -169,6 +200,14 @@ export async function acquireLock(
     );
     if (created) {
       hold(me.id, path);
+      const overlapping = await liveOverlappingLock(stateDir, name, now()).catch(async (error: unknown) => {
+        await releaseLock(path, me.id);
+        throw asLocalFsError(error, stateDir, 'reading the locks');
+      });
+      if (overlapping) {
+        await releaseLock(path, me.id);
+        throw heldError(outDir, overlapping.path, overlapping.owner, overlapping.name);
+      }
       // Temporary files of lock writers (and journal rewrites) that died before cleaning up.
       await sweepPartials([stateDir], outDir).catch(() => 0);
       return { path, release: () => releaseLock(path, me.id) };

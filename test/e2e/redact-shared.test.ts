@@ -107,6 +107,31 @@ describe('vredact redact: exact recovery and shared folders', () => {
     }
   });
 
+  it('runs whose shares overlap, started at once on one folder, never send a file twice', async () => {
+    // The answers are slow, so that the runs are all under way together.
+    const t = await setup(['--latency', '300']);
+    try {
+      const names = Array.from({ length: 12 }, (_, i) => `f${i}.wav`);
+      await mkdir(join(t.dir, 'in'));
+      for (const name of names) await writeFile(join(t.dir, 'in', name), makeWav(0.5));
+      const shares = [['--shard', '1/3'], ['--shard', '2/3'], ['--shard', '1/2'], []];
+      const runs = await Promise.all(shares.map((share) => t.redact(['in', '-o', 'out', ...share])));
+      // Each either ran or refused before sending anything (exit 2, naming the overlap).
+      for (const run of runs) {
+        expect([0, 2]).toContain(run.exitCode);
+        if (run.exitCode === 2)
+          expect(run.stderr).toMatch(/another vredact run, over .*, is using the output folder/);
+      }
+      const finish = await t.redact(['in', '-o', 'out']);
+      expect(finish.exitCode).toBe(0);
+      expect((await t.sandbox.stats()).uploads).toBe(names.length);
+      const files = await listFiles(join(t.dir, 'out'));
+      expect(files.filter((file) => !file.startsWith('.vredact/'))).toEqual([...names].sort());
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it("each shard sweeps its own leftover temporary files, whatever host wrote them, and no other's", async () => {
     const t = await setup();
     try {

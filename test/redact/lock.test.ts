@@ -112,6 +112,35 @@ describe('lock', () => {
     );
   });
 
+  it("refuses a run whose share of the inputs overlaps a live run's, and leaves no lock of its own", async () => {
+    const acquire = (name: string) => acquireLock(dir.path, silentLogger, Date.now, { name });
+    const held = await acquire('lock.1-of-3');
+    // A run over every input, and a shard of another count, would send some of shard 1/3's inputs.
+    const all = acquire('lock');
+    await expect(all).rejects.toBeInstanceOf(LockHeldError);
+    await expect(all).rejects.toThrow(/another vredact run, over shard 1\/3, is using the output folder/);
+    await expect(all).rejects.toMatchObject({ hint: expect.stringContaining('shards of one count') });
+    await expect(acquire('lock.1-of-2')).rejects.toBeInstanceOf(LockHeldError);
+    expect((await readdir(join(dir.path, '.vredact'))).sort()).toEqual(['lock.1-of-3']);
+    // Shards of one count share the folder.
+    const second = await acquire('lock.2-of-3');
+    await held.release();
+    await second.release();
+    // And the other way round: shards refused while a run over every input holds its lock.
+    const whole = await acquire('lock');
+    await expect(acquire('lock.2-of-3')).rejects.toThrow(/over all its inputs/);
+    await whole.release();
+  });
+
+  it('lets a stale lock of another share be, without waiting on it', async () => {
+    const path = await writeLock(dir.path, owner({}), 'lock.1-of-2');
+    const log = recordingLogger();
+    const held = await acquireLock(dir.path, log);
+    expect(log.warnings).toEqual([]);
+    expect(existsSync(path)).toBe(true);
+    await held.release();
+  });
+
   it('refuses a lock of a live process, and one of another host, saying how to remove it', async () => {
     const path = await writeLock(dir.path, owner({ pid: process.ppid }));
     await expect(acquireLock(dir.path, silentLogger)).rejects.toThrow(/another vredact run/);
