@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { text } from 'node:stream/consumers';
 import { describeFsError } from '../fs/errors.js';
+import { describeInputError, notingUnreadableFolders, type UnreadableFolder } from './listing-errors.js';
 import { findFile, type FoundFile, InputFolder, type InputOrigin, RealFolders } from './found-file.js';
 import { FoundFiles } from './found-files.js';
 import { KeyIndex } from './key-index.js';
@@ -21,6 +22,8 @@ export interface InputProblem {
   arg: string;
   path: string;
   reason: string;
+  /** Shown by its path rather than by the argument (a file or a folder found under it). */
+  showPath?: boolean;
 }
 
 export interface ExpandedInputs {
@@ -112,20 +115,34 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
    * fast-glob's array form doubled it (341 against 182 MB), so its stream is read; the paths as
    * strings held 50 MB more on V8's heap, which V8 then let grow to twice that; and fast-glob's
    * `unique` keeps every path it gave in a Map of its own. No input is lost without it: a run keeps
-   * each file once by its real path (a path given twice counts as a duplicate there).
+   * each file once by its real path (a path given twice counts as a duplicate there). A folder it
+   * cannot read is reported (a problem of `arg`'s, shown by its path below `root`) and the rest listed.
    */
   const listAll = async (
     pattern: string,
     options: import('fast-glob').Options,
     keep: (path: string) => string | undefined,
-  ): Promise<Iterable<string>> => {
+    arg: string,
+    root: string,
+  ): Promise<Iterable<string> | undefined> => {
     const paths = new PackedStrings();
-    for await (const found of (await loadGlob()).stream(pattern, { ...options, unique: false })) {
+    const unreadable: UnreadableFolder[] = [];
+    const listing = { ...options, ...notingUnreadableFolders(unreadable), unique: false };
+    for await (const found of (await loadGlob()).stream(pattern, listing)) {
       const path = keep(found as string);
       if (path !== undefined) paths.push(path);
     }
+    for (const { path, reason } of unreadable) {
+      result.problems.push({
+        arg,
+        path,
+        reason: `cannot read the folder: ${reason}`,
+        showPath: path !== root,
+      });
+    }
     realPaths.reserve(paths.length);
-    return paths.drainSorted(collectingEvery());
+    // Nothing listed and a folder unreadable: its problem says enough.
+    return paths.length === 0 && unreadable.length > 0 ? undefined : paths.drainSorted(collectingEvery());
   };
   const { cwd } = request;
   const outDir = request.outDir ? resolve(cwd, request.outDir) : undefined;
@@ -158,7 +175,13 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     try {
       return await findFile(folder, name);
     } catch (error) {
-      result.problems.push({ arg: folder.arg, path: join(folder.dir, name), reason: describeFsError(error) });
+      const path = join(folder.dir, name);
+      result.problems.push({
+        arg: folder.arg,
+        path,
+        reason: describeInputError(error, path),
+        showPath: true,
+      });
       return undefined;
     }
   };
@@ -194,7 +217,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       outDirUnder(dir) && outDir
         ? [`${(await loadGlob()).escapePath(toPosix(relative(dir, outDir)))}/**`]
         : [];
-    let found: Iterable<string>;
+    let found: Iterable<string> | undefined;
     try {
       found = await listAll(
         '**/*.{wav,mp3}',
@@ -207,11 +230,14 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
           ignore,
         },
         (path) => (AUDIO_NAME.test(path) ? path : undefined),
+        arg,
+        dir,
       );
     } catch (error) {
       result.problems.push({ arg, path: dir, reason: `cannot read the folder: ${describeFsError(error)}` });
       return;
     }
+    if (!found) return;
     const skipOutDir = outDirUnder(dir);
     let count = 0;
     for (const rel of found) {
@@ -226,7 +252,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
 
   const expandGlob = async (pattern: string): Promise<void> => {
     const base = resolve(cwd, await globBase(pattern));
-    let found: Iterable<string>;
+    let found: Iterable<string> | undefined;
     try {
       found = await listAll(
         pattern,
@@ -239,6 +265,8 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
           followSymbolicLinks: true,
         },
         (path) => resolve(path),
+        pattern,
+        base,
       );
     } catch (error) {
       result.problems.push({
@@ -248,6 +276,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       });
       return;
     }
+    if (!found) return;
     const skipOutDir = outDirUnder(base);
     let count = 0;
     for (const path of found) {
@@ -274,7 +303,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     }
     if (!info && allowPattern && (await loadGlob()).isDynamicPattern(arg)) return expandGlob(arg);
     if (!info) {
-      result.problems.push({ arg, path, reason: describeFsError(failure) });
+      result.problems.push({ arg, path, reason: describeInputError(failure, path) });
       return;
     }
     if (info.isDirectory()) return expandFolder(path, arg);

@@ -205,7 +205,7 @@ export async function buildPlan(
   const problems: PlanEntry[] = expanded.problems.map((problem) => ({
     input: problem.path,
     realPath: problem.path,
-    display: problem.arg,
+    display: problem.showPath ? displayPath(problem.path, options.cwd) : problem.arg,
     key: problem.arg,
     output: '',
     outputRel: '',

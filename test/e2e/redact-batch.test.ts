@@ -172,6 +172,42 @@ describe('vredact redact, end to end', () => {
     }
   });
 
+  // Only Linux file systems take any bytes in a name.
+  it.skipIf(process.platform !== 'linux')(
+    'rejects a folder and a file whose names are not UTF-8, by their paths, and sends the rest (exit 1)',
+    async () => {
+      const t = await setup();
+      try {
+        await mkdir(join(t.dir, 'in', 'ok'), { recursive: true });
+        await writeFile(join(t.dir, 'in', 'ok', 'a.wav'), makeWav(0.5));
+        const inDir = Buffer.from(join(t.dir, 'in', '/'));
+        // `d\xe9c/b.wav` and `c\xff.wav`: Latin-1 bytes, as an old archive has them.
+        await mkdir(Buffer.concat([inDir, Buffer.from('64e963', 'hex')]));
+        await writeFile(
+          Buffer.concat([inDir, Buffer.from('64e963', 'hex'), Buffer.from('/b.wav')]),
+          makeWav(0.5),
+        );
+        await writeFile(
+          Buffer.concat([inDir, Buffer.from('63ff', 'hex'), Buffer.from('.wav')]),
+          makeWav(0.5),
+        );
+        const run = await t.redact(['in', '-o', 'out', '--json']);
+        expect(run.exitCode).toBe(1);
+        const byInput = Object.fromEntries(jsonLines(run.stdout).map((line) => [line.input, line]));
+        expect(byInput['in/ok/a.wav']).toMatchObject({ status: 'done' });
+        for (const input of ['in/d\uFFFDc', 'in/c\uFFFD.wav']) {
+          expect(byInput[input]).toMatchObject({
+            status: 'rejected',
+            reason: expect.stringMatching(/not valid UTF-8/),
+          });
+        }
+        expect((await t.sandbox.stats()).uploads).toBe(1);
+      } finally {
+        await t.cleanup();
+      }
+    },
+  );
+
   it('--dry-run prints the plan and sends nothing, without even a token', async () => {
     const t = await setup();
     try {

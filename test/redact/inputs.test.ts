@@ -1,12 +1,26 @@
-import { mkdir, symlink } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { expandInputs, globBase, parseListText, readFilesFrom } from '../../src/redact/inputs.js';
 import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-inputs-');
+
+// A folder named `locked` cannot be read, whoever runs the tests (root reads every folder).
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const readdir = (path: string, ...rest: unknown[]) => {
+    const callback = rest.at(-1) as (error: Error | null) => void;
+    if (String(path).endsWith('/locked')) {
+      callback(Object.assign(new Error('EACCES: injected'), { code: 'EACCES' }));
+      return;
+    }
+    (real.readdir as (...args: unknown[]) => void)(path, ...rest);
+  };
+  return { ...real, readdir, default: { ...real, readdir } };
+});
 
 const touch = (...paths: string[]) => touchFiles(dir.path, ...paths);
 
@@ -68,6 +82,58 @@ describe('named inputs', () => {
       ['missing.wav', 'no such file or folder'],
     ]);
   });
+
+  it('a folder that cannot be read is rejected by its path, and the rest of the listing goes on', async () => {
+    await touch('calls/a.wav', 'calls/locked/b.wav', 'calls/z/c.wav');
+    for (const args of [['calls'], ['calls/**/*.wav']]) {
+      const { files, problems } = await expand(args);
+      expect(rels(files)).toEqual(['a.wav', 'z/c.wav']);
+      expect(problems).toEqual([
+        {
+          arg: args[0],
+          path: join(dir.path, 'calls', 'locked'),
+          reason: 'cannot read the folder: permission denied',
+          showPath: true,
+        },
+      ]);
+    }
+    // A named folder that cannot be read is the argument's own problem, and not an empty folder.
+    const locked = await expand(['calls/locked']);
+    expect(locked.problems).toEqual([
+      {
+        arg: 'calls/locked',
+        path: join(dir.path, 'calls', 'locked'),
+        reason: 'cannot read the folder: permission denied',
+        showPath: false,
+      },
+    ]);
+    expect(locked.emptyFolders).toEqual([]);
+  });
+
+  // Only Linux file systems take any bytes in a name.
+  it.skipIf(process.platform !== 'linux')(
+    'a folder or a file whose name is not UTF-8 is rejected saying so, and the rest is listed',
+    async () => {
+      await touch('calls/a.wav');
+      const calls = Buffer.from(join(dir.path, 'calls', '/'));
+      await mkdir(Buffer.concat([calls, Buffer.from([0x64, 0xe9, 0x63])]));
+      await writeFile(
+        Buffer.concat([calls, Buffer.from([0x64, 0xe9, 0x63, 0x2f, 0x62, 0x2e, 0x77, 0x61, 0x76])]),
+        '',
+      );
+      await writeFile(Buffer.concat([calls, Buffer.from([0x62, 0xff, 0x2e, 0x77, 0x61, 0x76])]), '');
+      const { files, problems } = await expand(['calls', join('calls', 'b\uFFFD.wav')]);
+      expect(rels(files)).toEqual(['a.wav']);
+      const notUtf8 = expect.stringMatching(
+        /^(cannot read the folder: )?its name is not valid UTF-8 .*convmv/,
+      );
+      expect(problems).toEqual([
+        { arg: 'calls', path: join(dir.path, 'calls', 'd\uFFFDc'), reason: notUtf8, showPath: true },
+        { arg: 'calls', path: join(dir.path, 'calls', 'b\uFFFD.wav'), reason: notUtf8, showPath: true },
+        { arg: join('calls', 'b\uFFFD.wav'), path: join(dir.path, 'calls', 'b\uFFFD.wav'), reason: notUtf8 },
+      ]);
+    },
+  );
 
   it('the same file named twice, or reached through a link, is kept once and counted as a duplicate', async () => {
     await touch('calls/a.wav');

@@ -1,0 +1,47 @@
+/**
+ * What a listing could not read, and why, so that it is rejected with its reason while the rest of
+ * the batch goes on. fast-glob alone either stops at the first unreadable folder (the whole argument
+ * rejected, its readable files never sent) or, with `suppressErrors`, skips every one in silence; and
+ * it always skips a folder that is gone, which is how a folder whose name is not valid UTF-8 looks:
+ * Node.js reads such a name with U+FFFD in place of the bytes, and that name opens nothing. Its `fs`
+ * option lets the listing note each folder it could not read and go on.
+ */
+import { readdir } from 'node:fs';
+import type { Options } from 'fast-glob';
+import { describeFsError, errnoCode } from '../fs/errors.js';
+
+/** What Node.js puts in a name for bytes that are not UTF-8. */
+const REPLACEMENT = '\uFFFD';
+
+const NOT_UTF8 =
+  'its name is not valid UTF-8 (shown with \uFFFD), and vredact opens files by UTF-8 names only: rename it to UTF-8 (convmv does that)';
+
+/** Why `path` could not be read: a file-system error, or a name that is not UTF-8. */
+export function describeInputError(error: unknown, path: string): string {
+  return errnoCode(error) === 'ENOENT' && path.includes(REPLACEMENT) ? NOT_UTF8 : describeFsError(error);
+}
+
+export interface UnreadableFolder {
+  path: string;
+  reason: string;
+}
+
+/**
+ * fast-glob options that note in `noted` each folder the listing could not read: every error but a
+ * folder gone since its parent was read (deleted meanwhile: nothing of it is left to send).
+ */
+export function notingUnreadableFolders(noted: UnreadableFolder[]): Pick<Options, 'fs' | 'suppressErrors'> {
+  type Callback = (error: NodeJS.ErrnoException | null, entries: unknown) => void;
+  // fast-glob's walker calls readdir(path, callback) or readdir(path, options, callback).
+  const noting = (path: string, ...rest: unknown[]): void => {
+    const callback = rest.pop() as Callback;
+    const done: Callback = (error, entries) => {
+      if (error && (errnoCode(error) !== 'ENOENT' || path.includes(REPLACEMENT))) {
+        noted.push({ path, reason: describeInputError(error, path) });
+      }
+      callback(error, entries);
+    };
+    (readdir as (...args: unknown[]) => void)(path, ...rest, done);
+  };
+  return { suppressErrors: true, fs: { readdir: noting as unknown as typeof readdir } };
+}
