@@ -6,10 +6,11 @@
  * The check runs just before the write; a link swapped in between by someone who can already write
  * into the output folder is not defended against (that needs openat(2), which Node lacks).
  */
-import { lstat, realpath } from 'node:fs/promises';
-import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { displayText } from '../output/sanitize.js';
 import { asLocalFsError, errnoCode, LocalFsError } from './errors.js';
+import { probeWrite } from './writable.js';
 
 /** A path below the output folder that would lead outside it: refused, for that file alone. */
 export class OutsideOutputFolderError extends LocalFsError {
@@ -100,6 +101,7 @@ const REMEMBERED_FOLDERS = 10_000;
  */
 export class OutputFolder {
   readonly #checked = new Map<string, Promise<string>>();
+  readonly #writable = new Map<string, Promise<void>>();
 
   constructor(readonly path: string) {}
 
@@ -118,5 +120,31 @@ export class OutputFolder {
       checked.catch(() => this.#checked.delete(folder));
     }
     return join(await checked, name);
+  }
+
+  /**
+   * Throws the LocalFsError of the first thing that would stop an output being created where
+   * `relativePath` goes: a folder on the way that leads out (resolve), one that cannot be made, or
+   * one where no file can be created (probeWrite). Asked before an input is sent: a folder the run
+   * cannot write into cost an upload per input and per run, each failing at the end. Once per folder
+   * and run; a failure is not remembered, so each input for that folder is refused and named.
+   */
+  async checkWritable(relativePath: string): Promise<void> {
+    const dir = dirname(await this.resolve(relativePath));
+    let writable = this.#writable.get(dir);
+    if (!writable) {
+      if (this.#writable.size >= REMEMBERED_FOLDERS) this.#writable.clear();
+      writable = (async () => {
+        await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+          throw asLocalFsError(error, dir, 'creating the folder');
+        });
+        await probeWrite(dir).catch((error: unknown) => {
+          throw asLocalFsError(error, dir, 'creating a file in');
+        });
+      })();
+      this.#writable.set(dir, writable);
+      writable.catch(() => this.#writable.delete(dir));
+    }
+    await writable;
   }
 }

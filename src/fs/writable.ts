@@ -39,9 +39,7 @@ async function exists(path: string): Promise<boolean> {
 
 /**
  * Makes sure files can be created in the output folder before anything is sent (exit 2 otherwise):
- * creates the folder if missing, then creates and removes a temporary file in it. Permission bits
- * alone cannot tell (root ignores them; a read-only mount, an ACL or a full inode table can still
- * refuse), so the probe asks the file system itself. A leftover probe is swept like any partial file.
+ * creates the folder if missing, then creates and removes a file in it (probeWrite).
  */
 export async function checkOutputFolderWritable(outDir: string): Promise<void> {
   try {
@@ -53,12 +51,19 @@ export async function checkOutputFolderWritable(outDir: string): Promise<void> {
   } catch (error) {
     throw refuse(outDir, 'cannot create the output folder', error);
   }
-  const probe = temporaryNameFor(join(outDir, 'write-check'));
-  try {
-    const handle = await open(probe, 'wx', PRIVATE_FILE_MODE);
-    await handle.close();
-  } catch (error) {
+  await probeWrite(outDir).catch((error: unknown) => {
     throw refuse(outDir, 'cannot write to the output folder', error);
-  }
+  });
+}
+
+/**
+ * Creates and removes a file in `dir`: whether outputs can be written there. Permission bits alone
+ * cannot tell (root ignores them; a read-only mount, an ACL or a full inode table can still refuse),
+ * so the file system itself is asked. Throws its error; a leftover probe is swept like any partial file.
+ */
+export async function probeWrite(dir: string): Promise<void> {
+  const probe = temporaryNameFor(join(dir, 'write-check'));
+  const handle = await open(probe, 'wx', PRIVATE_FILE_MODE);
+  await handle.close();
   await rm(probe, { force: true });
 }

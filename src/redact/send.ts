@@ -61,6 +61,20 @@ export async function journalAhead(engine: Engine, work: CheckedWork): Promise<C
   return { ...work, uploadName };
 }
 
+/**
+ * Whether the input's output can be created where it goes; if not, the input fails now, unsent (and a
+ * full disk stops the batch). Sent, its result would have been lost at the end, every run.
+ */
+export async function outputWritable(engine: Engine, work: CheckedWork): Promise<boolean> {
+  try {
+    await engine.outputFolder.checkWritable(work.entry.outputRel);
+    return true;
+  } catch (error) {
+    await localFailure(engine, work, error);
+    return false;
+  }
+}
+
 /** Takes back the `uploading` line journaled ahead for an upload that is not made. */
 async function notSent(engine: Engine, work: CheckedWork): Promise<void> {
   if (work.uploadName !== undefined)

@@ -10,7 +10,7 @@ import { type Engine, messageOf, stoppedReason } from './engine.js';
 import type { PlanEntries } from './plan.js';
 import { Uint8Column } from './chunked-columns.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
-import { journalAhead, type PublishWork, publishOne, sendOne } from './send.js';
+import { journalAhead, outputWritable, type PublishWork, publishOne, sendOne } from './send.js';
 import { type TriageOptions, triage } from './triage.js';
 import type { CheckedWork, CollectWork, SendWork, Work } from './work.js';
 
@@ -120,6 +120,7 @@ export async function runStages(
           recorder.pending(work.entry, `${stoppedReason(engine)} (not sent)`);
           return;
         }
+        if (!(await outputWritable(engine, result))) return;
         const journaled = await journalAhead(engine, result);
         if (journaled) await checked.push(journaled);
       }),

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { type Decision, decide, skipReason } from './decide.js';
 import type { JournalState } from './journal-read.js';
-import type { OutputPresence } from './output-presence.js';
+import { isFolderAt, type OutputPresence } from './output-presence.js';
 import type { PlanEntry } from './plan.js';
 import type { FoundJob } from './reconcile.js';
 import type { Work } from './work.js';
@@ -63,9 +63,26 @@ export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
   return { decision, record, identity: { size: info?.size ?? 0, mtimeMs: info?.mtimeMs ?? 0 } };
 }
 
+/**
+ * Why an input to send cannot be: a folder stands where its output goes, which the rename that
+ * publishes an output cannot replace. Sent, it failed after the upload, every run. (An input with a
+ * job to collect keeps it: its record must not be replaced by a rejection.)
+ */
+function outputBlocked(entry: PlanEntry, decision: Decision, outputs: OutputPresence | undefined) {
+  const sending =
+    decision.action === 'send' || (decision.action === 'skip' && decision.why === 'output-exists');
+  if (!sending) return undefined;
+  const folder = outputs?.isFolder(entry) ?? isFolderAt(entry.output);
+  return folder
+    ? `a folder stands where its output goes (${entry.outputDisplay}): move it, or choose another output folder (-o)`
+    : undefined;
+}
+
 export async function triage(entry: PlanEntry, options: TriageOptions): Promise<Work> {
   if (entry.rejected) return { kind: 'rejected', entry, reason: entry.rejected };
   const { decision, record, identity } = await decisionFor(entry, options);
+  const blocked = outputBlocked(entry, decision, options.outputs);
+  if (blocked) return { kind: 'rejected', entry, reason: blocked };
   switch (decision.action) {
     case 'skip':
       return { kind: 'skipped', entry, reason: skipReason(decision) };

@@ -24,6 +24,24 @@ function entry(folder: string, name: string, withDir = true): PlanEntry {
 }
 
 describe('OutputPresence', () => {
+  it('tells a folder where an output goes, listed or looked at alone, never throwing', async () => {
+    await mkdir(join(dir.path, 'out', 'sub'), { recursive: true });
+    await writeFile(join(dir.path, 'out', 'a.wav'), 'x');
+    await symlink(join(dir.path, 'out', 'sub'), join(dir.path, 'out', 'link'));
+    await writeFile(join(dir.path, 'file'), 'x');
+    // A cap of 0: every folder is past it, so each output is looked at alone.
+    for (const presence of [new OutputPresence(), new OutputPresence(0)]) {
+      expect(['sub', 'a.wav', 'link', 'b.wav'].map((name) => presence.isFolder(entry('out', name)))).toEqual([
+        true,
+        false,
+        false,
+        false,
+      ]);
+      // Under a file: nothing can be there.
+      expect(presence.isFolder(entry('file', 'a.wav'))).toBe(false);
+    }
+  });
+
   it('answers as a look at each file would: files, folders, live and dangling links, missing folders', async () => {
     await mkdir(join(dir.path, 'out', 'sub'), { recursive: true });
     await writeFile(join(dir.path, 'out', 'a.wav'), 'x');

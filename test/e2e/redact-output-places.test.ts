@@ -1,0 +1,66 @@
+/**
+ * Outputs that could not be written are refused before their inputs are sent, through the built
+ * binary against the sandbox: each was uploaded, then failed at the end, on every run.
+ */
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { jsonLines, setup } from '../helpers/e2e.js';
+import { makeWav } from '../helpers/mp3.js';
+
+describe('vredact redact: outputs that cannot be written', () => {
+  it('a folder where an output goes: rejected unsent, with or without --overwrite, every run', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      await writeFile(join(t.dir, 'in', 'a.wav'), makeWav(0.5));
+      await writeFile(join(t.dir, 'in', 'b.wav'), makeWav(0.5));
+      await mkdir(join(t.dir, 'out', 'b.wav'), { recursive: true });
+      for (const extra of [[], ['--overwrite'], []]) {
+        const run = await t.redact(['in', '-o', 'out', '--json', ...extra]);
+        expect(run.exitCode).toBe(1);
+        const byInput = Object.fromEntries(jsonLines(run.stdout).map((line) => [line.input, line]));
+        expect(byInput['in/b.wav']).toMatchObject({
+          status: 'rejected',
+          reason: expect.stringMatching(/^a folder stands where its output goes \(out\/b\.wav\)/),
+        });
+      }
+      // a.wav once (then done, then redone by --overwrite): b.wav never.
+      expect((await t.sandbox.stats()).uploads).toBe(2);
+      expect((await stat(join(t.dir, 'out', 'b.wav'))).isDirectory()).toBe(true);
+      const dry = await t.redact(['in', '-o', 'out', '--dry-run', '--json']);
+      expect(jsonLines(dry.stdout)[1]).toMatchObject({ input: 'in/b.wav', status: 'rejected' });
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('an output folder that cannot be made: its inputs fail unsent, naming it, and the rest is done', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in', 'sub'), { recursive: true });
+      await writeFile(join(t.dir, 'in', 'a.wav'), makeWav(0.5));
+      await writeFile(join(t.dir, 'in', 'sub', 'b.wav'), makeWav(0.5));
+      await writeFile(join(t.dir, 'in', 'sub', 'c.wav'), makeWav(0.5));
+      // A file named as the folder the outputs of in/sub go to.
+      await mkdir(join(t.dir, 'out'));
+      await writeFile(join(t.dir, 'out', 'sub'), 'not a folder');
+      for (let run = 0; run < 2; run++) {
+        const result = await t.redact(['in', '-o', 'out', '--json']);
+        expect(result.exitCode).toBe(1);
+        const byInput = Object.fromEntries(jsonLines(result.stdout).map((line) => [line.input, line]));
+        for (const input of ['in/sub/b.wav', 'in/sub/c.wav']) {
+          expect(byInput[input]).toMatchObject({
+            status: 'failed',
+            reason: expect.stringMatching(/^creating the folder .*out\/sub: already exists/),
+          });
+        }
+        expect(byInput['in/a.wav']?.status).toBe(run === 0 ? 'done' : 'skipped');
+      }
+      expect((await t.sandbox.stats()).uploads).toBe(1);
+      expect(await readFile(join(t.dir, 'out', 'sub'), 'utf8')).toBe('not a folder');
+    } finally {
+      await t.cleanup();
+    }
+  });
+});
