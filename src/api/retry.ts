@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { ApiError, ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
 import { type Throttle, type ThrottleDecision, throttledError } from './throttle.js';
+import { LONGEST_WAIT_MS } from './wait-text.js';
 
 export const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -11,15 +12,18 @@ const MAX_RETRY_AFTER_MS = 5 * 60_000;
 /** A connection that keeps failing for this long is worth a line on stderr while it is retried. */
 export const SLOW_CONNECT_NOTICE_MS = 2000;
 
-/** Retry-After in seconds or as an HTTP date, in milliseconds from now; undefined when absent or unreadable. */
+/**
+ * Retry-After in seconds or as an HTTP date, in milliseconds from now (at most LONGEST_WAIT_MS);
+ * undefined when absent or unreadable.
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
   const trimmed = text.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(LONGEST_WAIT_MS, Math.round(Number(trimmed) * 1000));
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  return Math.min(LONGEST_WAIT_MS, Math.max(0, date - now));
 }
 
 /** Exponential backoff with full jitter: a random wait in [0, min(cap, base·2^attempt)). */

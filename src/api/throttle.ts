@@ -13,7 +13,7 @@
 import type { Clock } from '../clock.js';
 import { ExitCode } from '../errors.js';
 import { RateLimitError } from './errors.js';
-import { formatWait } from './wait-text.js';
+import { formatWait, LONGEST_WAIT_MS } from './wait-text.js';
 
 export interface ThrottleOptions {
   clock: Clock;
@@ -124,7 +124,8 @@ export class Throttle {
     const { maxWaitMs } = this.#options;
     if (retryAfterMs !== undefined && retryAfterMs > maxWaitMs) {
       const until = new Date(now + retryAfterMs);
-      const reason = `the service asked to wait ${formatWait(retryAfterMs)} (until ${formatUtc(until)}); try again then`;
+      const when = retryAfterMs < LONGEST_WAIT_MS ? ` (until ${formatUtc(until)})` : '';
+      const reason = `the service asked to wait ${formatWait(retryAfterMs)}${when}; try again then`;
       this.#refusedUntil = { at: until.getTime(), reason };
       return { retry: false, reason };
     }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { ExitCode } from '../errors.js';
 import { reportError } from '../report-error.js';
 import type { CommandFlags } from '../settings/settings.js';
 
@@ -17,6 +18,7 @@ export function action(
       arg === undefined ? [] : Array.isArray(arg) ? arg.map(String) : [String(arg)],
     );
     let ctx: Context | undefined;
+    process.once('beforeExit', stalled);
     try {
       const [{ createContext }, run] = await Promise.all([import('../context.js'), load()]);
       if (uses.userSettings) {
@@ -41,7 +43,21 @@ export function action(
         ],
       });
     } finally {
+      process.off('beforeExit', stalled);
       await ctx?.close();
     }
   };
+}
+
+/**
+ * Node.js exits (with code 0) when nothing is left to wait on, even while a command still awaits a
+ * promise that nothing will settle: a run stuck that way would look done to cron. It says so and
+ * exits 1 instead.
+ */
+function stalled(): void {
+  process.stderr.write(
+    'error: vredact stopped before its work was finished, with nothing left to wait on (a bug in vredact)\n' +
+      'hint: run the same command again (nothing done is sent twice), and report this with its --verbose output\n',
+  );
+  process.exitCode = ExitCode.partial;
 }

@@ -11,6 +11,7 @@ import {
   RateLimitError,
 } from '../../src/api/errors.js';
 import { backoffDelay, parseRetryAfter, RetryableStatusError, withRetries } from '../../src/api/retry.js';
+import { formatWait } from '../../src/api/wait-text.js';
 import type { Clock } from '../../src/clock.js';
 
 /** A clock that records the waits instead of waiting. */
@@ -68,6 +69,14 @@ describe('parseRetryAfter', () => {
   test('an HTTP date', () => expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:07 GMT', now)).toBe(7000));
   test('a date in the past is now', () =>
     expect(parseRetryAfter('Sat, 21 Nov 2026 09:00:00 GMT', now)).toBe(0));
+  test('a wait past a year, or past any date, is a year: a clock can still show it', () => {
+    const year = 366 * 24 * 3600 * 1000;
+    expect(parseRetryAfter('99999999999999999999', now)).toBe(year);
+    expect(parseRetryAfter('9'.repeat(400), now)).toBe(year);
+    expect(parseRetryAfter('Fri, 31 Dec 9999 23:59:59 GMT', now)).toBe(year);
+    expect(formatWait(year)).toBe('more than a year');
+    expect(formatWait(3_600_000)).toBe('1h 0m');
+  });
   test('absent or unreadable', () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
     expect(parseRetryAfter('soon', now)).toBeUndefined();

@@ -86,6 +86,32 @@ describe('throttling', () => {
     }
   });
 
+  test('a Retry-After past any date fails every file naming the wait, each reported, exit 1', async () => {
+    const server = await startScriptedServer((_req, res) =>
+      sendJson(res, 429, { error: 429, message: 'never' }, { 'retry-after': '99999999999999999999' }),
+    );
+    try {
+      const run = await runCli(['redact', await inputs(6), '-o', join(dir.path, 'out'), '--json'], {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
+      });
+      expect(run.exitCode).toBe(1);
+      const lines = String(run.stdout)
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.at(-1)).toMatchObject({ summary: { failed: 6, done: 0 } });
+      for (const line of lines.slice(0, -1)) {
+        expect(line).toMatchObject({
+          status: 'failed',
+          reason: expect.stringMatching(/the service asked to wait more than a year; try again then$/),
+        });
+      }
+      expect(String(run.stderr)).not.toMatch(/Invalid time value|stopped before its work was finished/);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a batch against `vredact sandbox --rate-limit 2/1s` finishes every file', async () => {
     const sandbox = await startSandboxProcess(['--rate-limit', '2/1s']);
     try {
