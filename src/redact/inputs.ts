@@ -4,7 +4,8 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { text } from 'node:stream/consumers';
 import { describeFsError } from '../fs/errors.js';
-import { describeInputError, notingUnreadableFolders, type UnreadableFolder } from './listing-errors.js';
+import { walkFolder } from './folder-walk.js';
+import { describeInputError, notingReaddir, type UnreadableFolder } from './listing-errors.js';
 import { findFile, type FoundFile, InputFolder, type InputOrigin, RealFolders } from './found-file.js';
 import { FoundFiles } from './found-files.js';
 import { KeyIndex } from './key-index.js';
@@ -13,6 +14,8 @@ import { collectingEvery } from './settle-heap.js';
 import { giveTurn, turnDue } from './event-turn.js';
 
 export type { InputOrigin } from './found-file.js';
+
+type UnreadableReaddir = ReturnType<typeof notingReaddir>;
 
 /** A file found for the batch (see found-file.ts: it holds its folder and name, not its paths). */
 export type Candidate = FoundFile;
@@ -50,9 +53,6 @@ export interface ExpandRequest {
   /** Files under this folder are never inputs (a re-run must not redact its own outputs). */
   outDir?: string;
 }
-
-/** Audio file names looked for in folders: `.wav` and `.mp3`, any letter case. */
-export const AUDIO_NAME = /\.(wav|mp3)$/i;
 
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
@@ -110,28 +110,22 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   let globber: typeof import('fast-glob') | undefined;
   const loadGlob = async () => (globber ??= (await import('fast-glob')).default);
   /**
-   * Every path a pattern matches that `keep` keeps, in order (as the strings sort), held packed (see
-   * packed-strings.ts). A listing is the peak of a large batch's memory: over 1,000,000 files,
-   * fast-glob's array form doubled it (341 against 182 MB), so its stream is read; the paths as
-   * strings held 50 MB more on V8's heap, which V8 then let grow to twice that; and fast-glob's
-   * `unique` keeps every path it gave in a Map of its own. No input is lost without it: a run keeps
-   * each file once by its real path (a path given twice counts as a duplicate there). A folder it
-   * cannot read is reported (a problem of `arg`'s, shown by its path below `root`) and the rest listed.
+   * Every path `list` finds, in order (as the strings sort), held packed (see packed-strings.ts). A
+   * listing is the peak of a large batch's memory: over 1,000,000 files, fast-glob's array form
+   * doubled it (341 against 182 MB), so paths are taken one by one; the paths as strings held 50 MB
+   * more on V8's heap, which V8 then let grow to twice that; and fast-glob's `unique` keeps every path
+   * it gave in a Map of its own. No input is lost without it: a run keeps each file once by its real
+   * path (a path given twice counts as a duplicate there). A folder it cannot read is reported (a
+   * problem of `arg`'s, shown by its path below `root`) and the rest listed.
    */
   const listAll = async (
-    pattern: string,
-    options: import('fast-glob').Options,
-    keep: (path: string) => string | undefined,
+    list: (found: (path: string) => void, readdir: UnreadableReaddir) => Promise<void>,
     arg: string,
     root: string,
   ): Promise<Iterable<string> | undefined> => {
     const paths = new PackedStrings();
     const unreadable: UnreadableFolder[] = [];
-    const listing = { ...options, ...notingUnreadableFolders(unreadable), unique: false };
-    for await (const found of (await loadGlob()).stream(pattern, listing)) {
-      const path = keep(found as string);
-      if (path !== undefined) paths.push(path);
-    }
+    await list((path) => paths.push(path), notingReaddir(unreadable));
     for (const { path, reason } of unreadable) {
       result.problems.push({
         arg,
@@ -213,26 +207,10 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   };
 
   const expandFolder = async (dir: string, arg: string): Promise<void> => {
-    const ignore =
-      outDirUnder(dir) && outDir
-        ? [`${(await loadGlob()).escapePath(toPosix(relative(dir, outDir)))}/**`]
-        : [];
+    const skip = outDirUnder(dir) && outDir ? toPosix(relative(dir, outDir)) : undefined;
     let found: Iterable<string> | undefined;
     try {
-      found = await listAll(
-        '**/*.{wav,mp3}',
-        {
-          cwd: dir,
-          onlyFiles: true,
-          dot: false,
-          caseSensitiveMatch: false,
-          followSymbolicLinks: true,
-          ignore,
-        },
-        (path) => (AUDIO_NAME.test(path) ? path : undefined),
-        arg,
-        dir,
-      );
+      found = await listAll((add, readdir) => walkFolder(dir, { skip, readdir }, add), arg, dir);
     } catch (error) {
       result.problems.push({ arg, path: dir, reason: `cannot read the folder: ${describeFsError(error)}` });
       return;
@@ -255,16 +233,20 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     let found: Iterable<string> | undefined;
     try {
       found = await listAll(
-        pattern,
-        {
-          cwd,
-          absolute: true,
-          onlyFiles: true,
-          dot: false,
-          caseSensitiveMatch: true,
-          followSymbolicLinks: true,
+        async (add, readdir) => {
+          const options = {
+            cwd,
+            absolute: true,
+            onlyFiles: true,
+            dot: false,
+            caseSensitiveMatch: true,
+            followSymbolicLinks: true,
+            unique: false,
+            suppressErrors: true,
+            fs: { readdir },
+          };
+          for await (const path of (await loadGlob()).stream(pattern, options)) add(resolve(path as string));
         },
-        (path) => resolve(path),
         pattern,
         base,
       );

@@ -3,11 +3,10 @@
  * the batch goes on. fast-glob alone either stops at the first unreadable folder (the whole argument
  * rejected, its readable files never sent) or, with `suppressErrors`, skips every one in silence; and
  * it always skips a folder that is gone, which is how a folder whose name is not valid UTF-8 looks:
- * Node.js reads such a name with U+FFFD in place of the bytes, and that name opens nothing. Its `fs`
- * option lets the listing note each folder it could not read and go on.
+ * Node.js reads such a name with U+FFFD in place of the bytes, and that name opens nothing. The
+ * walkers' `fs` option lets the listing note each folder it could not read and go on.
  */
 import { readdir } from 'node:fs';
-import type { Options } from 'fast-glob';
 import { describeFsError, errnoCode } from '../fs/errors.js';
 
 /** What Node.js puts in a name for bytes that are not UTF-8. */
@@ -27,12 +26,13 @@ export interface UnreadableFolder {
 }
 
 /**
- * fast-glob options that note in `noted` each folder the listing could not read: every error but a
- * folder gone since its parent was read (deleted meanwhile: nothing of it is left to send).
+ * A `readdir` for a walker's `fs` option (fast-glob's, @nodelib/fs.walk's) that notes in `noted` each
+ * folder it could not read, every error but a folder gone since its parent was read (deleted
+ * meanwhile: nothing of it is left to send). The walker is then told to go on past errors.
  */
-export function notingUnreadableFolders(noted: UnreadableFolder[]): Pick<Options, 'fs' | 'suppressErrors'> {
+export function notingReaddir(noted: UnreadableFolder[]): typeof readdir {
   type Callback = (error: NodeJS.ErrnoException | null, entries: unknown) => void;
-  // fast-glob's walker calls readdir(path, callback) or readdir(path, options, callback).
+  // The walkers call readdir(path, callback) or readdir(path, options, callback).
   const noting = (path: string, ...rest: unknown[]): void => {
     const callback = rest.pop() as Callback;
     const done: Callback = (error, entries) => {
@@ -43,5 +43,5 @@ export function notingUnreadableFolders(noted: UnreadableFolder[]): Pick<Options
     };
     (readdir as (...args: unknown[]) => void)(path, ...rest, done);
   };
-  return { suppressErrors: true, fs: { readdir: noting as unknown as typeof readdir } };
+  return noting as unknown as typeof readdir;
 }

@@ -135,6 +135,19 @@ describe('named inputs', () => {
     },
   );
 
+  it('finds the files under folders whose names hold a line break, a return or a tab', async () => {
+    await touch(
+      'calls/a\nb/x.wav',
+      'calls/c\rd/y.WAV',
+      'calls/e\tf/z.mp3',
+      'calls/g\u2028h/w.wav',
+      'calls/ok.wav',
+    );
+    const { files, problems } = await expand(['calls']);
+    expect(problems).toEqual([]);
+    expect(rels(files)).toEqual(['a\nb/x.wav', 'c\rd/y.WAV', 'e\tf/z.mp3', 'g\u2028h/w.wav', 'ok.wav']);
+  });
+
   it('the same file named twice, or reached through a link, is kept once and counted as a duplicate', async () => {
     await touch('calls/a.wav');
     await symlink(join(dir.path, 'calls', 'a.wav'), join(dir.path, 'link.wav'));
