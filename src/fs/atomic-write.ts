@@ -1,5 +1,6 @@
 import { close, fsync, open, write, writev } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
+import { makeFolder } from './make-folder.js';
 import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -68,7 +69,7 @@ const knownDirs = new Set<string>();
 
 async function ensureDir(dir: string): Promise<void> {
   if (knownDirs.has(dir)) return;
-  await mkdir(dir, { recursive: true });
+  await makeFolder(dir);
   if (knownDirs.size > 10_000) knownDirs.clear();
   knownDirs.add(dir);
 }

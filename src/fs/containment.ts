@@ -6,7 +6,8 @@
  * The check runs just before the write; a link swapped in between by someone who can already write
  * into the output folder is not defended against (that needs openat(2), which Node lacks).
  */
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
+import { makeFolder } from './make-folder.js';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { displayText } from '../output/sanitize.js';
 import { asLocalFsError, errnoCode, LocalFsError } from './errors.js';
@@ -135,7 +136,7 @@ export class OutputFolder {
     if (!writable) {
       if (this.#writable.size >= REMEMBERED_FOLDERS) this.#writable.clear();
       writable = (async () => {
-        await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+        await makeFolder(dir).catch((error: unknown) => {
           throw asLocalFsError(error, dir, 'creating the folder');
         });
         await probeWrite(dir).catch((error: unknown) => {

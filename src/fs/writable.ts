@@ -1,9 +1,10 @@
-import { mkdir, open, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { open, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { displayText } from '../output/sanitize.js';
 import { temporaryNameFor } from './atomic-write.js';
 import { describeFsError, errnoCode, fsHint } from './errors.js';
+import { makeFolder } from './make-folder.js';
 import { PRIVATE_FILE_MODE } from './private-dir.js';
 
 const CANNOT_WRITE_HINT = 'choose an output folder you can write to (-o), or fix its permissions';
@@ -18,34 +19,13 @@ function refuse(outDir: string, what: string, error: unknown): UsageError {
 }
 
 /**
- * Node's recursive mkdir reports ENOENT for a folder it could not create on a read-only file system;
- * creating the first missing folder on the way by itself gives the real reason.
- */
-async function realMkdirError(path: string, fallback: unknown): Promise<unknown> {
-  let missing = path;
-  while (dirname(missing) !== missing && !(await exists(dirname(missing)))) missing = dirname(missing);
-  return mkdir(missing).then(
-    () => fallback,
-    (error: unknown) => error,
-  );
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/**
  * Makes sure files can be created in the output folder before anything is sent (exit 2 otherwise):
  * creates the folder if missing, then creates and removes a file in it (probeWrite).
  */
 export async function checkOutputFolderWritable(outDir: string): Promise<void> {
   try {
-    await mkdir(outDir, { recursive: true }).catch(async (error: unknown) => {
-      throw errnoCode(error) === 'ENOENT' ? await realMkdirError(outDir, error) : error;
-    });
+    // Each missing folder made by itself: a read-only file system gives its own error, not ENOENT.
+    await makeFolder(outDir);
     if (!(await stat(outDir)).isDirectory())
       throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
   } catch (error) {

@@ -5,7 +5,8 @@
  * at close. The folder is 0700 and the file 0600: the journal names every input.
  */
 import { close, fchmod, fdatasync, fstat, open, read, write } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
+import { makeFolder } from '../fs/make-folder.js';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import type { Clock } from '../clock.js';
@@ -14,7 +15,7 @@ import type { JournalEntry } from './journal.js';
 
 /** Creates `.vredact/` (0700), or tightens one an older version made. */
 export async function ensureStateDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeFolder(dir, 0o700);
   await chmod(dir, 0o700).catch(() => {});
 }
 

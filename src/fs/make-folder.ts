@@ -1,0 +1,32 @@
+/**
+ * `mkdir -p` that always ends. Node.js's recursive mkdir loops for ever, busy, where the file system
+ * answers ENOENT for a folder whose parent exists (`/proc/x` on Linux, seen with Node.js 20), so a
+ * run given `-o /proc/x` hung and a first Ctrl-C could not end it. Here each missing folder on the
+ * way is made once, from the first that exists, and the file system's own error is thrown.
+ */
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { errnoCode } from './errors.js';
+
+/** Makes one folder; a folder (or a link to one) already there is fine, anything else is its error. */
+async function makeOne(path: string, mode: number | undefined): Promise<void> {
+  try {
+    await mkdir(path, { mode });
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST' && (await stat(path).catch(() => undefined))?.isDirectory()) return;
+    throw error;
+  }
+}
+
+/** Makes `path` and every missing folder above it (`mode` before the umask). */
+export async function makeFolder(path: string, mode?: number): Promise<void> {
+  try {
+    await makeOne(path, mode);
+    return;
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT' || dirname(path) === path) throw error;
+  }
+  await makeFolder(dirname(path), mode);
+  // Once more, with the folder above now there: a second failure is the answer.
+  await makeOne(path, mode);
+}
