@@ -38,7 +38,12 @@ export function fitWidth(text: string, columns: number): string {
   const width = Math.max(1, columns);
   if (columnsOf(text) <= width) return text;
   if (NARROW.test(text)) return `${text.slice(0, width - 1)}…`;
-  return widthLibraries().cliTruncate(text, width, { position: 'end' });
+  const { cliTruncate } = widthLibraries();
+  // cli-truncate keeps a wide character that straddles the last column, one column over: cut shorter.
+  let cut = cliTruncate(text, width, { position: 'end' });
+  for (let shorter = width - 1; shorter > 0 && columnsOf(cut) > width; shorter--)
+    cut = cliTruncate(text, shorter, { position: 'end' });
+  return cut;
 }
 
 /**

@@ -16,7 +16,7 @@ export interface Streams {
 
 /** Width assumed when a stream is not a terminal and COLUMNS does not say. */
 export const DEFAULT_WIDTH = 80;
-/** `--progress` where stderr cannot redraw a line (not a terminal): a plain line this often instead. */
+/** Progress wanted where stderr cannot redraw a line (not a terminal, TERM=dumb): a plain line this often. */
 export const FORCED_PROGRESS_STATS_MS = 10_000;
 
 export interface IOStreams extends Streams {
@@ -65,15 +65,15 @@ export function createIOStreams(options: IOStreamsOptions): IOStreams {
   const { streams, env } = options;
   const stdoutIsTTY = streams.stdout.isTTY === true;
   const stderrIsTTY = streams.stderr.isTTY === true;
-  // A "terminal" of 0 columns (some pseudo-terminals) cannot hold a redrawn line.
-  const canRedraw = terminalColumns(streams.stderr) > 0;
+  // A "terminal" of 0 columns (some pseudo-terminals) cannot hold a redrawn line, nor can one that
+  // says it understands no cursor movement (TERM=dumb: Emacs' shell, some CI logs).
+  const canRedraw = terminalColumns(streams.stderr) > 0 && env.TERM !== 'dumb';
   // gh's rule: animation only when both stdout and stderr are terminals, so `vredact … | cat` gets
   // clean lines; --progress/--no-progress override it.
   const wanted = options.progress ?? (stdoutIsTTY && stderrIsTTY && !options.json && !options.quiet);
   const progress = wanted && canRedraw;
   const statsIntervalMs =
-    options.statsIntervalMs ??
-    (options.progress === true && !canRedraw ? FORCED_PROGRESS_STATS_MS : undefined);
+    options.statsIntervalMs ?? (wanted && !canRedraw ? FORCED_PROGRESS_STATS_MS : undefined);
 
   const envColumns = Number(env.COLUMNS);
   const fallbackWidth = Number.isInteger(envColumns) && envColumns > 0 ? envColumns : DEFAULT_WIDTH;

@@ -1,21 +1,30 @@
 /**
  * The one home for making untrusted text (from the service, from file names) safe to show. Control
- * characters (C0 but tab, DEL, C1) are shown escaped, so no escape sequence or carriage return from a
- * server reaches the terminal; a very long message is cut, saying so.
+ * characters (C0 but tab, DEL, C1, bidirectional controls) are shown escaped, so no escape sequence,
+ * carriage return or reordering from a server reaches the terminal; a very long message is cut,
+ * saying so.
  */
 
 /** Longest service-provided message shown whole, in characters. */
 export const MAX_MESSAGE_CHARS = 300;
 
-// C0 controls except tab, DEL, and the C1 block.
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+/**
+ * DEL, the C1 block and the bidirectional controls (marks, embeddings, overrides, isolates: they
+ * reorder what the terminal shows, so `a\u202Evaw.exe` reads as `aexe.wav`), as a character class's
+ * body. With C0 but tab, every character shown escaped; JSON.stringify escapes C0 itself.
+ */
+export const SHOWN_ESCAPED_PAST_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+const CONTROL = new RegExp(`[\\u0000-\\u0008\\u000a-\\u001f${SHOWN_ESCAPED_PAST_C0}]`, 'g');
 
-/** `ESC[2J` becomes `\x1b[2J`, CR `\r`, LF `\n`; everything else is kept. */
+/** `ESC[2J` becomes `\x1b[2J`, CR `\r`, LF `\n`, U+202E `\u202e`; everything else is kept. */
 export function escapeControls(text: string): string {
   return text.replace(CONTROL, (char) => {
     if (char === '\n') return '\\n';
     if (char === '\r') return '\\r';
-    return `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`;
+    const code = char.charCodeAt(0);
+    return code > 0xff
+      ? `\\u${code.toString(16).padStart(4, '0')}`
+      : `\\x${code.toString(16).padStart(2, '0')}`;
   });
 }
 

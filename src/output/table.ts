@@ -1,5 +1,5 @@
 import type { IOStreams } from './iostreams.js';
-import { displayText, escapeControls } from './sanitize.js';
+import { displayText, escapeControls, SHOWN_ESCAPED_PAST_C0 } from './sanitize.js';
 
 type TableStreams = Pick<IOStreams, 'stdout' | 'stdoutIsTTY' | 'color'>;
 
@@ -14,7 +14,9 @@ export async function printTable(io: TableStreams, head: string[], rows: string[
     return;
   }
   const { default: Table } = await import('cli-table3');
-  const table = new Table({ head, style: io.color ? {} : { head: [], border: [] } });
+  // cli-table3 draws headers in red by default, which reads as an error: bold instead.
+  const style = io.color ? { head: ['bold'], border: ['grey'] } : { head: [], border: [] };
+  const table = new Table({ head, style });
   // One push per row: a spread of 200,000 rows overflows the call stack.
   for (const row of rows) table.push(row.map(escapeControls));
   io.stdout.write(`${table.toString()}\n`);
@@ -30,7 +32,12 @@ export function printJsonLine(io: Pick<IOStreams, 'stdout'>, value: unknown): vo
   io.stdout.write(`${escapeJsonControls(JSON.stringify(value))}\n`);
 }
 
-/** JSON.stringify escapes C0 but leaves DEL and C1 (a CSI is U+009B) raw; `\u009b` is the same JSON. */
+const JSON_UNESCAPED = new RegExp(`[${SHOWN_ESCAPED_PAST_C0}]`, 'g');
+
+/**
+ * JSON.stringify escapes C0 but leaves DEL, C1 (a CSI is U+009B) and the bidirectional controls raw;
+ * `\u009b` is the same JSON.
+ */
 export function escapeJsonControls(json: string): string {
-  return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(JSON_UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

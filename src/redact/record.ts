@@ -34,7 +34,7 @@ export function createHalt(): Halt {
   };
 }
 
-/** Progress updates reach the report at most this often (the last one always does). */
+/** Progress updates reach the report at most this often (the last of a burst always does, after it). */
 const PROGRESS_INTERVAL_MS = 100;
 
 export interface RecorderDeps {
@@ -52,6 +52,7 @@ export interface RecorderDeps {
 export class Recorder {
   readonly progress: Progress;
   #lastProgress = 0;
+  #trailing: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: RecorderDeps) {
     this.progress = {
@@ -76,7 +77,22 @@ export class Recorder {
     const finished = p.done + p.skipped + p.rejected + p.failed + p.pending;
     p.queued = Math.max(0, p.total - finished - p.inFlight - p.waiting);
     const now = this.deps.clock.now();
-    if (!force && now - this.#lastProgress < PROGRESS_INTERVAL_MS) return;
+    const since = now - this.#lastProgress;
+    if (force || since >= PROGRESS_INTERVAL_MS) {
+      this.#report(now);
+      return;
+    }
+    // A change dropped here may be the last of a burst (a job collected, then a long wait): without
+    // a snapshot after the window, the live line would show stale counts until the next change.
+    this.#trailing ??= setTimeout(
+      () => this.#report(this.deps.clock.now()),
+      Math.max(0, PROGRESS_INTERVAL_MS - since),
+    ).unref();
+  }
+
+  #report(now: number): void {
+    clearTimeout(this.#trailing);
+    this.#trailing = undefined;
     this.#lastProgress = now;
     this.deps.onProgress?.({ ...this.progress });
   }

@@ -1,6 +1,7 @@
 /**
  * A person at a terminal, through a real pseudo-terminal running the built binary against the
- * sandbox: Ctrl-C from the keyboard, the live line, the end summary, and `| cat`.
+ * sandbox: Ctrl-C from the keyboard (a batch, the login prompt), the live line, the end summary,
+ * hostile and wide file names, tables, a terminal that cannot redraw, and `| cat`.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
@@ -144,5 +145,84 @@ describe('progress on a terminal', () => {
     expect(lines.filter((line) => line.startsWith('done\t'))).toHaveLength(3);
     expect(lines).toContain('rejected\tin/not-audio.wav\tnot a WAV or MP3 file');
     expect(lines).toContain('redacted 3, skipped 0 (already done), rejected 1, failed 0, pending 0');
+  });
+});
+
+describe('a terminal that cannot redraw a line (TERM=dumb)', () => {
+  it('gets no animation at all: no cursor moves, no spinner, no escape sequence; the plain summary', async () => {
+    e2e = await setup(['--latency', '150']);
+    await inputs(e2e, 4);
+    term = runInPty(`${vredact} redact in -c 2 -o out`, {
+      cwd: e2e.dir,
+      env: { ...e2e.env, TERM: 'dumb' },
+      columns: 120,
+    });
+    expect(await term.exited).toBe(1); // one input is rejected
+    const raw = term.output();
+    expect(raw).not.toMatch(/\u001b/);
+    expect(raw.replace(/\r\n/g, '\n')).not.toMatch(/\r/);
+    expect(raw).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    const lines = raw.split('\r\n');
+    expect(lines).toContain('redacted 4, skipped 0 (already done), rejected 1, failed 0, pending 0');
+    expect(lines).toContain('rejected  in/not-audio.wav  not a WAV or MP3 file');
+  });
+});
+
+describe('file names on a terminal', () => {
+  it('bidirectional controls are shown escaped, and a wide name is cut within the width', async () => {
+    e2e = await setup();
+    await e2e.fixture('not-audio.wav', 'in/bad-h\u202eevil.wav');
+    await e2e.fixture('not-audio.wav', `in/a${'日本語'.repeat(12)}.wav`);
+    term = runInPty(`${vredact} redact in -o out`, { cwd: e2e.dir, env: e2e.env, columns: 40 });
+    expect(await term.exited).toBe(1);
+    const raw = term.output();
+    expect(raw).not.toMatch(/\u202e/);
+    const screen = screenLines(raw)
+      .map((line) => line.trimEnd())
+      .filter(Boolean);
+    expect(screen).toContainEqual(expect.stringMatching(/^rejected {2}in\/bad-h\\u202eevil\.wav/));
+    expect(screen).toContainEqual(expect.stringMatching(/^rejected {2}in\/a日本語日本語.*…$/));
+    for (const line of screen) expect(columnsOf(line)).toBeLessThanOrEqual(40);
+  });
+});
+
+describe('tables on a terminal', () => {
+  it('`jobs list` draws its header without colour (red reads as an error), and with no colour at all under NO_COLOR', async () => {
+    e2e = await setup();
+    term = runInPty(`${vredact} jobs list`, { cwd: e2e.dir, env: e2e.env, columns: 120 });
+    expect(await term.exited).toBe(0);
+    expect(term.output()).toMatch(/JOB ID/);
+    // SGR 31 (red) or 91 (bright red), alone or among other attributes.
+    expect(term.output()).not.toMatch(/\u001b\[(?:[\d;]*;)?(?:31|91)(?:;[\d;]*)?m/);
+
+    term = runInPty(`${vredact} jobs list`, {
+      cwd: e2e.dir,
+      env: { ...e2e.env, NO_COLOR: '1' },
+      columns: 120,
+    });
+    expect(await term.exited).toBe(0);
+    expect(term.output()).toMatch(/JOB ID/);
+    expect(term.output()).not.toMatch(/\u001b\[[\d;]*m/);
+  });
+});
+
+describe('Ctrl-C at the login prompt', () => {
+  it('exits 130 quietly, stores nothing, and leaves the terminal in its normal mode', async () => {
+    e2e = await setup();
+    term = runInPty(`${vredact} login; echo "exit=$?" > exit.txt; stty -a > stty.txt`, {
+      cwd: e2e.dir,
+      env: e2e.env,
+      columns: 120,
+    });
+    await term.waitFor(/Paste your usage token/);
+    term.type('\x03');
+    await term.exited;
+    expect((await readFile(join(e2e.dir, 'exit.txt'), 'utf8')).trim()).toBe('exit=130');
+    expect(term.output()).not.toMatch(/error|Abort/i);
+    const after = await readFile(join(e2e.dir, 'stty.txt'), 'utf8');
+    expect(after).toMatch(/(^|\s)icanon(\s|$)/);
+    expect(after).toMatch(/(^|\s)echo(\s|$)/);
+    const config = join(e2e.dir, '.config', 'config.json');
+    if (existsSync(config)) expect(await readFile(config, 'utf8')).not.toMatch(/token/);
   });
 });

@@ -18,6 +18,21 @@ describe('terminal widths', () => {
     expect(fitWidth('abc', 0)).toBe('…');
   });
 
+  it('fitWidth never overruns the width when a wide character straddles the last column', () => {
+    expect(fitWidth('ab日本語', 4)).toBe('ab…');
+    expect(fitWidth('日本語', 2)).toBe('…');
+    for (const text of [
+      'ab日本語',
+      'a\u{1f468}\u200d\u{1f469}\u200d\u{1f467}b日本語日本語',
+      '😀😀😀😀😀😀',
+    ]) {
+      for (let columns = 1; columns <= columnsOf(text); columns++)
+        expect(columnsOf(fitWidth(text, columns))).toBeLessThanOrEqual(columns);
+    }
+    const problem = `rejected  in/${'😀'.repeat(30)}.wav  not a WAV or MP3 file`;
+    expect(columnsOf(fitWidth(problem, 40))).toBeLessThanOrEqual(40);
+  });
+
   it('fitParts drops the highest-ranked parts first, keeps the order, then cuts', () => {
     const parts = [
       { text: '12/40 files', rank: 0 },

@@ -60,9 +60,25 @@ describe('live progress', () => {
     expect(piped.progress).toBe(false);
     expect(piped.statsIntervalMs).toBe(FORCED_PROGRESS_STATS_MS);
     // A terminal of 0 columns cannot hold a redrawn line either.
-    const noWidth = io({ stdout: true, stderr: true, columns: 0 });
+    const noWidth = io({ stdout: true, stderr: true, columns: 0 }, { progress: true });
     expect(noWidth.progress).toBe(false);
-    expect(noWidth.statsIntervalMs).toBeUndefined();
+    expect(noWidth.statsIntervalMs).toBe(FORCED_PROGRESS_STATS_MS);
+  });
+
+  it('a terminal that cannot redraw a line (TERM=dumb) gets no live line, plain lines at an interval instead', () => {
+    for (const progress of [undefined, true]) {
+      const dumb = io({ stdout: true, stderr: true }, { env: { TERM: 'dumb' }, progress });
+      expect(dumb.progress).toBe(false);
+      expect(dumb.statsIntervalMs).toBe(FORCED_PROGRESS_STATS_MS);
+    }
+    // Not wanted (--no-progress, --quiet, a pipe): nothing, as on any terminal.
+    expect(
+      io({ stdout: true, stderr: true }, { env: { TERM: 'dumb' }, progress: false }).statsIntervalMs,
+    ).toBe(undefined);
+    expect(io({ stdout: true, stderr: true }, { env: { TERM: 'dumb' }, quiet: true }).statsIntervalMs).toBe(
+      undefined,
+    );
+    expect(io({ stdout: false, stderr: true }, { env: { TERM: 'dumb' } }).statsIntervalMs).toBeUndefined();
   });
 
   it('--stats is kept as given, with or without a terminal', () => {

@@ -1,4 +1,4 @@
-import { expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import { displayText, escapeControls, MAX_MESSAGE_CHARS, truncate } from '../../src/output/sanitize.js';
 
 test('escapeControls shows C0 (but tab), DEL and C1 characters escaped, and keeps the rest', () => {
@@ -6,6 +6,17 @@ test('escapeControls shows C0 (but tab), DEL and C1 characters escaped, and keep
     '\\x1b[2Jred\\rline\\nnext\tgrüße\\x7f\\x9b',
   );
   expect(escapeControls('plain text, ünïcødé')).toBe('plain text, ünïcødé');
+});
+
+test('escapeControls shows the bidirectional controls escaped: a name cannot reorder what the terminal shows', () => {
+  expect(escapeControls('bad-h\u202Eevil.wav')).toBe('bad-h\\u202eevil.wav');
+  const all = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+  expect(escapeControls(`a${all}b`)).toBe(
+    'a\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061cb',
+  );
+  expect(displayText('x\u2067y')).toBe('x\\u2067y');
+  // Other format characters that do not reorder text are kept (a joiner inside an emoji).
+  expect(escapeControls('\u{1f468}\u200d\u{1f469}')).toBe('\u{1f468}\u200d\u{1f469}');
 });
 
 test('truncate cuts at the limit and says how much was left out', () => {
@@ -18,4 +29,14 @@ test('truncate cuts at the limit and says how much was left out', () => {
 
 test('displayText also turns tabs into spaces, for a line or a TSV field', () => {
   expect(displayText('a\tb\u001bc')).toBe('a b\\x1bc');
+});
+
+describe('escapeJsonControls', () => {
+  it('escapes DEL, C1 and the bidirectional controls that JSON.stringify leaves raw, as the same JSON', async () => {
+    const { escapeJsonControls } = await import('../../src/output/table.js');
+    const value = { name: 'a\u202Evaw.exe\u009b\u007f\u2066' };
+    const line = escapeJsonControls(JSON.stringify(value));
+    expect(line).toBe('{"name":"a\\u202evaw.exe\\u009b\\u007f\\u2066"}');
+    expect(JSON.parse(line)).toEqual(value);
+  });
 });

@@ -14,7 +14,10 @@ export async function runLogin(
   if (options.tokenStdin) {
     token = (await text(ctx.streams.stdin)).trim();
   } else if (ctx.streams.stdin.isTTY) {
-    token = await promptSecret(ctx.streams, 'Paste your usage token (it will not be shown): ');
+    const typed = await promptSecret(ctx.streams, 'Paste your usage token (it will not be shown): ');
+    // Ctrl-C at the prompt: an interrupt like any other, nothing stored.
+    if (typed === undefined) return ExitCode.interrupted;
+    token = typed;
   } else {
     throw new UsageError(
       'standard input is not a terminal',

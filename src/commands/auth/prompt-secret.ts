@@ -4,14 +4,19 @@ import type { Streams } from '../../context.js';
 
 /**
  * Asks for a secret on the terminal without echoing it. node:readline has no hidden mode, so the
- * prompt is written once and everything readline would echo afterwards is swallowed.
+ * prompt is written once and everything readline would echo afterwards is swallowed. Resolves with
+ * undefined on Ctrl-C: readline holds the terminal in raw mode, so the key raises no SIGINT and
+ * would otherwise come back as an AbortError ("Aborted with Ctrl+C").
  */
-export async function promptSecret(streams: Streams, question: string): Promise<string> {
-  streams.stderr.write(question);
+export async function promptSecret(streams: Streams, question: string): Promise<string | undefined> {
   const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
   const rl = createInterface({ input: streams.stdin, output: muted, terminal: true });
+  // Shown once the terminal is in raw mode: a Ctrl-C as soon as the prompt is seen comes to readline,
+  // not as a SIGINT to the shell's whole process group.
+  streams.stderr.write(question);
+  const interrupted = new Promise<undefined>((resolve) => rl.once('SIGINT', () => resolve(undefined)));
   try {
-    return (await rl.question('')).trim();
+    return (await Promise.race([rl.question(''), interrupted]))?.trim();
   } finally {
     rl.close();
     streams.stderr.write('\n');

@@ -1,0 +1,61 @@
+/** The recorder's progress snapshots: throttled, yet the last change always reaches the report. */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createHalt, Recorder } from '../../src/redact/record.js';
+import type { Progress } from '../../src/redact/outcome.js';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function recorder() {
+  const seen: Progress[] = [];
+  const rec = new Recorder({
+    journal: undefined,
+    fingerprint: '',
+    fields: {},
+    clock: { now: () => Date.now() },
+    halt: createHalt(),
+    emit: () => {},
+    onProgress: (progress) => seen.push(progress),
+    total: 11,
+  });
+  return { rec, last: () => seen.at(-1), count: () => seen.length };
+}
+
+describe('Recorder progress', () => {
+  it('a change dropped by the throttle still reaches the report once the burst is over', () => {
+    const { rec, last, count } = recorder();
+    rec.progress.waiting = 2;
+    rec.changed();
+    expect(last()?.waiting).toBe(2);
+    // A job collected right after: within the throttle, and nothing changes after it.
+    rec.progress.waiting = 1;
+    rec.changed();
+    vi.runOnlyPendingTimers();
+    expect(last()?.waiting).toBe(1);
+    // One trailing snapshot for a burst, not one per dropped change.
+    const before = count();
+    rec.progress.waiting = 0;
+    rec.changed();
+    rec.progress.inFlight = 3;
+    rec.changed();
+    vi.runOnlyPendingTimers();
+    expect(count()).toBe(before + 1);
+    expect(last()).toMatchObject({ waiting: 0, inFlight: 3 });
+  });
+
+  it('a forced (final) snapshot leaves no trailing one behind', () => {
+    const { rec, count } = recorder();
+    rec.changed();
+    rec.progress.waiting = 1;
+    rec.changed();
+    rec.changed(true);
+    const after = count();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.runOnlyPendingTimers();
+    expect(count()).toBe(after);
+  });
+});
