@@ -56,8 +56,8 @@ type State =
 /**
  * Reads a WAV stream incrementally. `push` each chunk of bytes; `finish` at the end. `strict` (a
  * result from the service) requires every declared data byte; otherwise (an input) the audio present
- * counts. Once the data chunk's header is read, `onData` is told its declared duration, so a caller
- * can refuse an answer early.
+ * counts. Once the data chunk's header is read, `onData` is told its declared duration and bytes, so
+ * a caller can refuse an answer early.
  */
 export class WavReader {
   #state: State = { kind: 'riff' };
@@ -68,7 +68,10 @@ export class WavReader {
   #total = 0;
 
   constructor(
-    private readonly options: { strict: boolean; onData?: (declaredSec: number) => void } = { strict: true },
+    private readonly options: {
+      strict: boolean;
+      onData?: (declaredSec: number, declaredBytes: number) => void;
+    } = { strict: true },
   ) {}
 
   get totalBytes(): number {
@@ -126,7 +129,7 @@ export class WavReader {
           this.#declared = size;
           this.#state = { kind: 'data', remaining: size === UNKNOWN_SIZE || size === 0 ? Infinity : size };
           const declaredSec = size === UNKNOWN_SIZE || size === 0 ? Infinity : this.#seconds(size);
-          this.options.onData?.(declaredSec);
+          this.options.onData?.(declaredSec, size === UNKNOWN_SIZE || size === 0 ? Infinity : size);
         } else {
           this.#state = { kind: 'skip', remaining: size + pad };
         }

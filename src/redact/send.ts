@@ -36,9 +36,15 @@ function sentAsChecked(work: CheckedWork, sentSha256: string | undefined): boole
   return work.bytes !== undefined || sentSha256 === work.sha256;
 }
 
-/** `<stem>.<8 hex><ext>`: unique to the input and the attempt, so recovery can look for exactly it. */
+/** Characters no header may carry: a multipart part naming a file with one is refused (400). */
+const NOT_IN_A_HEADER = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * `<stem>.<8 hex><ext>`: unique to the input and the attempt, so recovery can look for exactly it.
+ * Control characters in the name (an escape sequence in a file name) are sent as `_`.
+ */
 export function uploadNameFor(path: string, tag = randomHex(8)): string {
-  const name = basename(path);
+  const name = basename(path).replace(NOT_IN_A_HEADER, '_');
   const ext = extname(name);
   const stem = ext && ext !== name ? name.slice(0, -ext.length) : name;
   return `${stem}.${tag}${ext}`;

@@ -68,8 +68,12 @@ async function* verified(
   }
   const reader = new WavReader({
     strict: true,
-    onData: (declaredSec) => {
-      if (Number.isFinite(declaredSec) && (declaredSec > high || declaredSec <= 0 || declaredSec < low)) {
+    // A duration out of range is refused as soon as it is declared only when its bytes could not be
+    // kept anyway; otherwise the body is read (it is under the cap), so that one cut short is named
+    // as such rather than by the duration its header promised.
+    onData: (declaredSec, declaredBytes) => {
+      const outside = declaredSec > high || declaredSec <= 0 || declaredSec < low;
+      if (Number.isFinite(declaredSec) && outside && reader.totalBytes + declaredBytes > cap) {
         throw outOfRange(declaredSec);
       }
     },

@@ -2,7 +2,7 @@
  * `vredact redact` end to end: the built binary against the sandbox. Each test has its own folder and
  * sandbox. Build first: `npm run build`.
  */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { framesFor, makeWav, writeMp3 } from '../helpers/mp3.js';
@@ -207,6 +207,22 @@ describe('vredact redact, end to end', () => {
       }
     },
   );
+
+  it('sends a file whose name holds an escape sequence, with `_` for it in the name sent', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      await writeFile(join(t.dir, 'in', 'x\u001b[1m.wav'), makeWav(0.5));
+      const run = await t.redact(['in', '-o', 'out', '--json']);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(jsonLines(run.stdout)[0]).toMatchObject({ input: 'in/x\u001b[1m.wav', status: 'done' });
+      expect(await isWav(join(t.dir, 'out', 'x\u001b[1m.wav'))).toBe(true);
+      const journal = await readFile(join(t.dir, 'out', '.vredact', 'journal.jsonl'), 'utf8');
+      expect(journal).toMatch(/"uploadName":"x_\[1m\.[0-9a-f]{8}\.wav"/);
+    } finally {
+      await t.cleanup();
+    }
+  });
 
   it('--dry-run prints the plan and sends nothing, without even a token', async () => {
     const t = await setup();

@@ -45,6 +45,11 @@ describe('result verification', () => {
     ],
     ['a WAV far shorter than its input', body(makeWav(1)), /lasts 1 s, the input 5 s/],
     ['a WAV far longer than its input', body(makeWav(9)), /lasts 9 s/],
+    [
+      'a WAV of the input duration declaring a longer one (its data cut short), named as cut short',
+      body(Buffer.concat([makeWav(9).subarray(0, 44), makeWav(5).subarray(44)]), undefined),
+      /cut short: \d+ of the \d+ bytes of audio it declares/,
+    ],
     ['an announced size past the cap', body(makeWav(5), resultByteCap(5, 2) + 1), /announced/],
   ])('fails %s and leaves nothing behind', async (_name, response, reason) => {
     const failure = resultSink(
