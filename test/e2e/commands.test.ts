@@ -96,6 +96,12 @@ describe('authentication', () => {
     const env = isolatedEnv(configDir, { VREDACT_BASE_URL: sandbox.baseUrl });
     const refused = await runCli(['login', '--token-stdin'], { env, input: 'vr_wrong_token_99999999\n' });
     expect(refused.exitCode).toBe(3);
+    // Said as login's own failure: not "listing jobs", and not "run `vredact login`".
+    expect(String(refused.stderr)).toMatch(
+      /^error: the service refused this token \(40[13][^)]*\); nothing was stored/,
+    );
+    expect(String(refused.stderr)).toMatch(/hint: check that the whole token was pasted/);
+    expect(String(refused.stderr)).not.toMatch(/listing jobs|vredact login|vr_wrong_token_99999999/);
     const path = String((await runCli(['config', 'path'], { env })).stdout).trim();
     await expect(readFile(path, 'utf8').then((t) => t.includes('vr_wrong'))).rejects.toThrow();
 

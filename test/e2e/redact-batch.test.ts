@@ -214,7 +214,7 @@ describe('vredact redact, end to end', () => {
       await mkdir(join(t.dir, 'in'));
       await writeFile(join(t.dir, 'in', 'x\u001b[1m.wav'), makeWav(0.5));
       const run = await t.redact(['in', '-o', 'out', '--json']);
-      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.exitCode, String(run.stderr)).toBe(0);
       expect(jsonLines(run.stdout)[0]).toMatchObject({ input: 'in/x\u001b[1m.wav', status: 'done' });
       expect(await isWav(join(t.dir, 'out', 'x\u001b[1m.wav'))).toBe(true);
       const journal = await readFile(join(t.dir, 'out', '.vredact', 'journal.jsonl'), 'utf8');

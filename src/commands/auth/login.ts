@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { type ApiError, isTokenRefused } from '../../api/errors.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { maskToken } from '../../settings/mask.js';
 import { text } from 'node:stream/consumers';
 import { promptSecret } from './prompt-secret.js';
@@ -27,8 +28,11 @@ export async function runLogin(
   if (!token) throw new UsageError('no token was given');
   const client = await ctx.clientWithToken(token);
   try {
-    // A refused token throws AuthenticationError / PermissionDeniedError (exit 3): nothing is stored.
     await client.listJobs();
+  } catch (error) {
+    // Said as what it is for this command: the API error names "listing jobs" and says to log in.
+    if (isTokenRefused(error)) throw tokenRefused(error as ApiError, ctx.settings.baseUrl);
+    throw error;
   } finally {
     await client.close();
   }
@@ -38,4 +42,14 @@ export async function runLogin(
   );
   if (ctx.env.VREDACT_TOKEN) ctx.log.warn('VREDACT_TOKEN is set and takes precedence over the stored token');
   return ExitCode.ok;
+}
+
+function tokenRefused(error: ApiError, baseUrl: string | undefined): CliError {
+  const said = error.serviceMessage ? `: ${error.serviceMessage}` : '';
+  const host = baseUrl ? new URL(baseUrl).host : 'the service';
+  return new CliError(
+    `the service refused this token (${error.status ?? 'no status'}${said}); nothing was stored`,
+    ExitCode.auth,
+    `check that the whole token was pasted, and that it is one for ${host}`,
+  );
 }
