@@ -13,7 +13,7 @@ import type { Logger } from '../output/logger.js';
 import { displayText } from '../output/sanitize.js';
 import { maskToken } from '../settings/mask.js';
 import { InvalidResponseError, LinkRefusedError } from './errors.js';
-import { assertFileName, jobIdProblem, jobPath } from './identifiers.js';
+import { assertFileName, assertNewJobId, jobIdProblem, jobPath } from './identifiers.js';
 import { readJsonList, readSmallJson } from './json-reader.js';
 import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
@@ -158,8 +158,9 @@ export class ApiClient {
   }
 
   async createJob(signal?: AbortSignal): Promise<string> {
-    return (await this.#small('POST', JOBS_PATH, CreatedJobSchema, 'creating a job', undefined, signal))
-      .job_id;
+    const what = 'creating a job';
+    const created = await this.#small('POST', JOBS_PATH, CreatedJobSchema, what, undefined, signal);
+    return assertNewJobId(created.job_id, what);
   }
 
   /** A job's content items, read as a stream; file names are checked only when one is asked for. */

@@ -82,6 +82,19 @@ export function assertJobId(id: string, where: string): string {
   return id;
 }
 
+/**
+ * A job id the service has just given (a created job): vredact does not hand on an id that every
+ * command using it would refuse.
+ */
+export function assertNewJobId(id: string, where: string): string {
+  const problem = jobIdProblem(id);
+  if (problem)
+    throw new UnsafeIdentifierError(
+      `${where}: the service gave the job id ${shown(id)}, which cannot be used (${problem})`,
+    );
+  return id;
+}
+
 export function assertFileName(name: string, where: string): string {
   const problem = fileNameProblem(name);
   if (problem)

@@ -2,10 +2,12 @@
  * Reading JSON answers. Small answers (a created job, a download URL, an error) are read whole under
  * a small cap. Lists (`GET /api/jobs`, a job's content) are parsed as a stream, item by item, so an
  * account with hundreds of thousands of jobs is read in flat memory per byte of JSON: only the items
- * themselves are kept, and no single item may exceed MAX_ITEM_BYTES.
+ * themselves are kept, and no single item may exceed MAX_ITEM_BYTES. Either way an answer may nest
+ * at most MAX_JSON_DEPTH levels (json-depth.ts).
  */
 import * as v from 'valibot';
 import { InvalidResponseError } from './errors.js';
+import { depthCheck, depthCounter } from './json-depth.js';
 import { describeIssues } from './schemas.js';
 import { type Scrub, scrubDeep } from './scrub.js';
 
@@ -28,6 +30,7 @@ export async function readSmallJson<S extends v.GenericSchema>(
 ): Promise<v.InferOutput<S>> {
   const chunks: Buffer[] = [];
   let size = 0;
+  const depth = await depthCheck(what);
   for await (const chunk of body) {
     size += chunk.length;
     if (size > SMALL_JSON_LIMIT) {
@@ -35,6 +38,7 @@ export async function readSmallJson<S extends v.GenericSchema>(
         `${what}: the service answered with more than ${SMALL_JSON_LIMIT / 1024} KiB where a small JSON object was expected`,
       );
     }
+    depth.write(chunk);
     chunks.push(Buffer.from(chunk));
   }
   let parsed: unknown;
@@ -77,9 +81,10 @@ export async function readJsonList<S extends v.GenericSchema>(
   body: AsyncIterable<Uint8Array>,
   options: ListReadOptions<S>,
 ): Promise<number> {
-  const { JSONParser } = await import('@streamparser/json');
+  const { JSONParser, TokenType } = await import('@streamparser/json');
   const { key, what } = options;
   const parser = new JSONParser({ paths: [`$.${key}.*`], keepStack: false });
+  parser.onToken = depthCounter(what, TokenType);
   let count = 0;
   let sinceItem = 0;
   let failure: unknown;
@@ -109,7 +114,6 @@ export async function readJsonList<S extends v.GenericSchema>(
     failure ??= error;
   };
   for await (const chunk of body) {
-    if (failure !== undefined) break;
     sinceItem += chunk.length;
     if (sinceItem > MAX_ITEM_BYTES) {
       throw new InvalidResponseError(
@@ -122,6 +126,8 @@ export async function readJsonList<S extends v.GenericSchema>(
       if (headSize > SMALL_JSON_LIMIT) head = undefined;
     }
     if (!parser.isEnded) parser.write(chunk);
+    // Stop reading at the first failure: the rest of a hostile body is never pulled.
+    if (failure !== undefined) break;
   }
   if (failure === undefined && !parser.isEnded) {
     try {

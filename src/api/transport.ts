@@ -60,18 +60,31 @@ export class BodyReadError extends Error {
   }
 }
 
-/** The body as an iterable whose read failures are tagged as BodyReadError. */
+/**
+ * The body as an iterable whose read failures are tagged as BodyReadError. A reader that stops early
+ * (a result or download cut off past its cap) closes the body: left open, an endless one would hold
+ * its connection, and closing the client would wait on it for ever.
+ */
 export async function* taggedBody(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
   const iterator = body[Symbol.asyncIterator]();
-  for (;;) {
-    let next: IteratorResult<Uint8Array>;
-    try {
-      next = await iterator.next();
-    } catch (error) {
-      throw new BodyReadError(error);
+  let done = false;
+  try {
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        done = true;
+        throw new BodyReadError(error);
+      }
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
     }
-    if (next.done) return;
-    yield next.value;
+  } finally {
+    if (!done) await iterator.return?.();
   }
 }
 

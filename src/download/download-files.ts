@@ -1,9 +1,9 @@
 /**
  * Fetching a job's files into a folder, as a plain function: each file name from the service is
  * reduced to a base name inside the output folder, existing files are skipped unless overwriting,
- * and every file appears whole or not at all. A local file-system failure is that, never a network
- * error: it is not fetched again, and one that no other file can escape (a full disk) stops new
- * downloads from starting.
+ * every file appears whole or not at all, and none can fill the disk (size-cap.ts). A local
+ * file-system failure is that, never a network error: it is not fetched again, and one that no other
+ * file can escape (a full disk) stops new downloads from starting.
  */
 import type { Readable } from 'node:stream';
 import { access } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { writeFileAtomically } from '../fs/atomic-write.js';
 import { resolveInside } from '../fs/containment.js';
 import { asLocalFsError, LocalFsError } from '../fs/errors.js';
 import { safeBaseName } from '../fs/safe-name.js';
+import { capped, downloadSizeCap } from './size-cap.js';
 
 export interface DownloadOutcome {
   fileName: string;
@@ -39,6 +40,8 @@ export interface DownloadRequest {
   fileNames: readonly string[];
   outDir: string;
   overwrite: boolean;
+  /** Each file's duration in seconds, as the job's listing gives it: the bound of its size. */
+  durations?: ReadonlyMap<string, number | null>;
 }
 
 export interface DownloadDeps {
@@ -103,11 +106,12 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
         };
       }
       const dest = path;
+      const cap = downloadSizeCap(request.durations?.get(fileName));
       const bytes = await deps.client.downloadJobFile(
         request.jobId,
         fileName,
-        ({ body }) =>
-          write(dest, body, signal).catch((error: unknown) => {
+        ({ body, contentLength }) =>
+          write(dest, capped(body, cap, contentLength), signal).catch((error: unknown) => {
             throw asLocalFsError(error, dest, 'writing');
           }),
         signal,

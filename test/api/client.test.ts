@@ -104,6 +104,17 @@ describe('JSON endpoints', () => {
     expect(server.received[0]).toMatchObject({ method: 'POST', url: '/api/jobs' });
   });
 
+  it('createJob: a new job id that would change a request path is refused, as every other command refuses it', async () => {
+    for (const id of ['../../admin', 'a/b', '%2e%2e', '..']) {
+      const { client } = await setUp((_req, res) => sendJson(res, 201, { job_id: id }));
+      const failure = await client.createJob().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(UnsafeIdentifierError);
+      expect((failure as Error).message).toMatch(
+        /^creating a job: the service gave the job id ".*", which cannot be used/,
+      );
+    }
+  });
+
   it("jobContent: the job's items, the id encoded in the path", async () => {
     const items = [
       { id: 1, job_id: 'a b', file_name: 'call.wav', audio_duration: 12.5, created_at: '' },

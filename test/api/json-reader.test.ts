@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
 import { InvalidResponseError } from '../../src/api/errors.js';
+import { MAX_JSON_DEPTH } from '../../src/api/json-depth.js';
 import { MAX_ITEM_BYTES, readJsonList, readSmallJson } from '../../src/api/json-reader.js';
 import { JobSchema } from '../../src/api/schemas.js';
 import { scrubberFor } from '../../src/api/scrub.js';
@@ -62,6 +63,58 @@ describe('readJsonList', () => {
     const items = await list(body, 64 * 1024);
     expect(items).toHaveLength(200_000);
     expect(items[199_999]?.job_id).toBe(String(199_999).padStart(36, '0'));
+  });
+});
+
+/** `head` then `count` bytes of `[`, in 64 KiB chunks made as they are read; `pulled()` counts them. */
+function deepBody(head: string, count: number) {
+  let pulled = 0;
+  async function* body(): AsyncIterable<Uint8Array> {
+    yield Buffer.from(head);
+    for (let left = count; left > 0; left -= 65536) {
+      pulled++;
+      yield Buffer.alloc(Math.min(65536, left), '[');
+    }
+  }
+  return { body: body(), pulled: () => pulled };
+}
+
+describe('nesting depth', () => {
+  const jobHead = '{"jobs":[{"job_id":"a","token":"b","created_at":"2026-01-01T00:00:00Z","x":';
+
+  test('a list nesting a million levels deep fails at once, without reading on', async () => {
+    const deep = deepBody(jobHead, 1_040_000);
+    await expect(
+      readJsonList(deep.body, {
+        key: 'jobs',
+        item: JobSchema,
+        what: 'listing jobs',
+        status: 200,
+        scrub,
+        onItem: () => {},
+      }),
+    ).rejects.toThrow(`listing jobs: the service's answer nests deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(deep.pulled()).toBe(1);
+  });
+
+  test('an item nesting exactly to the bound is read; one level more is refused', async () => {
+    // `{"jobs":[{` is 3 levels: the field adds the rest.
+    const nested = (levels: number) => `${jobHead}${'['.repeat(levels)}${']'.repeat(levels)}}]}`;
+    expect(await list(nested(MAX_JSON_DEPTH - 3))).toHaveLength(1);
+    await expect(list(nested(MAX_JSON_DEPTH - 2))).rejects.toThrow(/nests deeper than 64 levels/);
+  });
+
+  test('brackets inside strings are text, not depth', async () => {
+    const body = JSON.stringify({ jobs: [{ job_id: 'a', created_at: '['.repeat(10_000) }] });
+    expect(await list(body)).toHaveLength(1);
+  });
+
+  test('a small answer nesting too deep fails at once too', async () => {
+    const deep = deepBody('{"job_id":', 1_040_000);
+    await expect(
+      readSmallJson(deep.body, v.looseObject({ job_id: v.string() }), 'creating a job', 201, scrub),
+    ).rejects.toThrow(`creating a job: the service's answer nests deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(deep.pulled()).toBe(1);
   });
 });
 

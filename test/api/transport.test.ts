@@ -50,6 +50,17 @@ describe('reading bodies', () => {
     expect(failure).toBeInstanceOf(BodyReadError);
     expect((failure as BodyReadError).original).toBe(cause);
   });
+
+  it('taggedBody closes the body when its reader stops early (a body cut off past its cap)', async () => {
+    const body = bytes('a', 'b', 'c');
+    for await (const chunk of taggedBody(body)) {
+      expect(Buffer.from(chunk).toString()).toBe('a');
+      break;
+    }
+    expect(body.destroyed).toBe(true);
+    const whole = bytes('a', 'b');
+    expect(await collect(taggedBody(whole))).toBe('ab');
+  });
 });
 
 describe('headers', () => {

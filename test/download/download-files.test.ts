@@ -6,9 +6,10 @@ import { systemClock } from '../../src/clock.js';
 import { downloadFiles, type FileWriter, NOT_STARTED_REASON } from '../../src/download/download-files.js';
 import { writeFileAtomically } from '../../src/fs/atomic-write.js';
 import { LocalFsError } from '../../src/fs/errors.js';
+import { downloadSizeCap } from '../../src/download/size-cap.js';
 import { silentLogger } from '../../src/output/logger.js';
 import { tempDirPerTest } from '../helpers/cli.js';
-import { startFileHost } from '../helpers/file-host.js';
+import { type FileServer, startFileHost } from '../helpers/file-host.js';
 
 const dir = tempDirPerTest('vredact-download-');
 const cleanups: Array<() => Promise<void>> = [];
@@ -16,8 +17,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function setUp(files: Record<string, Buffer>, refuseToken = false) {
-  const server = await startFileHost(files, undefined, refuseToken);
+async function setUp(files: Record<string, Buffer>, refuseToken = false, serveFile?: FileServer) {
+  const server = await startFileHost(files, serveFile, refuseToken);
   const client = new ApiClient({
     baseUrl: new URL(server.baseUrl),
     token: 'vr_test_token',
@@ -121,6 +122,79 @@ describe('downloadFiles', () => {
       ),
     ).rejects.toMatchObject({ exitCode: 3 });
     expect(reported).toEqual([]);
+    expect(await readdir(dir.path)).toEqual([]);
+  });
+
+  it('an endless body is cut off past the cap its listed duration gives: that file fails, nothing left, the others go on', async () => {
+    // A WAV header declaring 0xFFFFFFFF bytes, then 1 MiB chunks until the client hangs up (or 64 MiB
+    // are sent, so that a client without a cap finishes, failing the test, rather than fill the disk).
+    const endless: FileServer = async (name, res) => {
+      if (name !== 'endless.wav') {
+        res.writeHead(200, { 'content-type': 'audio/wav' });
+        res.end(wav(3000));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'audio/wav' });
+      const head = Buffer.alloc(44);
+      head.write('RIFF', 0, 'latin1');
+      head.writeUInt32LE(0xffffffff, 4);
+      res.write(head);
+      for (let sent = 0; sent < 64 && !res.destroyed; sent++) {
+        if (!res.write(Buffer.alloc(1024 * 1024, 3)))
+          await new Promise((resolve) => {
+            res.once('drain', resolve);
+            res.once('close', resolve);
+          });
+      }
+      res.end();
+    };
+    const { server, client } = await setUp({}, false, endless);
+    const result = await downloadFiles(
+      { client, concurrency: 2, signal: new AbortController().signal },
+      {
+        jobId: 'job1',
+        fileNames: ['endless.wav', 'fine.wav'],
+        outDir: dir.path,
+        overwrite: false,
+        durations: new Map([
+          ['endless.wav', 2],
+          ['fine.wav', 2],
+        ]),
+      },
+    );
+    const cap = downloadSizeCap(2).bytes;
+    expect(result.outcomes).toEqual([
+      {
+        fileName: 'endless.wav',
+        path: join(dir.path, 'endless.wav'),
+        status: 'failed',
+        reason: `the file was cut off past ${cap} bytes, more than a 2 s recording can need`,
+      },
+      { fileName: 'fine.wav', path: join(dir.path, 'fine.wav'), status: 'downloaded', bytes: 3000 },
+    ]);
+    expect(await readdir(dir.path)).toEqual(['fine.wav']);
+    expect(server.fileGets('endless.wav')).toBe(1);
+  });
+
+  it('a file announced past its cap fails before anything is written', async () => {
+    const { client } = await setUp({}, false, (_name, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(50 * 1024 * 1024) });
+      res.end(wav(50 * 1024 * 1024));
+    });
+    const result = await downloadFiles(
+      { client, concurrency: 1, signal: new AbortController().signal },
+      {
+        jobId: 'job1',
+        fileNames: ['big.wav'],
+        outDir: dir.path,
+        overwrite: false,
+        durations: new Map([['big.wav', 1]]),
+      },
+    );
+    expect(result.outcomes[0]?.status).toBe('failed');
+    expect(result.outcomes[0]?.reason).toMatch(
+      /^the file is announced at 52428800 bytes, more than a 1 s recording can need/,
+    );
     expect(await readdir(dir.path)).toEqual([]);
   });
 

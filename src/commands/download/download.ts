@@ -32,10 +32,13 @@ export async function runDownload(
     const swept = await sweepPartials([outDir], outDir);
     if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
     interrupt.signal.throwIfAborted();
-    const names =
-      requested.length > 0
-        ? requested
-        : (await client.jobContent(jobId, interrupt.signal)).map((item) => item.file_name);
+    // The listing's durations bound each file's size; named files, not listed, get the service's limit.
+    const listed = requested.length > 0 ? [] : await client.jobContent(jobId, interrupt.signal);
+    const durations = new Map<string, number | null>();
+    // A name listed twice is fetched once (the second is refused): its first listing is the one fetched.
+    for (const item of listed)
+      if (!durations.has(item.file_name)) durations.set(item.file_name, item.audio_duration);
+    const names = requested.length > 0 ? requested : listed.map((item) => item.file_name);
     if (names.length === 0) ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
 
     const spinner = await startSpinner(
@@ -53,7 +56,7 @@ export async function runDownload(
     };
     const result = await downloadFiles(
       { client, concurrency: ctx.settings.concurrency, signal: interrupt.signal, onOutcome: show },
-      { jobId, fileNames: names, outDir, overwrite: options.overwrite === true },
+      { jobId, fileNames: names, outDir, overwrite: options.overwrite === true, durations },
     ).finally(() => spinner.stop());
 
     const { outcomes } = result;

@@ -1,0 +1,102 @@
+/**
+ * A downloaded file can never fill the disk: it is cut off and failed past the cap `redact` puts on a
+ * result (verify.ts), from the duration the job's listing gives, or, when it gives none, from the
+ * longest recording the service accepts. A body that opens with a RIFF/WAVE header is also cut off
+ * past the size that header declares. `download` keeps any file the service serves (it checks no
+ * format), so a body that is not a WAV is bounded by the duration alone.
+ */
+import { isRiffWave } from '../audio/riff.js';
+import { formatDuration } from '../output/format.js';
+import {
+  DEFAULT_DURATION_TOLERANCE,
+  DEFAULT_MAX_DURATION_SECONDS,
+  toleranceSeconds,
+} from '../redact/options.js';
+import { resultByteCap } from '../redact/verify.js';
+
+/** A downloaded file past its cap: failed, never fetched again. */
+export class DownloadTooLargeError extends Error {
+  override name = 'DownloadTooLargeError';
+}
+
+export interface SizeCap {
+  bytes: number;
+  /** What the cap stands for, for the reason a file fails: "a 12 s recording". */
+  of: string;
+}
+
+function describe(seconds: number): string {
+  return seconds < 60 ? `${Math.round(seconds * 100) / 100} s` : formatDuration(seconds);
+}
+
+/**
+ * The cap of a file whose listing gave `durationSec` (seconds, as README reads `audio_duration`).
+ * A duration that is missing, not positive, or beyond what the service accepts is not trusted: the
+ * service's own limit stands in for it.
+ */
+export function downloadSizeCap(durationSec: number | null | undefined): SizeCap {
+  const known =
+    typeof durationSec === 'number' &&
+    Number.isFinite(durationSec) &&
+    durationSec > 0 &&
+    durationSec <= DEFAULT_MAX_DURATION_SECONDS;
+  const seconds = known ? durationSec : DEFAULT_MAX_DURATION_SECONDS;
+  return {
+    bytes: resultByteCap(seconds, toleranceSeconds(DEFAULT_DURATION_TOLERANCE, seconds)),
+    of: known
+      ? `a ${describe(seconds)} recording`
+      : `the longest recording the service accepts (${describe(seconds)})`,
+  };
+}
+
+// RIFF sizes a streaming encoder writes when it never knew the length: they declare nothing.
+const UNKNOWN_RIFF_SIZES = new Set([0, 0xffffffff]);
+
+/** The whole size a RIFF/WAVE header declares (its size field counts all but the first 8 bytes). */
+function declaredFileBytes(head: Buffer): number | undefined {
+  if (!isRiffWave(head)) return undefined;
+  const size = head.readUInt32LE(4);
+  if (UNKNOWN_RIFF_SIZES.has(size)) return undefined;
+  return 8 + size + (size % 2);
+}
+
+const RIFF_HEAD_BYTES = 12;
+
+/**
+ * Passes `body` on, throwing DownloadTooLargeError before the first byte past the cap is passed on,
+ * or before any byte when the body is announced (`contentLength`) past it. The check is made on the
+ * first chunk rather than before: a body that is being read is closed when its reader stops.
+ */
+export async function* capped(
+  body: AsyncIterable<Uint8Array>,
+  cap: SizeCap,
+  contentLength?: number,
+): AsyncIterable<Uint8Array> {
+  let limit = cap.bytes;
+  let limitOf = `more than ${cap.of} can need`;
+  let head: Buffer | undefined = Buffer.alloc(0);
+  let total = 0;
+  for await (const chunk of body) {
+    if (total === 0 && contentLength !== undefined && contentLength > cap.bytes) {
+      throw new DownloadTooLargeError(
+        `the file is announced at ${contentLength} bytes, ${limitOf} (${cap.bytes})`,
+      );
+    }
+    if (head) {
+      head = Buffer.concat([head, chunk.subarray(0, RIFF_HEAD_BYTES - head.length)]);
+      if (head.length >= RIFF_HEAD_BYTES) {
+        const declared = declaredFileBytes(head);
+        if (declared !== undefined && declared < limit) {
+          limit = declared;
+          limitOf = 'more than its WAV header declares';
+        }
+        head = undefined;
+      }
+    }
+    total += chunk.byteLength;
+    if (total > limit) {
+      throw new DownloadTooLargeError(`the file was cut off past ${limit} bytes, ${limitOf}`);
+    }
+    yield chunk;
+  }
+}

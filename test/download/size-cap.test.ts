@@ -1,0 +1,112 @@
+import { describe, expect, test } from 'vitest';
+import { capped, DownloadTooLargeError, downloadSizeCap } from '../../src/download/size-cap.js';
+import { resultByteCap } from '../../src/redact/verify.js';
+
+/** A WAV header whose RIFF size field says `riffSize` (the data chunk declares the same). */
+function wavHeader(riffSize: number): Buffer {
+  const head = Buffer.alloc(44);
+  head.write('RIFF', 0, 'latin1');
+  head.writeUInt32LE(riffSize, 4);
+  head.write('WAVEfmt ', 8, 'latin1');
+  head.writeUInt32LE(16, 16);
+  head.writeUInt16LE(1, 20);
+  head.writeUInt16LE(1, 22);
+  head.writeUInt32LE(16_000, 24);
+  head.writeUInt32LE(32_000, 28);
+  head.writeUInt16LE(2, 32);
+  head.writeUInt16LE(16, 34);
+  head.write('data', 36, 'latin1');
+  head.writeUInt32LE(riffSize, 40);
+  return head;
+}
+
+async function* chunksOf(first: Buffer, chunk: number, count: number): AsyncIterable<Uint8Array> {
+  yield first;
+  for (let i = 0; i < count; i++) yield Buffer.alloc(chunk, 1);
+}
+
+async function drain(body: AsyncIterable<Uint8Array>): Promise<number> {
+  let bytes = 0;
+  for await (const chunk of body) bytes += chunk.byteLength;
+  return bytes;
+}
+
+describe('downloadSizeCap: the rule of redact results', () => {
+  test("from the listing's duration, with redact's default tolerance", () => {
+    expect(downloadSizeCap(10).bytes).toBe(resultByteCap(10, 2));
+    expect(downloadSizeCap(600).bytes).toBe(resultByteCap(600, 30));
+    expect(downloadSizeCap(10).of).toBe('a 10 s recording');
+  });
+
+  test.each([null, undefined, 0, -5, Number.NaN, 3601, 1e12])(
+    'a duration of %s is not trusted: the longest recording the service accepts stands in',
+    (duration) => {
+      expect(downloadSizeCap(duration).bytes).toBe(resultByteCap(3600, 180));
+      expect(downloadSizeCap(duration).of).toMatch(/the longest recording the service accepts/);
+    },
+  );
+});
+
+describe('capped', () => {
+  const cap = downloadSizeCap(1);
+
+  test('a body within the cap passes whole', async () => {
+    expect(await drain(capped(chunksOf(Buffer.alloc(10), 1000, 5), cap))).toBe(5010);
+    const exact = cap.bytes - 10;
+    expect(await drain(capped(chunksOf(Buffer.alloc(10), exact, 1), cap))).toBe(cap.bytes);
+  });
+
+  test('an endless WAV declaring 0xFFFFFFFF bytes is cut off past the cap, never reading on', async () => {
+    let pulled = 0;
+    async function* endless(): AsyncIterable<Uint8Array> {
+      yield wavHeader(0xffffffff);
+      for (;;) {
+        pulled++;
+        yield Buffer.alloc(1024 * 1024);
+      }
+    }
+    let passed = 0;
+    const failure = await (async () => {
+      for await (const chunk of capped(endless(), cap)) passed += chunk.byteLength;
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DownloadTooLargeError);
+    expect((failure as Error).message).toBe(
+      `the file was cut off past ${cap.bytes} bytes, more than a 1 s recording can need`,
+    );
+    expect(passed).toBeLessThanOrEqual(cap.bytes);
+    expect(pulled).toBe(Math.ceil((cap.bytes - 44) / (1024 * 1024)));
+  });
+
+  test('a WAV is cut off past the size its header declares, even within the duration cap', async () => {
+    // Declares 1000 bytes after the first 8, header split across chunks.
+    const head = wavHeader(1000);
+    async function* body(): AsyncIterable<Uint8Array> {
+      yield head.subarray(0, 5);
+      yield head.subarray(5);
+      yield Buffer.alloc(2000);
+    }
+    await expect(drain(capped(body(), cap))).rejects.toThrow(
+      'the file was cut off past 1008 bytes, more than its WAV header declares',
+    );
+    expect(await drain(capped(chunksOf(head, 964, 1), cap))).toBe(1008);
+  });
+
+  test('a body that is not a WAV is bounded by the duration alone', async () => {
+    expect(await drain(capped(chunksOf(Buffer.from('RIFX0000WAVE'), 100_000, 20), cap))).toBe(2_000_012);
+  });
+
+  test('a Content-Length past the cap fails before any byte is passed on', async () => {
+    const passed: number[] = [];
+    const read = async (announced: number | undefined) => {
+      for await (const chunk of capped(chunksOf(Buffer.alloc(10), 10, 1), cap, announced))
+        passed.push(chunk.byteLength);
+    };
+    await expect(read(cap.bytes + 1)).rejects.toThrow(
+      `the file is announced at ${cap.bytes + 1} bytes, more than a 1 s recording can need (${cap.bytes})`,
+    );
+    expect(passed).toEqual([]);
+    await read(cap.bytes);
+    await read(undefined);
+    expect(passed).toEqual([10, 10, 10, 10]);
+  });
+});

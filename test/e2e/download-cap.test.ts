@@ -1,0 +1,85 @@
+/**
+ * `vredact download` against a signed URL that does not stop: a WAV header declaring 0xFFFFFFFF
+ * bytes, then 1 MiB chunks (64 MiB of them, 30 times the cap). The file is cut off past the cap its listed duration gives (the rule of
+ * `redact`'s results), its temporary file removed, it fails with a one-line reason, the other files
+ * are downloaded, exit 1.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { downloadSizeCap } from '../../src/download/size-cap.js';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+
+const dir = tempDirPerTest('vredact-e2e-download-cap-');
+
+async function endlessWav(res: ServerResponse): Promise<void> {
+  res.writeHead(200, { 'content-type': 'audio/wav' });
+  const head = Buffer.alloc(44);
+  head.write('RIFF', 0, 'latin1');
+  head.writeUInt32LE(0xffffffff, 4);
+  head.write('WAVEfmt ', 8, 'latin1');
+  head.write('data', 36, 'latin1');
+  head.writeUInt32LE(0xffffffff, 40);
+  res.write(head);
+  const chunk = Buffer.alloc(1024 * 1024, 3);
+  // Endless as far as the client's cap goes (about 2 MiB here); the bound keeps a client without a
+  // cap from filling this machine's disk: it fails the test by finishing instead.
+  for (let sent = 0; sent < 64 && !res.destroyed; sent++) {
+    if (!res.write(chunk))
+      await new Promise((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+  }
+  res.end();
+}
+
+describe('download, an endless body', () => {
+  it('is cut off past its cap: that file fails, nothing of it left, the others go on, exit 1', async () => {
+    const fine = Buffer.from('RIFF-ish bytes of a short result');
+    const server = await startScriptedServer(async (req, res, body) => {
+      const url = req.url ?? '';
+      if (url === '/api/jobs/job1/content') {
+        return sendJson(res, 200, {
+          jobContent: [
+            { id: 1, job_id: 'job1', file_name: 'endless.wav', audio_duration: 3 },
+            { id: 2, job_id: 'job1', file_name: 'fine.wav', audio_duration: 3 },
+          ],
+        });
+      }
+      if (url === '/api/jobs/job1/files/download-url') {
+        const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
+        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${fileName}` });
+      }
+      if (url === '/files/endless.wav') return endlessWav(res);
+      if (url === '/files/fine.wav') {
+        res.writeHead(200, { 'content-type': 'audio/wav' });
+        return void res.end(fine);
+      }
+      res.writeHead(404);
+      res.end();
+    });
+    try {
+      const out = join(dir.path, 'out');
+      const run = await runCli(['download', 'job1', '-o', out], {
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_test_download_cap',
+        }),
+      });
+      expect(run.exitCode, String(run.stderr)).toBe(1);
+      const cap = downloadSizeCap(3).bytes;
+      const reason = `endless.wav: the file was cut off past ${cap} bytes, more than a 3 s recording can need`;
+      const stderr = String(run.stderr).split('\n');
+      expect(stderr.filter((line) => line.includes('endless.wav'))).toEqual([`error: ${reason}`]);
+      expect(String(run.stdout)).toBe(join(out, 'fine.wav'));
+      expect(await readdir(out)).toEqual(['fine.wav']);
+      expect(await readFile(join(out, 'fine.wav'))).toEqual(fine);
+      expect(server.received.filter((r) => r.url === '/files/endless.wav')).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
