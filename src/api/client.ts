@@ -5,6 +5,7 @@
  * and identifiers are checked before they go into a request.
  */
 import { basename, extname } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as v from 'valibot';
 import type { Clock } from '../clock.js';
@@ -214,6 +215,9 @@ export class ApiClient {
         contentType: headerValue(headers, 'content-type').toLowerCase(),
       });
     } catch (error) {
+      // A sink that refused the answer before reading it (announced past a cap) left the body open:
+      // it would hold its connection until the body timeout. Closing a body already read is nothing.
+      (body as Partial<Readable>).destroy?.();
       if (error instanceof BodyReadError) throw networkError(error.original, what, url);
       throw error;
     }

@@ -30,6 +30,21 @@ export async function readRedactionAnswer<T>(
   } catch (error) {
     throw networkError(error, what, url);
   }
+  try {
+    return await answerOf(response, peeked, consume, { what, url, scrub, contentType });
+  } finally {
+    // A body not read to its end (refused by the sink unread, or a JSON answer past its limit) would
+    // hold its connection until the body timeout; a body read whole is not touched by this.
+    response.body.destroy();
+  }
+}
+
+async function answerOf<T>(
+  response: Dispatcher.ResponseData,
+  peeked: { head: Buffer; all: AsyncIterable<Uint8Array> },
+  consume: (body: AsyncIterable<Uint8Array>) => Promise<T>,
+  { what, url, scrub, contentType }: { what: string; url: URL; scrub: Scrub; contentType: string },
+): Promise<RedactionAnswer<T>> {
   if (contentType.startsWith('audio/') || isRiffWave(peeked.head)) {
     return { kind: 'audio', result: await consume(peeked.all) };
   }

@@ -237,6 +237,27 @@ describe('downloadSigned', () => {
     expect(called).toBe(false);
   });
 
+  it('a body its sink refuses without reading (an announced size past a cap) is closed at once', async () => {
+    let closed: () => void;
+    const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
+    const { server, client } = await setUp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav' });
+      // Endless: only the client closing the connection ends it.
+      const timer = setInterval(() => res.write(Buffer.alloc(1024)), 20);
+      res.once('close', () => {
+        clearInterval(timer);
+        closed();
+      });
+    });
+    const refused = new Error('announced past the cap');
+    const failure = client.downloadSigned(new URL(`${server.baseUrl}/signed/a.wav`), async () => {
+      throw refused;
+    });
+    await expect(failure).rejects.toBe(refused);
+    // Without the close, the connection stays open until the body timeout (10 s here): the test times out.
+    await serverSawClose;
+  });
+
   it("a sink's own error passes through as it is, without a retry", async () => {
     const { server, client } = await setUp((_req, res) => {
       res.writeHead(200, { 'content-type': 'audio/wav' });

@@ -83,3 +83,37 @@ describe('readRedactionAnswer', () => {
     expect((untyped as Error).message).toContain('no content type');
   });
 });
+
+describe('a body not read to its end', () => {
+  /** An answer that never ends: only destroying it stops it. */
+  function endless(contentType: string, first: Buffer): Dispatcher.ResponseData {
+    async function* chunks() {
+      yield first;
+      for (;;) yield Buffer.alloc(1024, 0x20);
+    }
+    return {
+      statusCode: 200,
+      headers: { 'content-type': contentType },
+      body: Readable.from(chunks()),
+    } as unknown as Dispatcher.ResponseData;
+  }
+
+  it('is closed when the sink refuses the audio unread, and when a JSON answer passes its limit', async () => {
+    const audio = endless('audio/wav', wav);
+    const refused = new Error('announced past the cap');
+    await expect(
+      readRedactionAnswer(
+        audio,
+        async () => Promise.reject(refused),
+        'redacting a.wav',
+        URL_OF,
+        scrubberFor([TOKEN]),
+      ),
+    ).rejects.toBe(refused);
+    expect(audio.body.destroyed).toBe(true);
+
+    const json = endless('application/json', Buffer.from('{"job_id":"'));
+    await expect(read(json)).rejects.toBeInstanceOf(InvalidResponseError);
+    expect(json.body.destroyed).toBe(true);
+  });
+});
