@@ -4,6 +4,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { Agent, request } from './undici-agent.js';
+import { lowSpeedLimit } from './low-speed.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
 import type { ClientOptions } from './client.js';
 import { errorForStatus, InvalidResponseError } from './errors.js';
@@ -35,7 +36,7 @@ function safeDecode(text: string): string | undefined {
 
 export class ServiceHttp {
   readonly #options: ClientOptions;
-  readonly #agent: Agent;
+  readonly #agent: Dispatcher.ComposedDispatcher;
   readonly #throttle: Throttle;
   /** Removes the client's secrets from a string that came from the service. */
   readonly scrub: Scrub;
@@ -48,7 +49,7 @@ export class ServiceHttp {
       connectTimeout: Math.min(options.timeoutMs, 30_000),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-    });
+    }).compose(lowSpeedLimit(options.timeoutMs));
     this.#throttle = new Throttle({
       clock: options.clock,
       maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,

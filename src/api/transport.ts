@@ -2,6 +2,7 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
+import { LOW_SPEED_BYTES } from './low-speed.js';
 
 export type Headers = Dispatcher.ResponseData['headers'];
 
@@ -134,6 +135,15 @@ export function networkError(error: unknown, what: string, url?: URL): unknown {
       undefined,
       1,
       `${URL_HINT}; is the network up?`,
+    );
+  }
+  if (code === 'VREDACT_LOW_SPEED') {
+    return new TimeoutError(
+      `${what}: ${where} ${error.message} (at least ${LOW_SPEED_BYTES} are needed in each --timeout)`,
+      undefined,
+      undefined,
+      1,
+      'raise --timeout, or try again later',
     );
   }
   if (NETWORK_TIMEOUT_CODES.has(code)) {

@@ -13,6 +13,7 @@ import {
   LinkRefusedError,
   NotFoundError,
   PermissionDeniedError,
+  TimeoutError,
 } from '../../src/api/errors.js';
 import { UnsafeIdentifierError } from '../../src/api/identifiers.js';
 import { systemClock } from '../../src/clock.js';
@@ -65,6 +66,36 @@ async function setUp(
   );
   return { server, client, bodies, log };
 }
+
+describe('an answer that comes too slowly', () => {
+  it('fails as timed out once a whole --timeout brought less than 1 KiB, though it never pauses that long', async () => {
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"jobs":[{"job_id":"');
+      // A byte every 50 ms: never a pause of --timeout (400 ms), but far below 1 KiB in one.
+      const timer = setInterval(() => res.write('a'), 50);
+      res.once('close', () => clearInterval(timer));
+    });
+    const client = new ApiClient({
+      baseUrl: new URL(server.baseUrl),
+      token: TOKEN,
+      timeoutMs: 400,
+      maxRetries: 0,
+      clock: { ...systemClock, sleep: async () => {} },
+      log: recordingLogger(),
+      userAgent: 'vredact-test/1',
+    });
+    cleanups.push(
+      () => server.close(),
+      () => client.close(),
+    );
+    const failure = client.listJobs();
+    await expect(failure).rejects.toBeInstanceOf(TimeoutError);
+    await expect(failure).rejects.toThrow(
+      /sent its answer too slowly: \d+ bytes in [\d.]+ s \(at least 1024/,
+    );
+  });
+});
 
 describe('JSON endpoints', () => {
   it('listJobs: GET /api/jobs with the bearer token; job tokens come back masked, unsafe ids left out with a warning', async () => {
