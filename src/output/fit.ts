@@ -35,15 +35,31 @@ export function columnsOf(text: string): number {
  * wraps. The text must already be escaped (see sanitize.ts).
  */
 export function fitWidth(text: string, columns: number): string {
+  return cut(text, columns, 'end');
+}
+
+/**
+ * Cuts `text` to `columns` terminal columns in its middle, keeping its start and its end (of a path:
+ * the first folders, and the file name with its extension), with `…` where it was cut.
+ */
+export function fitMiddle(text: string, columns: number): string {
+  return cut(text, columns, 'middle');
+}
+
+function cut(text: string, columns: number, position: 'end' | 'middle'): string {
   const width = Math.max(1, columns);
   if (columnsOf(text) <= width) return text;
-  if (NARROW.test(text)) return `${text.slice(0, width - 1)}…`;
+  if (NARROW.test(text)) {
+    const head = position === 'end' ? width - 1 : Math.ceil((width - 1) / 2);
+    const tail = width - 1 - head;
+    return `${text.slice(0, head)}…${tail > 0 ? text.slice(-tail) : ''}`;
+  }
   const { cliTruncate } = widthLibraries();
-  // cli-truncate keeps a wide character that straddles the last column, one column over: cut shorter.
-  let cut = cliTruncate(text, width, { position: 'end' });
-  for (let shorter = width - 1; shorter > 0 && columnsOf(cut) > width; shorter--)
-    cut = cliTruncate(text, shorter, { position: 'end' });
-  return cut;
+  // cli-truncate keeps a wide character that straddles a cut, one column over: cut shorter.
+  let result = cliTruncate(text, width, { position });
+  for (let shorter = width - 1; shorter > 0 && columnsOf(result) > width; shorter--)
+    result = cliTruncate(text, shorter, { position });
+  return result;
 }
 
 /**

@@ -52,12 +52,14 @@ export function progressLine(
   const count = figures.total > 0 ? `${figures.settled}/${figures.total}` : `${figures.settled}`;
   const parts = [{ text: `${figures.verb} ${count}`, rank: 0 }];
   const add = (text: string, rank: number) => parts.push({ text, rank });
+  // Ranks: the higher, the sooner a part gives way to a narrow terminal. Jobs waiting for the
+  // service outrank uploads in flight: they are what explains a run that stalls for minutes.
   if (figures.failed > 0) add(`${figures.failed} failed`, 2);
-  if (figures.inFlight > 0) add(`${figures.inFlight} in flight`, 3);
-  if (figures.waiting > 0) add(`${figures.waiting} waiting for the service`, 6);
-  if (figures.bytesSent > 0) add(`${prettyBytes(figures.bytesSent)} sent`, 5);
+  if (figures.inFlight > 0) add(`${figures.inFlight} in flight`, 4);
+  if (figures.waiting > 0) add(`${figures.waiting} waiting for the service`, 3);
+  if (figures.bytesSent > 0) add(`${prettyBytes(figures.bytesSent)} sent`, 6);
   if (byteRate !== undefined && byteRate > 0) add(`${prettyBytes(byteRate)}/s`, 7);
-  add(`${formatDuration(Math.max(0, now - figures.startedAt) / 1000)} elapsed`, 4);
+  add(`${formatDuration(Math.max(0, now - figures.startedAt) / 1000)} elapsed`, 5);
   const eta = etaSeconds(figures, now);
   if (figures.total > 0) add(`ETA ${eta === undefined ? '-:--' : formatDuration(eta)}`, 1);
   if (columns === undefined) return parts.map((part) => part.text).join(SEPARATOR);

@@ -12,17 +12,17 @@ import { fitParts, fitWidth } from '../output/fit.js';
 import { formatDuration } from '../output/format.js';
 import type { IOStreams } from '../output/iostreams.js';
 import { type ProgressFigures, progressLine, RateMeter, SEPARATOR } from '../output/progress-line.js';
+import { fitProblemLine } from '../output/problem-line.js';
 import { displayText } from '../output/sanitize.js';
 import { type StatusLine, startStatusLine } from '../output/status-line.js';
 import { printJsonLine } from '../output/table.js';
 import type { Counts, DryRunCounts, Outcome, Progress } from './outcome.js';
+import { ProblemList } from './problem-list.js';
 
 export type { Counts, DryRunCounts, DryRunStatus, Outcome, Progress, Status } from './outcome.js';
 
 /** Statuses that are not a success: their lines are printed even with --quiet. */
 const PROBLEMS = new Set<string>(['rejected', 'failed', 'pending']);
-/** At most this many problem files listed on a terminal; the rest are counted (memory stays flat). */
-const MAX_LISTED_PROBLEMS = 200;
 /** Width of the status column of the problem list. */
 const STATUS_COLUMN = 'rejected'.length;
 
@@ -46,8 +46,8 @@ export class Reporter {
   readonly #options: ReporterOptions;
   readonly #now: () => number;
   readonly #startedAt: number;
-  readonly #problems: Outcome[] = [];
-  #unlisted = 0;
+  /** The problem files listed at the end on a terminal (a bounded number: memory stays flat). */
+  readonly #problems = new ProblemList();
   /** Outcomes seen, for the progress line when the engine sends no snapshots (a dry run). */
   readonly #seen: Record<string, number> = {};
   #latest: Progress | undefined;
@@ -83,10 +83,7 @@ export class Reporter {
       return;
     }
     const problem = PROBLEMS.has(outcome.status);
-    if (this.#mode === 'terminal' && problem) {
-      if (this.#problems.length < MAX_LISTED_PROBLEMS) this.#problems.push(outcome);
-      else this.#unlisted++;
-    }
+    if (this.#mode === 'terminal' && problem) this.#problems.add(outcome);
     if (this.#mode === 'lines' && (!this.#io.quiet || problem)) {
       const fields = [outcome.status, outcome.input, detailOf(outcome)];
       this.#io.stdout.write(`${fields.map(displayText).join('\t')}\n`);
@@ -163,12 +160,14 @@ export class Reporter {
 
   #printProblems(): void {
     const width = this.#io.width('stdout');
-    for (const problem of this.#problems) {
-      const text = `${problem.status.padEnd(STATUS_COLUMN)}  ${problem.input}  ${problem.reason ?? ''}`;
-      this.#io.stdout.write(`${fitWidth(displayText(text), width)}\n`);
+    const { shown, unlisted } = this.#problems.listed();
+    for (const problem of shown) {
+      const lead = `${problem.status.padEnd(STATUS_COLUMN)}  `;
+      const line = fitProblemLine(lead, displayText(problem.input), displayText(problem.reason ?? ''), width);
+      this.#io.stdout.write(`${line}\n`);
     }
-    if (this.#unlisted > 0) {
-      const more = `… and ${this.#unlisted} more (run with --json, or read the journal, for all of them)`;
+    if (unlisted > 0) {
+      const more = `… and ${unlisted} more (run with --json, or read the journal, for all of them)`;
       this.#io.stdout.write(`${fitWidth(more, width)}\n`);
     }
   }

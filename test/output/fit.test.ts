@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { columnsOf, fitParts, fitWidth } from '../../src/output/fit.js';
+import { columnsOf, fitMiddle, fitParts, fitWidth } from '../../src/output/fit.js';
 
 describe('terminal widths', () => {
   it('columnsOf counts wide characters twice and combining marks as nothing', () => {
@@ -31,6 +31,16 @@ describe('terminal widths', () => {
     }
     const problem = `rejected  in/${'😀'.repeat(30)}.wav  not a WAV or MP3 file`;
     expect(columnsOf(fitWidth(problem, 40))).toBeLessThanOrEqual(40);
+  });
+
+  it('fitMiddle keeps the start and the end of a name, never over the width', () => {
+    expect(fitMiddle('short.wav', 20)).toBe('short.wav');
+    expect(fitMiddle('calls/2026/a-very-long-name.wav', 15)).toBe('calls/2…ame.wav');
+    expect(fitMiddle('abc', 1)).toBe('…');
+    const wide = '日本/語語語語語語語語語語語語.mp3';
+    for (let columns = 1; columns <= columnsOf(wide); columns++)
+      expect(columnsOf(fitMiddle(wide, columns))).toBeLessThanOrEqual(columns);
+    expect(fitMiddle(wide, 16)).toMatch(/^日本\/語*…語*\.mp3$/);
   });
 
   it('fitParts drops the highest-ranked parts first, keeps the order, then cuts', () => {

@@ -53,6 +53,19 @@ describe('progressLine', () => {
     // Narrower than the count alone: cut, never wrapped.
     expect(progressLine(figures(), T0, undefined, 10)).toBe('redacting…');
   });
+
+  it('keeps the jobs waiting for the service before those in flight: they explain a long stall', () => {
+    const stalled = figures({ total: 11, settled: 8, worked: 8, inFlight: 2, waiting: 2, bytesSent: 0 });
+    expect(progressLine(stalled, T0 + 4000, undefined, 160)).toBe(
+      'redacting 8/11 · 2 in flight · 2 waiting for the service · 0:04 elapsed · ETA 0:02',
+    );
+    expect(progressLine(stalled, T0 + 4000, undefined, 70)).toBe(
+      'redacting 8/11 · 2 in flight · 2 waiting for the service · ETA 0:02',
+    );
+    expect(progressLine(stalled, T0 + 4000, undefined, 60)).toBe(
+      'redacting 8/11 · 2 waiting for the service · ETA 0:02',
+    );
+  });
 });
 
 describe('etaSeconds', () => {

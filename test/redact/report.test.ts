@@ -102,7 +102,8 @@ describe('on a terminal', () => {
     reporter.finish({ done: 1, failed: 1, pending: 1 }, false);
     const lines = stdout().trimEnd().split('\n');
     expect(lines).toEqual([
-      'failed    calls/2026/11/a-very-long-nam…',
+      // The name is cut in its middle, down to a short one, before the reason is cut.
+      'failed    calls/2026/1…cording.wav  the…',
       'pending   calls/\\x1b[2Jevil\\r.wav  job …',
     ]);
     for (const line of lines) expect(columnsOf(line)).toBeLessThanOrEqual(40);
@@ -119,6 +120,87 @@ describe('on a terminal', () => {
     const lines = stdout().trimEnd().split('\n');
     expect(lines).toHaveLength(201);
     expect(lines.at(-1)).toMatch(/^… and 50 more/);
+  });
+});
+
+describe('the problem list on a terminal', () => {
+  it('lists failed, then rejected, then pending at the service, then pending never sent, whatever came first', async () => {
+    const { io, stdout } = setup({ stdoutColumns: 120, quiet: true });
+    const reporter = await Reporter.start(io, { verb: 'redacting' });
+    // A second Ctrl-C: hundreds never sent are reported before the uploads it cut short.
+    for (let i = 0; i < 469; i++) {
+      const reason = 'not finished: interrupted (not sent)';
+      reporter.outcome({ input: `in480/q${i}.wav`, output: '', status: 'pending', reason });
+    }
+    for (const name of ['cut1', 'cut2', 'cut3']) {
+      reporter.outcome({
+        input: `in480/${name}.wav`,
+        output: '',
+        status: 'pending',
+        reason: 'not finished: interrupted',
+      });
+    }
+    reporter.outcome({
+      input: 'in480/job.wav',
+      output: '',
+      status: 'pending',
+      reason: 'job 7 still processing',
+      jobId: '7',
+    });
+    reporter.outcome({
+      input: 'in480/bad.wav',
+      output: '',
+      status: 'rejected',
+      reason: 'not a WAV or MP3 file',
+    });
+    reporter.outcome({
+      input: 'in480/err.wav',
+      output: '',
+      status: 'failed',
+      reason: 'the service answered 500',
+    });
+    reporter.finish({ pending: 473, rejected: 1, failed: 1 }, false);
+    const lines = stdout().trimEnd().split('\n');
+    expect(lines).toHaveLength(201);
+    expect(lines.slice(0, 7)).toEqual([
+      'failed    in480/err.wav  the service answered 500',
+      'rejected  in480/bad.wav  not a WAV or MP3 file',
+      'pending   in480/cut1.wav  not finished: interrupted',
+      'pending   in480/cut2.wav  not finished: interrupted',
+      'pending   in480/cut3.wav  not finished: interrupted',
+      'pending   in480/job.wav  job 7 still processing',
+      'pending   in480/q0.wav  not finished: interrupted (not sent)',
+    ]);
+    expect(lines[199]).toBe('pending   in480/q193.wav  not finished: interrupted (not sent)');
+    expect(lines[200]).toMatch(/^… and 275 more/);
+  });
+
+  it('cuts a long name in its middle, keeping its folder and extension, so the reason shows whole', async () => {
+    const { io, stdout } = setup({ stdoutColumns: 200, quiet: true });
+    const reporter = await Reporter.start(io, { verb: 'redacting' });
+    const name = `nasty/bad-${'M'.repeat(240)}.wav`;
+    reporter.outcome({ input: name, output: '', status: 'rejected', reason: 'not a WAV or MP3 file' });
+    reporter.outcome({
+      input: `日本/${'語'.repeat(120)}.mp3`,
+      output: '',
+      status: 'failed',
+      reason: 'too long',
+    });
+    reporter.finish({ rejected: 1, failed: 1 }, false);
+    const lines = stdout().trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^failed {4}日本\/語+…語+\.mp3 {2}too long$/);
+    expect(lines[1]).toMatch(/^rejected {2}nasty\/bad-M+…M+\.wav {2}not a WAV or MP3 file$/);
+    for (const line of lines) expect(columnsOf(line)).toBeLessThanOrEqual(200);
+    expect(columnsOf(lines[1]!)).toBe(200);
+  });
+
+  it('cuts the reason only when a short name leaves it no room', async () => {
+    const { io, stdout } = setup({ stdoutColumns: 50, quiet: true });
+    const reporter = await Reporter.start(io, { verb: 'redacting' });
+    const reason = 'the service answered 500: something went wrong on its side';
+    reporter.outcome({ input: `calls/2026/${'x'.repeat(60)}.wav`, output: '', status: 'failed', reason });
+    reporter.finish({ failed: 1 }, false);
+    expect(stdout()).toBe(`failed    calls/2026/x…${'x'.repeat(7)}.wav  the service a…\n`);
   });
 });
 

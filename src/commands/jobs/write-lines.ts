@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { columnsOf } from '../../output/fit.js';
 
 /** Bytes gathered before one write: few write calls, and never the whole output in memory at once. */
 const BATCH_CHARS = 64 * 1024;
@@ -39,16 +40,18 @@ export async function writeLines(stream: Writable, lines: Iterable<string>): Pro
 /**
  * Rows as columns padded to their widest cell, under a header: what a terminal gets when a list is too
  * long for a drawn table (cli-table3 builds the whole table in memory and fails on 200,000 rows).
+ * Widths are terminal columns, not characters: a CJK character or an emoji takes two.
  */
 export function* alignedLines(
   head: readonly string[],
   rows: readonly (readonly string[])[],
 ): Iterable<string> {
-  const widths = head.map((title) => title.length);
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  const widths = head.map(columnsOf);
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, columnsOf(cell))));
+  const pad = (cell: string, width: number) => cell + ' '.repeat(Math.max(0, width - columnsOf(cell)));
   const line = (cells: readonly string[]) =>
     `${cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .map((cell, i) => (i === cells.length - 1 ? cell : pad(cell, widths[i] ?? 0)))
       .join('  ')
       .trimEnd()}\n`;
   yield line(head);

@@ -5,6 +5,8 @@
  */
 import { isAbsolute, relative } from 'node:path';
 import type { Context } from '../../context.js';
+import { fitWidth } from '../../output/fit.js';
+import { fitProblemLine } from '../../output/problem-line.js';
 import { displayText, truncate } from '../../output/sanitize.js';
 import type { StatusRecord } from '../../status/records.js';
 import { stateOf } from '../../status/records.js';
@@ -33,13 +35,16 @@ function shown(ctx: Context, path: string): string {
   return displayText(rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path);
 }
 
+/** Each line cut to the terminal's width, as redact's problem lines: a long reason never wraps. */
 export async function printTerminal(ctx: Context, out: LineWriter, view: StatusView): Promise<void> {
-  await out.write(`${countsLine(view.counts, shown(ctx, view.outDir))}\n`);
+  const width = ctx.io.width('stdout');
+  await out.write(`${fitWidth(countsLine(view.counts, shown(ctx, view.outDir)), width)}\n`);
   for (const record of view.listed) {
-    const state = stateOf(record.event).padEnd(8);
+    const lead = `${stateOf(record.event).padEnd(8)} `;
     const job = record.jobId === undefined ? '' : ` (job ${displayText(record.jobId)})`;
     const why = truncate(displayText(describe(record)));
-    if (!(await out.write(`${state} ${shown(ctx, record.input)}  ${why}${job}\n`))) return;
+    const line = fitProblemLine(lead, shown(ctx, record.input), `${why}${job}`, width);
+    if (!(await out.write(`${line}\n`))) return;
   }
   await out.flush();
 }

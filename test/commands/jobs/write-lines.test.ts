@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { alignedLines, writeLines } from '../../../src/commands/jobs/write-lines.js';
+import { columnsOf } from '../../../src/output/fit.js';
 
 describe('writeLines and alignedLines', () => {
   test('every line arrives, in order, through a stream that pushes back', async () => {
@@ -30,5 +31,22 @@ describe('writeLines and alignedLines', () => {
       'a                 vr_…1234\n',
       'a-much-longer-id  …\n',
     ]);
+  });
+
+  test('wide characters (CJK, emoji) take two columns: the next column still starts at one place', () => {
+    const out = [
+      ...alignedLines(
+        ['JOB ID', 'CREATED', 'TOKEN'],
+        [
+          ['日本語のジョブ', '2026-11-21', 'vr_…1234'],
+          ['😀😀-job', '2026-11-22', 'vr_…5678'],
+          ['plain-job-id', '2026-11-23', 'vr_…9abc'],
+        ],
+      ),
+    ];
+    const tokenColumns = out.map((line) => columnsOf(line.slice(0, line.indexOf('vr_'))));
+    expect(tokenColumns.slice(1)).toEqual([28, 28, 28]);
+    expect(out[1]).toBe('日本語のジョブ  2026-11-21  vr_…1234\n');
+    expect(out[2]).toBe('😀😀-job        2026-11-22  vr_…5678\n');
   });
 });

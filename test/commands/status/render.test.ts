@@ -8,6 +8,7 @@ import {
   type StatusView,
 } from '../../../src/commands/status/render.js';
 import type { LineWriter } from '../../../src/commands/status/write-lines.js';
+import { columnsOf } from '../../../src/output/fit.js';
 import { MAX_MESSAGE_CHARS } from '../../../src/output/sanitize.js';
 import type { StatusRecord } from '../../../src/status/records.js';
 import { summarize } from '../../../src/status/summary.js';
@@ -87,7 +88,7 @@ describe('countsLine', () => {
 
 describe('printTerminal', () => {
   it('prints the counts, then one compact line per file, paths relative to the working folder', async () => {
-    const t = await testContext({ tty: true, cwd: CWD });
+    const t = await testContext({ tty: true, cwd: CWD, columns: 200 });
     const out = recordingWriter();
     await printTerminal(
       t.ctx,
@@ -107,7 +108,7 @@ describe('printTerminal', () => {
   });
 
   it('cuts a very long reason, saying how much was left out', async () => {
-    const t = await testContext({ tty: true, cwd: CWD });
+    const t = await testContext({ tty: true, cwd: CWD, columns: 500 });
     const out = recordingWriter();
     const long = record({
       event: 'rejected',
@@ -117,6 +118,39 @@ describe('printTerminal', () => {
     await printTerminal(t.ctx, out, view([long]));
     const line = out.text().split('\n')[1]!;
     expect(line).toBe(`rejected x.wav  ${'r'.repeat(MAX_MESSAGE_CHARS)}… (50 more characters)`);
+  });
+
+  it('cuts each line to the terminal width: a long reason never wraps', async () => {
+    const t = await testContext({ tty: true, cwd: CWD, columns: 40 });
+    const out = recordingWriter();
+    const long = record({
+      event: 'failed',
+      input: '/srv/batch/calls/b.wav',
+      reason: 'the service answered 500: '.repeat(8),
+      jobId: 'job-9',
+    });
+    await printTerminal(t.ctx, out, view([long, uploading]));
+    const lines = out.text().trimEnd().split('\n');
+    expect(lines).toEqual([
+      '2 inputs in redacted: 0 done, 1 pending…',
+      'failed   calls/b.wav  the service answe…',
+      'pending  d.wav  upload interrupted; the…',
+    ]);
+    for (const line of lines) expect(columnsOf(line)).toBeLessThanOrEqual(40);
+  });
+
+  it('cuts a long name in its middle, keeping its folder and extension, so the reason shows whole', async () => {
+    const t = await testContext({ tty: true, cwd: CWD, columns: 200 });
+    const out = recordingWriter();
+    const nasty = record({
+      event: 'rejected',
+      input: `/srv/batch/nasty/bad-${'M'.repeat(240)}.wav`,
+      reason: 'not a WAV or MP3 file',
+    });
+    await printTerminal(t.ctx, out, view([nasty]));
+    const line = out.text().split('\n')[1]!;
+    expect(line).toMatch(/^rejected nasty\/bad-M+…M+\.wav {2}not a WAV or MP3 file$/);
+    expect(columnsOf(line)).toBe(200);
   });
 
   it('shows the output folder absolute when it is not under the working folder, escaped', async () => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runStatus } from '../../../src/commands/status/status.js';
 import { UsageError } from '../../../src/errors.js';
+import { columnsOf } from '../../../src/output/fit.js';
 import { tempDirPerTest } from '../../helpers/cli.js';
 import { testContext } from '../../helpers/context.js';
 import { writeJournal } from '../../helpers/journal.js';
@@ -39,11 +40,12 @@ async function journal(outDir: string) {
   ]);
 }
 
-async function run(flags: Record<string, unknown>, options: { tty?: boolean } = {}) {
+async function run(flags: Record<string, unknown>, options: { tty?: boolean; columns?: number } = {}) {
   const outDir = join(dir.path, 'out');
   const t = await testContext({
     flags: { outDir, json: flags.json === true },
     tty: options.tty === true,
+    ...(options.columns === undefined ? {} : { columns: options.columns }),
   });
   const code = await runStatus(t.ctx, [], flags);
   return { code, stdout: t.stdout(), stderr: t.stderr(), outDir };
@@ -75,12 +77,21 @@ test('--all lists the done files too', async () => {
 
 test('on a terminal: the counts, then compact lines with reasons and job ids', async () => {
   await journal(join(dir.path, 'out'));
-  const { stdout } = await run({}, { tty: true });
+  const { stdout } = await run({}, { tty: true, columns: 1000 });
   const lines = stdout.split('\n').filter(Boolean);
   expect(lines[0]).toMatch(/^3 inputs in .*out: 1 done, 1 pending, 1 failed, 0 rejected$/);
   expect(lines[1]).toMatch(/^failed +\/in\/b\.wav +answer\\x1b\]0;pwned\\x07 cut short \(job j\\x1b\[2J1\)$/);
   expect(lines[2]).toMatch(/^pending +\/in\/c\.wav .*\(job j2\)$/);
   expect(stdout).not.toContain('\u001b');
+});
+
+test('a narrow terminal gets each line cut to its width; a pipe of the same width keeps whole lines', async () => {
+  await journal(join(dir.path, 'out'));
+  const terminal = (await run({}, { tty: true, columns: 30 })).stdout.split('\n').filter(Boolean);
+  expect(terminal.slice(1)).toEqual(['failed   /in/b.wav  answer\\x1…', 'pending  /in/c.wav  submitted…']);
+  for (const line of terminal) expect(columnsOf(line)).toBeLessThanOrEqual(30);
+  const pipe = (await run({}, { columns: 30 })).stdout;
+  expect(pipe).toContain('\tsubmitted; the next run collects its job\tj2\t');
 });
 
 test('--json: one document with the counts and the files not done', async () => {
