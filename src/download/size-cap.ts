@@ -6,7 +6,7 @@
  * format), so a body that is not a WAV is bounded by the duration alone.
  */
 import { isRiffWave } from '../audio/riff.js';
-import { formatDuration } from '../output/format.js';
+import { formatLength } from '../output/format.js';
 import {
   DEFAULT_DURATION_TOLERANCE,
   DEFAULT_MAX_DURATION_SECONDS,
@@ -25,10 +25,6 @@ export interface SizeCap {
   of: string;
 }
 
-function describe(seconds: number): string {
-  return seconds < 60 ? `${Math.round(seconds * 100) / 100} s` : formatDuration(seconds);
-}
-
 /**
  * The cap of a file whose listing gave `durationSec` (seconds, as README reads `audio_duration`).
  * A duration that is missing, not positive, or beyond what the service accepts is not trusted: the
@@ -44,8 +40,8 @@ export function downloadSizeCap(durationSec: number | null | undefined): SizeCap
   return {
     bytes: resultByteCap(seconds, toleranceSeconds(DEFAULT_DURATION_TOLERANCE, seconds)),
     of: known
-      ? `a ${describe(seconds)} recording`
-      : `the longest recording the service accepts (${describe(seconds)})`,
+      ? `a ${formatLength(seconds)} recording`
+      : `the longest recording the service accepts (${formatLength(seconds)})`,
   };
 }
 

@@ -11,6 +11,11 @@ export function formatDuration(seconds: number | null | undefined): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
+/** A recording's length in a sentence: `4.01 s` under a minute, `m:ss` (or `h:mm:ss`) past it. */
+export function formatLength(seconds: number): string {
+  return seconds < 60 ? `${Math.round(seconds * 100) / 100} s` : formatDuration(seconds);
+}
+
 /** A timestamp as the service sent it, shortened for a table: `2026-11-21 05:14:03`. */
 export function formatTimestamp(text: string): string {
   const date = new Date(text);

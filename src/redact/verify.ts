@@ -12,7 +12,7 @@ import { WavFormatError, WavReader } from '../audio/riff.js';
 import { type Unpublished, writeUnpublished } from '../fs/atomic-write.js';
 import type { OutputFolder } from '../fs/containment.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
-import { formatDuration } from '../output/format.js';
+import { formatLength } from '../output/format.js';
 
 /**
  * The most bytes a result may have: 1 MiB for headers and trailing chunks, plus 384,000 bytes a second
@@ -43,10 +43,6 @@ export interface WrittenResult {
   durationSec: number;
 }
 
-function describe(seconds: number): string {
-  return seconds < 60 ? `${Math.round(seconds * 100) / 100} s` : formatDuration(seconds);
-}
-
 /** Checks the bytes of a body as they pass; throws ResultRejectedError at the first problem. */
 async function* verified(
   response: ResponseBody,
@@ -59,11 +55,11 @@ async function* verified(
   const high = expect.durationSec + slack;
   const outOfRange = (seconds: number) =>
     new ResultRejectedError(
-      `the service's result lasts ${describe(seconds)}, the input ${describe(expect.durationSec)} (allowed: ${describe(low)} to ${describe(high)}, --duration-tolerance)`,
+      `the service's result lasts ${formatLength(seconds)}, the input ${formatLength(expect.durationSec)} (allowed: ${formatLength(low)} to ${formatLength(high)}, --duration-tolerance)`,
     );
   if (response.contentLength !== undefined && response.contentLength > cap) {
     throw new ResultRejectedError(
-      `the service's result is announced at ${response.contentLength} bytes, more than the ${cap} a ${describe(expect.durationSec)} recording can need`,
+      `the service's result is announced at ${response.contentLength} bytes, more than the ${cap} a ${formatLength(expect.durationSec)} recording can need`,
     );
   }
   const reader = new WavReader({
@@ -83,7 +79,7 @@ async function* verified(
     for await (const chunk of response.body) {
       if (reader.totalBytes + chunk.byteLength > cap) {
         throw new ResultRejectedError(
-          `the service's result was cut off past ${cap} bytes, more than a ${describe(expect.durationSec)} recording can need`,
+          `the service's result was cut off past ${cap} bytes, more than a ${formatLength(expect.durationSec)} recording can need`,
         );
       }
       reader.push(chunk);
