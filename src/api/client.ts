@@ -5,7 +5,6 @@
  * and identifiers are checked before they go into a request.
  */
 import { basename, extname } from 'node:path';
-import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type * as v from 'valibot';
 import type { Clock } from '../clock.js';
@@ -34,6 +33,7 @@ import {
   headerValue,
   hostPort,
   networkError,
+  closeBody,
   taggedBody,
 } from './transport.js';
 import { NOT_ACCEPTED_STATUSES, uploadSafeToResend } from './upload-fate.js';
@@ -217,7 +217,7 @@ export class ApiClient {
     } catch (error) {
       // A sink that refused the answer before reading it (announced past a cap) left the body open:
       // it would hold its connection until the body timeout. Closing a body already read is nothing.
-      (body as Partial<Readable>).destroy?.();
+      closeBody(body);
       if (error instanceof BodyReadError) throw networkError(error.original, what, url);
       throw error;
     }

@@ -6,7 +6,7 @@ import { assertJobId } from './identifiers.js';
 import { SMALL_JSON_LIMIT } from './json-reader.js';
 import { jobIdOf } from './schemas.js';
 import type { Scrub } from './scrub.js';
-import { headerValue, networkError, peek } from './transport.js';
+import { closeBody, headerValue, networkError, peek } from './transport.js';
 import { isRiffWave } from '../audio/riff.js';
 
 /** What a redaction request gave: the audio, as the sink made of it, or a job to collect later. */
@@ -35,7 +35,7 @@ export async function readRedactionAnswer<T>(
   } finally {
     // A body not read to its end (refused by the sink unread, or a JSON answer past its limit) would
     // hold its connection until the body timeout; a body read whole is not touched by this.
-    response.body.destroy();
+    closeBody(response.body);
   }
 }
 

@@ -6,6 +6,19 @@ import { LOW_SPEED_BYTES } from './low-speed.js';
 
 export type Headers = Dispatcher.ResponseData['headers'];
 
+/**
+ * Closes a body whatever was read of it. undici closes a body nobody read with an abort error,
+ * raised a tick later; with no listener that error would end the process, so it is swallowed here.
+ */
+export function closeBody(body: unknown): void {
+  const stream = body as Partial<Readable>;
+  if (typeof stream.destroy !== 'function') return;
+  stream.on?.('error', ignoreError);
+  stream.destroy();
+}
+
+function ignoreError(): void {}
+
 /** Reads a body up to `limit` bytes (the rest is dropped and the stream destroyed). */
 export async function readText(body: Readable & AsyncIterable<Uint8Array>, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
@@ -15,7 +28,7 @@ export async function readText(body: Readable & AsyncIterable<Uint8Array>, limit
     chunks.push(buffer);
     size += buffer.length;
     if (size >= limit) {
-      body.destroy();
+      closeBody(body);
       break;
     }
   }

@@ -303,6 +303,30 @@ describe('downloadSigned', () => {
     expect(server.received).toHaveLength(1);
   });
 
+  it('a body refused before it is read is closed without an uncaught error', async () => {
+    // undici closes a body it received whole but nobody read with an abort error, raised a tick
+    // later: with nobody listening, it ended the whole process.
+    const { server, client } = await setUp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav' });
+      res.end(Buffer.alloc(10));
+    });
+    const uncaught: unknown[] = [];
+    const note = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', note);
+    try {
+      const own = new Error('over the cap');
+      await expect(
+        client.downloadSigned(new URL(`${server.baseUrl}/signed/a.wav`), async () => {
+          throw own;
+        }),
+      ).rejects.toBe(own);
+      for (let tick = 0; tick < 5; tick++) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('uncaughtException', note);
+    }
+    expect(uncaught).toEqual([]);
+  });
+
   it('a URL that is not http(s) is an InvalidResponseError, and nothing is sent', async () => {
     const { server, client } = await setUp((_req, res) => sendJson(res, 200, {}));
     await expect(
