@@ -51,7 +51,8 @@ for (const version of versions) {
     report.push(`node ${version}: no summary (exit ${result.code}) after ${result.seconds} s`);
   } else {
     passed += result.passed;
-    failed += result.failed;
+    // A run that exited non-zero failed even where its line counts no failed test.
+    failed += result.failed > 0 || result.code === 0 ? result.failed : 1;
     report.push(`node ${version}: ${result.passed} passed, ${result.failed} failed (${result.seconds} s)`);
   }
 }
