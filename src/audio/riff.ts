@@ -23,6 +23,8 @@ export interface WavSummary {
   totalBytes: number;
   /** Seconds of audio in the data present (and declared). */
   durationSec: number;
+  /** Fewer bytes of audio present than the data chunk declares (a lax reader's input only). */
+  cutShort: boolean;
 }
 
 /** Why a byte stream is not a usable WAV file. */
@@ -42,8 +44,13 @@ export function isRiffWave(head: Uint8Array): boolean {
 
 /** A `fmt ` chunk is small: anything larger is not one. */
 const MAX_FMT_BYTES = 1024;
-/** A data size of 0xFFFFFFFF (or 0) is written by streaming encoders that never knew the length. */
-const UNKNOWN_SIZE = 0xffffffff;
+/**
+ * Whether a RIFF or data chunk size declares a length: 0xFFFFFFFF (or 0) is written by streaming
+ * encoders that never knew the length, and declares nothing.
+ */
+export function declaresLength(size: number): boolean {
+  return size !== 0 && size !== 0xffffffff;
+}
 
 type State =
   | { kind: 'riff' }
@@ -127,9 +134,9 @@ export class WavReader {
           if (!this.#format)
             throw new WavFormatError('a WAV file whose data chunk comes before its fmt chunk');
           this.#declared = size;
-          this.#state = { kind: 'data', remaining: size === UNKNOWN_SIZE || size === 0 ? Infinity : size };
-          const declaredSec = size === UNKNOWN_SIZE || size === 0 ? Infinity : this.#seconds(size);
-          this.options.onData?.(declaredSec, size === UNKNOWN_SIZE || size === 0 ? Infinity : size);
+          const known = declaresLength(size);
+          this.#state = { kind: 'data', remaining: known ? size : Infinity };
+          this.options.onData?.(known ? this.#seconds(size) : Infinity, known ? size : Infinity);
         } else {
           this.#state = { kind: 'skip', remaining: size + pad };
         }
@@ -165,19 +172,23 @@ export class WavReader {
     return Math.floor(bytes / format.blockAlign) / format.sampleRate;
   }
 
+  #cutShort(): boolean {
+    return declaresLength(this.#declared) && this.#dataBytes < this.#declared;
+  }
+
   /** Ends the stream; throws WavFormatError when it is not a whole, usable WAV file. */
   finish(): WavSummary {
     if (this.#state.kind === 'riff') throw new WavFormatError('not a WAV file (no RIFF/WAVE header)');
     if (!this.#format) throw new WavFormatError('not a readable WAV file (no fmt chunk)');
     if (this.#declared < 0) throw new WavFormatError('not a readable WAV file (no data chunk)');
-    const known = this.#declared !== UNKNOWN_SIZE && this.#declared !== 0;
-    if (this.options.strict && known && this.#dataBytes < this.#declared) {
+    if (this.options.strict && this.#cutShort()) {
       throw new WavFormatError(
         `a WAV file cut short: ${this.#dataBytes} of the ${this.#declared} bytes of audio it declares`,
       );
     }
     const durationSec = this.#seconds(this.#dataBytes);
     return {
+      cutShort: this.#cutShort(),
       format: this.#format,
       declaredDataBytes: this.#declared,
       dataBytes: this.#dataBytes,

@@ -5,7 +5,7 @@
  * past the size that header declares. `download` keeps any file the service serves (it checks no
  * format), so a body that is not a WAV is bounded by the duration alone.
  */
-import { isRiffWave } from '../audio/riff.js';
+import { declaresLength, isRiffWave } from '../audio/riff.js';
 import { formatLength } from '../output/format.js';
 import {
   DEFAULT_DURATION_TOLERANCE,
@@ -45,14 +45,11 @@ export function downloadSizeCap(durationSec: number | null | undefined): SizeCap
   };
 }
 
-// RIFF sizes a streaming encoder writes when it never knew the length: they declare nothing.
-const UNKNOWN_RIFF_SIZES = new Set([0, 0xffffffff]);
-
 /** The whole size a RIFF/WAVE header declares (its size field counts all but the first 8 bytes). */
 function declaredFileBytes(head: Buffer): number | undefined {
   if (!isRiffWave(head)) return undefined;
   const size = head.readUInt32LE(4);
-  if (UNKNOWN_RIFF_SIZES.has(size)) return undefined;
+  if (!declaresLength(size)) return undefined;
   return 8 + size + (size % 2);
 }
 

@@ -13,8 +13,10 @@ export async function checkInput(
   work: SendWork | CheckedWork,
   limits: ProbeLimits,
   recorder: Recorder | undefined,
+  warn?: (message: string) => void,
 ): Promise<CheckedWork | { kind: 'rejected'; reason: string }> {
   const probe = await probeFile(work.entry.input, limits);
+  if (probe.ok && probe.warning) warn?.(`${work.entry.display}: ${probe.warning}`);
   if (!probe.ok) {
     const identity =
       probe.size !== undefined && probe.mtimeMs !== undefined

@@ -65,7 +65,7 @@ export async function runDryRun(
       if (work.kind === 'rejected') return recorder.rejected(work.entry, work.reason);
       if (work.kind === 'collect')
         return recorder.planned(work.entry, 'would-collect', { jobId: work.jobId });
-      const checked = await checkInput(work, limits, undefined);
+      const checked = await checkInput(work, limits, undefined, (message) => ctx.log.warn(message));
       if (checked.kind === 'rejected') return recorder.rejected(work.entry, checked.reason);
       recorder.planned(work.entry, 'would-send', work.note ? { reason: work.note } : {});
     }),

@@ -9,9 +9,9 @@ import { promisify } from 'node:util';
 import { AudioDecodeError } from '../audio/errors.js';
 import { type Mp3Scan, scanMp3File } from '../audio/mp3-frames.js';
 import { frameHeaderAtStart, sniffFormat } from '../audio/sniff.js';
-import { WavFormatError, WavReader } from '../audio/riff.js';
+import { WavFormatError, WavReader, type WavSummary } from '../audio/riff.js';
 import { describeFsError } from '../fs/errors.js';
-import { formatDuration } from '../output/format.js';
+import { formatDuration, formatLength } from '../output/format.js';
 
 export interface ProbeLimits {
   maxSize: number;
@@ -29,6 +29,8 @@ export type ProbeResult =
       sha256: string;
       /** The bytes checked, when the file was small enough to be read whole: they are what is sent. */
       bytes?: Buffer;
+      /** Something odd about a file that is still sent (a WAV cut short: its audio present is sent). */
+      warning?: string;
     }
   | { ok: false; reason: string; size?: number; mtimeMs?: number };
 
@@ -126,6 +128,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
 
   let duration: number;
   let sha256: string;
+  let warning: string | undefined;
   if (sniffed === 'WAV') {
     // One read of the file: its RIFF chunks walked and its bytes hashed as they pass.
     const reader = new WavReader({ strict: false });
@@ -136,7 +139,9 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
         hash.update(chunk);
         reader.push(chunk);
       }
-      duration = reader.finish().durationSec;
+      const summary = reader.finish();
+      duration = summary.durationSec;
+      warning = cutShortWarning(summary, duration);
     } catch (error) {
       if (error instanceof WavFormatError)
         return reject(error.message.replace(/^a WAV file/, 'not a readable WAV file:'));
@@ -162,7 +167,28 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     );
   }
   const whole = head.length === size ? { bytes: head } : {};
-  return { ok: true, size, mtimeMs, format, durationSec: duration, sha256, ...whole };
+  return {
+    ok: true,
+    size,
+    mtimeMs,
+    format,
+    durationSec: duration,
+    sha256,
+    ...whole,
+    ...(warning ? { warning } : {}),
+  };
+}
+
+/**
+ * A recorder that stopped mid-call leaves a WAV whose data chunk declares more than it holds. The audio
+ * present is what gets measured, sent and checked against the result: the user is told, not refused.
+ */
+function cutShortWarning(summary: WavSummary, durationSec: number): string | undefined {
+  if (!summary.cutShort) return undefined;
+  return (
+    `the WAV file is cut short: its audio holds ${formatBytes(summary.dataBytes)} of the ` +
+    `${formatBytes(summary.declaredDataBytes)} its header declares; the ${formatLength(durationSec)} present is sent`
+  );
 }
 
 async function hashFile(path: string): Promise<string> {

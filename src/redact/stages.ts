@@ -113,7 +113,7 @@ export async function runStages(
           recorder.pending(work.entry, `${stoppedReason(engine)} (not sent)`);
           return;
         }
-        const result = await checkInput(work, engine.limits, recorder);
+        const result = await checkInput(work, engine.limits, recorder, (message) => engine.log.warn(message));
         if (result.kind !== 'checked') return;
         recorder.progress.bytesTotal += result.identity.size;
         if (engine.stop.aborted) {

@@ -224,6 +224,25 @@ describe('vredact redact, end to end', () => {
     }
   });
 
+  it('sends a WAV cut short (a recorder stopped mid-call) with a warning; its result is checked against the audio present', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'), { recursive: true });
+      await writeFile(join(t.dir, 'in', 'cut.wav'), makeWav(4, 8000).subarray(0, 44 + 16000 * 3));
+      const dry = await t.redact(['in', '--dry-run']);
+      expect(String(dry.stderr)).toContain(
+        'warning: in/cut.wav: the WAV file is cut short: its audio holds 46.9 KiB of the 62.5 KiB its header declares; the 3 s present is sent',
+      );
+      const result = await t.redact(['in']);
+      expect(result.exitCode).toBe(0);
+      expect(String(result.stderr)).toContain('warning: in/cut.wav: the WAV file is cut short');
+      expect(plainLines(result.stdout)['in/cut.wav']).toEqual({ status: 'done', detail: 'redacted/cut.wav' });
+      expect(await isWav(join(t.dir, 'redacted', 'cut.wav'))).toBe(true);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it('--dry-run prints the plan and sends nothing, without even a token', async () => {
     const t = await setup();
     try {

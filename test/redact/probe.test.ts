@@ -73,6 +73,23 @@ describe('probeFile on the fixtures', () => {
     if (!result.ok) expect(result.reason).toMatch(reason);
   });
 
+  it('accepts a WAV cut short with a warning naming what it holds, and a streaming WAV without one', async () => {
+    const cut = join(dir.path, 'cut.wav');
+    await writeFile(cut, makeWav(1).subarray(0, 8044));
+    const short = await probeFile(cut, limits);
+    expect(short).toMatchObject({ ok: true, durationSec: 0.5 });
+    if (short.ok)
+      expect(short.warning).toBe(
+        'the WAV file is cut short: its audio holds 7.8 KiB of the 15.6 KiB its header declares; the 0.5 s present is sent',
+      );
+    const streaming = makeWav(1);
+    streaming.writeUInt32LE(0xffffffff, 40);
+    await writeFile(join(dir.path, 'streaming.wav'), streaming.subarray(0, 8044));
+    const whole = await probeFile(join(dir.path, 'streaming.wav'), limits);
+    expect(whole).toMatchObject({ ok: true, durationSec: 0.5 });
+    if (whole.ok) expect(whole.warning).toBeUndefined();
+  });
+
   it('rejects a folder and an unreadable file', async () => {
     expect(await probeFile(FIXTURES, limits)).toMatchObject({
       ok: false,
