@@ -49,7 +49,9 @@ if (typeof nodeModule.enableCompileCache === 'function') nodeModule.enableCompil
 
 var args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  // Answered without loading the command tree, so it costs about a bare `node` start.
+  // Answered without loading the command tree, so it costs about a bare `node` start. A reader that
+  // has gone (`vredact --version | true`) ends it quietly, as it does any command's output.
+  process.stdout.on('error', function () {});
   import('../dist/version.js').then(function (m) {
     process.stdout.write(m.versionLine() + '\n');
   });

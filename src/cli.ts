@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { moveGlobalFlags } from './cli/global-flags.js';
 import { buildProgram } from './cli/program.js';
 import { CliError, ExitCode } from './errors.js';
 import { reportError } from './report-error.js';
@@ -7,8 +8,13 @@ export { buildProgram };
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  // Help and completion text is written without a command's streams, which take charge of stdout's
+  // errors otherwise: a reader that has gone (`vredact --help | true`) ends it quietly, not with an
+  // uncaught EPIPE and its stack trace.
+  process.stdout.on('error', () => {});
   try {
-    await program.parseAsync(argv);
+    const [node = 'node', script = 'vredact', ...words] = argv;
+    await program.parseAsync([node, script, ...moveGlobalFlags(program, words)]);
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are not errors; every other parsing failure is a usage error.

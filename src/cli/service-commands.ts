@@ -127,7 +127,11 @@ export function addStatusCommand(program: Command): void {
   const status = program
     .command('status')
     .description("what an output folder's journal says: counts, failed and pending files")
-    .addOption(option('-o, --out-dir <dir>', 'the output folder of redact').documentDefault('./redacted'))
+    .addOption(
+      option('-o, --out-dir <dir>', 'the output folder of redact')
+        .documentDefault('./redacted')
+        .documentConfigKey('out-dir'),
+    )
     .option('--all', 'list the done files too')
     .option(
       '--manifest',

@@ -97,6 +97,14 @@ describe('the command tree', () => {
       expect.arrayContaining(['--out-dir', '--json', '--manifest']),
     );
   });
+
+  test("status's -o names the out-dir setting it falls back on, as redact's does", () => {
+    for (const path of ['status', 'redact']) {
+      expect(helpOf(all.get(path) as Command), path).toMatch(
+        /-o, --out-dir <dir> [^(]*\(default: \.\/redacted; config: out-dir\)/,
+      );
+    }
+  });
 });
 
 describe('what the commands receive', () => {

@@ -76,3 +76,24 @@ describe('version and Node.js', () => {
     );
   });
 });
+
+describe('global flags', () => {
+  test('are taken before the command name too: vredact --json config list, vredact --timeout 5 jobs list', async () => {
+    const json = await runCli(['--json', '--no-color', 'config', 'list'], { env: env() });
+    expect(json.exitCode).toBe(0);
+    const settings = JSON.parse(String(json.stdout)) as { key: string }[];
+    expect(settings.map((s) => s.key)).toContain('out-dir');
+
+    // Parsed as jobs list's own flags: the command runs and stops at the missing service URL.
+    const network = await runCli(['-q', '--timeout', '5', '--max-retries=0', 'jobs', 'list'], { env: env() });
+    expect(network.exitCode).toBe(2);
+    expect(String(network.stderr)).toMatch(/^error: no service URL is set$/m);
+
+    // A command that does not take a flag still refuses it by name, and a bad word is still reported.
+    const notTaken = await runCli(['--timeout', '5', 'config', 'path'], { env: env() });
+    expect(notTaken.exitCode).toBe(2);
+    expect(String(notTaken.stderr)).toContain("unknown option '--timeout'");
+    const noCommand = await runCli(['--json', 'nonsense'], { env: env() });
+    expect(noCommand.exitCode).toBe(2);
+  });
+});

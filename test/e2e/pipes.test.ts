@@ -77,6 +77,18 @@ describe('a closed stdout', () => {
     expect(result.code).toBe(0);
   });
 
+  it.each(['--help', 'redact --help', 'help exit-codes', 'completion bash', '--version'])(
+    '`vredact %s` into a reader that has gone ends quietly: exit 0, no stack trace',
+    async (line) => {
+      const child = execa('node', [BIN, ...line.split(' ')], { stdin: 'ignore', reject: false });
+      // The reading end is closed before vredact writes anything: its write fails with EPIPE.
+      child.stdout.destroy();
+      const result = await child;
+      expect(result.stderr).not.toMatch(STACK);
+      expect(result.exitCode).toBe(0);
+    },
+  );
+
   it('--stats prints plain progress lines on stderr of a run that is not on a terminal (a cron log)', async () => {
     // Three uploads one at a time, each answered after a second: the run outlasts the interval.
     e2e = await setup(['--latency', '1000']);

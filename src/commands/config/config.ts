@@ -6,7 +6,11 @@ import { maskToken } from '../../settings/mask.js';
 import { displayBaseUrl, ENV_NAMES } from '../../settings/settings.js';
 import { displayText } from '../../output/sanitize.js';
 import { checkConfigValue, parseConfigKey } from '../../settings/validate-config.js';
+import { VOICE_SETTING_NAMES, type VoiceSettingName } from '../../settings/voice.js';
 import { text } from 'node:stream/consumers';
+
+const isVoiceKey = (key: ConfigKey): key is VoiceSettingName =>
+  (VOICE_SETTING_NAMES as readonly string[]).includes(key);
 
 /** The value a user may see: a token only masked, a base URL without any user information. */
 function shown(key: ConfigKey, value: string | undefined): string {
@@ -22,7 +26,10 @@ function shown(key: ConfigKey, value: string | undefined): string {
  */
 function effective(ctx: Context, key: ConfigKey): string | undefined {
   const { settings } = ctx;
-  if (settings.problems[key] !== undefined) {
+  // settings.voice refuses as a whole while any voice key is bad (so that redact sends none), and
+  // config get and list read no voice flag: a good voice key is then shown as it was given too.
+  const badVoice = VOICE_SETTING_NAMES.some((name) => settings.problems[name] !== undefined);
+  if (settings.problems[key] !== undefined || (badVoice && isVoiceKey(key))) {
     return settings.sources[key] === 'env' ? ctx.env[ENV_NAMES[key] ?? ''] : ctx.config.get(key);
   }
   switch (key) {

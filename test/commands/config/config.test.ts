@@ -86,6 +86,20 @@ describe('vredact config with bad or secret-bearing values', () => {
     expect(rows.find((row) => row.key === 'concurrency')?.problem).toContain('from 1 to 64');
   });
 
+  test('a bad voice value in the config file is listed with its problem; the good ones still show', async () => {
+    // A hand-edited file, or one a later version wrote: config is where the user looks to fix it.
+    const config = memoryConfigStore({ gender: 'zz', language: 'fr' });
+    const list = await testContext({ config });
+    expect(await runConfigList(list.ctx)).toBe(0);
+    expect(list.stdout()).toContain('gender\tzz\tconfig');
+    expect(list.stdout()).toContain('language\tfr\tconfig');
+    expect(list.stderr()).toContain('warning: gender: --gender must be one of');
+
+    const get = await testContext({ config });
+    expect(await runConfigGet(get.ctx, ['language'])).toBe(0);
+    expect(get.stdout()).toBe('fr\n');
+  });
+
   test('a base URL with a password is refused by set and never shown by get or list', async () => {
     const config = memoryConfigStore();
     const set = await testContext({ config });
