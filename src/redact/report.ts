@@ -59,7 +59,10 @@ export class Reporter {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#startedAt = this.#now();
-    this.#mode = io.json ? 'json' : io.stdoutIsTTY ? 'terminal' : 'lines';
+    // The problem list at the end stands for the per-file lines only where stderr shows the run's
+    // progress meanwhile: with stderr sent to a log (`2>run.log`), a terminal on stdout would
+    // otherwise show nothing for the whole run.
+    this.#mode = io.json ? 'json' : io.stdoutIsTTY && io.stderrIsTTY ? 'terminal' : 'lines';
   }
 
   static async start(io: IOStreams, options: ReporterOptions): Promise<Reporter> {

@@ -148,6 +148,21 @@ describe('progress on a terminal', () => {
   });
 });
 
+describe('stdout a terminal, stderr a log (`2>run.log`)', () => {
+  it('the terminal gets one plain line per file as they settle; the log gets the summary', async () => {
+    e2e = await setup();
+    await inputs(e2e, 3);
+    term = runInPty(`${vredact} redact in -o out 2>run.log`, { cwd: e2e.dir, env: e2e.env, columns: 120 });
+    expect(await term.exited).toBe(1); // one input is rejected
+    const lines = term.output().split('\r\n').filter(Boolean);
+    expect(lines.filter((line) => line.startsWith('done\t'))).toHaveLength(3);
+    expect(lines).toContain('rejected\tin/not-audio.wav\tnot a WAV or MP3 file');
+    const log = await readFile(join(e2e.dir, 'run.log'), 'utf8');
+    expect(log).toContain('redacted 3, skipped 0 (already done), rejected 1, failed 0, pending 0');
+    expect(log).not.toMatch(/\u001b/);
+  });
+});
+
 describe('a terminal that cannot redraw a line (TERM=dumb)', () => {
   it('gets no animation at all: no cursor moves, no spinner, no escape sequence; the plain summary', async () => {
     e2e = await setup(['--latency', '150']);

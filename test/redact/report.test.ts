@@ -20,11 +20,15 @@ function capture(isTTY: boolean, columns?: number) {
   return { stream, text: () => text };
 }
 
-/** stdout a terminal of `columns` or a pipe; stderr never a terminal (no live line in-process). */
+/**
+ * Both streams terminals, stdout of `columns`, or both pipes. No live line in-process: a terminal is
+ * set up as `--no-progress` sets it.
+ */
 function setup(options: { stdoutColumns?: number } & Partial<IOStreamsOptions> = {}) {
   const { stdoutColumns, ...rest } = options;
-  const out = capture(stdoutColumns !== undefined, stdoutColumns);
-  const err = capture(false);
+  const terminal = stdoutColumns !== undefined;
+  const out = capture(terminal, stdoutColumns);
+  const err = capture(terminal, stdoutColumns);
   const io = createIOStreams({
     streams: { stdout: out.stream, stderr: err.stream, stdin: Readable.from([]) },
     env: {},
@@ -32,6 +36,7 @@ function setup(options: { stdoutColumns?: number } & Partial<IOStreamsOptions> =
     quiet: false,
     verbose: false,
     json: false,
+    ...(terminal ? { progress: false } : {}),
     ...rest,
   });
   return { io, stdout: out.text, stderr: err.text };
