@@ -10,7 +10,7 @@ import type * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { ExitCode } from '../errors.js';
 import type { Logger } from '../output/logger.js';
-import { displayText } from '../output/sanitize.js';
+import { displayText, truncate } from '../output/sanitize.js';
 import { maskToken } from '../settings/mask.js';
 import { InvalidResponseError, LinkRefusedError } from './errors.js';
 import { assertFileName, assertNewJobId, jobIdProblem, jobPath } from './identifiers.js';
@@ -36,6 +36,7 @@ import {
   closeBody,
   taggedBody,
 } from './transport.js';
+import { getFollowingRedirects, resolveSignedUrl, signedUrlProblem } from './signed-url.js';
 import { NOT_ACCEPTED_STATUSES, uploadSafeToResend } from './upload-fate.js';
 
 export type { RedactionAnswer } from './redaction-answer.js';
@@ -194,7 +195,7 @@ export class ApiClient {
     const path = jobPath(jobId, '/files/download-url', what);
     assertFileName(fileName, what);
     const answer = await this.#small('POST', path, DownloadUrlSchema, what, { fileName }, signal);
-    return new URL(answer.signedUrl, this.#http.baseUrl);
+    return resolveSignedUrl(answer.signedUrl, this.#http.baseUrl, what);
   }
 
   /**
@@ -223,16 +224,17 @@ export class ApiClient {
     }
   }
 
-  /** GETs a signed URL, without credentials, and hands the body to `sink`. */
+  /** GETs a signed URL, without credentials, following its redirects, and hands the body to `sink`. */
   async downloadSigned<T>(url: URL, sink: BodySink<T>, signal?: AbortSignal): Promise<T> {
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      throw new InvalidResponseError(
-        `the service gave a download URL that is not http(s): ${this.#http.scrub(url.protocol)}`,
-      );
+    const problem = signedUrlProblem(url);
+    if (problem) {
+      throw new InvalidResponseError(`the service gave a download URL that is ${this.#http.scrub(problem)}`);
     }
-    const what = `downloading ${displayText(this.#http.scrub(basename(url.pathname)))} from ${hostPort(url)}`;
+    const what = `downloading ${truncate(displayText(this.#http.scrub(basename(url.pathname))), 80)} from ${hostPort(url)}`;
     return this.#http.retry(what, signal, async () => {
-      const response = await this.#http.send('GET', url, what, { authorized: false, signal });
+      const { response, url: at } = await getFollowingRedirects(url, what, (next) =>
+        this.#http.send('GET', next, what, { authorized: false, signal }),
+      );
       if (response.statusCode === 401 || response.statusCode === 403) {
         response.body.resume();
         throw new LinkRefusedError(
@@ -244,9 +246,9 @@ export class ApiClient {
         );
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
-        return this.#http.fail(response, url, what, RETRYABLE_STATUSES);
+        return this.#http.fail(response, at, what, RETRYABLE_STATUSES);
       }
-      return this.#consume(response.body, response.headers, sink, what, url);
+      return this.#consume(response.body, response.headers, sink, what, at);
     });
   }
 

@@ -6,10 +6,45 @@ const Id = v.pipe(
   v.transform((value) => String(value)),
 );
 
+/**
+ * A field that only describes (a date, a job's own id in its content): missing, null or a number is
+ * read as text, so one odd item never fails a whole listing, and with it a download or a collection.
+ */
+const Described = v.optional(
+  v.pipe(
+    v.nullable(v.union([v.string(), v.number()])),
+    v.transform((value) => (value === null ? '' : String(value))),
+  ),
+  '',
+);
+
+/** A duration in seconds, also as decimal text; anything else (null, a word) is unknown (null). */
+const Duration = v.optional(
+  v.pipe(
+    v.unknown(),
+    v.transform((value): number | null => {
+      const seconds =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value)
+            ? Number(value)
+            : Number.NaN;
+      return Number.isFinite(seconds) ? seconds : null;
+    }),
+  ),
+  null,
+);
+
 export const JobSchema = v.looseObject({
   job_id: Id,
-  token: v.optional(v.string(), ''),
-  created_at: v.optional(v.string(), ''),
+  token: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.transform((value) => value ?? ''),
+    ),
+    '',
+  ),
+  created_at: Described,
 });
 export type Job = v.InferOutput<typeof JobSchema>;
 
@@ -19,16 +54,17 @@ export const CreatedJobSchema = v.looseObject({ job_id: Id });
 
 export const JobContentItemSchema = v.looseObject({
   id: Id,
-  job_id: v.optional(Id, ''),
+  job_id: Described,
   file_name: v.string(),
-  audio_duration: v.optional(v.nullable(v.number()), null),
-  created_at: v.optional(v.string(), ''),
+  audio_duration: Duration,
+  created_at: Described,
 });
 export type JobContentItem = v.InferOutput<typeof JobContentItemSchema>;
 
 export const JobContentSchema = v.looseObject({ jobContent: v.array(JobContentItemSchema) });
 
-export const DownloadUrlSchema = v.looseObject({ signedUrl: v.pipe(v.string(), v.url()) });
+/** Absolute, or relative to the service URL (the client resolves it and checks its scheme). */
+export const DownloadUrlSchema = v.looseObject({ signedUrl: v.pipe(v.string(), v.nonEmpty()) });
 
 /** Reads the job id of an asynchronous redaction answer: `job_id`, `jobId` or `id`, whatever the 2xx status. */
 export function jobIdOf(body: unknown): string | undefined {

@@ -6,6 +6,7 @@
  * file can escape (a full disk) stops new downloads from starting.
  */
 import type { Readable } from 'node:stream';
+import { setMaxListeners } from 'node:events';
 import { access } from 'node:fs/promises';
 import type { BodySink } from '../api/client.js';
 import { isTokenRefused } from '../api/errors.js';
@@ -78,6 +79,8 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
   // A refused token stops everything at once; Ctrl-C too.
   const abort = new AbortController();
   const signal = AbortSignal.any([deps.signal, abort.signal]);
+  // Every transfer in flight listens to these (`-c` up to 64): not a leak, and no Node.js warning.
+  setMaxListeners(0, signal, deps.signal, abort.signal);
   const claimed = new Map<string, string>();
   let stoppedBy: LocalFsError | undefined;
   let refused: unknown;
@@ -129,9 +132,12 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
     }
   };
 
+  // A name given twice (a listing that repeats an item, an argument typed twice) is one file, fetched
+  // and reported once: the work asked for is done, so it is no failure.
+  const fileNames = [...new Set(request.fileNames)];
   // Every transfer settles (and removes its temporary file) before a refused token is thrown.
   const outcomes = await Promise.all(
-    request.fileNames.map((name) =>
+    fileNames.map((name) =>
       limit(async () => {
         const outcome = await fetchOne(name);
         if (refused === undefined) deps.onOutcome?.(outcome);

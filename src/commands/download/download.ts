@@ -35,7 +35,7 @@ export async function runDownload(
     // The listing's durations bound each file's size; named files, not listed, get the service's limit.
     const listed = requested.length > 0 ? [] : await client.jobContent(jobId, interrupt.signal);
     const durations = new Map<string, number | null>();
-    // A name listed twice is fetched once (the second is refused): its first listing is the one fetched.
+    // A name listed twice is fetched once: its first listing gives the duration.
     for (const item of listed)
       if (!durations.has(item.file_name)) durations.set(item.file_name, item.audio_duration);
     const names = requested.length > 0 ? requested : listed.map((item) => item.file_name);
