@@ -15,6 +15,11 @@ import { type Scrub, scrubDeep } from './scrub.js';
 export const SMALL_JSON_LIMIT = 1024 * 1024;
 /** Largest single list item (and largest stretch of the answer between two items). */
 export const MAX_ITEM_BYTES = 1024 * 1024;
+/**
+ * Most items read from one list: archive-scale accounts (hundreds of thousands of jobs) fit, and a
+ * list that never ends fails here instead of taking the machine's memory (its items are kept).
+ */
+export const MAX_LIST_ITEMS = 1_000_000;
 
 function notJson(what: string, status: number): InvalidResponseError {
   return new InvalidResponseError(`${what}: the service answered ${status} with a body that is not JSON`);
@@ -71,6 +76,8 @@ export interface ListReadOptions<S extends v.GenericSchema> {
   before?: (raw: unknown) => unknown;
   /** Called with each item, checked and scrubbed, in the order of the answer. */
   onItem: (item: v.InferOutput<S>) => void;
+  /** Most items read (MAX_LIST_ITEMS unless told). */
+  maxItems?: number;
 }
 
 /**
@@ -83,6 +90,7 @@ export async function readJsonList<S extends v.GenericSchema>(
 ): Promise<number> {
   const { JSONParser, TokenType } = await import('@streamparser/json');
   const { key, what } = options;
+  const maxItems = options.maxItems ?? MAX_LIST_ITEMS;
   const parser = new JSONParser({ paths: [`$.${key}.*`], keepStack: false });
   parser.onToken = depthCounter(what, TokenType);
   let count = 0;
@@ -97,6 +105,12 @@ export async function readJsonList<S extends v.GenericSchema>(
     if (!Array.isArray(parent)) {
       failure = new InvalidResponseError(
         `${what}: unexpected answer from the service (${key}: not an array)`,
+      );
+      return;
+    }
+    if (count >= maxItems) {
+      failure = new InvalidResponseError(
+        `${what}: the service listed more than ${maxItems.toLocaleString('en-US')} items; vredact reads at most that many (a list that never ends?)`,
       );
       return;
     }

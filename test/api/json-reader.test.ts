@@ -14,9 +14,10 @@ async function* chunks(text: string, size = 7): AsyncIterable<Uint8Array> {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
 }
 
-async function list(text: string, size?: number) {
+async function list(text: string, size?: number, maxItems?: number) {
   const items: v.InferOutput<typeof JobSchema>[] = [];
   await readJsonList(chunks(text, size), {
+    ...(maxItems === undefined ? {} : { maxItems }),
     key: 'jobs',
     item: JobSchema,
     what: 'listing jobs',
@@ -28,6 +29,34 @@ async function list(text: string, size?: number) {
 }
 
 describe('readJsonList', () => {
+  test('a list past its most items fails with one line, without reading the rest', async () => {
+    let pulled = 0;
+    async function* longList(): AsyncIterable<Uint8Array> {
+      yield Buffer.from('{"jobs":[');
+      // Long enough for the cap to end it (without one, its unfinished JSON fails another way).
+      for (let i = 0; i < 5000; i++) {
+        pulled++;
+        yield Buffer.from('{"job_id":"a"},');
+      }
+    }
+    const read = readJsonList(longList(), {
+      key: 'jobs',
+      item: JobSchema,
+      what: 'listing jobs',
+      status: 200,
+      scrub,
+      onItem: () => {},
+      maxItems: 1000,
+    });
+    await expect(read).rejects.toThrow(
+      'listing jobs: the service listed more than 1,000 items; vredact reads at most that many (a list that never ends?)',
+    );
+    expect(pulled).toBeLessThan(1010);
+    await expect(
+      list(JSON.stringify({ jobs: Array(1000).fill({ job_id: 'a' }) }), 64, 1000),
+    ).resolves.toHaveLength(1000);
+  });
+
   test('reads items across chunk boundaries, scrubbed of secrets', async () => {
     const body = JSON.stringify({
       meta: { x: 1 },
