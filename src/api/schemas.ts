@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { truncate } from '../output/sanitize.js';
 
 /** Identifiers are strings in the interface; a number is tolerated and read as its decimal text. */
 const Id = v.pipe(
@@ -78,12 +79,16 @@ export function jobIdOf(body: unknown): string | undefined {
   return undefined;
 }
 
+/** Longest part of one issue shown: valibot's message repeats the refused value, whatever its size. */
+const MAX_ISSUE_CHARS = 120;
+
 export function describeIssues(issues: ReadonlyArray<v.BaseIssue<unknown>>): string {
   return issues
     .slice(0, 3)
     .map((issue) => {
-      const path = issue.path?.map((p) => String(p.key)).join('.') ?? '';
-      return path ? `${path}: ${issue.message}` : issue.message;
+      const path = truncate(issue.path?.map((p) => String(p.key)).join('.') ?? '', MAX_ISSUE_CHARS);
+      const message = truncate(issue.message, MAX_ISSUE_CHARS);
+      return path ? `${path}: ${message}` : message;
     })
     .join('; ');
 }

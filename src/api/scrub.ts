@@ -3,18 +3,62 @@
  * anything can print, JSON-encode or journal them: a server (or a proxy) that echoes the
  * Authorization header in its answers never gets the token onto a terminal or into a file.
  */
-import { redactSecrets } from '../settings/mask.js';
+import { maskToken, MIN_SHOWN_TOKEN, redactSecrets } from '../settings/mask.js';
 
 /** How deep a parsed answer is walked; deeper parts are dropped rather than kept unscrubbed. */
 const MAX_DEPTH = 32;
 
 export type Scrub = (text: string) => string;
 
+/**
+ * Shortest run of a secret's characters masked on its own. A server may echo the token cut short
+ * (`invalid token vr_live_01234567...`) or upper-cased. A run this long of a random token does not
+ * turn up by chance in the service's ids and signed URLs, which are scrubbed too and must stay as
+ * sent (even a hex token against hex signatures: about one in 10^12 per place). Only the service's
+ * text is searched for parts, not vredact's own messages: a test token may hold the word `download`.
+ */
+export const MIN_SECRET_PART = 10;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A pattern of every run of MIN_SECRET_PART characters of `lower` (a secret, lower-cased), any case. */
+function partFinder(lower: string): RegExp {
+  const runs = new Set<string>();
+  for (let i = 0; i + MIN_SECRET_PART <= lower.length; i++)
+    runs.add(escapeRegExp(lower.slice(i, i + MIN_SECRET_PART)));
+  return new RegExp([...runs].join('|'), 'gi');
+}
+
+/** A masker of every run of at least MIN_SECRET_PART characters of `secret` in a text, as long as it goes. */
+function partMasker(secret: string): Scrub {
+  const lower = secret.toLowerCase();
+  const finder = partFinder(lower);
+  const masked = maskToken(secret);
+  return (text) => {
+    let out = '';
+    let from = 0;
+    finder.lastIndex = 0;
+    for (let match = finder.exec(text); match !== null; match = finder.exec(text)) {
+      let end = match.index + MIN_SECRET_PART;
+      while (end < text.length && lower.includes(text.slice(match.index, end + 1).toLowerCase())) end++;
+      out += `${text.slice(from, match.index)}${masked}`;
+      from = end;
+      finder.lastIndex = end;
+    }
+    return from === 0 ? text : out + text.slice(from);
+  };
+}
+
 /** A scrubber for the token and whatever else the caller counts as secret (URL credentials). */
 export function scrubberFor(secrets: ReadonlyArray<string | undefined>): Scrub {
   const present = secrets.filter((secret): secret is string => !!secret && secret.length >= 4);
+  if (present.length === 0) return (text) => text;
+  // A secret too short to show masked has no part worth hiding apart from the whole.
+  const parts = present.filter((secret) => secret.length >= MIN_SHOWN_TOKEN).map(partMasker);
   // `Bearer <token>` is the form an echo takes; the bare token is matched inside it too.
-  return present.length === 0 ? (text) => text : (text) => redactSecrets(text, present);
+  return (text) => parts.reduce((out, mask) => mask(out), redactSecrets(text, present));
 }
 
 /** Every string of a parsed JSON value (keys too) scrubbed; the value is rebuilt, never mutated. */

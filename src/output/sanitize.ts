@@ -9,11 +9,15 @@
 export const MAX_MESSAGE_CHARS = 300;
 
 /**
- * DEL, the C1 block and the bidirectional controls (marks, embeddings, overrides, isolates: they
- * reorder what the terminal shows, so `a\u202Evaw.exe` reads as `aexe.wav`), as a character class's
- * body. With C0 but tab, every character shown escaped; JSON.stringify escapes C0 itself.
+ * DEL, the C1 block, the bidirectional controls (marks, embeddings, overrides, isolates: they
+ * reorder what the terminal shows, so `a\u202Evaw.exe` reads as `aexe.wav`) and the invisible
+ * characters that have no place in a name (zero-width space, word joiner, byte-order mark: they make
+ * `invoice\u200B.wav` read as `invoice.wav`; line and paragraph separators), as a character class's
+ * body. The joiners U+200C/U+200D stay: Indic and Persian text and emoji need them. With C0 but tab,
+ * every character shown escaped; JSON.stringify escapes C0 itself.
  */
-export const SHOWN_ESCAPED_PAST_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+export const SHOWN_ESCAPED_PAST_C0 =
+  '\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff';
 const CONTROL = new RegExp(`[\\u0000-\\u0008\\u000a-\\u001f${SHOWN_ESCAPED_PAST_C0}]`, 'g');
 
 /** `ESC[2J` becomes `\x1b[2J`, CR `\r`, LF `\n`, U+202E `\u202e`; everything else is kept. */

@@ -4,6 +4,8 @@ import type Conf from 'conf';
 import envPaths from 'env-paths';
 import { UsageError, messageOf } from '../errors.js';
 import { describeFsError, errnoCode } from '../fs/errors.js';
+import { makeFolder } from '../fs/make-folder.js';
+import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 import { CONFIG_KEYS, type ConfigKey } from './config-keys.js';
 
 /** The persistent settings file, behind an interface so commands can be tested with a Map. */
@@ -66,6 +68,9 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
     if (typeof value === 'string') values.set(key, value);
   }
   const write = async (change: (conf: Conf<Record<string, string>>) => void) => {
+    // conf makes missing folders with the umask's mode (0777 under umask 000): whoever could write
+    // in the folder could swap the file, and point the next run's token at their own server.
+    await makeFolder(resolve(path, '..'), PRIVATE_DIR_MODE);
     const { default: ConfCtor } = await import('conf');
     const conf = new ConfCtor<Record<string, string>>({
       ...PROJECT,

@@ -1,3 +1,6 @@
+/** Shorter tokens are shown as an ellipsis alone. */
+export const MIN_SHOWN_TOKEN = 12;
+
 /**
  * Shows a token as its prefix (up to the first `_`, at most 3 characters) and its last four
  * characters: `vr_…9f3a`. Short tokens show nothing but the ellipsis, so a guessable secret
@@ -5,7 +8,7 @@
  */
 export function maskToken(token: string | undefined | null): string {
   if (!token) return '';
-  if (token.length < 12) return '…';
+  if (token.length < MIN_SHOWN_TOKEN) return '…';
   const underscore = token.indexOf('_');
   const prefix = underscore > 0 && underscore <= 3 ? token.slice(0, underscore + 1) : '';
   return `${prefix}…${token.slice(-4)}`;

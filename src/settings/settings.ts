@@ -3,6 +3,7 @@ import { isLoopbackHost } from '../net/loopback.js';
 import { parseDurationMs } from '../redact/options.js';
 import type { ConfigKey } from './config-keys.js';
 import type { ConfigStore } from './config-store.js';
+import { requireSendableToken } from './token.js';
 import { checkVoiceValue, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
 
 /** Options every command accepts (commander's camelCase names). */
@@ -286,5 +287,5 @@ export function requireService(settings: Settings): ServiceSettings {
   if (!settings.token) {
     throw new UsageError('no usage token is set', 'run `vredact login`, or set VREDACT_TOKEN');
   }
-  return { baseUrl, token: settings.token };
+  return { baseUrl, token: requireSendableToken(settings.token, settings.sources.token) };
 }

@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import { CONFIG_KEYS, type ConfigKey, isConfigKey } from './config-keys.js';
 import { parseConcurrency, validateBaseUrl } from './settings.js';
+import { requireSendableToken } from './token.js';
 import { checkVoiceValue, VOICE_CHOICES, type VoiceSettingName } from './voice.js';
 
 export function parseConfigKey(key: string): ConfigKey {
@@ -14,6 +15,7 @@ export function checkConfigValue(key: ConfigKey, value: string, allowInsecureHtt
   if (value === '') throw new UsageError(`an empty value for ${key}; use \`vredact config unset ${key}\``);
   if (key === 'base-url') return validateBaseUrl(value, allowInsecureHttp).href.replace(/\/+$/, '');
   if (key === 'concurrency') parseConcurrency(value);
+  if (key === 'token') requireSendableToken(value);
   if (key in VOICE_CHOICES) {
     const problem = checkVoiceValue(key as VoiceSettingName, value);
     if (problem) throw new UsageError(problem);

@@ -164,3 +164,41 @@ describe('readSmallJson', () => {
     ).rejects.toThrow(/more than 1024 KiB/);
   });
 });
+
+describe('an answer that fails its check', () => {
+  // The check's own message repeats the value it refused: a 900 KB string must not become a 900 KB
+  // error line on stderr (and in a journal's failure reason).
+  test('names the refused value in a message cut to a few hundred characters, small or listed', async () => {
+    const huge = 'x'.repeat(900_000);
+    const small = readSmallJson(
+      chunks(JSON.stringify({ signedUrl: huge }), 64 * 1024),
+      v.looseObject({ signedUrl: v.pipe(v.string(), v.url()) }),
+      'getting a download URL',
+      200,
+      scrub,
+    );
+    await expect(small).rejects.toThrow(InvalidResponseError);
+    const smallMessage = ((await small.catch((error: unknown) => error)) as Error).message;
+    expect(smallMessage).toMatch(/^getting a download URL: unexpected answer from the service \(signedUrl: /);
+    expect(smallMessage.length).toBeLessThan(1000);
+
+    const listed = await readJsonList(
+      chunks(
+        JSON.stringify({ jobContent: [{ id: 1, file_name: 'a.wav', audio_duration: huge }] }),
+        64 * 1024,
+      ),
+      {
+        key: 'jobContent',
+        // A strict duration: the content's own schema reads a word there as an unknown duration.
+        item: v.looseObject({ audio_duration: v.number() }),
+        what: 'reading job a',
+        status: 200,
+        scrub,
+        onItem() {},
+      },
+    ).catch((error: unknown) => error);
+    expect(listed).toBeInstanceOf(InvalidResponseError);
+    expect((listed as Error).message).toMatch(/audio_duration: /);
+    expect((listed as Error).message.length).toBeLessThan(1000);
+  });
+});

@@ -17,6 +17,20 @@ describe('scrubbing secrets from what the service sends', () => {
     expect(scrubberFor([])(`x ${TOKEN}`)).toBe(`x ${TOKEN}`);
   });
 
+  it('masks a part of the token too: a server that echoes it cut short or upper-cased', () => {
+    const scrub = scrubberFor([TOKEN]);
+    // Cut short (as many error pages do), its end alone, upper-cased: each run of 10 or more of the
+    // token's characters is masked.
+    expect(scrub('bad token vr_live_01234567... rejected')).toBe('bad token vr_…cdef... rejected');
+    expect(scrub('ends in 6789abcdef!')).toBe('ends in vr_…cdef!');
+    expect(scrub('BEARER VR_LIVE_0123456789ABCDEF')).toBe('BEARER vr_…cdef');
+    expect(scrub('two: 0123456789a and 456789abcd.')).toBe('two: vr_…cdef and vr_…cdef.');
+    // Shorter runs are ordinary text (the masked form itself shows the last four).
+    expect(scrub('job 012345678 at live_0123')).toBe('job 012345678 at live_0123');
+    // A secret too short to show masked is matched whole only.
+    expect(scrubberFor(['abcdefghij'])('abcdefghij abcdefghi')).toBe('… abcdefghi');
+  });
+
   it('scrubDeep rebuilds a parsed answer with every string scrubbed, keys too, never mutating it', () => {
     const scrub = scrubberFor([TOKEN]);
     const answer = { message: TOKEN, [TOKEN]: 1, list: [TOKEN, 2, null, { deep: `x${TOKEN}` }], n: 3 };

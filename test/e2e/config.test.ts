@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_config_e2e_token_0000beef';
 let work: Awaited<ReturnType<typeof tempDir>>;
@@ -102,3 +104,26 @@ function jsonError(text: string): string {
     return (error as Error).message;
   }
 }
+
+test('a token holding a line break (two lines piped in): exit 2 at once, nothing sent or stored, the token not shown', async () => {
+  const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  try {
+    const dir = join(work.path, 'two-lines');
+    const twoLines = 'vr_test_first_line_0000aaaa\nvr_test_second_line_0000bbbb';
+    const env = isolatedEnv(dir, { VREDACT_BASE_URL: server.baseUrl });
+    const runs = [
+      await runCli(['config', 'set', 'token', '-'], { env, input: `${twoLines}\n` }),
+      await runCli(['login', '--token-stdin'], { env, input: twoLines }),
+      await runCli(['jobs', 'list'], { env: { ...env, VREDACT_TOKEN: twoLines } }),
+    ];
+    for (const run of runs) {
+      expect(run.exitCode).toBe(2);
+      expect(String(run.stderr)).toMatch(/line break/);
+      expect(`${String(run.stdout)}${String(run.stderr)}`).not.toMatch(/first_line|second_line/);
+    }
+    expect(server.received).toHaveLength(0);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  } finally {
+    await server.close();
+  }
+});

@@ -115,6 +115,38 @@ describe('a service that echoes the token and sends escape sequences', () => {
   });
 });
 
+describe('a service that echoes part of the token', () => {
+  /** Every run of 10 characters of the token, any case: none may be shown. */
+  function expectNoPart(text: string): void {
+    for (let i = 0; i + 10 <= TOKEN.length; i++)
+      expect(text.toLowerCase()).not.toContain(TOKEN.slice(i, i + 10).toLowerCase());
+  }
+
+  test('cut short or upper-cased in a refusal: masked for jobs list and for login, nothing stored', async () => {
+    const server = await startScriptedServer((req, res) => {
+      const sent = (req.headers.authorization ?? '').slice('Bearer '.length);
+      sendJson(res, 403, {
+        error: 403,
+        message: `token ${sent.slice(0, 16)}... is not valid (${sent.toUpperCase()})`,
+      });
+    });
+    try {
+      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+      const list = await runCli(['jobs', 'list', '--verbose'], { env });
+      const loginEnv = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl });
+      const login = await runCli(['login', '--token-stdin', '--verbose'], { env: loginEnv, input: TOKEN });
+      for (const run of [list, login]) {
+        expect(run.exitCode).toBe(3);
+        expect(String(run.stderr)).toContain('token vr_…cdef... is not valid (vr_…cdef)');
+        expectNoPart(`${String(run.stdout)}${String(run.stderr)}`);
+      }
+      expect(await readdir(dir.path)).not.toContain('config.json');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('identifiers that would change a request path', () => {
   test.each(['..', '.', 'a/../../x', '%2e%2e', `x${ESC}[2J`])(
     "the user's job id %j is refused before any request (exit 2)",

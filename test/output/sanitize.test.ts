@@ -19,6 +19,13 @@ test('escapeControls shows the bidirectional controls escaped: a name cannot reo
   expect(escapeControls('\u{1f468}\u200d\u{1f469}')).toBe('\u{1f468}\u200d\u{1f469}');
 });
 
+test('escapeControls shows invisible characters escaped: a name cannot pass for another or hide a part', () => {
+  // A zero-width space, word joiner or byte-order mark shows nothing: `invoice\u200b.wav` would read as
+  // `invoice.wav`. Line and paragraph separators break a line on some terminals.
+  expect(escapeControls('in\u200bvoice\u2060.wav\ufeff')).toBe('in\\u200bvoice\\u2060.wav\\ufeff');
+  expect(displayText('a\u2028b\u2029c')).toBe('a\\u2028b\\u2029c');
+});
+
 test('truncate cuts at the limit and says how much was left out', () => {
   expect(truncate('short')).toBe('short');
   const long = 'x'.repeat(MAX_MESSAGE_CHARS + 5);

@@ -37,6 +37,23 @@ describe('openConfigStore', () => {
     },
   );
 
+  it.skipIf(process.platform === 'win32')(
+    'the folders it makes for the file are private even under umask 000: nobody else can swap the file',
+    async () => {
+      const folder = join(dir.path, 'home', 'config', 'vredact');
+      const before = process.umask(0);
+      try {
+        const store = await openConfigStore({ VREDACT_CONFIG_DIR: folder });
+        await store.set('token', 'vr_test_0123456789abcdef');
+        expect(statSync(store.path).mode & 0o777).toBe(0o600);
+      } finally {
+        process.umask(before);
+      }
+      for (const made of [folder, join(dir.path, 'home', 'config'), join(dir.path, 'home')])
+        expect(statSync(made).mode & 0o777).toBe(0o700);
+    },
+  );
+
   it('all() lists only the known keys that hold strings', async () => {
     const store = await openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
     await store.set('model', 'mini');

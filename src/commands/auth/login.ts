@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { type ApiError, isTokenRefused } from '../../api/errors.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { maskToken } from '../../settings/mask.js';
+import { requireSendableToken } from '../../settings/token.js';
 import { text } from 'node:stream/consumers';
 import { promptSecret } from './prompt-secret.js';
 
@@ -26,6 +27,8 @@ export async function runLogin(
     );
   }
   if (!token) throw new UsageError('no token was given');
+  // Checked as the token given here, not as the one the settings would have used.
+  requireSendableToken(token);
   const client = await ctx.clientWithToken(token);
   try {
     await client.listJobs();
