@@ -78,8 +78,9 @@ export async function runBatch(
   // Before the lock and before anything is sent: a folder that cannot take outputs is exit 2.
   await checkOutputFolderWritable(outDir);
   await ensureStateDir(join(outDir, STATE_DIR));
-  const lock = await acquireLock(outDir, ctx.log, ctx.clock.now, { name: lockNameFor(options.shard) });
+  // Marked first, so that the lock's own temporary name is the shard's, which its next run sweeps.
   markTemporaryNamesAsShard(options.shard);
+  const lock = await acquireLock(outDir, ctx.log, ctx.clock.now, { name: lockNameFor(options.shard) });
   let writer: JournalWriter | undefined;
   let reporter: Reporter | undefined;
   let journal: JournalState | undefined;

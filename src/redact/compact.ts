@@ -7,11 +7,11 @@
  * to a table of records (on the plan's rows, see record-table.ts) that notes the line each record
  * came from; the second copies the lines kept, byte for byte and in their order. Holding every
  * record whole instead took 1.3 GB over 1,000,000 inputs. Written to a temporary file, flushed,
- * renamed over the journal: a crash leaves the old journal or the new one, never a mix.
+ * renamed over the journal: a crash leaves the old journal or the new one, never a mix, and a partial
+ * file that the next run sweeps.
  */
-import { randomBytes } from 'node:crypto';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { temporaryNameFor } from '../fs/atomic-write.js';
 import { asLocalFsError } from '../fs/errors.js';
 import { Uint32Column, Uint8Column } from './chunked-columns.js';
 import type { JournalRecord } from './journal.js';
@@ -182,7 +182,9 @@ export async function compactJournal(
   // The first pass's table is garbage now, in columns outside V8's heap that only a collection frees:
   // over 1,000,000 inputs it was still held when the run read the compacted journal, the run's peak.
   settleHeap(kept.kept);
-  const temp = join(dirname(path), `.journal-compact-${randomBytes(6).toString('hex')}.tmp`);
+  // A partial file's name, so that a run killed here (the OOM killer: this is a run's peak) leaves a
+  // file the next run's sweep of `.vredact/` removes, not one that stays for good.
+  const temp = temporaryNameFor(path);
   try {
     const handle = await open(temp, 'wx', 0o600);
     try {

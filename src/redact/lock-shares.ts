@@ -22,6 +22,12 @@ function shareOf(name: string): Share | undefined {
     : { index: Number(match[1]), count: Number(match[2]) };
 }
 
+/** The shard a lock's name is for (`lock.<i>-of-<n>`), or undefined for a run over all inputs. */
+export function shardOfLock(lockName: string): Share | undefined {
+  const share = shareOf(lockName);
+  return share && share.count > 1 ? share : undefined;
+}
+
 /** Whether the runs holding these two locks may send the same input: any pair but two shards of one count. */
 export function sharesOverlap(lockName: string, otherName: string): boolean {
   const mine = shareOf(lockName);

@@ -21,7 +21,7 @@ import { processAlive, writerMayBeAlive } from '../fs/process-info.js';
 import { displayText } from '../output/sanitize.js';
 import type { Logger } from '../output/logger.js';
 import { STATE_DIR } from './journal.js';
-import { shareLabel, sharesOverlap } from './lock-shares.js';
+import { shardOfLock, shareLabel, sharesOverlap } from './lock-shares.js';
 import { sweepPartials } from './sweep.js';
 
 export const LOCK_NAME = 'lock';
@@ -208,8 +208,9 @@ export async function acquireLock(
         await releaseLock(path, me.id);
         throw heldError(outDir, overlapping.path, overlapping.owner, overlapping.name);
       }
-      // Temporary files of lock writers (and journal rewrites) that died before cleaning up.
-      await sweepPartials([stateDir], outDir).catch(() => 0);
+      // Temporary files of lock writers (and journal rewrites) that died before cleaning up; a shard's
+      // only, by a shard: another shard's may be a live run's on another host, as beside the outputs.
+      await sweepPartials([stateDir], outDir, shardOfLock(name)).catch(() => 0);
       return { path, release: () => releaseLock(path, me.id) };
     }
     const text = await readFile(path, 'utf8').catch(() => undefined);

@@ -2,8 +2,9 @@
  * Crashes, interrupts, re-runs, jobs left waiting: the built binary against the sandbox.
  * Build first: `npm run build`.
  */
-import { stat, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeWav } from '../helpers/mp3.js';
 import { isWav, jsonLines, listFiles, setup, until } from '../helpers/e2e.js';
@@ -164,6 +165,48 @@ describe('vredact redact: recovery', () => {
       expect(summary).toMatchObject({ summary: { pending: 1 } });
       const events = await journalEvents(join(t.dir, 'redacted'));
       expect(events.map((event) => event.event)).toEqual(['uploading', 'submitted']);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('a journal rewrite killed before its rename leaves no file behind once the next run has run', async () => {
+    const t = await setup();
+    try {
+      for (const name of ['a.wav', 'b.wav']) await t.fixture('speech-8k-ulaw.wav', `in/${name}`);
+      expect((await t.redact(['in', '-o', 'out'])).exitCode).toBe(0);
+      // Years of nightly re-runs: far more lines than inputs, so the next run compacts the journal.
+      const journal = join(t.dir, 'out', '.vredact', 'journal.jsonl');
+      const doneLines = (await readFile(journal, 'utf8'))
+        .split('\n')
+        .filter((line) => line.includes('"done"'));
+      await appendFile(journal, `${Array.from({ length: 600 }, () => doneLines.join('\n')).join('\n')}\n`);
+      // The run dies (SIGKILL, the OOM killer) with the rewritten journal flushed but not yet renamed.
+      const preload = join(t.dir, 'die-before-journal-rename.mjs');
+      await writeFile(
+        preload,
+        [
+          "import fs from 'node:fs/promises';",
+          "import { syncBuiltinESMExports } from 'node:module';",
+          'const rename = fs.rename;',
+          'fs.rename = async (from, to) => {',
+          "  if (String(to).endsWith('journal.jsonl')) process.kill(process.pid, 'SIGKILL');",
+          '  return rename(from, to);',
+          '};',
+          'syncBuiltinESMExports();',
+        ].join('\n'),
+      );
+      const killed = await t.redact(['in', '-o', 'out'], {
+        env: { ...t.env, NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` },
+      });
+      expect(killed.signal).toBe('SIGKILL');
+
+      const next = await t.redact(['in', '-o', 'out']);
+      expect(next.exitCode).toBe(0);
+      expect((await t.sandbox.stats()).uploads).toBe(2);
+      const state = (await listFiles(join(t.dir, 'out'))).filter((name) => name.startsWith('.vredact/'));
+      expect(state).toEqual(['.vredact/journal.jsonl']);
+      expect((await readFile(journal, 'utf8')).split('\n').filter(Boolean)).toHaveLength(2);
     } finally {
       await t.cleanup();
     }

@@ -159,6 +159,27 @@ describe('vredact redact: exact recovery and shared folders', () => {
     }
   });
 
+  it("in .vredact/ too, a shard removes only its own leftovers (a journal rewrite's, a lock's), never another shard's", async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      for (let i = 0; i < 4; i++) await writeFile(join(t.dir, 'in', `f${i}.wav`), makeWav(0.5));
+      const state = join(t.dir, 'out', '.vredact');
+      await mkdir(state, { recursive: true });
+      // Shard 2's may be a live run's on another host, rewriting its journal: its pid says nothing here.
+      const leftover = (shard: number) => `.v-${shard}-of-2.${2 ** 30}-0123456789abcdef.vredact-partial`;
+      for (const shard of [1, 2]) await writeFile(join(state, leftover(shard)), 'a journal half rewritten');
+      const hidden = async () => (await readdir(state)).filter((name) => name.endsWith('.vredact-partial'));
+
+      expect((await t.redact(['in', '-o', 'out', '--shard', '1/2'])).exitCode).toBe(0);
+      expect(await hidden()).toEqual([leftover(2)]);
+      expect((await t.redact(['in', '-o', 'out', '--shard', '2/2'])).exitCode).toBe(0);
+      expect(await hidden()).toEqual([]);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it('a compacted journal still skips what is done', async () => {
     const t = await setup();
     try {
