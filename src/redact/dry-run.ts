@@ -20,6 +20,7 @@ export async function runDryRun(
   plan: Plan,
   fingerprint: string,
   options: RedactOptions,
+  stop: AbortSignal,
 ): Promise<number> {
   const { entries } = plan;
   const journal = await readJournals(plan.outDir, plan.inputs);
@@ -46,21 +47,25 @@ export async function runDryRun(
   const limits = { maxSize: options.maxSize, maxDurationSec: options.maxDurationSec };
   const decided = new BoundedQueue<Work>(256);
   const outputs = new OutputPresence();
+  // Stopped (Ctrl-C, a closed stdout): the inputs left are not decided; nothing is in flight.
   const triaging = forEachConcurrently(entries, 16, async (entry) =>
-    decided.push(
-      await triage(entry, {
-        journal,
-        fingerprint,
-        overwrite: options.overwrite,
-        found: undefined,
-        outputs,
-      }),
-    ),
+    stop.aborted
+      ? undefined
+      : decided.push(
+          await triage(entry, {
+            journal,
+            fingerprint,
+            overwrite: options.overwrite,
+            found: undefined,
+            outputs,
+          }),
+        ),
   ).finally(() => decided.close());
   // The spinner's timer would keep the process alive after an error.
   const checking = Promise.all([
     triaging,
     forEachConcurrently(decided, probeWorkers(ctx.settings.concurrency), async (work) => {
+      if (stop.aborted) return;
       if (work.kind === 'skipped') return recorder.skipped(work.entry, work.reason);
       if (work.kind === 'rejected') return recorder.rejected(work.entry, work.reason);
       if (work.kind === 'collect')
@@ -77,5 +82,6 @@ export async function runDryRun(
     })
     .finally(() => journal.open?.close());
   reporter.finish(counts, true);
+  if (stop.aborted) return ExitCode.interrupted;
   return counts.rejected > 0 ? ExitCode.partial : ExitCode.ok;
 }

@@ -45,13 +45,16 @@ export function listenForInterrupts(
   controller: InterruptController,
   io: Pick<IOStreams, 'onStdoutClosed'>,
   log: Logger,
+  dryRun = false,
 ): () => void {
+  // A dry run has nothing in flight: it stops checking and ends.
+  const stopping = dryRun
+    ? 'the dry run stops'
+    : 'finishing the uploads in flight and recording pending jobs (Ctrl-C again to abort them)';
   const onSignal = () => {
     const count = controller.interrupt();
     if (count === 1) {
-      log.warn(
-        'interrupted: finishing the uploads in flight and recording pending jobs (Ctrl-C again to abort them)',
-      );
+      log.warn(`interrupted: ${stopping}`);
     } else if (count === 2) {
       log.warn('aborting the requests in flight');
     } else {
@@ -61,7 +64,9 @@ export function listenForInterrupts(
   const restoreSignals = takeOverInterrupts(onSignal);
   const unlisten = io.onStdoutClosed((error) => {
     const why = error.code === 'EPIPE' ? 'the output was closed' : `the output failed (${error.message})`;
-    log.info(`${why}: starting nothing new, finishing the uploads in flight`);
+    log.info(
+      `${why}: ${dryRun ? 'the dry run stops' : 'starting nothing new, finishing the uploads in flight'}`,
+    );
     controller.stop();
   });
   return () => {

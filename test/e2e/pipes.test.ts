@@ -77,6 +77,27 @@ describe('a closed stdout', () => {
     expect(result.code).toBe(0);
   });
 
+  it('`redact --dry-run` into a reader that has gone stops: exit 130, no word of uploads, nothing written', async () => {
+    e2e = await setup();
+    for (let i = 0; i < 200; i++)
+      await e2e.fixture('speech-16bit.wav', `in/call-${String(i).padStart(3, '0')}.wav`);
+    const child = execa('node', [BIN, 'redact', '--dry-run', 'in', '-o', 'out'], {
+      cwd: e2e.dir,
+      env: e2e.env,
+      extendEnv: false,
+      stdin: 'ignore',
+      reject: false,
+    });
+    // The reading end is closed before vredact writes anything: its first write fails with EPIPE.
+    child.stdout.destroy();
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    expect(result.stderr).toMatch(/the output was closed: the dry run stops/);
+    expect(result.stderr).not.toMatch(/upload/);
+    expect(result.stderr).not.toMatch(STACK);
+    expect(existsSync(join(e2e.dir, 'out'))).toBe(false);
+  });
+
   it.each(['--help', 'redact --help', 'help exit-codes', 'completion bash', '--version'])(
     '`vredact %s` into a reader that has gone ends quietly: exit 0, no stack trace',
     async (line) => {

@@ -19,7 +19,7 @@ export async function runRedact(
     );
   }
   const controller = createInterruptController();
-  const dispose = listenForInterrupts(controller, ctx.io, ctx.log);
+  const dispose = listenForInterrupts(controller, ctx.io, ctx.log, parsed.dryRun);
   try {
     return await runBatch(ctx, { args, listed, options: parsed }, controller.signals);
   } finally {
