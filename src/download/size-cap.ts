@@ -19,6 +19,11 @@ export class DownloadTooLargeError extends Error {
   override name = 'DownloadTooLargeError';
 }
 
+/** A downloaded file with no bytes (a 204, an empty 200): no recording is empty; failed, nothing kept. */
+export class EmptyDownloadError extends Error {
+  override name = 'EmptyDownloadError';
+}
+
 export interface SizeCap {
   bytes: number;
   /** What the cap stands for, for the reason a file fails: "a 12 s recording". */
@@ -57,7 +62,8 @@ const RIFF_HEAD_BYTES = 12;
 
 /**
  * Passes `body` on, throwing DownloadTooLargeError before the first byte past the cap is passed on,
- * or before any byte when the body is announced (`contentLength`) past it. The check is made on the
+ * or before any byte when the body is announced (`contentLength`) past it; EmptyDownloadError at the
+ * end of a body with no bytes. The check is made on the
  * first chunk rather than before: a body that is being read is closed when its reader stops.
  */
 export async function* capped(
@@ -92,4 +98,5 @@ export async function* capped(
     }
     yield chunk;
   }
+  if (total === 0) throw new EmptyDownloadError('the service sent an empty file (0 bytes)');
 }

@@ -81,6 +81,34 @@ function envFor(server: ScriptedServer) {
 const fileGets = (server: ScriptedServer) =>
   server.received.filter((r) => r.method === 'GET' && r.url.startsWith('/files/'));
 
+describe('download, an empty answer', () => {
+  test.each([
+    ['204 No Content', 204],
+    ['an empty 200', 200],
+  ])(
+    '%s: that file fails, nothing kept under its name, the other is saved, exit 1',
+    async (_name, status) => {
+      const server = await service({
+        content: [item(1, 'empty.wav'), item(2, 'b.wav')],
+        files: (res, path) => {
+          if (!path.includes('empty')) return sendWav(res);
+          res.writeHead(status, status === 204 ? {} : { 'content-type': 'audio/wav', 'content-length': 0 });
+          res.end();
+        },
+      });
+      try {
+        const out = join(dir.path, 'out');
+        const result = await runCli(['download', 'job-1', '-o', out], { env: envFor(server) });
+        expect(result.exitCode).toBe(1);
+        expect(result.stderr).toMatch(/empty\.wav: the service sent an empty file \(0 bytes\)/);
+        expect(await readdir(out)).toEqual(['b.wav']);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+});
+
 describe('download, a file named twice', () => {
   test('a listing that repeats a file: fetched once, reported once, exit 0', async () => {
     const server = await service({ content: [item(1, 'a.wav'), item(1, 'a.wav'), item(2, 'b.wav')] });

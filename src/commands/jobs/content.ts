@@ -9,13 +9,13 @@ import { requireUserJobId } from '../../api/identifiers.js';
 export async function runJobsContent(ctx: Context, [given = '']: string[]): Promise<number> {
   const jobId = requireUserJobId(given);
   const client = await ctx.client();
-  const spinner = await startSpinner(ctx.io, `Reading job ${jobId}`);
+  const spinner = await startSpinner(ctx.io, `Reading job ${displayText(jobId)}`);
   const items = await client.jobContent(jobId).finally(() => spinner.stop());
   if (ctx.settings.json) {
     printJson(ctx.io, items);
     return ExitCode.ok;
   }
-  if (items.length === 0) ctx.log.info(`Job ${jobId} has no files yet.`);
+  if (items.length === 0) ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
   await printTable(
     ctx.io,
     ['ID', 'FILE NAME', 'DURATION', 'CREATED'],
