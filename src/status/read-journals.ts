@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { asLocalFsError, errnoCode } from '../fs/errors.js';
 import { emptyJournalState, MAX_LINE_BYTES, readJournalFiles } from '../redact/journal-read.js';
 import { JOURNAL_FILE, STATE_DIR } from '../redact/journal.js';
+import { type CutShortView, cutShortView } from './cut-short.js';
 import { type FileState, stateOf, StatusTable, statusRecordOf, type StatusRecord } from './records.js';
 
 /** The last record of each input, by its real path, as status shows it (built when asked for). */
@@ -48,7 +49,7 @@ export interface ReadOptions {
   maxLineBytes?: number;
 }
 
-function latestView(store: StatusTable): LatestRecords {
+function latestView(store: StatusTable, cutShort: CutShortView): LatestRecords {
   const { details } = store;
   return {
     get size() {
@@ -56,11 +57,20 @@ function latestView(store: StatusTable): LatestRecords {
     },
     get(input) {
       const record = store.get(input);
-      return record && statusRecordOf(record, details);
+      if (record?.event !== 'uploading') return record && statusRecordOf(record, details);
+      const done = cutShort.doneBefore(record);
+      if (done) return statusRecordOf(done, details);
+      const reason = cutShort.reason(record);
+      return statusRecordOf(reason ? { ...record, reason } : record, details);
     },
     stateOf(input) {
       const event = store.eventOf(input);
-      return event === undefined || event === 'withdrawn' ? undefined : stateOf(event);
+      if (event === undefined || event === 'withdrawn') return undefined;
+      if (event === 'uploading') {
+        const record = store.get(input);
+        if (record && cutShort.doneBefore(record)) return 'done';
+      }
+      return stateOf(event);
     },
     keys: () => store.keys(),
   };
@@ -86,7 +96,7 @@ export async function readJournals(
   const read = new Set(state.files.map((file) => file.path));
   return {
     files: names.filter((_, index) => read.has(paths[index] as string)),
-    latest: latestView(store),
+    latest: latestView(store, cutShortView(outDir, state.interrupted)),
     lines: state.lines,
     unreadable: state.unreadable + state.oversized,
   };

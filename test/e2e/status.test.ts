@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, realpath } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, FIXTURES, isolatedEnv, runCli, tempDir, tempDirPerTest } from '../helpers/cli.js';
 import { journalLine, writeJournal } from '../helpers/journal.js';
+import { makeWav } from '../helpers/mp3.js';
 import { startSandboxProcess } from '../helpers/sandbox.js';
 
 const sha256 = async (path: string) =>
@@ -239,5 +240,83 @@ describe('after real runs against the sandbox', () => {
       if (record.input_sha256) expect(record.input_sha256).toBe(await sha256(input));
       expect(Date.parse(record.done_at as string)).toBeGreaterThan(0);
     }
+  });
+
+  test('uploads cut short after a result: status says what the next run does, and the run does it', async () => {
+    const env = isolatedEnv(join(work.path, 'config'), {
+      VREDACT_BASE_URL: sandbox.baseUrl,
+      VREDACT_TOKEN: sandbox.token,
+    });
+    const inDir = join(work.path, 'cut-in');
+    const out = join(work.path, 'cut-out');
+    await mkdir(inDir);
+    // One second each: answered synchronously, so an upload cut short leaves no job to find.
+    for (const name of ['a', 'b', 'c']) await writeFile(join(inDir, `${name}.wav`), makeWav(1));
+    expect((await runCli(['redact', inDir, '-o', out], { env })).exitCode).toBe(0);
+
+    // As a --overwrite run killed mid-upload leaves it (a, c), and a run killed between saving a
+    // result and journaling it (b): an `uploading` line after the done one, or in its place.
+    const journal = join(out, '.vredact', 'journal.jsonl');
+    const lines = (await readFile(journal, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const doneOf = (name: string) =>
+      lines.find((line) => line.event === 'done' && String(line.input).endsWith(`/${name}.wav`)) as Record<
+        string,
+        unknown
+      >;
+    const cutShort = (done: Record<string, unknown>) =>
+      journalLine({
+        ...done,
+        event: 'uploading',
+        at: new Date().toISOString(),
+        uploadName: 'x.0123456789ab.wav',
+        durationSec: 1,
+        via: undefined,
+        bytes: undefined,
+        outputSha256: undefined,
+        voice: undefined,
+      });
+    const kept = lines.filter((line) => !(line.event === 'done' && String(line.input).endsWith('/b.wav')));
+    await writeFile(
+      journal,
+      [
+        ...kept.map((line) => JSON.stringify(line)),
+        cutShort(doneOf('a')),
+        cutShort(doneOf('b')),
+        cutShort(doneOf('c')),
+      ]
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
+    await rm(join(out, 'c.wav'));
+
+    const status = JSON.parse(String((await runCli(['status', '-o', out, '--json'], { env })).stdout)) as {
+      counts: Record<string, number>;
+      files: { input: string; state: string; reason?: string }[];
+    };
+    expect(status.counts).toEqual({ done: 1, pending: 2, failed: 0, rejected: 0, total: 3 });
+    const byName = new Map(status.files.map((f) => [f.input.slice(f.input.lastIndexOf('/') + 1), f]));
+    expect(byName.get('b.wav')?.reason).toMatch(/no done line vouches for it: the next run leaves it/);
+    expect(byName.get('c.wav')).toMatchObject({ state: 'pending' });
+    expect(byName.get('c.wav')?.reason).toBeUndefined();
+    const manifest = String((await runCli(['status', '-o', out, '--manifest', '--json'], { env })).stdout)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, string>);
+    expect(manifest.map((row) => row.output_path)).toEqual([join(out, 'a.wav')]);
+    expect(manifest[0]?.output_sha256).toBe(doneOf('a').outputSha256);
+    expect(manifest[0]?.output_sha256).toBe(await sha256(join(out, 'a.wav')));
+
+    const rerun = await runCli(['redact', inDir, '-o', out], { env });
+    expect(rerun.exitCode).toBe(0);
+    expect(rows(rerun.stdout).map((row) => [row[0], row[1]?.slice(-5)])).toEqual(
+      expect.arrayContaining([
+        ['skipped', 'a.wav'],
+        ['skipped', 'b.wav'],
+        ['done', 'c.wav'],
+      ]),
+    );
   });
 });
