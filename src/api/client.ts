@@ -111,6 +111,7 @@ export class ApiClient {
     what: string,
     body?: unknown,
     signal?: AbortSignal,
+    shouldRetry?: (error: unknown) => boolean,
   ) {
     return this.#http.call(
       method,
@@ -119,6 +120,7 @@ export class ApiClient {
       (response) => readSmallJson(response.body, schema, what, response.statusCode, this.#http.scrub),
       body,
       signal,
+      shouldRetry,
     );
   }
 
@@ -161,7 +163,17 @@ export class ApiClient {
 
   async createJob(signal?: AbortSignal): Promise<string> {
     const what = 'creating a job';
-    const created = await this.#small('POST', JOBS_PATH, CreatedJobSchema, what, undefined, signal);
+    // Each POST creates a job: like an upload, it is sent again only where the service cannot have
+    // taken it, or one `jobs create` left several jobs behind (one per retry of a dropped answer).
+    const created = await this.#small(
+      'POST',
+      JOBS_PATH,
+      CreatedJobSchema,
+      what,
+      undefined,
+      signal,
+      uploadSafeToResend,
+    );
     return assertNewJobId(created.job_id, what);
   }
 

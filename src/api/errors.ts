@@ -61,6 +61,13 @@ export class ConnectTimeoutError extends TimeoutError {
   override name = 'ConnectTimeoutError';
 }
 /**
+ * The TLS handshake failed on the server's certificate (self-signed, expired, another host's): the
+ * request never left, so an upload it stopped was not taken, and trying again cannot help.
+ */
+export class CertificateError extends ApiError {
+  override name = 'CertificateError';
+}
+/**
  * The host of a signed URL refused it (401/403). Those URLs carry no credentials, so this says the
  * link expired or was tampered with, never that the token was refused: it is not an auth error.
  */
@@ -111,7 +118,7 @@ export function errorForStatus(
     return new RateLimitError(message, status, serviceMessage, ExitCode.partial, 'wait a while, or lower -c');
   if (status >= 500) return new InternalServerError(message, status, serviceMessage);
   if (status >= 400) return new BadRequestError(message, status, serviceMessage);
-  return new InvalidResponseError(message, status, serviceMessage);
+  return new InvalidResponseError(message, status, serviceMessage, ExitCode.partial, hint);
 }
 
 /** True for errors that mean the token itself was refused: the whole run stops. */

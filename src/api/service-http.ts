@@ -18,7 +18,8 @@ import {
 } from './retry.js';
 import { type Scrub, scrubberFor } from './scrub.js';
 import { Throttle } from './throttle.js';
-import { networkError, readText } from './transport.js';
+import { headerValue, networkError, readText } from './transport.js';
+import { displayText, truncate } from '../output/sanitize.js';
 import { formatWait } from './wait-text.js';
 
 export const JOBS_PATH = '/api/jobs';
@@ -131,6 +132,16 @@ export class ServiceHttp {
     return undefined;
   }
 
+  /**
+   * A redirect of the API is never followed (it would carry the token, or an upload, to wherever it
+   * points): the error says where it points, so that a service that moved can be set as the base URL.
+   */
+  #redirectHint(status: number, location: string): string | undefined {
+    if (status < 300 || status > 399 || !location) return undefined;
+    const where = truncate(displayText(this.scrub(location)), 120);
+    return `it redirects to ${where}, and vredact does not follow redirects of the service: if the service moved, set the base URL to its new address (\`vredact config set base-url <url>\`)`;
+  }
+
   /** Reads an error answer and throws its typed error, marked retryable where the status allows. */
   async fail(
     response: Dispatcher.ResponseData,
@@ -139,7 +150,10 @@ export class ServiceHttp {
     retryable: ReadonlySet<number>,
   ): Promise<never> {
     const text = await readText(response.body, ERROR_BODY_LIMIT).catch(() => '');
-    const hint = response.statusCode === 404 ? this.#notFoundHint(url) : undefined;
+    const hint =
+      response.statusCode === 404
+        ? this.#notFoundHint(url)
+        : this.#redirectHint(response.statusCode, headerValue(response.headers, 'location'));
     const error = errorForStatus(response.statusCode, what, text, this.scrub, hint);
     if (retryable.has(response.statusCode)) {
       throw new RetryableStatusError(
@@ -186,24 +200,30 @@ export class ServiceHttp {
     read: (response: Dispatcher.ResponseData) => Promise<T>,
     body?: unknown,
     signal?: AbortSignal,
+    shouldRetry = isRetryableByDefault,
   ): Promise<T> {
     const url = this.url(path);
-    return this.retry(what, signal, async () => {
-      const response = await this.send(method, url, what, {
-        authorized: true,
-        json: body !== undefined,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-      });
-      if (response.statusCode < 200 || response.statusCode > 299) {
-        return this.fail(response, url, what, RETRYABLE_STATUSES);
-      }
-      try {
-        return await read(response);
-      } catch (error) {
-        if (error instanceof InvalidResponseError) throw error;
-        throw networkError(error, what, url);
-      }
-    });
+    return this.retry(
+      what,
+      signal,
+      async () => {
+        const response = await this.send(method, url, what, {
+          authorized: true,
+          json: body !== undefined,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal,
+        });
+        if (response.statusCode < 200 || response.statusCode > 299) {
+          return this.fail(response, url, what, RETRYABLE_STATUSES);
+        }
+        try {
+          return await read(response);
+        } catch (error) {
+          if (error instanceof InvalidResponseError) throw error;
+          throw networkError(error, what, url);
+        }
+      },
+      shouldRetry,
+    );
   }
 }

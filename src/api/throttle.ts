@@ -129,8 +129,11 @@ export class Throttle {
       this.#refusedUntil = { at: until.getTime(), reason };
       return { retry: false, reason };
     }
+    // A wish of no wait at all (`Retry-After: 0`, a date already past on a skewed clock) is no wait
+    // named: honoured as it is, it sent a request as fast as the service answered, for as long as
+    // it throttled (40 a second, up to --max-throttle-wait).
     const waitMs =
-      retryAfterMs ??
+      (retryAfterMs || undefined) ??
       Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (this.#strikes - 1)) *
         (0.5 + this.#options.clock.random() / 2);
     if (now + waitMs - this.#since > maxWaitMs) {

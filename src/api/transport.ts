@@ -1,7 +1,8 @@
 /** Low-level pieces of the client: reading bodies, headers, and naming network failures. */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
+import { ExitCode } from '../errors.js';
+import { CertificateError, ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
 import { LOW_SPEED_BYTES } from './low-speed.js';
 
 export type Headers = Dispatcher.ResponseData['headers'];
@@ -126,6 +127,28 @@ const UNREACHABLE = new Map([
   ['ENETUNREACH', 'network unreachable'],
 ]);
 
+/** What a dropped or garbled connection's code means, said in words (undici's codes alone say little). */
+const DROPPED = new Map([
+  ['ECONNRESET', 'the connection was reset'],
+  ['EPIPE', 'the connection was closed while the request was sent'],
+  ['UND_ERR_SOCKET', 'the connection was closed before the answer was complete'],
+  ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'the answer was not as long as its Content-Length said'],
+]);
+
+/** Node's names for a server certificate it refuses, in words; other certificate codes say "(<code>)". */
+const CERTIFICATE_PROBLEMS = new Map([
+  ['DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed'],
+  ['SELF_SIGNED_CERT_IN_CHAIN', 'self-signed'],
+  ['CERT_HAS_EXPIRED', 'expired'],
+  ['CERT_NOT_YET_VALID', 'not valid yet'],
+  ['ERR_TLS_CERT_ALTNAME_INVALID', 'issued for another host name'],
+  ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'issued by an authority this machine does not trust'],
+  ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'issued by an authority this machine does not trust'],
+  ['UNABLE_TO_GET_ISSUER_CERT', 'issued by an authority this machine does not trust'],
+  ['CERT_UNTRUSTED', 'issued by an authority this machine does not trust'],
+]);
+const CERTIFICATE_CODE = /CERT|^UNABLE_TO_|^HOSTNAME_MISMATCH$|^INVALID_CA$/;
+
 /** `host:port` of a URL, with the scheme's default port spelled out. */
 export function hostPort(url: URL): string {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
@@ -168,9 +191,20 @@ export function networkError(error: unknown, what: string, url?: URL): unknown {
       'raise --timeout, or try again later',
     );
   }
+  if (CERTIFICATE_CODE.test(code)) {
+    return new CertificateError(
+      `${what}: the TLS certificate of ${where} is not trusted (${CERTIFICATE_PROBLEMS.get(code) ?? code})`,
+      undefined,
+      undefined,
+      ExitCode.partial,
+      `${URL_HINT}; a private certificate authority can be trusted with NODE_EXTRA_CA_CERTS=<its PEM file>`,
+    );
+  }
   const unreachable = UNREACHABLE.get(code);
   if (unreachable) {
     return new ConnectionError(`${what}: cannot connect to ${where} (${unreachable})`, true, URL_HINT);
   }
-  return new ConnectionError(`${what}: network error talking to ${where} (${code || error.message})`, false);
+  const words = DROPPED.get(code);
+  const detail = words ? `${words}, ${code}` : code || error.message;
+  return new ConnectionError(`${what}: network error talking to ${where} (${detail})`, false);
 }

@@ -206,6 +206,31 @@ describe('errors by class', () => {
     expect(server.received).toHaveLength(2);
   });
 
+  it('createJob: a POST the service may have received (a 502, a dropped connection) is sent once, never again', async () => {
+    const bad = await setUp((_req, res) => sendJson(res, 502, { error: 502, message: 'gateway' }));
+    await expect(bad.client.createJob()).rejects.toBeInstanceOf(InternalServerError);
+    expect(bad.server.received).toHaveLength(1);
+    const dropped = await setUp((_req, res) => {
+      res.socket?.destroy();
+    });
+    await expect(dropped.client.createJob()).rejects.toBeInstanceOf(ConnectionError);
+    expect(dropped.server.received).toHaveLength(1);
+  });
+
+  it('a redirect is not followed: sent once, the error says where it points and what to do', async () => {
+    const { server, client } = await setUp((_req, res) => {
+      res.writeHead(301, { location: `https://api.example.com/api/jobs?echo=${TOKEN}` });
+      res.end();
+    });
+    const failure = await client.listJobs().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidResponseError);
+    expect((failure as Error).message).toContain('the service answered 301 Moved Permanently');
+    expect((failure as InvalidResponseError).hint).toBe(
+      'it redirects to https://api.example.com/api/jobs?echo=vr_…6789, and vredact does not follow redirects of the service: if the service moved, set the base URL to its new address (`vredact config set base-url <url>`)',
+    );
+    expect(server.received).toHaveLength(1);
+  });
+
   it('a 500 that persists is an InternalServerError after 1 + maxRetries requests', async () => {
     const { server, client } = await setUp(
       (_req, res) => sendJson(res, 500, { error: 500, message: 'down' }),

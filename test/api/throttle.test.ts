@@ -154,6 +154,23 @@ describe('withRetries through a throttle', () => {
     expect(clock.elapsed()).toBeGreaterThan(60_000);
   });
 
+  test('a Retry-After of no wait (0, or a date already past) backs off as if none was named: the service is not hammered', async () => {
+    for (const asked of [0, undefined]) {
+      const clock = steppingClock();
+      const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
+      let calls = 0;
+      await withRetries(
+        async () => {
+          if (++calls <= 8) throw throttled(asked);
+          return 'ok';
+        },
+        { maxRetries: 0, clock, throttle },
+      );
+      expect(calls).toBe(9);
+      expect(clock.elapsed()).toBeGreaterThan(60_000);
+    }
+  });
+
   test('continuous throttling fails after --max-throttle-wait, naming it', async () => {
     const clock = steppingClock();
     const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 60_000 });

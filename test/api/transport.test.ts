@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, ConnectTimeoutError, TimeoutError } from '../../src/api/errors.js';
+import { ApiError, ConnectionError, ConnectTimeoutError, TimeoutError } from '../../src/api/errors.js';
+import { isRetryableByDefault } from '../../src/api/retry.js';
+import { uploadMayHaveBeenAccepted, uploadSafeToResend } from '../../src/api/upload-fate.js';
 import {
   BodyReadError,
   contentLengthOf,
@@ -128,9 +130,42 @@ describe('networkError', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).refused).toBe(false);
     expect((error as Error).message).toBe(
-      'redacting a.wav: network error talking to the service (ECONNRESET)',
+      'redacting a.wav: network error talking to the service (the connection was reset, ECONNRESET)',
     );
   });
+
+  it.each([
+    ['UND_ERR_SOCKET', 'the connection was closed before the answer was complete'],
+    ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'the answer was not as long as its Content-Length said'],
+    ['EPIPE', 'the connection was closed while the request was sent'],
+  ])('%s is said in words, the code kept for a search', (code, words) => {
+    const error = networkError(withCode(code), 'listing jobs', url);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toBe(
+      `listing jobs: network error talking to api.example.com:443 (${words}, ${code})`,
+    );
+  });
+
+  it.each([
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed'],
+    ['SELF_SIGNED_CERT_IN_CHAIN', 'self-signed'],
+    ['CERT_HAS_EXPIRED', 'expired'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'issued for another host name'],
+    ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'issued by an authority this machine does not trust'],
+  ])(
+    '%s: the certificate is named, with what to do; not retried, and an upload it stopped never left',
+    (code, text) => {
+      const error = networkError(withCode(code), 'redacting a.wav', url);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as Error).message).toBe(
+        `redacting a.wav: the TLS certificate of api.example.com:443 is not trusted (${text})`,
+      );
+      expect((error as ApiError).hint).toContain('NODE_EXTRA_CA_CERTS');
+      expect(isRetryableByDefault(error)).toBe(false);
+      expect(uploadSafeToResend(error)).toBe(false);
+      expect(uploadMayHaveBeenAccepted(error)).toBe(false);
+    },
+  );
 
   it('aborts and things that are not errors pass through untouched', () => {
     const abort = new DOMException('stopped', 'AbortError');
