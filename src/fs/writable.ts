@@ -37,6 +37,19 @@ export async function checkOutputFolderWritable(outDir: string): Promise<void> {
 }
 
 /**
+ * What a dry run can tell of the output folder without writing: missing is fine (a run makes it), but
+ * a file in its place (or in a folder's above it) is the usage error the run would stop with, not a
+ * raw `ENOTDIR` from reading the journals there.
+ */
+export async function checkOutputFolderShape(outDir: string): Promise<void> {
+  const info = await stat(outDir).catch((error: unknown) => {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw refuse(outDir, 'cannot use the output folder', error);
+  });
+  if (info && !info.isDirectory()) throw refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });
+}
+
+/**
  * Creates and removes a file in `dir`: whether outputs can be written there. Permission bits alone
  * cannot tell (root ignores them; a read-only mount, an ACL or a full inode table can still refuse),
  * so the file system itself is asked. Throws its error; a leftover probe is swept like any partial file.

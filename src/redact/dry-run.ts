@@ -1,6 +1,7 @@
 /** --dry-run: the plan, the journals' view of it and the local checks; no lock, no writes, no network. */
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
+import { checkOutputFolderShape } from '../fs/writable.js';
 import { checkInput } from './check.js';
 import { readJournals } from './journal-read.js';
 import type { RedactOptions } from './options.js';
@@ -23,6 +24,7 @@ export async function runDryRun(
   stop: AbortSignal,
 ): Promise<number> {
   const { entries } = plan;
+  await checkOutputFolderShape(plan.outDir);
   const journal = await readJournals(plan.outDir, plan.inputs);
   plan.inputs.release();
   settleHeap(entries.length);

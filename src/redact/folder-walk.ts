@@ -17,8 +17,8 @@ export interface FolderWalk {
 }
 
 /**
- * Calls `found` with the path, relative to `dir` and `/`-separated, of each `.wav` and `.mp3` file
- * (any letter case) under it, following links; hidden files and folders (`.name`) are left out.
+ * Calls `found` with the path, relative to `dir` and `/`-separated, of each `.wav` and `.mp3` name
+ * (any letter case, not a folder's) under it, following links; hidden files and folders (`.name`) are left out.
  */
 export async function walkFolder(
   dir: string,
@@ -39,8 +39,10 @@ export async function walkFolder(
       fs: { readdir: walk.readdir },
       errorFilter: () => true,
       deepFilter: (entry) => !entry.name.startsWith('.') && entry.path !== walk.skip,
+      // Not only regular files: a broken link, a FIFO or a device named `x.wav` is found, to be
+      // rejected with its reason (never opened) rather than skipped in silence.
       entryFilter: (entry) =>
-        entry.dirent.isFile() && !entry.name.startsWith('.') && AUDIO_NAME.test(entry.name),
+        !entry.dirent.isDirectory() && !entry.name.startsWith('.') && AUDIO_NAME.test(entry.name),
     });
     // Read by its events: the stream's async iterator never ends on it.
     stream.on('data', (entry: { path: string }) => found(entry.path));

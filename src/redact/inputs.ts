@@ -6,6 +6,7 @@ import { text } from 'node:stream/consumers';
 import { describeFsError } from '../fs/errors.js';
 import { walkFolder } from './folder-walk.js';
 import { describeInputError, notingReaddir, type UnreadableFolder } from './listing-errors.js';
+import { loopSafeReaddir } from './loop-guard.js';
 import { findFile, type FoundFile, InputFolder, type InputOrigin, RealFolders } from './found-file.js';
 import { FoundFiles } from './found-files.js';
 import { KeyIndex } from './key-index.js';
@@ -53,6 +54,10 @@ export interface ExpandRequest {
   /** Files under this folder are never inputs (a re-run must not redact its own outputs). */
   outDir?: string;
 }
+
+/** An .mp3's output lands beside it; the next run finds both, for one output: both rejected, every run. */
+const IS_OUTPUT_FOLDER =
+  'this folder is the output folder: its outputs would be taken as inputs; choose another output folder (-o)';
 
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
@@ -125,7 +130,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   ): Promise<Iterable<string> | undefined> => {
     const paths = new PackedStrings();
     const unreadable: UnreadableFolder[] = [];
-    await list((path) => paths.push(path), notingReaddir(unreadable));
+    await list((path) => paths.push(path), loopSafeReaddir(notingReaddir(unreadable)));
     for (const { path, reason } of unreadable) {
       result.problems.push({
         arg,
@@ -207,6 +212,10 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   };
 
   const expandFolder = async (dir: string, arg: string): Promise<void> => {
+    if (outDirReal !== undefined && (await realpath(dir).catch(() => dir)) === outDirReal) {
+      result.problems.push({ arg, path: dir, reason: IS_OUTPUT_FOLDER });
+      return;
+    }
     const skip = outDirUnder(dir) && outDir ? toPosix(relative(dir, outDir)) : undefined;
     let found: Iterable<string> | undefined;
     try {

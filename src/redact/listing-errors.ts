@@ -15,8 +15,14 @@ const REPLACEMENT = '\uFFFD';
 const NOT_UTF8 =
   'its name is not valid UTF-8 (shown with \uFFFD), and vredact opens files by UTF-8 names only: rename it to UTF-8 (convmv does that)';
 
-/** Why `path` could not be read: a file-system error, or a name that is not UTF-8. */
+/** A --files-from list written by `find -print0`: its paths all on one line, between NUL bytes. */
+const HOLDS_NUL =
+  'the path holds a NUL byte, which no file name can: --files-from takes one path per line (find -print, not -print0)';
+
+/** Why `path` could not be read: a file-system error, or a name that is not UTF-8 or holds a NUL. */
 export function describeInputError(error: unknown, path: string): string {
+  // Node.js refuses such a path with ERR_INVALID_ARG_VALUE, which says nothing to a user.
+  if (path.includes('\0')) return HOLDS_NUL;
   return errnoCode(error) === 'ENOENT' && path.includes(REPLACEMENT) ? NOT_UTF8 : describeFsError(error);
 }
 

@@ -63,4 +63,27 @@ describe('vredact redact: outputs that cannot be written', () => {
       await t.cleanup();
     }
   });
+
+  it('a file where the output folder goes: a usage error, in a dry run too, and the file left as it was', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      await writeFile(join(t.dir, 'in', 'a.wav'), makeWav(0.5));
+      await writeFile(join(t.dir, 'out'), 'not a folder');
+      for (const [out, extra] of [
+        ['out', []],
+        ['out', ['--dry-run']],
+        ['out/sub', ['--dry-run']],
+      ] as const) {
+        const run = await t.redact(['in', '-o', out, ...extra]);
+        expect(run.exitCode).toBe(2);
+        expect(run.stderr).toMatch(/output folder .*out(\/sub)?: it is not a folder/);
+        expect(run.stderr).not.toMatch(/ENOTDIR|scandir/);
+      }
+      expect(await readFile(join(t.dir, 'out'), 'utf8')).toBe('not a folder');
+      expect((await t.sandbox.stats()).uploads).toBe(0);
+    } finally {
+      await t.cleanup();
+    }
+  });
 });

@@ -156,6 +156,48 @@ describe('named inputs', () => {
     expect(duplicates).toBe(3);
   });
 
+  it('does not walk round a symbolic link that leads back up the tree, and follows one that leads elsewhere', async () => {
+    await touch('calls/a.wav', 'calls/sub/b.wav', 'elsewhere/c.wav');
+    await symlink('..', join(dir.path, 'calls', 'sub', 'up'));
+    await symlink(join(dir.path, 'elsewhere'), join(dir.path, 'calls', 'ext'));
+    for (const args of [['calls'], ['calls/**/*.wav']]) {
+      const { files, duplicates, problems } = await expand(args);
+      expect(problems).toEqual([]);
+      expect(rels(files)).toEqual(['a.wav', 'ext/c.wav', 'sub/b.wav']);
+      expect(duplicates).toBe(0);
+    }
+    // Three links to the folder itself made 3^40 paths to walk: the listing never ended.
+    for (const name of ['l1', 'l2', 'l3']) await symlink('.', join(dir.path, 'calls', name));
+    const { files } = await expand(['calls', 'calls/**/*.wav']);
+    expect(rels(files)).toEqual(['a.wav', 'ext/c.wav', 'sub/b.wav']);
+  });
+
+  it('a broken link named as audio in a folder is reported, not skipped in silence', async () => {
+    await touch('calls/a.wav');
+    await symlink('gone.wav', join(dir.path, 'calls', 'lost.wav'));
+    const { files, problems } = await expand(['calls']);
+    expect(rels(files)).toEqual(['a.wav']);
+    expect(problems).toEqual([
+      expect.objectContaining({
+        path: join(dir.path, 'calls', 'lost.wav'),
+        reason: 'no such file or folder',
+      }),
+    ]);
+  });
+
+  it('a folder that is the output folder itself is rejected: its outputs would be found as inputs', async () => {
+    await touch('calls/a.mp3', 'calls/a.wav');
+    await symlink(join(dir.path, 'calls'), join(dir.path, 'same'));
+    for (const outDir of ['calls', 'same']) {
+      const { files, problems } = await expand(['calls', 'calls/a.mp3'], { outDir });
+      expect(problems).toEqual([
+        expect.objectContaining({ arg: 'calls', reason: expect.stringMatching(/is the output folder/) }),
+      ]);
+      // A file named there is still taken (the plan rejects it if its output would overwrite it).
+      expect(rels(files)).toEqual(['a.mp3']);
+    }
+  });
+
   it('files under the output folder are never inputs; a folder without audio is reported as empty', async () => {
     await touch('calls/a.wav', 'calls/redacted/a.wav', 'notes/readme.txt');
     await mkdir(join(dir.path, 'empty'));
@@ -177,6 +219,15 @@ describe('--files-from', () => {
     expect(fromStdin).toEqual(['list/a.wav', 'list/b c.wav']);
     const { files } = await expand([], { listed: fromStdin });
     expect(files.map((file) => file.rel)).toEqual(['a.wav', 'b c.wav']);
+  });
+
+  it('rejects a NUL-separated list (find -print0) with a reason a user can act on', async () => {
+    await touch('a.wav', 'b.wav');
+    const { files, problems } = await expand([], { listed: ['a.wav\0b.wav\0'] });
+    expect(files).toEqual([]);
+    expect(problems.map((problem) => problem.reason)).toEqual([
+      expect.stringMatching(/holds a NUL byte.*one path per line/),
+    ]);
   });
 
   it('treats listed lines as paths, not patterns', async () => {
