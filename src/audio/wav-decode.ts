@@ -11,8 +11,10 @@ import type { FileHandle } from 'node:fs/promises';
 import { AudioDecodeError } from './errors.js';
 import { readAt, readChunks } from './file-io.js';
 import { ALAW_TABLE, ULAW_TABLE } from './g711.js';
+import { declaresLength } from './riff.js';
+import { fmtEncoding, sampleBytes, type WavEncoding } from './wav-layout.js';
 
-export type WavEncoding = 'pcm' | 'float' | 'alaw' | 'mulaw';
+export type { WavEncoding } from './wav-layout.js';
 
 export interface WavInfo {
   encoding: WavEncoding;
@@ -28,16 +30,6 @@ export interface WavInfo {
   frames: number;
 }
 
-const FORMAT_PCM = 0x0001;
-const FORMAT_FLOAT = 0x0003;
-const FORMAT_ALAW = 0x0006;
-const FORMAT_MULAW = 0x0007;
-const FORMAT_EXTENSIBLE = 0xfffe;
-/** Bytes 2..15 of every KSDATAFORMAT_SUBTYPE_* GUID; bytes 0..1 carry the classic format tag. */
-const SUBTYPE_GUID_TAIL = [
-  0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71,
-];
-
 const ascii = (b: Uint8Array, at: number): string =>
   String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
 
@@ -50,7 +42,6 @@ export function looksLikeWav(head: Uint8Array): boolean {
 
 interface FmtChunk {
   encoding: WavEncoding;
-  formatTag: number;
   channels: number;
   sampleRate: number;
   blockAlign: number;
@@ -60,50 +51,21 @@ interface FmtChunk {
 function parseFmt(b: Uint8Array): FmtChunk {
   if (b.length < 16) throw new AudioDecodeError('the WAV file has a truncated fmt chunk');
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  let formatTag = v.getUint16(0, true);
-  const channels = v.getUint16(2, true);
-  const sampleRate = v.getUint32(4, true);
-  const blockAlign = v.getUint16(12, true);
-  const bitsPerSample = v.getUint16(14, true);
-  if (formatTag === FORMAT_EXTENSIBLE) {
-    // The sub-format GUID, not the tag, says whether the samples are PCM or float.
-    if (b.length < 40)
-      throw new AudioDecodeError('the WAV file has a truncated WAVE_FORMAT_EXTENSIBLE header');
-    const guidOk = SUBTYPE_GUID_TAIL.every((byte, i) => b[26 + i] === byte);
-    if (!guidOk)
-      throw new AudioDecodeError('the WAV file uses an unsupported WAVE_FORMAT_EXTENSIBLE sub-format');
-    formatTag = v.getUint16(24, true);
-  }
-  const encoding: WavEncoding | undefined = (
-    { [FORMAT_PCM]: 'pcm', [FORMAT_FLOAT]: 'float', [FORMAT_ALAW]: 'alaw', [FORMAT_MULAW]: 'mulaw' } as const
-  )[formatTag as 1 | 3 | 6 | 7];
-  if (!encoding) {
-    throw new AudioDecodeError(
-      `the WAV file uses an unsupported encoding (format tag 0x${formatTag.toString(16).padStart(4, '0')})`,
-    );
-  }
-  return { encoding, formatTag, channels, sampleRate, blockAlign, bitsPerSample };
+  const declared = fmtEncoding(b);
+  if ('problem' in declared) throw new AudioDecodeError(`the WAV file has ${declared.problem}`);
+  return {
+    encoding: declared.encoding,
+    channels: v.getUint16(2, true),
+    sampleRate: v.getUint32(4, true),
+    blockAlign: v.getUint16(12, true),
+    bitsPerSample: v.getUint16(14, true),
+  };
 }
 
 function validate(fmt: FmtChunk): number {
-  if (fmt.channels < 1) throw new AudioDecodeError('the WAV file declares zero channels');
-  if (fmt.sampleRate < 1000 || fmt.sampleRate > 1_000_000) {
-    throw new AudioDecodeError(`the WAV file has an implausible sample rate (${fmt.sampleRate} Hz)`);
-  }
-  // blockAlign / channels is the container size: 24-bit samples in 32-bit containers,
-  // 12-bit in 16-bit and so on are read as the container (they are left-justified).
-  const bytesPerSample = fmt.blockAlign / fmt.channels;
-  const ok =
-    Number.isInteger(bytesPerSample) &&
-    ((fmt.encoding === 'pcm' && bytesPerSample >= 1 && bytesPerSample <= 4) ||
-      (fmt.encoding === 'float' && (bytesPerSample === 4 || bytesPerSample === 8)) ||
-      ((fmt.encoding === 'alaw' || fmt.encoding === 'mulaw') && bytesPerSample === 1));
-  if (!ok) {
-    throw new AudioDecodeError(
-      `the WAV file has an unsupported sample size (${fmt.encoding}, ${fmt.bitsPerSample} bits, block align ${fmt.blockAlign})`,
-    );
-  }
-  return bytesPerSample;
+  const layout = sampleBytes(fmt);
+  if ('problem' in layout) throw new AudioDecodeError(`the WAV file has ${layout.problem}`);
+  return layout.bytesPerSample;
 }
 
 /**
@@ -134,8 +96,9 @@ export async function readWavInfo(handle: FileHandle, fileSize: number): Promise
       const available = fileSize - body;
       let declared = size;
       if (rf64 && size === 0xffffffff && rf64DataSize !== undefined) declared = rf64DataSize;
-      // 0xFFFFFFFF is what recorders write when they never came back to fix the header.
-      const dataBytes = size === 0xffffffff && !rf64 ? available : Math.min(declared, available);
+      // 0xFFFFFFFF (or 0) is what recorders write when they never came back to fix the header: the
+      // audio runs to the end of the file, as the client's local check counts it (riff.ts).
+      const dataBytes = !declaresLength(size) && !rf64 ? available : Math.min(declared, available);
       const frames = Math.floor(dataBytes / fmt.blockAlign);
       if (frames === 0) throw new AudioDecodeError('the WAV file has no samples');
       return {

@@ -143,8 +143,12 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
       duration = summary.durationSec;
       warning = cutShortWarning(summary, duration);
     } catch (error) {
-      if (error instanceof WavFormatError)
-        return reject(error.message.replace(/^a WAV file/, 'not a readable WAV file:'));
+      if (error instanceof WavFormatError) {
+        // Its messages read "a WAV file with …" (a result "is" one): named as unreadable here.
+        return reject(
+          error.message.startsWith('a WAV file') ? `not readable: ${error.message}` : error.message,
+        );
+      }
       return reject(describeFsError(error));
     }
     if (!(duration > 0)) return reject('no audio: the WAV file holds no samples');

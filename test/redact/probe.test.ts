@@ -8,6 +8,7 @@ import { probeFile } from '../../src/redact/probe.js';
 import { FIXTURES, tempDir } from '../helpers/cli.js';
 import { framesDuration, framesFor, MP3_LAYOUT_CASES, makeMp3, makeWav, writeMp3 } from '../helpers/mp3.js';
 import { withLameTag } from '../helpers/lame-tag.js';
+import { chunk, fmtPcm, riff } from '../helpers/signal.js';
 
 const limits = { maxSize: DEFAULT_MAX_SIZE, maxDurationSec: DEFAULT_MAX_DURATION_SECONDS };
 let dir: { path: string; cleanup: () => Promise<void> };
@@ -256,5 +257,89 @@ describe('generated MP3 traps', () => {
     const wav = join(dir.path, 'w', 'ten-seconds.wav');
     await writeFile(wav, makeWav(10));
     expect(await probeFile(wav, { ...limits, maxDurationSec: 5 })).toMatchObject({ ok: false });
+  });
+});
+
+describe('odd WAV layouts: the local check and the sandbox judge alike', () => {
+  /** A `fmt ` body: a classic tag, or WAVE_FORMAT_EXTENSIBLE with `subFormat` in its GUID. */
+  function fmt(o: {
+    tag?: number;
+    channels?: number;
+    rate?: number;
+    bits?: number;
+    block?: number;
+    subFormat?: number;
+  }) {
+    const { tag = 1, channels = 1, rate = 8000, bits = 16 } = o;
+    const block = o.block ?? (channels * bits) / 8;
+    const base = fmtPcm(channels, rate, 16);
+    base.writeUInt16LE(tag, 0);
+    base.writeUInt32LE(rate * block, 8);
+    base.writeUInt16LE(block, 12);
+    base.writeUInt16LE(bits, 14);
+    if (o.subFormat === undefined) return base;
+    const extension = Buffer.alloc(24);
+    extension.writeUInt16LE(22, 0);
+    extension.writeUInt16LE(bits, 2);
+    // KSDATAFORMAT_SUBTYPE_*: the format tag, then the fixed tail of the GUID.
+    Buffer.from('000000001000800000aa00389b71', 'hex').copy(extension, 10);
+    extension.writeUInt16LE(o.subFormat, 8);
+    return Buffer.concat([base, extension]);
+  }
+  const audio = Buffer.alloc(24_000, 0x11); // 1.5 s of 16-bit mono at 8 kHz
+
+  it.each([
+    [
+      'IMA ADPCM (its duration is not its size)',
+      fmt({ tag: 0x11, bits: 4, block: 256 }),
+      audio,
+      /unsupported encoding \(format tag 0x0011\)/,
+    ],
+    [
+      'MP3 inside a WAV',
+      fmt({ tag: 0x55, bits: 0, block: 1 }),
+      audio,
+      /unsupported encoding \(format tag 0x0055\)/,
+    ],
+    [
+      'an unknown EXTENSIBLE sub-format',
+      fmt({ tag: 0xfffe, subFormat: 0x1234 }),
+      audio,
+      /unsupported encoding \(format tag 0x1234\)/,
+    ],
+    [
+      'a block align that is no whole sample per channel',
+      fmt({ channels: 2, block: 3 }),
+      audio,
+      /unsupported sample size/,
+    ],
+    ['a 500 Hz sample rate', fmt({ rate: 500 }), audio, /implausible sample rate \(500 Hz\)/],
+  ])('rejects %s with its reason, as the sandbox refuses it', async (name, body, data, reason) => {
+    const path = join(dir.path, `${name.replace(/\W+/g, '-')}.wav`);
+    await writeFile(path, riff([chunk('fmt ', body), chunk('data', data)]));
+    const result = await probeFile(path, limits);
+    expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(reason) });
+    if (!result.ok) expect(result.reason).toMatch(/^not readable: a WAV file with /);
+    await expect(measureAudioDuration(path)).rejects.toThrow(reason);
+  });
+
+  it.each([
+    ['EXTENSIBLE float', fmt({ tag: 0xfffe, subFormat: 3, bits: 32 }), 0.75],
+    ['EXTENSIBLE PCM, 6 channels', fmt({ tag: 0xfffe, subFormat: 1, channels: 6 }), 0.25],
+    ['µ-law', fmt({ tag: 7, bits: 8 }), 3],
+  ])('accepts %s, measured as the sandbox measures it', async (name, body, seconds) => {
+    const path = join(dir.path, `${name.replace(/\W+/g, '-')}.wav`);
+    await writeFile(path, riff([chunk('fmt ', body), chunk('data', audio)]));
+    expect(await probeFile(path, limits)).toMatchObject({ ok: true, durationSec: seconds });
+    expect(await measureAudioDuration(path)).toBe(seconds);
+  });
+
+  it('takes a data chunk that declares 0 bytes (a streaming writer) to the end of the file, as the sandbox does', async () => {
+    const bytes = makeWav(1.5);
+    bytes.writeUInt32LE(0, 40);
+    const path = join(dir.path, 'streamed-size-0.wav');
+    await writeFile(path, bytes);
+    expect(await probeFile(path, limits)).toMatchObject({ ok: true, durationSec: 1.5 });
+    expect(await measureAudioDuration(path)).toBe(1.5);
   });
 });
