@@ -16,6 +16,27 @@ export function formatLength(seconds: number): string {
   return seconds < 60 ? `${Math.round(seconds * 100) / 100} s` : formatDuration(seconds);
 }
 
+/**
+ * Figures told apart: each formatted by `format`, and where two that differ would read the same
+ * (`too long: 1:00:00, the limit is 1:00:00` for 3600.05 s), all of them by `exact` instead.
+ */
+export function apart(
+  values: readonly number[],
+  format: (value: number) => string,
+  exact: (value: number) => string,
+): string[] {
+  const shown = values.map(format);
+  const clash = values.some((value, i) =>
+    values.some((other, j) => j > i && other !== value && shown[j] === shown[i]),
+  );
+  return clash ? values.map(exact) : shown;
+}
+
+/** Seconds to the millisecond: `3600.05 s`, where a rounded length would hide a difference. */
+export function exactSeconds(seconds: number): string {
+  return `${Math.round(seconds * 1000) / 1000} s`;
+}
+
 /** A timestamp as the service sent it, shortened for a table: `2026-11-21 05:14:03`. */
 export function formatTimestamp(text: string): string {
   const date = new Date(text);

@@ -11,7 +11,7 @@ import { type Mp3Scan, scanMp3File } from '../audio/mp3-frames.js';
 import { frameHeaderAtStart, sniffFormat } from '../audio/sniff.js';
 import { WavFormatError, WavReader, type WavSummary } from '../audio/riff.js';
 import { describeFsError } from '../fs/errors.js';
-import { formatDuration, formatLength } from '../output/format.js';
+import { apart, exactSeconds, formatDuration, formatLength } from '../output/format.js';
 
 export interface ProbeLimits {
   maxSize: number;
@@ -45,6 +45,16 @@ export function formatBytes(bytes: number): string {
     unit++;
   }
   return `${value >= 100 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
+}
+
+function sizeAndLimit(size: number, limit: number): string {
+  const [shown, most] = apart([size, limit], formatBytes, (bytes) => `${bytes} bytes`);
+  return `${shown}, the limit is ${most}`;
+}
+
+function lengthAndLimit(seconds: number, limit: number): string {
+  const [shown, most] = apart([seconds, limit], formatDuration, exactSeconds);
+  return `${shown}, the limit is ${most}`;
 }
 
 const openFd = promisify(open);
@@ -108,9 +118,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
   if (!info.isFile()) return reject(info.isDirectory() ? 'a folder, not a file' : 'not a regular file');
   if (size === 0) return reject('empty file (0 bytes)');
   if (size > limits.maxSize) {
-    return reject(
-      `too large: ${formatBytes(size)}, the limit is ${formatBytes(limits.maxSize)} (--max-size)`,
-    );
+    return reject(`too large: ${sizeAndLimit(size, limits.maxSize)} (--max-size)`);
   }
 
   // Small files (most recordings of an archive of short calls) are read in one go.
@@ -166,9 +174,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
   const format = sniffed;
   if (!(duration > 0)) return reject('no audio: its duration is 0');
   if (duration > limits.maxDurationSec) {
-    return reject(
-      `too long: ${formatDuration(duration)}, the limit is ${formatDuration(limits.maxDurationSec)} (--max-duration)`,
-    );
+    return reject(`too long: ${lengthAndLimit(duration, limits.maxDurationSec)} (--max-duration)`);
   }
   const whole = head.length === size ? { bytes: head } : {};
   return {

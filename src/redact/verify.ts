@@ -12,7 +12,7 @@ import { WavFormatError, WavReader } from '../audio/riff.js';
 import { type Unpublished, writeUnpublished } from '../fs/atomic-write.js';
 import type { OutputFolder } from '../fs/containment.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
-import { formatLength } from '../output/format.js';
+import { apart, exactSeconds, formatLength } from '../output/format.js';
 
 /**
  * The most bytes a result may have: 1 MiB for headers and trailing chunks, plus 384,000 bytes a second
@@ -53,10 +53,16 @@ async function* verified(
   const cap = resultByteCap(expect.durationSec, slack);
   const low = Math.max(0, expect.durationSec - slack);
   const high = expect.durationSec + slack;
-  const outOfRange = (seconds: number) =>
-    new ResultRejectedError(
-      `the service's result lasts ${formatLength(seconds)}, the input ${formatLength(expect.durationSec)} (allowed: ${formatLength(low)} to ${formatLength(high)}, --duration-tolerance)`,
+  const outOfRange = (seconds: number) => {
+    const [result, input, from, to] = apart(
+      [seconds, expect.durationSec, low, high],
+      formatLength,
+      exactSeconds,
     );
+    return new ResultRejectedError(
+      `the service's result lasts ${result}, the input ${input} (allowed: ${from} to ${to}, --duration-tolerance)`,
+    );
+  };
   if (response.contentLength !== undefined && response.contentLength > cap) {
     throw new ResultRejectedError(
       `the service's result is announced at ${response.contentLength} bytes, more than the ${cap} a ${formatLength(expect.durationSec)} recording can need`,

@@ -1,5 +1,11 @@
 import { expect, test } from 'vitest';
-import { formatDuration, formatTimestamp } from '../../src/output/format.js';
+import {
+  apart,
+  exactSeconds,
+  formatDuration,
+  formatLength,
+  formatTimestamp,
+} from '../../src/output/format.js';
 
 test.each([
   [0, '0:00'],
@@ -21,4 +27,11 @@ test('formatTimestamp shortens an ISO date to UTC seconds, and keeps what it can
   expect(formatTimestamp('2026-11-21T05:14:03.123Z')).toBe('2026-11-21 05:14:03');
   expect(formatTimestamp('2026-11-21T06:14:03+01:00')).toBe('2026-11-21 05:14:03');
   expect(formatTimestamp('yesterday')).toBe('yesterday');
+});
+
+test('apart: figures that differ but would read alike are all shown exactly; others as they are', () => {
+  expect(apart([3600.05, 3600], formatDuration, exactSeconds)).toEqual(['3600.05 s', '3600 s']);
+  expect(apart([7.0004, 7, 7, 7], formatLength, exactSeconds)).toEqual(['7 s', '7 s', '7 s', '7 s']);
+  expect(apart([7.004, 7, 7, 7], formatLength, exactSeconds)).toEqual(['7.004 s', '7 s', '7 s', '7 s']);
+  expect(apart([3700, 3600], formatDuration, exactSeconds)).toEqual(['1:01:40', '1:00:00']);
 });

@@ -116,6 +116,24 @@ describe('probeFile on the fixtures', () => {
     expect(await probeFile(big, { ...limits, maxSize: 200_000 })).toMatchObject({ ok: true });
   });
 
+  it('tells a figure from its limit where rounding would show them alike', async () => {
+    const wav = join(dir.path, 'just-over.wav');
+    await writeFile(wav, makeWav(5.001, 8000));
+    expect(await probeFile(wav, { ...limits, maxDurationSec: 5 })).toMatchObject({
+      ok: false,
+      reason: 'too long: 5.001 s, the limit is 5 s (--max-duration)',
+    });
+    const size = makeWav(5, 8000).length;
+    expect(await probeFile(wav, { ...limits, maxSize: size })).toMatchObject({
+      ok: false,
+      reason: `too large: ${size + 16} bytes, the limit is ${size} bytes (--max-size)`,
+    });
+    expect(await probeFile(wav, { ...limits, maxDurationSec: 4 })).toMatchObject({
+      ok: false,
+      reason: 'too long: 0:05, the limit is 0:04 (--max-duration)',
+    });
+  });
+
   it('rejects other audio formats by their content, whatever the name', async () => {
     const flacLike = join(dir.path, 'fake.wav');
     await writeFile(flacLike, Buffer.concat([Buffer.from('fLaC'), Buffer.alloc(100)]));
@@ -243,7 +261,8 @@ describe('generated MP3 traps', () => {
     await writeFile(untrimmed, withLameTag(plain, 576, 1000, '\0\0\0\0'));
     expect(await probeFile(untrimmed, limits)).toMatchObject({
       ok: false,
-      reason: expect.stringMatching(/too long: 1:00:00/),
+      // Both round to 1:00:00: told apart to the millisecond.
+      reason: expect.stringMatching(/^too long: 3600\.\d+ s, the limit is 3600 s \(--max-duration\)$/),
     });
     expect(await measureAudioDuration(untrimmed)).toBeGreaterThan(3600);
   });
