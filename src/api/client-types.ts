@@ -1,0 +1,43 @@
+/** What the service client is given and gives back: its options, the bodies it hands on, an upload's. */
+import type { Clock } from '../clock.js';
+import type { Logger } from '../output/logger.js';
+
+export interface ClientOptions {
+  baseUrl: URL;
+  token: string;
+  timeoutMs: number;
+  /** Retries of failures other than throttling. */
+  maxRetries: number;
+  clock: Clock;
+  log: Logger;
+  userAgent: string;
+  /** The most requests in flight at once (`-c`); the throttle window never exceeds it. */
+  concurrency?: number;
+  /** How long continuous throttling is ridden out (`--max-throttle-wait`). */
+  maxThrottleWaitMs?: number;
+}
+
+/** A response body handed to the caller, who decides where the bytes go (the client writes no files). */
+export interface ResponseBody {
+  /** The bytes; a network failure while reading them surfaces as the client's typed error. */
+  body: AsyncIterable<Uint8Array>;
+  /** The Content-Length the server announced, if any. */
+  contentLength: number | undefined;
+  contentType: string;
+}
+
+/** How one recording is uploaded. */
+export interface UploadOptions {
+  signal?: AbortSignal | undefined;
+  /** The file's bytes as the caller checked them: sent as they are, the file not read again. */
+  bytes?: Uint8Array | undefined;
+  /** Told the SHA-256 of the file's bytes as read and sent (not called when `bytes` are given). */
+  onFileSent?: ((sha256: string) => void) | undefined;
+}
+
+/**
+ * Consumes a response body. It runs again, with a fresh body, when the request is retried after a
+ * network failure while reading; its own errors (a local file-system error, a failed check) are never
+ * retried and pass through as they are.
+ */
+export type BodySink<T> = (response: ResponseBody) => Promise<T>;
