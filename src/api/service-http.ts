@@ -178,12 +178,16 @@ export class ServiceHttp {
       shouldRetry,
       what,
       throttle: this.#throttle,
-      onRetry: (error, attempt, delayMs) =>
+      onRetry: (error, attempt, delayMs) => {
+        // The client's errors already begin with what was being done: said once.
+        const message = (error as Error).message;
+        const said = message.startsWith(`${what}: `) ? message : `${what}: ${message}`;
         log.debug(
           delayMs === 0
-            ? `${what}: ${(error as Error).message}; throttled, waiting at the gate (window ${this.#throttle.window})`
-            : `${what}: ${(error as Error).message}; retry ${attempt}/${maxRetries} in ${formatWait(delayMs)}`,
-        ),
+            ? `${said}; throttled, waiting at the gate (window ${this.#throttle.window})`
+            : `${said}; retry ${attempt}/${maxRetries} in ${formatWait(delayMs)}`,
+        );
+      },
       onSlowConnect: (error) => {
         if (this.#slowConnectNoticed) return;
         this.#slowConnectNoticed = true;

@@ -6,6 +6,7 @@
  * Node.js reads such a name with U+FFFD in place of the bytes, and that name opens nothing. The
  * walkers' `fs` option lets the listing note each folder it could not read and go on.
  */
+import { sep } from 'node:path';
 import { readdir } from 'node:fs';
 import { describeFsError, errnoCode } from '../fs/errors.js';
 
@@ -19,10 +20,14 @@ const NOT_UTF8 =
 const HOLDS_NUL =
   'the path holds a NUL byte, which no file name can: --files-from takes one path per line (find -print, not -print0)';
 
+const NO_DASH_FILE = 'no such file or folder (a list of inputs on stdin is read with --files-from -)';
+
 /** Why `path` could not be read: a file-system error, or a name that is not UTF-8 or holds a NUL. */
 export function describeInputError(error: unknown, path: string): string {
   // Node.js refuses such a path with ERR_INVALID_ARG_VALUE, which says nothing to a user.
   if (path.includes('\0')) return HOLDS_NUL;
+  // `vredact redact -`, as other tools read stdin: here a list on stdin is `--files-from -`.
+  if (errnoCode(error) === 'ENOENT' && path.endsWith(`${sep}-`)) return NO_DASH_FILE;
   return errnoCode(error) === 'ENOENT' && path.includes(REPLACEMENT) ? NOT_UTF8 : describeFsError(error);
 }
 

@@ -67,6 +67,32 @@ async function setUp(
   return { server, client, bodies, log };
 }
 
+describe('--verbose retry lines', () => {
+  it('say what was being done once, then the failure and the retry', async () => {
+    const server = await startScriptedServer((_req, res, _body, index) =>
+      index === 0 ? sendJson(res, 500, { message: 'hiccup' }) : sendJson(res, 200, { jobs: [] }),
+    );
+    const debug: string[] = [];
+    const client = new ApiClient({
+      baseUrl: new URL(server.baseUrl),
+      token: TOKEN,
+      timeoutMs: 10_000,
+      maxRetries: 2,
+      clock: { ...systemClock, sleep: async () => {} },
+      log: { ...recordingLogger(), debug: (message) => debug.push(message) },
+      userAgent: 'vredact-test/1',
+    });
+    cleanups.push(
+      () => server.close(),
+      () => client.close(),
+    );
+    await expect(client.listJobs()).resolves.toEqual([]);
+    const retry = debug.find((line) => line.includes('retry 1/2'));
+    expect(retry).toMatch(/^listing jobs: /);
+    expect(retry).not.toMatch(/^listing jobs: listing jobs/);
+  });
+});
+
 describe('an answer that comes too slowly', () => {
   it('fails as timed out once a whole --timeout brought less than 1 KiB, though it never pauses that long', async () => {
     const server = await startScriptedServer((_req, res) => {

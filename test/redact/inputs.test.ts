@@ -230,6 +230,13 @@ describe('--files-from', () => {
     ]);
   });
 
+  it('answers `redact -` with where a list on stdin goes', async () => {
+    const { problems } = await expand(['-']);
+    expect(problems.map((problem) => problem.reason)).toEqual([
+      'no such file or folder (a list of inputs on stdin is read with --files-from -)',
+    ]);
+  });
+
   it('treats listed lines as paths, not patterns', async () => {
     await touch('a.wav');
     const { files, problems } = await expand([], { listed: ['*.wav'] });
