@@ -30,4 +30,10 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  {
+    // The binary's entry is CommonJS (see its first lines).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -33,7 +33,7 @@ import { startStandIn } from './bench/stand-in.js';
 import { statusPart } from './bench/status-part.js';
 import { writeWavFiles } from './bench/wav-files.js';
 
-const BIN = fileURLToPath(new URL('../bin/vredact.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/vredact.cjs', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./bench/undici-floor.js', import.meta.url));
 const DISK_FLOOR = fileURLToPath(new URL('./bench/disk-floor.js', import.meta.url));
 const PROMISES_FLOOR = fileURLToPath(new URL('./bench/promises-floor.js', import.meta.url));

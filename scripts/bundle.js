@@ -4,7 +4,7 @@
  *
  * Why: a command spent more of its start resolving and compiling about 180 module files than doing
  * its work. On Node.js 20 the bundle starts an empty `vredact redact` in about 0.16 s of CPU instead
- * of 0.22 s; Node.js 22 and newer also keep the compiled code (see bin/vredact.js).
+ * of 0.22 s; Node.js 22 and newer also keep the compiled code (see bin/vredact.cjs).
  *
  * The files tsc writes stay: the audio worker thread and the tests load them. Every output file
  * lies directly in dist/, as src's top-level modules do, so an `import.meta.url`-relative path

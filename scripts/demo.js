@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const root = join(import.meta.dirname, '..');
-const bin = join(root, 'bin', 'vredact.js');
+const bin = join(root, 'bin', 'vredact.cjs');
 const configDir = mkdtempSync(join(tmpdir(), 'vredact-demo-'));
 const env = { ...process.env, VREDACT_CONFIG_DIR: configDir };
 for (const key of ['VREDACT_BASE_URL', 'VREDACT_TOKEN']) delete env[key];

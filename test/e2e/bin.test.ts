@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { startSandboxProcess } from '../helpers/sandbox.js';
 
 let work: Awaited<ReturnType<typeof tempDir>>;
 
@@ -141,3 +142,29 @@ test("the binary lets V8's heap grow to twice what it keeps, not four times, unl
   const usersOwn = await heapPeakMb(['--heap-growing-percent=300']);
   expect(capped).toBeLessThan(usersOwn * 0.7);
 });
+
+/** How many threads the running process `pid` has (Linux: its entries in /proc/<pid>/task). */
+async function threadCount(pid: number | undefined): Promise<number> {
+  if (pid === undefined) throw new Error('the child has no pid');
+  return (await readdir(`/proc/${pid}/task`)).length;
+}
+
+test.skipIf(process.platform !== 'linux')(
+  "the binary runs libuv's thread pool at 64 threads (flushes in parallel), unless the user sets its size",
+  async () => {
+    // On Node.js 20 an ES module entry started the pool at its default 4 threads before the entry
+    // could size it: these counts were then 11 and 11.
+    const own = await startSandboxProcess();
+    try {
+      expect(await threadCount(own.process.pid)).toBeGreaterThan(64);
+    } finally {
+      await own.stop();
+    }
+    const users = await startSandboxProcess([], { env: { UV_THREADPOOL_SIZE: '6' } });
+    try {
+      expect(await threadCount(users.process.pid)).toBeLessThan(20);
+    } finally {
+      await users.stop();
+    }
+  },
+);

@@ -28,7 +28,7 @@ test(
         'LICENSE',
         'README.md',
         'package.json',
-        'bin/vredact.js',
+        'bin/vredact.cjs',
         'dist/cli.js',
         'dist/cli.bundle.js',
       ]),

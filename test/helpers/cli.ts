@@ -5,7 +5,7 @@ import { execa, type Options, type ResultPromise } from 'execa';
 import { afterEach, beforeEach } from 'vitest';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
-export const BIN = join(REPO_ROOT, 'bin', 'vredact.js');
+export const BIN = join(REPO_ROOT, 'bin', 'vredact.cjs');
 export const FIXTURES = join(REPO_ROOT, 'fixtures');
 /** The path of a file in `fixtures/`. */
 export const fixture = (name: string): string => join(FIXTURES, name);

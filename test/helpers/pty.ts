@@ -4,7 +4,7 @@
  * raw bytes, and keys are typed into the terminal, so Ctrl-C goes through the terminal's line
  * discipline exactly as from a keyboard (it raises SIGINT only while the terminal is not in raw mode).
  *
- *   const term = runInPty('node bin/vredact.js redact in', { cwd, env, columns: 120 });
+ *   const term = runInPty('node bin/vredact.cjs redact in', { cwd, env, columns: 120 });
  *   await term.waitFor(/in flight/);
  *   term.type('\x03');
  *   await term.exited;
