@@ -28,19 +28,17 @@ describe('the fate of an upload that failed', () => {
     expect(uploadMayHaveBeenAccepted(status(code))).toBe(false);
   });
 
-  it('a refused connection never left; a dropped one may have arrived', () => {
+  it('a refused connection, or one that timed out before it was made, never left; a dropped one may have arrived', () => {
     const refused = new ConnectionError('cannot connect', true);
+    const neverMade = new ConnectTimeoutError('cannot connect (timed out)');
     const dropped = new ConnectionError('reset', false);
     expect([uploadSafeToResend(refused), uploadMayHaveBeenAccepted(refused)]).toEqual([true, false]);
+    expect([uploadSafeToResend(neverMade), uploadMayHaveBeenAccepted(neverMade)]).toEqual([true, false]);
     expect([uploadSafeToResend(dropped), uploadMayHaveBeenAccepted(dropped)]).toEqual([false, true]);
   });
 
-  it('a timeout or an unreadable answer may have been accepted', () => {
-    for (const error of [
-      new TimeoutError('slow'),
-      new ConnectTimeoutError('slow connect'),
-      new InvalidResponseError('garbled'),
-    ]) {
+  it('a timeout once connected, or an unreadable answer, may have been accepted', () => {
+    for (const error of [new TimeoutError('slow'), new InvalidResponseError('garbled')]) {
       expect(uploadSafeToResend(error)).toBe(false);
       expect(uploadMayHaveBeenAccepted(error)).toBe(true);
     }
