@@ -82,9 +82,13 @@ export async function createContext(
   let client: ApiClient | undefined;
   const build = async (token?: string) => {
     const service = requireService(token ? { ...settings, token } : settings);
-    const { ApiClient } = await import('./api/client.js');
+    const [{ ApiClient }, { proxySettingsFrom }] = await Promise.all([
+      import('./api/client.js'),
+      import('./api/proxy.js'),
+    ]);
     return new ApiClient({
       ...service,
+      proxies: proxySettingsFrom(env),
       timeoutMs: settings.timeoutMs,
       maxRetries: settings.maxRetries,
       concurrency: settings.concurrency,

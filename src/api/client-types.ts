@@ -1,6 +1,7 @@
 /** What the service client is given and gives back: its options, the bodies it hands on, an upload's. */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../output/logger.js';
+import type { ProxySettings } from './proxy.js';
 
 export interface ClientOptions {
   baseUrl: URL;
@@ -15,6 +16,8 @@ export interface ClientOptions {
   concurrency?: number;
   /** How long continuous throttling is ridden out (`--max-throttle-wait`). */
   maxThrottleWaitMs?: number;
+  /** The proxies the environment names (none: every request goes direct). */
+  proxies?: ProxySettings | undefined;
 }
 
 /** A response body handed to the caller, who decides where the bytes go (the client writes no files). */

@@ -68,6 +68,13 @@ export class CertificateError extends ApiError {
   override name = 'CertificateError';
 }
 /**
+ * The proxy refused to open a tunnel to the service (407: its credentials, 403: a host it does not
+ * let through): the request never reached the service, and trying again cannot help.
+ */
+export class ProxyRefusedError extends ApiError {
+  override name = 'ProxyRefusedError';
+}
+/**
  * The host of a signed URL refused it (401/403). Those URLs carry no credentials, so this says the
  * link expired or was tampered with, never that the token was refused: it is not an auth error.
  */

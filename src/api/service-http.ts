@@ -3,7 +3,9 @@
  * (scrubbed of secrets, with base-URL hints), and every attempt through the shared throttle gate.
  */
 import type { Dispatcher } from 'undici';
-import { Agent, request } from './undici-agent.js';
+import { dispatcherFor } from './dispatcher.js';
+import { proxyFor, proxySecrets, proxyShown } from './proxy.js';
+import { request } from './undici-agent.js';
 import { lowSpeedLimit } from './low-speed.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
 import type { ClientOptions } from './client.js';
@@ -46,11 +48,14 @@ export class ServiceHttp {
 
   constructor(options: ClientOptions) {
     this.#options = options;
-    this.#agent = new Agent({
-      connectTimeout: Math.min(options.timeoutMs, 30_000),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    }).compose(lowSpeedLimit(options.timeoutMs));
+    this.#agent = dispatcherFor(
+      {
+        connectTimeout: Math.min(options.timeoutMs, 30_000),
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      },
+      options.proxies,
+    ).compose(lowSpeedLimit(options.timeoutMs));
     this.#throttle = new Throttle({
       clock: options.clock,
       maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -58,7 +63,12 @@ export class ServiceHttp {
     });
     // A base URL with credentials is refused before a client is built; scrubbed all the same.
     const { username, password } = options.baseUrl;
-    this.scrub = scrubberFor([options.token, safeDecode(password), safeDecode(username)]);
+    this.scrub = scrubberFor([
+      options.token,
+      safeDecode(password),
+      safeDecode(username),
+      ...proxySecrets(options.proxies),
+    ]);
   }
 
   get options(): ClientOptions {
@@ -101,7 +111,11 @@ export class ServiceHttp {
       headers['content-length'] = String(init.form.contentLength);
     }
     if (init.json || init.authorized) headers.accept = 'application/json, audio/*;q=0.9, */*;q=0.1';
-    this.#options.log.debug(`${method} ${init.authorized ? url.href : `${url.origin}${url.pathname}`}`);
+    const route = proxyFor(url, this.#options.proxies);
+    const through = route ? ` (through the proxy ${proxyShown(route.proxy)})` : '';
+    this.#options.log.debug(
+      `${method} ${init.authorized ? url.href : `${url.origin}${url.pathname}`}${through}`,
+    );
     try {
       const response = await request(url, {
         method,
@@ -114,7 +128,7 @@ export class ServiceHttp {
       this.#slowConnectNoticed = false;
       return response;
     } catch (error) {
-      throw networkError(error, what, url);
+      throw networkError(error, what, url, route);
     }
   }
 

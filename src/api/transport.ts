@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import { CertificateError, ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
 import { LOW_SPEED_BYTES } from './low-speed.js';
+import { type ProxyRoute, proxyHint, proxyShown, tunnelRefusal } from './proxy.js';
 
 export type Headers = Dispatcher.ResponseData['headers'];
 
@@ -157,20 +158,27 @@ export function hostPort(url: URL): string {
 
 const URL_HINT = 'is the service URL right? `vredact config get base-url`';
 
-/** Turns undici's and the socket's errors into the client's typed errors, naming where; aborts pass through. */
-export function networkError(error: unknown, what: string, url?: URL): unknown {
+/**
+ * Turns undici's and the socket's errors into the client's typed errors, naming where; aborts pass
+ * through. Through a proxy (`route`), a connection that cannot be made is the proxy's.
+ */
+export function networkError(error: unknown, what: string, url?: URL, route?: ProxyRoute): unknown {
   if (!(error instanceof Error)) return error;
+  const refusal = route && url ? tunnelRefusal(error, what, url, route) : undefined;
+  if (refusal) return refusal;
   if (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR') return error;
   const code =
     (error as { code?: string }).code ?? ((error.cause as { code?: string } | undefined)?.code || '');
   const where = url ? hostPort(url) : 'the service';
+  const connectTo = route ? `the proxy ${proxyShown(route.proxy)}` : where;
+  const connectHint = route ? proxyHint(route) : URL_HINT;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new ConnectTimeoutError(
-      `${what}: cannot connect to ${where} (timed out)`,
+      `${what}: cannot connect to ${connectTo} (timed out)`,
       undefined,
       undefined,
       1,
-      `${URL_HINT}; is the network up?`,
+      `${connectHint}; is the network up?`,
     );
   }
   if (code === 'VREDACT_LOW_SPEED') {
@@ -202,9 +210,10 @@ export function networkError(error: unknown, what: string, url?: URL): unknown {
   }
   const unreachable = UNREACHABLE.get(code);
   if (unreachable) {
-    return new ConnectionError(`${what}: cannot connect to ${where} (${unreachable})`, true, URL_HINT);
+    return new ConnectionError(`${what}: cannot connect to ${connectTo} (${unreachable})`, true, connectHint);
   }
   const words = DROPPED.get(code);
   const detail = words ? `${words}, ${code}` : code || error.message;
-  return new ConnectionError(`${what}: network error talking to ${where} (${detail})`, false);
+  const via = route ? ` through the proxy ${proxyShown(route.proxy)}` : '';
+  return new ConnectionError(`${what}: network error talking to ${where}${via} (${detail})`, false);
 }

@@ -8,7 +8,11 @@
  */
 import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
-import type { Agent as UndiciAgent, Dispatcher as UndiciDispatcher } from 'undici';
+import type {
+  Agent as UndiciAgent,
+  Dispatcher as UndiciDispatcher,
+  ProxyAgent as UndiciProxyAgent,
+} from 'undici';
 
 // undici parses HTTP with llhttp compiled to WebAssembly. Node.js 20's V8 recompiles llhttp's hot
 // functions with its optimizing compiler after the first answers: about 110 ms of CPU on
@@ -20,12 +24,18 @@ import type { Agent as UndiciAgent, Dispatcher as UndiciDispatcher } from 'undic
 if (process.versions.node.split('.')[0] === '20') setFlagsFromString('--liftoff-only');
 
 const require = createRequire(import.meta.url);
-const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as typeof UndiciDispatcher;
+/** The base class of undici's dispatchers (the client's proxy router extends it). */
+export const Dispatcher = require('undici/lib/dispatcher/dispatcher.js') as typeof UndiciDispatcher;
 // The index's `Object.assign(Dispatcher.prototype, api)`: it gives every dispatcher `request`.
 Object.assign(Dispatcher.prototype, require('undici/lib/api/index.js') as object);
 
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 export type Agent = UndiciAgent;
+
+/** undici's ProxyAgent, loaded only when a proxy is set: most runs never need its modules. */
+export function loadProxyAgent(): typeof UndiciProxyAgent {
+  return require('undici/lib/dispatcher/proxy-agent.js') as typeof UndiciProxyAgent;
+}
 
 export type RequestOptions = Omit<UndiciDispatcher.RequestOptions, 'origin' | 'path'> & {
   dispatcher: UndiciDispatcher;

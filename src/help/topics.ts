@@ -29,6 +29,13 @@ const ENVIRONMENT = `Environment variables
                         allow an http:// service URL that is not loopback
   VREDACT_CONFIG_DIR    folder of the config file (default: the platform's,
                         ~/.config/vredact on Linux); one per account, or for tests
+  HTTPS_PROXY           the proxy of https requests, http://[user:password@]host:port
+                        (https_proxy first if both are set); HTTP_PROXY (http_proxy)
+                        is the proxy of plain http ones only. Requests go through
+                        it in a CONNECT tunnel: it never sees the token or a file
+  NO_PROXY              hosts reached directly, comma-separated: names (their
+                        subdomains too), addresses, ranges (10.0.0.0/8), each with
+                        an optional :port, or *. Loopback is always direct
   NO_COLOR              any non-empty value turns colour off (as --no-color)
   NODE_DISABLE_COMPILE_CACHE=1
                         on Node.js 22.8 or newer, vredact keeps its compiled code

@@ -44,9 +44,12 @@ export async function touchFiles(root: string, ...paths: string[]): Promise<void
   }
 }
 
+/** Variables of the developer's own that would change a run: proxies and colour. */
+const NOT_INHERITED = /^(VREDACT_.*|NO_COLOR|FORCE_COLOR|(HTTPS?|NO|ALL)_PROXY)$/i;
+
 /**
- * The environment of a CLI run: nothing of the developer's own vredact settings leaks in, and the
- * config store lives in `configDir`.
+ * The environment of a CLI run: nothing of the developer's own vredact settings or proxies leaks in,
+ * and the config store lives in `configDir`.
  */
 export function isolatedEnv(
   configDir: string,
@@ -54,7 +57,7 @@ export function isolatedEnv(
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('VREDACT_') && key !== 'NO_COLOR' && key !== 'FORCE_COLOR') env[key] = value;
+    if (!NOT_INHERITED.test(key)) env[key] = value;
   }
   return { ...env, VREDACT_CONFIG_DIR: configDir, ...extra };
 }
