@@ -128,6 +128,15 @@ export function errorForStatus(
   return new InvalidResponseError(message, status, serviceMessage, ExitCode.partial, hint);
 }
 
+/**
+ * True for failures that every request to the service would meet, whatever it carries: its TLS
+ * certificate is not trusted, or the proxy refuses the tunnel. A batch stops on the first, rather
+ * than failing each of its files the same way.
+ */
+export function failsEveryRequest(error: unknown): boolean {
+  return error instanceof CertificateError || error instanceof ProxyRefusedError;
+}
+
 /** True for errors that mean the token itself was refused: the whole run stops. */
 export function isTokenRefused(error: unknown): boolean {
   return error instanceof AuthenticationError || error instanceof PermissionDeniedError;

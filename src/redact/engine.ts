@@ -5,6 +5,7 @@ import type { ApiClient } from '../api/client.js';
 import { isTokenRefused } from '../api/errors.js';
 import type { Clock } from '../clock.js';
 import type { OutputFolder } from '../fs/containment.js';
+import { LocalFsError } from '../fs/errors.js';
 import type { Logger } from '../output/logger.js';
 import { GateClosedError, type TokenGate } from './gate.js';
 import type { DurationTolerance } from './options.js';
@@ -73,7 +74,11 @@ export function isStopping(engine: Engine, error: unknown): boolean {
 
 export function stoppedReason(engine: Engine): string {
   if (engine.tokenRefused()) return 'not finished: the service refused the token';
-  if (engine.halt.reason) return 'not finished: the batch stopped on a local file-system failure';
+  if (engine.halt.reason) {
+    return engine.halt.reason instanceof LocalFsError
+      ? 'not finished: the batch stopped on a local file-system failure'
+      : 'not finished: the batch stopped on a failure every upload would meet';
+  }
   return 'not finished: interrupted';
 }
 

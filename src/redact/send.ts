@@ -6,7 +6,7 @@
  * to the collect stage.
  */
 import { basename, extname } from 'node:path';
-import { isTokenRefused } from '../api/errors.js';
+import { failsEveryRequest, isTokenRefused } from '../api/errors.js';
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
 import { randomHex } from '../random-hex.js';
@@ -232,6 +232,7 @@ async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): 
     recorder.pending(entry, stoppedReason(engine));
     return;
   }
+  if (failsEveryRequest(error)) engine.halt.stop(error);
   if (uploadMayHaveBeenAccepted(error)) {
     // The journal keeps `uploading` as its latest line: the next run looks for its job first.
     recorder.failedUnrecorded(
