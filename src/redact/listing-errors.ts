@@ -7,8 +7,9 @@
  * walkers' `fs` option lets the listing note each folder it could not read and go on.
  */
 import { sep } from 'node:path';
-import { readdir } from 'node:fs';
+import { lstatSync, readdir, readlinkSync } from 'node:fs';
 import { describeFsError, errnoCode } from '../fs/errors.js';
+import { displayText, truncate } from '../output/sanitize.js';
 
 /** What Node.js puts in a name for bytes that are not UTF-8. */
 const REPLACEMENT = '\uFFFD';
@@ -22,13 +23,30 @@ const HOLDS_NUL =
 
 const NO_DASH_FILE = 'no such file or folder (a list of inputs on stdin is read with --files-from -)';
 
+/** Where `path` points when it is a symbolic link (to nothing, as its stat failed); else undefined. */
+function linkTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Why `path` could not be read: a file-system error, or a name that is not UTF-8 or holds a NUL. */
 export function describeInputError(error: unknown, path: string): string {
   // Node.js refuses such a path with ERR_INVALID_ARG_VALUE, which says nothing to a user.
   if (path.includes('\0')) return HOLDS_NUL;
-  // `vredact redact -`, as other tools read stdin: here a list on stdin is `--files-from -`.
-  if (errnoCode(error) === 'ENOENT' && path.endsWith(`${sep}-`)) return NO_DASH_FILE;
-  return errnoCode(error) === 'ENOENT' && path.includes(REPLACEMENT) ? NOT_UTF8 : describeFsError(error);
+  if (errnoCode(error) === 'ENOENT') {
+    // `vredact redact -`, as other tools read stdin: here a list on stdin is `--files-from -`.
+    if (path.endsWith(`${sep}-`)) return NO_DASH_FILE;
+    if (path.includes(REPLACEMENT)) return NOT_UTF8;
+    // "No such file" of a name that is right there in its folder listing reads as a contradiction.
+    const target = linkTarget(path);
+    if (target !== undefined) {
+      return `a broken symbolic link: it points to ${truncate(displayText(target), 120)}, which does not exist`;
+    }
+  }
+  return describeFsError(error);
 }
 
 export interface UnreadableFolder {

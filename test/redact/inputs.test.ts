@@ -180,8 +180,17 @@ describe('named inputs', () => {
     expect(problems).toEqual([
       expect.objectContaining({
         path: join(dir.path, 'calls', 'lost.wav'),
-        reason: 'no such file or folder',
+        reason: 'a broken symbolic link: it points to gone.wav, which does not exist',
       }),
+    ]);
+  });
+
+  it('a broken link named on the command line says where it points; a missing file says it is missing', async () => {
+    await symlink('/gone/far\x1b[2Jaway.wav', join(dir.path, 'lost.wav'));
+    const { problems } = await expand(['lost.wav', 'absent.wav']);
+    expect(problems.map((problem) => problem.reason)).toEqual([
+      'a broken symbolic link: it points to /gone/far\\x1b[2Jaway.wav, which does not exist',
+      'no such file or folder',
     ]);
   });
 
