@@ -5,7 +5,7 @@ import { displayText } from '../output/sanitize.js';
 import { temporaryNameFor } from './atomic-write.js';
 import { describeFsError, errnoCode, fsHint } from './errors.js';
 import { makeFolder } from './make-folder.js';
-import { PRIVATE_FILE_MODE } from './private-dir.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-dir.js';
 
 const CANNOT_WRITE_HINT = 'choose an output folder you can write to (-o), or fix its permissions';
 
@@ -34,6 +34,33 @@ export async function checkOutputFolderWritable(outDir: string): Promise<void> {
   await probeWrite(outDir).catch((error: unknown) => {
     throw refuse(outDir, 'cannot write to the output folder', error);
   });
+}
+
+/**
+ * Makes sure the output folder's state folder (`.vredact/`: journal and lock) is this user's, private
+ * and writable before anything is sent (exit 2 otherwise, as for the output folder itself). One that
+ * another user made cannot be made private by this one (EPERM) and may not take a lock or a journal:
+ * a run failed there with exit 1, after its checks.
+ */
+export async function checkStateFolderWritable(stateDir: string): Promise<void> {
+  try {
+    await ensurePrivateDir(stateDir);
+    await probeWrite(stateDir);
+  } catch (error) {
+    const code = errnoCode((error as { cause?: unknown }).cause ?? error) || errnoCode(error);
+    throw new UsageError(
+      `cannot use the state folder ${displayText(stateDir)}: ${
+        code === 'EPERM'
+          ? 'it belongs to another user'
+          : code === 'ENOTDIR' || code === 'EEXIST'
+            ? 'it is not a folder'
+            : describeFsError(error)
+      }`,
+      code === 'ENOSPC' || code === 'EDQUOT'
+        ? fsHint(code)
+        : 'it must be a folder of the user running vredact, writable by them (chmod 700); or choose another output folder (-o)',
+    );
+  }
 }
 
 /**

@@ -9,7 +9,8 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { DEFAULT_OUT_DIR } from '../settings/settings.js';
 import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
-import { checkOutputFolderWritable } from '../fs/writable.js';
+import { resolveFolderInside } from '../fs/containment.js';
+import { checkOutputFolderWritable, checkStateFolderWritable } from '../fs/writable.js';
 import { printJsonLine } from '../output/table.js';
 import { voiceFormFields } from '../settings/voice.js';
 import { readJournalsCompacting } from './compact.js';
@@ -17,7 +18,7 @@ import type { JournalState } from './journal-read.js';
 import type { Interrupt, RedactClient } from './engine.js';
 import { runDryRun } from './dry-run.js';
 import { journalPath, lockNameFor, optionsFingerprint, STATE_DIR } from './journal.js';
-import { ensureStateDir, JournalWriter } from './journal-writer.js';
+import { JournalWriter } from './journal-writer.js';
 import { acquireLock } from './lock.js';
 import type { RedactOptions } from './options.js';
 import type { Counts, Outcome } from './outcome.js';
@@ -77,7 +78,8 @@ export async function runBatch(
 
   // Before the lock and before anything is sent: a folder that cannot take outputs is exit 2.
   await checkOutputFolderWritable(outDir);
-  await ensureStateDir(join(outDir, STATE_DIR));
+  // Through no link that leads out of the output folder: nothing outside it is made private or written.
+  await checkStateFolderWritable(await resolveFolderInside(outDir, STATE_DIR));
   // Marked first, so that the lock's own temporary name is the shard's, which its next run sweeps.
   markTemporaryNamesAsShard(options.shard);
   const lock = await acquireLock(outDir, ctx.log, ctx.clock.now, { name: lockNameFor(options.shard) });

@@ -5,19 +5,12 @@
  * at close. The folder is 0700 and the file 0600: the journal names every input.
  */
 import { close, fchmod, fdatasync, fstat, open, read, write } from 'node:fs';
-import { chmod } from 'node:fs/promises';
-import { makeFolder } from '../fs/make-folder.js';
 import { dirname } from 'node:path';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 import { promisify } from 'node:util';
 import type { Clock } from '../clock.js';
 import { asLocalFsError } from '../fs/errors.js';
 import type { JournalEntry } from './journal.js';
-
-/** Creates `.vredact/` (0700), or tightens one an older version made. */
-export async function ensureStateDir(dir: string): Promise<void> {
-  await makeFolder(dir, 0o700);
-  await chmod(dir, 0o700).catch(() => {});
-}
 
 // The callback API on a bare descriptor: a FileHandle's appendFile costs several times as much per
 // line, and a batch appends two lines per file.
@@ -54,7 +47,7 @@ export class JournalWriter {
 
   static async open(path: string, clock: Pick<Clock, 'now'> = { now: Date.now }): Promise<JournalWriter> {
     try {
-      await ensureStateDir(dirname(path));
+      await ensurePrivateDir(dirname(path));
       const fd = await openFd(path, 'a+', 0o600);
       try {
         await fchmodFd(fd, 0o600).catch(() => {});

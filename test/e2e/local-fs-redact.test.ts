@@ -2,7 +2,7 @@
  * `vredact redact` and local file-system trouble: a `.vredact` or an output sub-folder that leads
  * outside the output folder is refused, and a read-only output folder is exit 2 before anything is sent.
  */
-import { copyFile, mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -23,6 +23,7 @@ describe('redact and a symbolic link out of the output folder', () => {
       await mkdir(out);
       await mkdir(elsewhere);
       await symlink(elsewhere, join(out, '.vredact'));
+      const modeBefore = (await stat(elsewhere)).mode;
       const result = await runCli(['redact', join(FIXTURES, 'speech-16bit.wav'), '-o', out], {
         env: isolatedEnv(join(dir.path, 'config'), {
           VREDACT_BASE_URL: server.baseUrl,
@@ -35,6 +36,35 @@ describe('redact and a symbolic link out of the output folder', () => {
       );
       expect(server.received).toHaveLength(0);
       expect(await readdir(elsewhere)).toEqual([]);
+      // Not made private through the link either (it was, to 0700, before the refusal).
+      expect((await stat(elsewhere)).mode).toBe(modeBefore);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a state folder that is not a folder is exit 2, saying so, before anything is sent', async () => {
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(500);
+      res.end();
+    });
+    try {
+      const out = join(dir.path, 'out');
+      await mkdir(out);
+      await writeFile(join(out, '.vredact'), 'not a folder');
+      const result = await runCli(['redact', join(FIXTURES, 'speech-16bit.wav'), '-o', out], {
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_test_local_fs',
+        }),
+      });
+      expect(result.exitCode).toBe(2);
+      // It read "EEXIST: file already exists, mkdir …", exit 1.
+      expect(String(result.stderr)).toContain(
+        `error: cannot use the state folder ${join(out, '.vredact')}: it is not a folder`,
+      );
+      expect(server.received).toHaveLength(0);
+      expect(await readFile(join(out, '.vredact'), 'utf8')).toBe('not a folder');
     } finally {
       await server.close();
     }
