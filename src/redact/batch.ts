@@ -4,7 +4,7 @@
  * the journal → check locally → send → collect jobs → verify and write → record) → report → exit code.
  * Everything comes in through the context and the interrupt signals, so it runs in-process in tests.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { DEFAULT_OUT_DIR } from '../settings/settings.js';
