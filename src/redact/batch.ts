@@ -22,6 +22,7 @@ import { JournalWriter } from './journal-writer.js';
 import { acquireLock } from './lock.js';
 import type { RedactOptions } from './options.js';
 import type { Counts, Outcome } from './outcome.js';
+import { adoptOutput } from './adopt.js';
 import { discover } from './discover.js';
 import { lookUpInterrupted } from './interrupted-look-up.js';
 import { buildEngine } from './setup.js';
@@ -134,7 +135,14 @@ export async function runBatch(
     await runStages(
       engine,
       plan.entries,
-      { journal, fingerprint, overwrite: options.overwrite, found, outputs: new OutputPresence() },
+      {
+        journal,
+        fingerprint,
+        overwrite: options.overwrite,
+        found,
+        outputs: new OutputPresence(),
+        adopt: (entry, identity, startedMs) => adoptOutput(engine, entry, identity, startedMs),
+      },
       ctx.settings.concurrency,
     );
     await writer.close();

@@ -26,7 +26,13 @@ export type ReconcileDecision = {
   otherwise: SkipDecision | SendDecision;
 };
 
-export type Decision = SkipDecision | CollectDecision | SendDecision | ReconcileDecision;
+/**
+ * The last upload of this very file began with no output at its place, and an output stands there now:
+ * it published that output and a crash took its `done` line. Checked, it is recorded done (adopt.ts).
+ */
+export type AdoptDecision = { action: 'adopt'; startedMs: number };
+
+export type Decision = SkipDecision | CollectDecision | SendDecision | ReconcileDecision | AdoptDecision;
 
 export interface DecideInput {
   record: JournalRecord | undefined;
@@ -65,8 +71,13 @@ export function decide(input: DecideInput): Decision {
     };
   }
   if (record && same && record.event === 'uploading') {
+    const last = input.interrupted;
+    if (last?.lastSawNoOutput && input.outputExists && !input.overwrite) {
+      return { action: 'adopt', startedMs: last.lastStartedMs };
+    }
     const otherwise = decide({ ...input, record: input.interrupted?.before, interrupted: undefined });
-    if (otherwise.action === 'collect' || otherwise.action === 'reconcile') return otherwise;
+    if (otherwise.action === 'collect' || otherwise.action === 'reconcile' || otherwise.action === 'adopt')
+      return otherwise;
     return {
       action: 'reconcile',
       sinceMs: input.interrupted?.sinceMs ?? Date.parse(record.at),

@@ -68,6 +68,7 @@ export async function runDryRun(
     triaging,
     forEachConcurrently(decided, probeWorkers(ctx.settings.concurrency), async (work) => {
       if (stop.aborted) return;
+      if (work.kind === 'settled') return;
       if (work.kind === 'skipped') return recorder.skipped(work.entry, work.reason);
       if (work.kind === 'rejected') return recorder.rejected(work.entry, work.reason);
       if (work.kind === 'collect')

@@ -42,6 +42,13 @@ export interface JournalRecord {
   uploadName?: string;
   /** uploading, submitted: the input's duration by the local checks, in seconds. */
   durationSec?: number;
+  /**
+   * uploading: no output stood at the input's place as the upload began. An output there after a
+   * crash was published by this upload, its `done` line lost: the next run checks it and records it.
+   */
+  outputAbsent?: boolean;
+  /** done: recorded by a later run, which checked the output a crashed run had published (adopt.ts). */
+  recovered?: boolean;
   /** submitted: the job was found among the service's jobs after an interrupted upload. */
   reconciled?: boolean;
   /** done: `sync` (the answer was the audio) or `job` (collected from an asynchronous job). */

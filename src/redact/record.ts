@@ -140,20 +140,21 @@ export class Recorder {
     this.deps.emit({ input: entry.display, output: entry.outputDisplay, ...outcome });
   }
 
-  /** Journaled (and flushed) just before the upload starts: a crash after it is looked up by this name. */
+  /**
+   * Journaled (and flushed) just before the upload starts: a crash after it is looked up by this name,
+   * and an output that appears at a place that had none (`outputAbsent`) is this upload's (adopt.ts).
+   */
   uploading(
     entry: PlanEntry,
     identity: Identity,
-    uploadName: string,
-    durationSec: number,
-    inputSha256: string,
+    upload: { uploadName: string; durationSec: number; inputSha256: string; outputAbsent: boolean },
   ) {
+    const { outputAbsent, ...carried } = upload;
     return this.#durable({
       event: 'uploading',
       ...this.#base(entry, identity),
-      uploadName,
-      durationSec,
-      inputSha256,
+      ...carried,
+      ...(outputAbsent ? { outputAbsent: true } : {}),
     });
   }
 
@@ -198,6 +199,8 @@ export class Recorder {
       bytes: number;
       outputSha256: string;
       inputSha256?: string | undefined;
+      /** Checked by this run after the run that published it died first (adopt.ts). */
+      recovered?: boolean;
     },
   ): Promise<void> {
     await this.#line({
@@ -209,6 +212,7 @@ export class Recorder {
       ...(result.inputSha256 ? { inputSha256: result.inputSha256 } : {}),
       outputSha256: result.outputSha256,
       voice: this.deps.fields,
+      ...(result.recovered ? { recovered: true } : {}),
     });
     this.#finish(entry, { status: 'done', ...(result.jobId ? { jobId: result.jobId } : {}) });
   }

@@ -5,6 +5,7 @@
  * while the output is flushed and renamed; an asynchronous one is journaled with its job id and handed
  * to the collect stage.
  */
+import { lstatSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { failsEveryRequest, isTokenRefused } from '../api/errors.js';
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
@@ -51,6 +52,20 @@ export function uploadNameFor(path: string, tag = randomHex(8)): string {
 }
 
 /**
+ * What an `uploading` line says of the upload: its name, the input's duration and hash as checked,
+ * and whether no output stood at the input's place (a synchronous stat: one per upload, microseconds).
+ */
+function uploadOf(work: CheckedWork, uploadName: string) {
+  let outputAbsent = false;
+  try {
+    outputAbsent = lstatSync(work.entry.output, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    // Not known: the line does not say it was absent.
+  }
+  return { uploadName, durationSec: work.durationSec, inputSha256: work.sha256, outputAbsent };
+}
+
+/**
  * Journals the upload of a checked input before a slot is free for it: its `uploading` line, with the
  * name the upload will carry, is on disk when a slot takes it, so the flush is not on the path from
  * one upload's answer to the next upload. A line for a file that is then not sent (the batch stops)
@@ -59,7 +74,7 @@ export function uploadNameFor(path: string, tag = randomHex(8)): string {
 export async function journalAhead(engine: Engine, work: CheckedWork): Promise<CheckedWork | undefined> {
   const uploadName = uploadNameFor(work.entry.input);
   try {
-    await engine.recorder.uploading(work.entry, work.identity, uploadName, work.durationSec, work.sha256);
+    await engine.recorder.uploading(work.entry, work.identity, uploadOf(work, uploadName));
   } catch (error) {
     engine.recorder.failedUnrecorded(work.entry, `not sent: ${messageOf(error)}`);
     return undefined;
@@ -117,7 +132,7 @@ export async function sendOne(
   }
   const failure = journaled
     ? undefined
-    : await recorder.uploading(entry, work.identity, uploadName, work.durationSec, work.sha256).then(
+    : await recorder.uploading(entry, work.identity, uploadOf(work, uploadName)).then(
         () => undefined,
         (error: unknown) => error ?? new Error('the journal could not be written'),
       );

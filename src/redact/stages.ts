@@ -75,6 +75,7 @@ export async function runStages(
   const later = new Uint8Column();
   let deferred = 0;
   const dispatch = async (work: Work, last: boolean) => {
+    if (work.kind === 'settled') return;
     if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason);
     else if (work.kind === 'rejected') await recorder.rejected(work.entry, work.reason);
     else if (work.kind === 'send') await toCheck.push(work);

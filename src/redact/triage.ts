@@ -9,7 +9,7 @@ import type { JournalState } from './journal-read.js';
 import { isFolderAt, type OutputPresence } from './output-presence.js';
 import type { PlanEntry } from './plan.js';
 import type { FoundJob } from './reconcile.js';
-import type { Work } from './work.js';
+import type { Identity, Work } from './work.js';
 
 /** Why --dry-run cannot say more about an input whose upload was cut short. */
 export const INTERRUPTED_NOTE =
@@ -41,7 +41,16 @@ export interface TriageOptions {
   found: ReadonlyMap<string, FoundJob> | undefined;
   /** Where outputs are looked for in folder listings (else one at a time). */
   outputs?: OutputPresence | undefined;
+  /**
+   * Checks and records the output an interrupted upload published (adopt.ts); undefined in a dry
+   * run, which writes nothing: the input is then shown skipped, saying what a run will do.
+   */
+  adopt?: ((entry: PlanEntry, identity: Identity, startedMs: number) => Promise<Work>) | undefined;
 }
+
+/** Why --dry-run shows an input whose interrupted upload left its output: a run checks and records it. */
+export const ADOPT_NOTE =
+  'its upload was cut short after its result was saved: a run checks that output and records it done';
 
 /** The journal's decision for one input (used by the reconcile step too). */
 export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
@@ -99,6 +108,10 @@ export async function triage(entry: PlanEntry, options: TriageOptions): Promise<
         inputSha256: decision.inputSha256,
         fresh: false,
       };
+    case 'adopt':
+      return options.adopt
+        ? options.adopt(entry, identity, decision.startedMs)
+        : { kind: 'skipped', entry, reason: ADOPT_NOTE };
     case 'reconcile': {
       const found = options.found?.get(entry.realPath);
       if (found) {

@@ -11,7 +11,7 @@
  * map cost about 550 bytes an interrupted input and 400 more for each further upload of its streak:
  * 864 MB for a dry run over 1,000,000 inputs cut short once.
  */
-import { Float64Column, Uint32Column } from './chunked-columns.js';
+import { Float64Column, Uint32Column, Uint8Column } from './chunked-columns.js';
 import type { JournalRecord } from './journal.js';
 import { hashKey } from './key-index.js';
 
@@ -23,6 +23,13 @@ export interface InterruptedUpload {
   uploads: number;
   /** Its last record before those uploads, if any: what a re-run does when no job of them is found. */
   before: JournalRecord | undefined;
+  /** When the last of those uploads started (ms since the epoch). */
+  lastStartedMs: number;
+  /**
+   * The last upload began with no output at the input's place (its line says so): an output there
+   * now was published by it, its `done` line lost in a crash (see adopt.ts).
+   */
+  lastSawNoOutput: boolean;
 }
 
 /** A store of records by input, as the streaks need of the one they sit beside. */
@@ -62,6 +69,8 @@ export class UploadStreaks {
   readonly #name = new Float64Column();
   readonly #line = new Uint32Column();
   readonly #previous = new Uint32Column();
+  /** 1 when the node's upload began with no output at the input's place. */
+  readonly #sawNoOutput = new Uint8Column();
   #nodes = 0;
   /** Freed nodes, linked through #previous (node + 1; 0: none). */
   #free = 0;
@@ -92,7 +101,13 @@ export class UploadStreaks {
       sinceMs = Math.min(sinceMs, this.#atMs.get(node - 1));
       uploads++;
     }
-    return { sinceMs, uploads, before: this.#before.getFor(input, knownRow) };
+    return {
+      sinceMs,
+      uploads,
+      before: this.#before.getFor(input, knownRow),
+      lastStartedMs: this.#atMs.get(head - 1),
+      lastSawNoOutput: this.#sawNoOutput.get(head - 1) === 1,
+    };
   }
 
   /**
@@ -112,6 +127,7 @@ export class UploadStreaks {
     const node = this.#take();
     this.#atMs.set(node, Date.parse(record.at));
     this.#name.set(node, uploadNameHash(record.uploadName ?? ''));
+    this.#sawNoOutput.set(node, record.outputAbsent === true ? 1 : 0);
     // Only compaction keeps lines: a run's column is never allocated.
     if (this.#host.lineOf) this.#line.set(node, this.#host.lineOf(record));
     this.#previous.set(node, continues ? head : 0);

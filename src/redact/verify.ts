@@ -7,6 +7,8 @@
  * left under the output name or beside it.
  */
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { ResponseBody } from '../api/client.js';
 import { WavFormatError, WavReader } from '../audio/riff.js';
 import { type Unpublished, writeUnpublished } from '../fs/atomic-write.js';
@@ -160,4 +162,20 @@ export function resultSink(
     await publish();
     return result;
   };
+}
+
+/**
+ * Checks a result already on disk as an answer's body is checked (adopt.ts): the same rules, its size
+ * as its Content-Length. Throws ResultRejectedError, or the file-system error of reading it.
+ */
+export async function verifyResultFile(path: string, expect: Expectation): Promise<WrittenResult> {
+  const { size } = await stat(path);
+  let result: WrittenResult | undefined;
+  const body = createReadStream(path) as AsyncIterable<Uint8Array>;
+  for await (const chunk of verified({ body, contentLength: size, contentType: '' }, expect, (checked) => {
+    result = checked;
+  }))
+    void chunk;
+  if (!result) throw new ResultRejectedError('the result could not be verified');
+  return result;
 }

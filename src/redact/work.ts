@@ -1,7 +1,7 @@
 /**
  * What a file is doing, as one discriminated union: each stage takes one kind and hands on the next.
  *
- *   decided: skipped | rejected | send | collect
+ *   decided: skipped | rejected | send | collect | settled (an interrupted upload's output adopted)
  *   send → (local checks) → checked → (upload) → done | collect
  *   collect → (wait, download, verify, write) → done
  */
@@ -24,7 +24,9 @@ export type Work =
       identity?: Identity;
     }
   | SendWork
-  | CollectWork;
+  | CollectWork
+  /** Its outcome already recorded by the stage that decided it (an output adopted: adopt.ts). */
+  | { kind: 'settled'; entry: PlanEntry };
 
 /** To be checked locally, then sent. */
 export interface SendWork {

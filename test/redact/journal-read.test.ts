@@ -115,7 +115,7 @@ describe('reading the journals', () => {
       line({ at: at(2), event: 'withdrawn', input: '/new.wav', uploadName: 'new.1.wav' }),
       // Two uploads cut short, the second withdrawn: the first is still looked up.
       line({ at: at(1), event: 'uploading', input: '/cut.wav', uploadName: 'cut.1.wav' }),
-      line({ at: at(2), event: 'uploading', input: '/cut.wav', uploadName: 'cut.2.wav' }),
+      line({ at: at(2), event: 'uploading', input: '/cut.wav', uploadName: 'cut.2.wav', outputAbsent: true }),
       line({ at: at(3), event: 'withdrawn', input: '/cut.wav', uploadName: 'cut.2.wav' }),
       // Another upload's name takes nothing back.
       line({ at: at(1), event: 'uploading', input: '/other.wav', uploadName: 'other.1.wav' }),
@@ -129,10 +129,13 @@ describe('reading the journals', () => {
     expect(state.latest.get('/cut.wav')).toMatchObject({ event: 'uploading', at: at(1) });
     const cut = state.latest.rowFor('/cut.wav') as number;
     expect(state.interrupted.lastUploadIs(cut, 'cut.1.wav')).toBe(true);
+    // What it says of its output is its own, not the withdrawn upload's.
     expect(state.interrupted.get('/cut.wav')).toEqual({
       sinceMs: Date.parse(at(1)),
       uploads: 1,
       before: undefined,
+      lastStartedMs: Date.parse(at(1)),
+      lastSawNoOutput: false,
     });
     const other = state.latest.rowFor('/other.wav') as number;
     expect(state.interrupted.lastUploadIs(other, 'other.1.wav')).toBe(true);

@@ -59,7 +59,10 @@ describe('journal', () => {
     await writer.append({ ...uploading, input: '/a.wav', at: '2026-11-21T02:00:00.000Z' }, true);
     await writer.append({ ...uploading, input: '/a.wav', at: '2026-11-22T02:00:00.000Z' }, true);
     await writer.append({ ...uploading, input: '/b.wav', at: '2026-11-21T02:00:00.000Z' }, true);
-    await writer.append({ ...uploading, input: '/b.wav', at: '2026-11-22T02:00:00.000Z', size: 7 }, true);
+    await writer.append(
+      { ...uploading, input: '/b.wav', at: '2026-11-22T02:00:00.000Z', size: 7, outputAbsent: true },
+      true,
+    );
     await writer.append({ ...uploading, input: '/c.wav', at: '2026-11-21T02:00:00.000Z' }, true);
     await writer.append(
       { event: 'submitted', input: '/c.wav', ...base, jobId: 'j1', uploadName: 'c.wav' },
@@ -74,12 +77,16 @@ describe('journal', () => {
       sinceMs: Date.parse('2026-11-21T02:00:00.000Z'),
       uploads: 2,
       before: expect.objectContaining({ event: 'failed' }),
+      lastStartedMs: Date.parse('2026-11-22T02:00:00.000Z'),
+      lastSawNoOutput: false,
     });
-    // The file changed between the two uploads: only the last one counts.
+    // The file changed between the two uploads: only the last one counts. It began with no output.
     expect(state.interrupted.get('/b.wav')).toEqual({
       sinceMs: Date.parse('2026-11-22T02:00:00.000Z'),
       uploads: 1,
       before: undefined,
+      lastStartedMs: Date.parse('2026-11-22T02:00:00.000Z'),
+      lastSawNoOutput: true,
     });
     expect(state.latest.get('/b.wav')?.size).toBe(7);
     expect(state.interrupted.has('/c.wav')).toBe(false);
@@ -187,7 +194,13 @@ describe('re-run decisions', () => {
       otherwise: { action: 'skip', why: 'output-exists' },
     });
     // Done before, redone with --overwrite, cut short: looked up even with --overwrite.
-    const interrupted = { sinceMs: sinceMs - 1000, uploads: 1, before: done };
+    const interrupted = {
+      sinceMs: sinceMs - 1000,
+      uploads: 1,
+      before: done,
+      lastStartedMs: sinceMs - 1000,
+      lastSawNoOutput: false,
+    };
     expect(decide({ ...input, record: uploading, interrupted })).toMatchObject({
       action: 'reconcile',
       sinceMs: sinceMs - 1000,
@@ -197,6 +210,22 @@ describe('re-run decisions', () => {
       action: 'reconcile',
       otherwise: { action: 'send', why: 'overwrite' },
     });
+    // Its last upload began with no output there, and one stands there now: it published it, and a
+    // crash took its done line. Checked and recorded (adopt.ts), unless --overwrite redoes it.
+    const published = { ...interrupted, before: undefined, lastSawNoOutput: true };
+    expect(decide({ ...input, record: uploading, interrupted: published, outputExists: true })).toEqual({
+      action: 'adopt',
+      startedMs: sinceMs - 1000,
+    });
+    expect(
+      decide({ ...input, record: uploading, interrupted: published, outputExists: false }),
+    ).toMatchObject({
+      action: 'reconcile',
+      otherwise: { action: 'send', why: 'new' },
+    });
+    expect(
+      decide({ ...input, record: uploading, interrupted: published, outputExists: true, overwrite: true }),
+    ).toMatchObject({ action: 'reconcile', otherwise: { action: 'send', why: 'overwrite' } });
     // Changed since: whatever job it became is of the old content.
     expect(decide({ ...input, record: uploading, size: 5 })).toEqual({ action: 'send', why: 'changed' });
   });

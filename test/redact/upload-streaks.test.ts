@@ -18,17 +18,26 @@ describe('upload streaks', () => {
   it('counts every upload of a long streak, from the first one’s start, with the record before it', () => {
     const state = emptyJournalState();
     applyRecord(state, record({ event: 'failed', input: '/a.wav', reason: 'boom' }, 0));
-    for (let n = 1; n <= 30; n++)
-      applyRecord(state, record({ event: 'uploading', input: '/a.wav', uploadName: `a.${n}.wav` }, n));
+    for (let n = 1; n <= 30; n++) {
+      const upload = { event: 'uploading', input: '/a.wav', uploadName: `a.${n}.wav` } as const;
+      // Every other upload began with no output at its place (its line says so).
+      applyRecord(state, record(n % 2 === 0 ? { ...upload, outputAbsent: true } : upload, n));
+    }
     expect(state.interrupted.get('/a.wav')).toEqual({
       sinceMs: Date.parse(at(1)),
       uploads: 30,
       before: expect.objectContaining({ event: 'failed', at: at(0) }),
+      lastStartedMs: Date.parse(at(30)),
+      lastSawNoOutput: true,
     });
-    // Withdrawn, the last upload gives the one before it back, with its own start.
+    // Withdrawn, the last upload gives the one before it back, with its own start and its own line's word.
     applyRecord(state, record({ event: 'withdrawn', input: '/a.wav', uploadName: 'a.30.wav' }, 31));
     expect(state.latest.get('/a.wav')).toMatchObject({ event: 'uploading', at: at(29) });
-    expect(state.interrupted.get('/a.wav')?.uploads).toBe(29);
+    expect(state.interrupted.get('/a.wav')).toMatchObject({
+      uploads: 29,
+      lastStartedMs: Date.parse(at(29)),
+      lastSawNoOutput: false,
+    });
     // Done: the streak and the record before it are let go.
     applyRecord(state, record({ event: 'done', input: '/a.wav' }, 32));
     expect(state.interrupted.size).toBe(0);
