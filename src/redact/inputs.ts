@@ -1,6 +1,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import type { Entry } from 'fast-glob';
 import { UsageError } from '../errors.js';
 import { text } from 'node:stream/consumers';
 import { describeFsError } from '../fs/errors.js';
@@ -246,7 +247,10 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
           const options = {
             cwd,
             absolute: true,
-            onlyFiles: true,
+            // Not `onlyFiles`: it drops a broken link or a FIFO named `x.wav` in silence, where the
+            // shell passes it on. Every match but a folder's is found, to be rejected with its reason.
+            onlyFiles: false,
+            objectMode: true,
             dot: false,
             caseSensitiveMatch: true,
             followSymbolicLinks: true,
@@ -254,7 +258,10 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
             suppressErrors: true,
             fs: { readdir },
           };
-          for await (const path of (await loadGlob()).stream(pattern, options)) add(resolve(path as string));
+          for await (const found of (await loadGlob()).stream(pattern, options)) {
+            const entry = found as unknown as Entry;
+            if (!entry.dirent.isDirectory()) add(resolve(entry.path));
+          }
         },
         pattern,
         base,

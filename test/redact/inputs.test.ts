@@ -1,6 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { execa } from 'execa';
 import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { expandInputs, globBase, parseListText, readFilesFrom } from '../../src/redact/inputs.js';
@@ -183,6 +184,23 @@ describe('named inputs', () => {
         reason: 'no such file or folder',
       }),
     ]);
+  });
+
+  it('a broken link or a FIFO matched by a pattern is reported as in a folder, not skipped in silence', async () => {
+    await touch('calls/a.wav', 'calls/sub/b.wav');
+    await symlink('gone.wav', join(dir.path, 'calls', 'lost.wav'));
+    await execa('mkfifo', [join(dir.path, 'calls', 'pipe.wav')]);
+    for (const arg of ['calls', 'calls/**/*.wav']) {
+      const { files, problems } = await expand([arg]);
+      // The FIFO is found, for the checks to reject unopened; the link is gone, a problem here.
+      expect(rels(files)).toEqual(['a.wav', 'pipe.wav', 'sub/b.wav']);
+      expect(problems).toEqual([
+        expect.objectContaining({
+          path: join(dir.path, 'calls', 'lost.wav'),
+          reason: 'no such file or folder',
+        }),
+      ]);
+    }
   });
 
   it('a folder that is the output folder itself is rejected: its outputs would be found as inputs', async () => {
