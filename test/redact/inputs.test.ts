@@ -216,6 +216,23 @@ describe('named inputs', () => {
     }
   });
 
+  it('leaves out the output folder inside the searched one when either is named through a link', async () => {
+    // The earlier run's output: taken as an input, it was redacted again into red/red/, every run.
+    await touch('calls/a.wav', 'calls/red/a.wav');
+    await symlink(join(dir.path, 'calls', 'red'), join(dir.path, 'out'));
+    await symlink(join(dir.path, 'calls'), join(dir.path, 'link'));
+    for (const [arg, outDir] of [
+      ['calls', 'out'],
+      ['link', 'calls/red'],
+      ['link/**/*.wav', 'calls/red'],
+      ['calls/**/*.wav', 'out'],
+    ] as const) {
+      const { files, problems } = await expand([arg], { outDir });
+      expect(problems).toEqual([]);
+      expect(rels(files)).toEqual(['a.wav']);
+    }
+  });
+
   it('files under the output folder are never inputs; a folder without audio is reported as empty', async () => {
     await touch('calls/a.wav', 'calls/redacted/a.wav', 'notes/readme.txt');
     await mkdir(join(dir.path, 'empty'));
