@@ -1,6 +1,7 @@
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import type { Entry } from 'fast-glob';
 import { UsageError } from '../errors.js';
 import { text } from 'node:stream/consumers';
 import { describeFsError } from '../fs/errors.js';
@@ -10,6 +11,7 @@ import { loopSafeReaddir } from './loop-guard.js';
 import { findFile, type FoundFile, InputFolder, type InputOrigin, RealFolders } from './found-file.js';
 import { FoundFiles } from './found-files.js';
 import { KeyIndex } from './key-index.js';
+import { OutputFolderGuard } from './output-folder-guard.js';
 import { PackedStrings } from './packed-strings.js';
 import { collectingEvery } from './settle-heap.js';
 import { giveTurn, turnDue } from './event-turn.js';
@@ -61,11 +63,6 @@ const IS_OUTPUT_FOLDER =
 
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
-}
-
-function isInside(child: string, parent: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**
@@ -144,8 +141,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     return paths.length === 0 && unreadable.length > 0 ? undefined : paths.drainSorted(collectingEvery());
   };
   const { cwd } = request;
-  const outDir = request.outDir ? resolve(cwd, request.outDir) : undefined;
-  const outDirReal = outDir ? await realpath(outDir).catch(() => outDir) : undefined;
+  const outputFolder = await OutputFolderGuard.of(cwd, request.outDir);
   const files = new FoundFiles();
   const realPaths = new KeyIndex((row, path) => files.hasRealPath(row, path));
   const result: ExpandedInputs = {
@@ -191,32 +187,24 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     else files.push(file);
   };
 
-  /** Whether the output folder is strictly inside `root`: then its files are found there and must be left out. */
-  const outDirUnder = (root: string): boolean =>
-    outDir !== undefined && outDir !== root && isInside(outDir, root);
-  /** Keeps found files out of the output folder (named files are kept: the plan rejects them if needed). */
-  const outsideOutDir = (file: Candidate): boolean => {
-    if (!outDir || !outDirReal) return true;
-    return !isInside(file.path, outDir) && !isInside(file.realPath, outDirReal);
-  };
-
   /**
    * Adds the file `name` of `folder`; returns whether it counts as found (a file that is gone counts:
    * its problem is reported). Under an output folder inside the root, the outputs are left out.
    */
   const addIn = async (folder: InputFolder, name: string, skipOutDir: boolean): Promise<boolean> => {
     const file = await find(folder, name);
-    if (file && skipOutDir && !outsideOutDir(file)) return false;
+    // Named files are kept: the plan rejects one whose output would overwrite it.
+    if (file && skipOutDir && outputFolder.holds(file)) return false;
     if (file) add(file);
     return true;
   };
 
   const expandFolder = async (dir: string, arg: string): Promise<void> => {
-    if (outDirReal !== undefined && (await realpath(dir).catch(() => dir)) === outDirReal) {
+    if (await outputFolder.isOutputFolder(dir)) {
       result.problems.push({ arg, path: dir, reason: IS_OUTPUT_FOLDER });
       return;
     }
-    const skip = outDirUnder(dir) && outDir ? toPosix(relative(dir, outDir)) : undefined;
+    const skip = await outputFolder.below(dir);
     let found: Iterable<string> | undefined;
     try {
       found = await listAll((add, readdir) => walkFolder(dir, { skip, readdir }, add), arg, dir);
@@ -225,7 +213,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       return;
     }
     if (!found) return;
-    const skipOutDir = outDirUnder(dir);
+    const skipOutDir = skip !== undefined;
     let count = 0;
     for (const rel of found) {
       if (turnDue()) await giveTurn();
@@ -246,7 +234,10 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
           const options = {
             cwd,
             absolute: true,
-            onlyFiles: true,
+            // Not `onlyFiles`: it drops a broken link or a FIFO named `x.wav` in silence, where the
+            // shell passes it on. Every match but a folder's is found, to be rejected with its reason.
+            onlyFiles: false,
+            objectMode: true,
             dot: false,
             caseSensitiveMatch: true,
             followSymbolicLinks: true,
@@ -254,7 +245,10 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
             suppressErrors: true,
             fs: { readdir },
           };
-          for await (const path of (await loadGlob()).stream(pattern, options)) add(resolve(path as string));
+          for await (const found of (await loadGlob()).stream(pattern, options)) {
+            const entry = found as unknown as Entry;
+            if (!entry.dirent.isDirectory()) add(resolve(entry.path));
+          }
         },
         pattern,
         base,
@@ -268,7 +262,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       return;
     }
     if (!found) return;
-    const skipOutDir = outDirUnder(base);
+    const skipOutDir = (await outputFolder.below(base)) !== undefined;
     let count = 0;
     for (const path of found) {
       if (turnDue()) await giveTurn();

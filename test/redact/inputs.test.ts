@@ -1,6 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { execa } from 'execa';
 import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { expandInputs, globBase, parseListText, readFilesFrom } from '../../src/redact/inputs.js';
@@ -194,6 +195,23 @@ describe('named inputs', () => {
     ]);
   });
 
+  it('a broken link or a FIFO matched by a pattern is reported as in a folder, not skipped in silence', async () => {
+    await touch('calls/a.wav', 'calls/sub/b.wav');
+    await symlink('gone.wav', join(dir.path, 'calls', 'lost.wav'));
+    await execa('mkfifo', [join(dir.path, 'calls', 'pipe.wav')]);
+    for (const arg of ['calls', 'calls/**/*.wav']) {
+      const { files, problems } = await expand([arg]);
+      // The FIFO is found, for the checks to reject unopened; the link is gone, a problem here.
+      expect(rels(files)).toEqual(['a.wav', 'pipe.wav', 'sub/b.wav']);
+      expect(problems).toEqual([
+        expect.objectContaining({
+          path: join(dir.path, 'calls', 'lost.wav'),
+          reason: 'a broken symbolic link: it points to gone.wav, which does not exist',
+        }),
+      ]);
+    }
+  });
+
   it('a folder that is the output folder itself is rejected: its outputs would be found as inputs', async () => {
     await touch('calls/a.mp3', 'calls/a.wav');
     await symlink(join(dir.path, 'calls'), join(dir.path, 'same'));
@@ -204,6 +222,23 @@ describe('named inputs', () => {
       ]);
       // A file named there is still taken (the plan rejects it if its output would overwrite it).
       expect(rels(files)).toEqual(['a.mp3']);
+    }
+  });
+
+  it('leaves out the output folder inside the searched one when either is named through a link', async () => {
+    // The earlier run's output: taken as an input, it was redacted again into red/red/, every run.
+    await touch('calls/a.wav', 'calls/red/a.wav');
+    await symlink(join(dir.path, 'calls', 'red'), join(dir.path, 'out'));
+    await symlink(join(dir.path, 'calls'), join(dir.path, 'link'));
+    for (const [arg, outDir] of [
+      ['calls', 'out'],
+      ['link', 'calls/red'],
+      ['link/**/*.wav', 'calls/red'],
+      ['calls/**/*.wav', 'out'],
+    ] as const) {
+      const { files, problems } = await expand([arg], { outDir });
+      expect(problems).toEqual([]);
+      expect(rels(files)).toEqual(['a.wav']);
     }
   });
 
