@@ -14,6 +14,7 @@ import { Reporter } from './report.js';
 import { settleHeap } from './settle-heap.js';
 import { probeWorkers } from './stages.js';
 import { triage } from './triage.js';
+import { settleUnvouched, UnvouchedOutputs } from './unvouched.js';
 import type { Work } from './work.js';
 
 export async function runDryRun(
@@ -49,6 +50,7 @@ export async function runDryRun(
   const limits = { maxSize: options.maxSize, maxDurationSec: options.maxDurationSec };
   const decided = new BoundedQueue<Work>(256);
   const outputs = new OutputPresence();
+  const unvouched = new UnvouchedOutputs();
   // Stopped (Ctrl-C, a closed stdout): the inputs left are not decided; nothing is in flight.
   const triaging = forEachConcurrently(entries, 16, async (entry) =>
     stop.aborted
@@ -69,6 +71,7 @@ export async function runDryRun(
     forEachConcurrently(decided, probeWorkers(ctx.settings.concurrency), async (work) => {
       if (stop.aborted) return;
       if (work.kind === 'settled') return;
+      if (work.kind === 'skipped' && work.unvouched) return unvouched.defer(work.entry);
       if (work.kind === 'skipped') return recorder.skipped(work.entry, work.reason);
       if (work.kind === 'rejected') return recorder.rejected(work.entry, work.reason);
       if (work.kind === 'collect')
@@ -79,6 +82,7 @@ export async function runDryRun(
     }),
   ]);
   await checking
+    .then(() => (stop.aborted ? undefined : settleUnvouched(unvouched, entries, journal, recorder)))
     .catch((error: unknown) => {
       reporter.close();
       throw error;

@@ -90,3 +90,29 @@ export async function uploadsNamed(
   });
   return byInput;
 }
+
+/** The record that last claimed an output for another input: it is that input's output. */
+export interface OutputClaim {
+  input: string;
+  event: JournalRecord['event'];
+  at: string;
+}
+
+/**
+ * Which of `outputs` (output → the real path of the input asking) the journals give to another input,
+ * by its latest line naming it (done, submitted, or an upload). Bounded by the outputs asked about.
+ */
+export async function outputsClaimed(
+  paths: readonly string[],
+  outputs: ReadonlyMap<string, string>,
+): Promise<Map<string, OutputClaim>> {
+  const claimed = new Map<string, OutputClaim>();
+  if (outputs.size === 0) return claimed;
+  await forEachRecordWith(paths, '"output"', ({ event, output, input, at }) => {
+    if (event !== 'done' && event !== 'submitted' && event !== 'uploading') return;
+    if (typeof output !== 'string' || !outputs.has(output) || outputs.get(output) === input) return;
+    const known = claimed.get(output);
+    if (!known || known.at <= at) claimed.set(output, { input, event, at });
+  });
+  return claimed;
+}

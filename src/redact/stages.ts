@@ -12,6 +12,7 @@ import { Uint8Column } from './chunked-columns.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { journalAhead, outputWritable, type PublishWork, publishOne, sendOne } from './send.js';
 import { type TriageOptions, triage } from './triage.js';
+import { settleUnvouched, UnvouchedOutputs } from './unvouched.js';
 import type { CheckedWork, CollectWork, SendWork, Work } from './work.js';
 
 /** Inputs looked up in the journal at once (each costs a stat or two). */
@@ -72,11 +73,13 @@ export async function runStages(
    * waits behind jobs that may take hours (a bit per input, not the job held). `last`: that second
    * pass, in which a found job is not journaled again.
    */
+  const unvouched = new UnvouchedOutputs();
   const later = new Uint8Column();
   let deferred = 0;
   const dispatch = async (work: Work, last: boolean) => {
     if (work.kind === 'settled') return;
-    if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason);
+    if (work.kind === 'skipped' && work.unvouched && !last) unvouched.defer(work.entry);
+    else if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason);
     else if (work.kind === 'rejected') await recorder.rejected(work.entry, work.reason);
     else if (work.kind === 'send') await toCheck.push(work);
     else if (work.kind === 'collect') {
@@ -91,6 +94,7 @@ export async function runStages(
   };
   const route = async () => {
     for await (const work of decided) await dispatch(work, false);
+    await settleUnvouched(unvouched, entries, triageOptions.journal, recorder);
     if (deferred === 0) return;
     engine.log.debug(`waiting for ${deferred} more job(s) now that every input has been decided`);
     for (const entry of entries) {

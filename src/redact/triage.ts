@@ -94,7 +94,9 @@ export async function triage(entry: PlanEntry, options: TriageOptions): Promise<
   if (blocked) return { kind: 'rejected', entry, reason: blocked };
   switch (decision.action) {
     case 'skip':
-      return { kind: 'skipped', entry, reason: skipReason(decision) };
+      return decision.why === 'output-exists'
+        ? { kind: 'skipped', entry, reason: skipReason(decision), unvouched: true }
+        : { kind: 'skipped', entry, reason: skipReason(decision) };
     case 'send':
       return { kind: 'send', entry, last: record };
     case 'collect':

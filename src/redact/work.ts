@@ -15,7 +15,13 @@ export interface Identity {
 }
 
 export type Work =
-  | { kind: 'skipped'; entry: PlanEntry; reason: string }
+  | {
+      kind: 'skipped';
+      entry: PlanEntry;
+      reason: string;
+      /** Skipped for an output at its place that no record of its own vouches for (unvouched.ts). */
+      unvouched?: boolean;
+    }
   | {
       kind: 'rejected';
       entry: PlanEntry;
