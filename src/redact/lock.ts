@@ -3,8 +3,9 @@
  * the owner's pid, host name and start time; runs whose shares of the inputs overlap exclude each
  * other too (lock-shares.ts). It appears whole or not at all (createPrivateFileExclusively),
  * so a full disk can never leave an empty lock. A lock left by a run that died on this host (its pid gone, or reused by a
- * process that started after the lock was written) is taken over with a warning; any other lock makes
- * the second run refuse before sending anything.
+ * process that started after the lock was written), or by a run on another host that stopped
+ * refreshing it (see LOCK_REFRESH_MS), is taken over with a warning; any other lock makes the second
+ * run refuse before sending anything.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { processAlive, writerMayBeAlive } from '../fs/process-info.js';
 import { displayText } from '../output/sanitize.js';
 import type { Logger } from '../output/logger.js';
 import { STATE_DIR } from './journal.js';
+import { LOCK_REFRESH_MS, leaseLapsed, leaseMinutes, refreshing } from './lock-lease.js';
 import { shardOfLock, shareLabel, sharesOverlap } from './lock-shares.js';
 import { sweepPartials } from './sweep.js';
 
@@ -38,11 +40,18 @@ export interface LockOwner {
   startedAt: string;
   /** Random, to tell our own lock from a successor's. */
   id: string;
+  /**
+   * How often its run refreshes the lock's modification time (ms); absent in a lock of an older
+   * version, which is never judged from another host.
+   */
+  refreshMs?: number;
 }
 
 export interface LockOptions {
   /** The lock's file name under `.vredact/`: `lock` (default), or `lock.<i>-of-<n>` for a shard. */
   name?: string;
+  /** How often the lock is refreshed (tests shorten it). */
+  refreshMs?: number;
 }
 
 export interface HeldLock {
@@ -89,11 +98,13 @@ function parseOwner(text: string): LockOwner | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
     if (typeof value.pid === 'number' && typeof value.hostname === 'string') {
+      const refreshMs = value.refreshMs;
       return {
         pid: value.pid,
         hostname: value.hostname,
         startedAt: String(value.startedAt ?? ''),
         id: String(value.id ?? ''),
+        ...(typeof refreshMs === 'number' && refreshMs > 0 ? { refreshMs } : {}),
       };
     }
   } catch {
@@ -116,7 +127,7 @@ async function staleReason(
     const mtime = (await stat(path).catch(() => undefined))?.mtimeMs ?? now;
     return now - mtime > UNREADABLE_GRACE_MS ? 'it is unreadable (empty or damaged) and not new' : undefined;
   }
-  if (owner.hostname !== hostname()) return undefined;
+  if (owner.hostname !== hostname()) return leaseLapsed(path, owner, now);
   const ended = `a previous run (pid ${owner.pid}, started ${owner.startedAt}) ended without releasing it`;
   // Our own pid in a lock we did not write: a previous run of a container that reuses pids.
   if (owner.pid === process.pid) return heldHere.has(owner.id) ? undefined : ended;
@@ -151,7 +162,9 @@ function heldError(
     `another vredact run${share} is using the output folder ${displayText(outDir)} (${who})`,
     (sameHost
       ? `wait for it to finish; if no run is active, delete ${shownPath}`
-      : `wait for it to finish; vredact cannot tell whether a run on ${displayText(owner.hostname)} is alive: if it is not, delete ${shownPath}`) +
+      : owner.refreshMs !== undefined
+        ? `wait for it to finish; a lock its run stops refreshing is taken over after ${leaseMinutes(owner.refreshMs)} min`
+        : `wait for it to finish; vredact cannot tell whether a run on ${displayText(owner.hostname)} is alive: if it is not, delete ${shownPath}`) +
       shards,
   );
 }
@@ -186,11 +199,13 @@ export async function acquireLock(
   const stateDir = await resolveFolderInside(outDir, STATE_DIR);
   await ensurePrivateDir(stateDir);
   const path = lockPath(outDir, name);
+  const refreshMs = options.refreshMs ?? LOCK_REFRESH_MS;
   const me: LockOwner = {
     pid: process.pid,
     hostname: hostname(),
     startedAt: new Date(now()).toISOString(),
     id: randomBytes(8).toString('hex'),
+    refreshMs,
   };
   for (let attempt = 0; attempt < 5; attempt++) {
     const created = await createPrivateFileExclusively(path, `${JSON.stringify(me)}\n`).catch(
@@ -211,7 +226,14 @@ export async function acquireLock(
       // Temporary files of lock writers (and journal rewrites) that died before cleaning up; a shard's
       // only, by a shard: another shard's may be a live run's on another host, as beside the outputs.
       await sweepPartials([stateDir], outDir, shardOfLock(name)).catch(() => 0);
-      return { path, release: () => releaseLock(path, me.id) };
+      const refresher = refreshing(path, refreshMs, now);
+      return {
+        path,
+        release: () => {
+          clearInterval(refresher);
+          return releaseLock(path, me.id);
+        },
+      };
     }
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) continue; // removed meanwhile: try again

@@ -11,6 +11,7 @@ import { processStartTimeMs } from '../../src/fs/process-info.js';
 import { type Logger, silentLogger } from '../../src/output/logger.js';
 import { acquireLock, LockHeldError, lockPath } from '../../src/redact/lock.js';
 import { REPO_ROOT, tempDirPerTest } from '../helpers/cli.js';
+import { until } from '../helpers/e2e.js';
 import { fillUp, MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 
 const dir = tempDirPerTest('vredact-lock-');
@@ -151,6 +152,41 @@ describe('lock', () => {
       hint: expect.stringContaining(`if it is not, delete ${path}`),
     });
     expect(existsSync(path)).toBe(true);
+  });
+
+  it('takes over a lock of another host that its run stopped refreshing; one still refreshed, or of an older version, is refused', async () => {
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const path = await writeLock(dir.path, owner({ hostname: 'pod-0-abcde', refreshMs: 30_000 }));
+    // Refreshed a minute ago: its run is alive.
+    await utimes(path, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const alive = acquireLock(dir.path, silentLogger);
+    await expect(alive).rejects.toThrow(/pid 1073741824 on pod-0-abcde/);
+    await expect(alive).rejects.toMatchObject({
+      hint: expect.stringContaining('a lock its run stops refreshing is taken over after 10 min'),
+    });
+    // An older version's lock says nothing of refreshes: never judged from another host.
+    await writeLock(dir.path, owner({ hostname: 'pod-0-abcde' }));
+    await utimes(path, hourAgo, hourAgo);
+    await expect(acquireLock(dir.path, silentLogger)).rejects.toBeInstanceOf(LockHeldError);
+    // Unrefreshed for an hour: the pod is gone.
+    await writeLock(dir.path, owner({ hostname: 'pod-0-abcde', refreshMs: 30_000 }));
+    await utimes(path, hourAgo, hourAgo);
+    const log = recordingLogger();
+    const held = await acquireLock(dir.path, log);
+    expect(log.warnings.join('\n')).toMatch(
+      /took over the lock .*its run \(pid 1073741824 on pod-0-abcde, .*\) has not refreshed it for 60 min/,
+    );
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ pid: process.pid, refreshMs: 30_000 });
+    await held.release();
+  });
+
+  it('refreshes the lock it holds, until it is released', async () => {
+    const held = await acquireLock(dir.path, silentLogger, Date.now, { refreshMs: 20 });
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(held.path, past, past);
+    await until(async () => (await stat(held.path)).mtimeMs > past.getTime() + 60_000);
+    await held.release();
+    expect(existsSync(held.path)).toBe(false);
   });
 
   it('takes over a stale lock of a dead process on this host, with a warning', async () => {

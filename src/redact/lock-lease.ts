@@ -1,0 +1,43 @@
+/**
+ * Locks seen from another host: pids say nothing there, so a run refreshes its lock's modification
+ * time every LOCK_REFRESH_MS, and a lock from another host is stale once it has gone unrefreshed for
+ * LEASE_REFRESHES of them (the hosts' clocks are taken to agree within minutes). Before, such a lock
+ * was never judged: a Kubernetes pod replaced after a SIGKILL runs under another host name, and the
+ * lock its predecessor left kept every retry of its index out (exit 2) until someone deleted it.
+ * A lock of an older version declares no refresh and is still never judged from another host.
+ */
+import { stat, utimes } from 'node:fs/promises';
+
+export const LOCK_REFRESH_MS = 30_000;
+const LEASE_REFRESHES = 20;
+
+/** What a lock's owner says of its refreshes: `refreshMs`, absent in an older version's lock. */
+export interface Leased {
+  pid: number;
+  hostname: string;
+  startedAt: string;
+  refreshMs?: number;
+}
+
+/** How long a lock refreshed every `refreshMs` may go unrefreshed, in minutes (for messages). */
+export function leaseMinutes(refreshMs: number): number {
+  return Math.round((refreshMs * LEASE_REFRESHES) / 60_000);
+}
+
+/** Why a lock of another host is stale, or undefined while its lease holds. */
+export async function leaseLapsed(path: string, owner: Leased, now: number): Promise<string | undefined> {
+  if (owner.refreshMs === undefined) return undefined;
+  const mtime = (await stat(path).catch(() => undefined))?.mtimeMs;
+  if (mtime === undefined || now - mtime <= owner.refreshMs * LEASE_REFRESHES) return undefined;
+  const minutes = Math.floor((now - mtime) / 60_000);
+  return `its run (pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}) has not refreshed it for ${minutes} min (a run refreshes its lock every ${Math.round(owner.refreshMs / 1000)} s)`;
+}
+
+/** Touches the lock every `refreshMs` while it is held; clearInterval the result to stop. */
+export function refreshing(path: string, refreshMs: number, now: () => number): NodeJS.Timeout {
+  return setInterval(() => {
+    const at = new Date(now());
+    // A lock removed by hand, or a full disk: the next refresh tries again, and the run goes on.
+    utimes(path, at, at).catch(() => {});
+  }, refreshMs).unref();
+}
