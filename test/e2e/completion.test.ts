@@ -57,6 +57,10 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
     expect(await complete('config', 'path', '--ba')).toEqual([]);
     expect(await complete('jobs', 'list', '--max-t')).toEqual(['--max-throttle-wait']);
   });
+
+  test('the options of the program itself are offered once each', async () => {
+    expect(await complete('-')).toEqual(['-V', '--version', '-h', '--help']);
+  });
 });
 
 describe('bash on a terminal', () => {
@@ -114,6 +118,7 @@ describe('zsh and fish', () => {
     expect(fish).toContain(
       "complete -c vredact -n '__vredact_at prefix redact' -l gender -r -a 'same opposite random f m'",
     );
+    expect(fish.match(/-l version /g)).toHaveLength(1);
     expect(fish).toContain("complete -c vredact -n '__vredact_at exact jobs' -a 'list'");
     if (hasShell('fish')) {
       const check = await execa('fish', ['--no-execute'], { input: fish, reject: false });
