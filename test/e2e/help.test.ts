@@ -25,6 +25,13 @@ describe('help topics', () => {
     expect(result.stderr).toBe('');
   });
 
+  test('exit-codes: 130 names what interrupts each command (SIGTERM ends jobs list with 143)', async () => {
+    const text = oneLine((await runCli(['help', 'exit-codes'], { env: env() })).stdout);
+    expect(text).toContain(
+      '130 interrupted: Ctrl-C; for redact and download SIGTERM too, and for redact a closed stdout;',
+    );
+  });
+
   test('the top-level help lists the topics; an unknown topic is a usage error naming them', async () => {
     const top = await runCli(['--help'], { env: env() });
     expect(top.exitCode).toBe(0);
