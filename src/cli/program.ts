@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { HELP_TOPICS, topicList } from '../help/topics.js';
 import { versionLine } from '../version.js';
 import { addConfigCommands, addLogoutCommand, addSandboxCommand } from './local-commands.js';
-import { describeArgument, describeOption } from './option.js';
+import { addExamples, describeArgument, describeOption } from './option.js';
 import {
   addDownloadCommand,
   addJobsCommands,
@@ -57,34 +57,37 @@ Run \`vredact <command> --help\` for a command's options and examples.
 
 /** `vredact help [topic | command...]`: a topic's text, or a command's help, on stdout with exit 0. */
 function addHelpCommand(program: Command): void {
-  program
+  const help = program
     .command('help')
     .argument('[topic...]', `a topic (${Object.keys(HELP_TOPICS).join(', ')}) or a command`)
-    .description('show a help topic, or the help of a command')
-    .action((words: string[]) => {
-      const [first] = words;
-      if (first === undefined) {
-        program.outputHelp();
-        return;
+    .description('show a help topic, or the help of a command');
+  addExamples(help, [
+    ['vredact help exit-codes', 'what each exit code means, for scripts and cron'],
+    ['vredact help jobs list', "a command's help, as vredact jobs list --help"],
+  ]).action((words: string[]) => {
+    const [first] = words;
+    if (first === undefined) {
+      program.outputHelp();
+      return;
+    }
+    const topic = HELP_TOPICS[first];
+    if (topic && words.length === 1) {
+      process.stdout.write(topic.text);
+      return;
+    }
+    let command: Command = program;
+    for (const word of words) {
+      const next = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
+      if (!next) {
+        throw new UsageError(
+          `no help topic or command "${words.join(' ')}"`,
+          `topics: ${Object.keys(HELP_TOPICS).join(', ')}; commands: ${program.commands.map((c) => c.name()).join(', ')}`,
+        );
       }
-      const topic = HELP_TOPICS[first];
-      if (topic && words.length === 1) {
-        process.stdout.write(topic.text);
-        return;
-      }
-      let command: Command = program;
-      for (const word of words) {
-        const next = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
-        if (!next) {
-          throw new UsageError(
-            `no help topic or command "${words.join(' ')}"`,
-            `topics: ${Object.keys(HELP_TOPICS).join(', ')}; commands: ${program.commands.map((c) => c.name()).join(', ')}`,
-          );
-        }
-        command = next;
-      }
-      command.outputHelp();
-    });
+      command = next;
+    }
+    command.outputHelp();
+  });
 }
 
 function addCompletionCommand(program: Command): void {

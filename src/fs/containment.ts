@@ -17,13 +17,13 @@ import { probeWrite } from './writable.js';
 export class OutsideOutputFolderError extends LocalFsError {
   override name = 'OutsideOutputFolderError';
   override readonly hint: string;
-  constructor(path: string, outDir: string, target: string | undefined) {
+  constructor(path: string, target: string | undefined) {
     super(path, 'ELINKOUT', 'refusing to write through');
     this.message =
       target === undefined
         ? `refusing to write through a symbolic link that leads nowhere inside the output folder: ${displayText(path)}`
         : `refusing to write through a symbolic link that leads outside the output folder: ${displayText(path)} -> ${displayText(target)}`;
-    this.hint = `replace the link with a real folder, or choose an output folder that holds the files (-o ${displayText(outDir)})`;
+    this.hint = 'replace the link with a real folder, or choose an output folder that no link leads out of';
   }
 }
 
@@ -51,7 +51,7 @@ export async function resolveFolderInside(outDir: string, relativeFolder: string
   const root = resolve(outDir);
   const rel = normalize(relativeFolder === '' ? '.' : relativeFolder);
   if (isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`)) {
-    throw new OutsideOutputFolderError(join(root, rel), root, resolve(root, rel));
+    throw new OutsideOutputFolderError(join(root, rel), resolve(root, rel));
   }
   const target = join(root, rel);
   if (rel === '.') return target;
@@ -70,7 +70,7 @@ export async function resolveFolderInside(outDir: string, relativeFolder: string
     if (!isLink) continue;
     const leadsTo = await realpathOrUndefined(current);
     if (leadsTo === undefined || !isWithin(realRoot, leadsTo)) {
-      throw new OutsideOutputFolderError(current, root, leadsTo);
+      throw new OutsideOutputFolderError(current, leadsTo);
     }
   }
   return target;
@@ -86,7 +86,7 @@ export async function resolveInside(outDir: string, relativePath: string): Promi
   const parts = rel.split(sep);
   const name = parts.pop() ?? '';
   if (name === '' || name === '.' || name === '..') {
-    throw new OutsideOutputFolderError(join(resolve(outDir), rel), resolve(outDir), undefined);
+    throw new OutsideOutputFolderError(join(resolve(outDir), rel), undefined);
   }
   return join(await resolveFolderInside(outDir, parts.join(sep)), name);
 }

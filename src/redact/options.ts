@@ -119,13 +119,13 @@ export function parseSize(text: string): number | undefined {
   return Math.floor(Number(match[1]) * unit);
 }
 
-/** Reads `i/n` (1-based): this machine's share of the inputs. */
-export function parseShard(text: string): Shard {
+/** Reads `i/n` (1-based): this machine's share of the inputs. `what` names where it came from. */
+export function parseShard(text: string, what = '--shard'): Shard {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
   if (!match || count < 1 || index < 1 || index > count || count > 1_000_000) {
-    throw new UsageError(`--shard must look like i/n with 1 ≤ i ≤ n, e.g. 2/3 (got "${text}")`);
+    throw new UsageError(`${what} must look like i/n with 1 ≤ i ≤ n, e.g. 2/3 (got "${text}")`);
   }
   return { index, count };
 }
@@ -187,14 +187,18 @@ export function parseRedactOptions(
     }
     durationTolerance = parsed;
   }
-  const shardText = text(flags.shard) ?? (env.VREDACT_SHARD?.trim() || undefined);
+  const shardFlag = text(flags.shard);
+  const shardText = shardFlag ?? (env.VREDACT_SHARD?.trim() || undefined);
   return {
     filesFrom: text(flags.filesFrom),
     dryRun: flags.dryRun === true,
     overwrite: flags.overwrite === true,
     wait: flags.wait !== false,
     waitTimeoutMs,
-    shard: shardText === undefined ? undefined : parseShard(shardText),
+    shard:
+      shardText === undefined
+        ? undefined
+        : parseShard(shardText, shardFlag === undefined ? 'VREDACT_SHARD' : '--shard'),
     maxSize,
     maxDurationSec,
     durationTolerance,

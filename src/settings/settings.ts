@@ -165,7 +165,7 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
   for (const name of VOICE_SETTING_NAMES) {
     const value = resolve(name, flags[name]);
     if (value === undefined) continue;
-    const problem = checkVoiceValue(name, value);
+    const problem = checkVoiceValue(name, value, sources[name] === 'flag' ? `--${name}` : name);
     if (problem) {
       if (sources[name] === 'flag') throw new UsageError(problem);
       problems[name] = `${problem}${origin(name)}`;

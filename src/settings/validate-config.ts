@@ -17,7 +17,7 @@ export function checkConfigValue(key: ConfigKey, value: string, allowInsecureHtt
   if (key === 'concurrency') parseConcurrency(value);
   if (key === 'token') requireSendableToken(value);
   if (key in VOICE_CHOICES) {
-    const problem = checkVoiceValue(key as VoiceSettingName, value);
+    const problem = checkVoiceValue(key as VoiceSettingName, value, key);
     if (problem) throw new UsageError(problem);
   }
   return value;

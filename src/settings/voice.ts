@@ -25,10 +25,17 @@ export function voiceFormFields(voice: VoiceSettings): Record<string, string> {
   return fields;
 }
 
-/** Returns a one-line reason when `value` is not allowed for `name`. */
-export function checkVoiceValue(name: VoiceSettingName, value: string): string | undefined {
+/**
+ * Returns a one-line reason when `value` is not allowed for `name`. `what` names the value as the user
+ * gave it: the flag by default, the bare key for `config set` and the config file.
+ */
+export function checkVoiceValue(
+  name: VoiceSettingName,
+  value: string,
+  what: string = `--${name}`,
+): string | undefined {
   const allowed: readonly string[] = VOICE_CHOICES[name];
   return allowed.includes(value)
     ? undefined
-    : `--${name} must be one of ${allowed.join(', ')} (got "${value}")`;
+    : `${what} must be one of ${allowed.join(', ')} (got "${value}")`;
 }

@@ -57,6 +57,10 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
     expect(await complete('config', 'path', '--ba')).toEqual([]);
     expect(await complete('jobs', 'list', '--max-t')).toEqual(['--max-throttle-wait']);
   });
+
+  test('the options of the program itself are offered once each', async () => {
+    expect(await complete('-')).toEqual(['-V', '--version', '-h', '--help']);
+  });
 });
 
 describe('bash on a terminal', () => {
@@ -111,13 +115,31 @@ describe('zsh and fish', () => {
   test('fish: one complete line per subcommand and option; syntax-checked when fish is installed', async () => {
     const fish = await script('fish');
     expect(fish).toContain("complete -c vredact -n '__vredact_at exact' -a 'redact'");
+    // -x: a value of --gender is one of its choices, never a file name (which redact's inputs are).
     expect(fish).toContain(
-      "complete -c vredact -n '__vredact_at prefix redact' -l gender -r -a 'same opposite random f m'",
+      "complete -c vredact -n '__vredact_at prefix redact' -l gender -x -a 'same opposite random f m'",
     );
+    expect(fish).toContain("complete -c vredact -n '__vredact_at prefix redact' -s o -l out-dir -r -F");
+    expect(fish.match(/-l version /g)).toHaveLength(1);
     expect(fish).toContain("complete -c vredact -n '__vredact_at exact jobs' -a 'list'");
     if (hasShell('fish')) {
-      const check = await execa('fish', ['--no-execute'], { input: fish, reject: false });
+      // From a file: fish cannot read a script from the socket that Node gives a child as its stdin.
+      const script = join(work.path, 'vredact.fish');
+      await writeFile(script, fish);
+      const check = await execa('fish', ['--no-execute', script], { reject: false });
       expect(check.exitCode, String(check.stderr)).toBe(0);
+      // What fish offers after `vredact redact --gender `, in a folder that holds a file.
+      await writeFile(join(work.path, 'call.wav'), '');
+      const offered = await execa(
+        'fish',
+        ['--no-config', '-c', `source ${script}; complete -C 'vredact redact --gender '`],
+        { cwd: work.path, reject: false },
+      );
+      expect(
+        String(offered.stdout)
+          .split('\n')
+          .map((line) => line.split('\t')[0]),
+      ).toEqual(['f', 'm', 'opposite', 'random', 'same']);
     }
   });
 

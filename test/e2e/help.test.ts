@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { describe, expect, test } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
 import { isolatedEnv, REPO_ROOT, runCli, tempDirPerTest } from '../helpers/cli.js';
 
 const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -23,6 +25,13 @@ describe('help topics', () => {
     expect(result.stderr).toBe('');
   });
 
+  test('exit-codes: 130 names what interrupts each command (SIGTERM ends jobs list with 143)', async () => {
+    const text = oneLine((await runCli(['help', 'exit-codes'], { env: env() })).stdout);
+    expect(text).toContain(
+      '130 interrupted: Ctrl-C; for redact and download SIGTERM too, and for redact a closed stdout;',
+    );
+  });
+
   test('the top-level help lists the topics; an unknown topic is a usage error naming them', async () => {
     const top = await runCli(['--help'], { env: env() });
     expect(top.exitCode).toBe(0);
@@ -40,6 +49,23 @@ describe('help topics', () => {
     expect(viaHelp.exitCode).toBe(0);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
     expect(String(viaHelp.stdout)).toMatch(/Usage: vredact jobs list[^]*Examples:[^]*\$ vredact jobs list/);
+  });
+
+  test('the --help of every command ends with examples, help and the command groups too', async () => {
+    const paths: string[][] = [];
+    const walk = (command: Command, path: string[]) => {
+      for (const sub of command.commands) {
+        paths.push([...path, sub.name()]);
+        walk(sub, [...path, sub.name()]);
+      }
+    };
+    walk(buildProgram(), []);
+    expect(paths).toContainEqual(['help']);
+    for (const path of paths) {
+      const result = await runCli([...path, '--help'], { env: env() });
+      expect(result.exitCode).toBe(0);
+      expect(String(result.stdout), path.join(' ')).toMatch(/\nExamples:\n(\s+[#$] .*\n)+$/);
+    }
   });
 
   test('config path lists no network option; redact shows defaults, choices and environment variables', async () => {

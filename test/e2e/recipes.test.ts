@@ -141,6 +141,45 @@ describe('README recipes', () => {
     }
   });
 
+  test('CI: the step that tries the pipeline against the sandbox runs as written, in one shell', async () => {
+    const block = await readmeBlock('yaml', 'vredact sandbox --port 0');
+    const script = block
+      .split('\n')
+      .filter((line) => /^\s{8}\S/.test(line))
+      .map((line) => line.trim())
+      .join('\n');
+    expect(script).toContain('vredact redact recordings/');
+    const bin = await binDir();
+    await recordings(['a.wav', 'b.wav']);
+    // Its own process group, so that the sandbox it leaves in the background is stopped with it.
+    const step = execa('bash', ['-e', '-c', script], {
+      cwd: work.path,
+      env: { PATH: `${bin}:/usr/bin:/bin`, HOME: work.path },
+      extendEnv: false,
+      detached: true,
+      reject: false,
+    });
+    try {
+      const result = await step;
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      const lines = (await readFile(join(work.path, 'results.jsonl'), 'utf8')).trim().split('\n');
+      expect(
+        lines.map((line) => JSON.parse(line) as { status?: string }).filter((o) => o.status === 'done'),
+      ).toHaveLength(2);
+      expect(
+        (await readdir(join(work.path, 'redacted'))).filter((name) => name.endsWith('.wav')).sort(),
+      ).toEqual(['a.wav', 'b.wav']);
+    } finally {
+      if (step.pid !== undefined) {
+        try {
+          process.kill(-step.pid, 'SIGTERM');
+        } catch {
+          // the group has ended
+        }
+      }
+    }
+  });
+
   test.skipIf(!hasSystemdAnalyze)('systemd: the service and timer pass systemd-analyze verify', async () => {
     const service = await readmeBlock('ini', '# /etc/systemd/system/vredact.service');
     const timer = await readmeBlock('ini', '# /etc/systemd/system/vredact.timer');

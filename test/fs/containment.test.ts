@@ -39,6 +39,10 @@ describe('resolveInside', () => {
     await expect(resolveInside(out, 'a/inner/deep/x.wav')).rejects.toThrow(join(out, 'a', 'inner'));
     await expect(resolveFolderInside(out, 'sub')).rejects.toBeInstanceOf(OutsideOutputFolderError);
     await expect(resolveInside(out, 'sub/x.wav')).rejects.toMatchObject({ stopsBatch: false, exitCode: 1 });
+    // What to do: never `-o` with the very output folder that was given.
+    await expect(resolveFolderInside(out, 'sub')).rejects.toMatchObject({
+      hint: 'replace the link with a real folder, or choose an output folder that no link leads out of',
+    });
   });
 
   it('allows links that stay inside, and an output folder that is itself a link', async () => {

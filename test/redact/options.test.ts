@@ -28,4 +28,13 @@ describe('--shard', () => {
     });
     expect(() => parseRedactOptions({}, { VREDACT_SHARD: '0/3' })).toThrow(UsageError);
   });
+
+  it('a bad value is named as the user gave it: the variable, or the flag', () => {
+    expect(() => parseRedactOptions({}, { VREDACT_SHARD: '9/2' })).toThrow(
+      /^VREDACT_SHARD must look like i\/n/,
+    );
+    expect(() => parseRedactOptions({ shard: '9/2' }, { VREDACT_SHARD: '1/2' })).toThrow(
+      /^--shard must look like i\/n/,
+    );
+  });
 });

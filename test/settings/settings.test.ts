@@ -132,7 +132,9 @@ describe('bad values from the environment or the config file', () => {
     expect(settings.problems.concurrency).toBe(
       'concurrency (from VREDACT_CONCURRENCY) must be a whole number from 1 to 64 (got "99")',
     );
-    expect(settings.problems.gender).toContain('(from the config file)');
+    expect(settings.problems.gender).toBe(
+      'gender must be one of same, opposite, random, f, m (got "x") (from the config file)',
+    );
     expect(settings.problems['max-throttle-wait']).toContain('VREDACT_MAX_THROTTLE_WAIT');
     expect(() => settings.concurrency).toThrow(expect.objectContaining({ exitCode: 2 }));
     expect(() => settings.voice).toThrow(expect.objectContaining({ exitCode: 2 }));

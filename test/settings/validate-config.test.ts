@@ -35,6 +35,11 @@ describe('config set checks', () => {
     expect(() => checkConfigValue(key, value, false)).toThrow(UsageError);
   });
 
+  it('names a bad target voice by its key, as `config set` was given it, not as a flag', () => {
+    expect(() => checkConfigValue('gender', 'x', false)).toThrow(/^gender must be one of same, opposite/);
+    expect(() => checkConfigValue('model', 'huge', false)).toThrow(/^model must be one of mini, advanced/);
+  });
+
   it.each<[Parameters<typeof checkConfigValue>[0], string]>([
     ['concurrency', '64'],
     ['gender', 'opposite'],

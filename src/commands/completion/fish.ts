@@ -41,9 +41,12 @@ export function fishScript(root: CommandSpec, program: string): string {
       for (const name of option.names) {
         parts.push(name.startsWith('--') ? `-l ${name.slice(2)}` : `-s ${name.slice(1)}`);
       }
-      if (option.takesValue) parts.push('-r');
+      // A value that names no path is exclusive (-x): without it, the file completion of a
+      // command whose arguments are files (redact's `-F`) is offered for `--gender ` too.
+      const namesPath = !option.choices && option.valueKind !== 'other';
+      if (option.takesValue) parts.push(namesPath ? '-r' : '-x');
       if (option.choices) parts.push(`-a ${quote(option.choices.join(' '))}`);
-      else if (option.valueKind !== 'other') parts.push('-F');
+      else if (namesPath) parts.push('-F');
       parts.push(`-d ${quote(option.description)}`);
       lines.push(parts.join(' '));
     }

@@ -43,12 +43,12 @@ const HELP: OptionSpec = {
   description: 'show help',
 };
 
-/** Walks the commander tree; hidden options are left out, help is added to every command. */
+/**
+ * Walks the commander tree; hidden options are left out, help is added to every command (commander
+ * keeps it apart from the options, unlike the program's `-V, --version`).
+ */
 export function describeTree(command: Command, path: string[] = []): CommandSpec {
   const options = command.options.filter((option) => !option.hidden).map(optionSpec);
-  if (path.length === 0) {
-    options.push({ ...HELP, names: ['-V', '--version'], description: 'print the version' });
-  }
   options.push(HELP);
   return {
     path,

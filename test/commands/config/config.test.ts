@@ -93,7 +93,7 @@ describe('vredact config with bad or secret-bearing values', () => {
     expect(await runConfigList(list.ctx)).toBe(0);
     expect(list.stdout()).toContain('gender\tzz\tconfig');
     expect(list.stdout()).toContain('language\tfr\tconfig');
-    expect(list.stderr()).toContain('warning: gender: --gender must be one of');
+    expect(list.stderr()).toContain('warning: gender: gender must be one of');
 
     const get = await testContext({ config });
     expect(await runConfigGet(get.ctx, ['language'])).toBe(0);
