@@ -2,8 +2,9 @@
  * Locks seen from another host: pids say nothing there, so a run refreshes its lock's modification
  * time every LOCK_REFRESH_MS, and a lock from another host is stale once it has gone unrefreshed for
  * LEASE_REFRESHES of them (the hosts' clocks are taken to agree within minutes). Before, such a lock
- * was never judged: a Kubernetes pod replaced after a SIGKILL runs under another host name, and the
- * lock its predecessor left kept every retry of its index out (exit 2) until someone deleted it.
+ * was never judged: a host that died (a machine of an NFS share, a pod of a Kubernetes CronJob, which
+ * gets a new host name every night) left a lock that kept every later run out (exit 2) until someone
+ * deleted it.
  * A lock of an older version declares no refresh and is still never judged from another host.
  */
 import { stat, utimes } from 'node:fs/promises';
