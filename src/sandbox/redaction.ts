@@ -4,6 +4,7 @@ import { rm, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { AudioDecodeError, measureAudioDuration, runRedactionInWorker } from '../audio/index.js';
+import { apart, exactSeconds } from '../output/format.js';
 import { holdAnswer, type RuntimeSettings } from './control.js';
 import { checkFields } from './fields.js';
 import { discardBody, sendError, sendJson } from './http.js';
@@ -75,11 +76,8 @@ export async function handleRedaction(
       return;
     }
     if (duration > MAX_DURATION_SEC) {
-      sendError(
-        res,
-        422,
-        `the audio lasts ${Math.round(duration)} s: longer than the 60-minute limit (${MAX_DURATION_SEC} s)`,
-      );
+      const [lasts, limit] = apart([duration, MAX_DURATION_SEC], (s) => `${Math.round(s)} s`, exactSeconds);
+      sendError(res, 422, `the audio lasts ${lasts}: longer than the 60-minute limit (${limit})`);
       return;
     }
     const seed = voiceSeed(deps.seed, file.sha256);

@@ -1,5 +1,7 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { MAX_UPLOAD_BYTES } from '../../src/sandbox/index.js';
 import {
   call,
@@ -81,6 +83,18 @@ describe('refusals', () => {
     const answer = await redact(sandbox.baseUrl, await writeSilentMp3(join(dir, 'long.mp3'), 3700));
     expect(answer.status).toBe(422);
     expect(answer.json()).toEqual({ error: 422, message: expect.stringContaining('60-minute') });
+  });
+
+  test('audio just over 60 minutes is refused with a length that reads longer than the limit', async () => {
+    const sandbox = await startTestSandbox();
+    const dir = await testDir();
+    // At 1 kHz, 3600.4 s of silence fits the size limit (7.2 MB).
+    const samples = 3_600_400;
+    const path = join(dir, 'just-over.wav');
+    await writeFile(path, Buffer.concat([pcm16MonoHeader(samples, 1000), Buffer.alloc(samples * 2)]));
+    const answer = await redact(sandbox.baseUrl, path);
+    expect(answer.status).toBe(422);
+    expect((answer.json() as { message: string }).message).toContain('3600.4 s');
   });
 
   test.each([
