@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
@@ -203,7 +204,25 @@ describe('asynchronous redaction', () => {
     const file = await call(signed.origin, 'GET', `${signed.pathname}${signed.search}`, { token: null });
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toBe('audio/mpeg');
-    const { readFile } = await import('node:fs/promises');
     expect(file.body.equals(await readFile(fixture('speech-cbr.mp3')))).toBe(true);
+  });
+  test('an MP3 the decoder finds after leading junk is kept and served as an MP3 too', async () => {
+    const sandbox = await startTestSandbox({ syncLimitSec: 0, speed: 1000 });
+    const dir = await testDir();
+    const path = join(dir, 'padded.mp3');
+    await writeFile(path, Buffer.concat([Buffer.alloc(100), await readFile(fixture('speech-cbr.mp3'))]));
+    const accepted = await redact(sandbox.baseUrl, path);
+    expect(accepted.status).toBe(202);
+    const { job_id } = accepted.json() as { job_id: string };
+    await waitForResult(sandbox.baseUrl, job_id, 'padded.mp3');
+
+    const url = await call(sandbox.baseUrl, 'POST', `/api/jobs/${job_id}/files/download-url`, {
+      json: { fileName: 'padded.mp3' },
+    });
+    const signed = new URL((url.json() as { signedUrl: string }).signedUrl);
+    const file = await call(signed.origin, 'GET', `${signed.pathname}${signed.search}`, { token: null });
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toBe('audio/mpeg');
+    expect(existsSync(join(sandbox.dataDir, 'jobs', job_id, 'source.mp3'))).toBe(true);
   });
 });
