@@ -52,10 +52,7 @@ export async function handleRedaction(
   const { fields: received, file } = outcome;
   try {
     if (!file) {
-      const message = received.has('source_audio')
-        ? 'the field "source_audio" must be a file'
-        : 'the file field "source_audio" is missing';
-      sendError(res, 400, message);
+      sendError(res, 400, 'the file field "source_audio" is missing');
       return;
     }
     const checked = checkFields(received);
