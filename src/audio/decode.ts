@@ -23,7 +23,26 @@ export interface DecodedAudio {
   durationSec: number;
 }
 
-type Format = 'wav' | 'mp3';
+export type Format = 'wav' | 'mp3';
+
+/** Leading bytes that tell the format: an MP3's first frame may follow up to 4 KiB of junk. */
+const HEAD_BYTES = 8192;
+
+/** The format the decoder reads a file starting with these bytes as, or null when neither. */
+export function formatOf(head: Uint8Array): Format | null {
+  return looksLikeWav(head) ? 'wav' : looksLikeMp3(head) ? 'mp3' : null;
+}
+
+/** The format the decoder reads the file as (the first HEAD_BYTES bytes), or null when neither. */
+export async function readFormat(path: string): Promise<Format | null> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    return formatOf(await readAt(handle, 0, Math.min(size, HEAD_BYTES)));
+  } finally {
+    await handle.close();
+  }
+}
 
 async function withFile<T>(
   path: string,
@@ -40,8 +59,7 @@ async function withFile<T>(
   try {
     const { size } = await handle.stat();
     if (size === 0) throw new AudioDecodeError('the file is empty');
-    const head = await readAt(handle, 0, Math.min(size, 8192));
-    const format: Format | null = looksLikeWav(head) ? 'wav' : looksLikeMp3(head) ? 'mp3' : null;
+    const format = formatOf(await readAt(handle, 0, Math.min(size, HEAD_BYTES)));
     if (!format) throw new AudioDecodeError('not a WAV or MP3 file');
     return await fn(handle, size, format);
   } finally {

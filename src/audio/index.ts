@@ -5,7 +5,7 @@
  * (see `runRedactionInWorker`) so a long file never blocks other requests.
  * How request fields map to the DSP is documented in ./README.md.
  */
-import { decodeToWorkingRate, measureDuration } from './decode.js';
+import { decodeToWorkingRate, measureDuration, readFormat } from './decode.js';
 import { redactFile } from './redact.js';
 import type { RedactionOutcome, VoiceParams } from './types.js';
 import { redactInWorker } from './worker-client.js';
@@ -25,6 +25,11 @@ export { decodeToWorkingRate };
  */
 export async function measureAudioDuration(inputPath: string): Promise<number> {
   return measureDuration(inputPath);
+}
+
+/** The format the decoder reads the file as (`wav` or `mp3`), or null when it reads neither. */
+export function audioFileFormat(inputPath: string): ReturnType<typeof readFormat> {
+  return readFormat(inputPath);
 }
 
 /** Decodes `inputPath`, changes the voice, writes a 16-bit PCM mono 16 kHz WAV to `outputPath`. */

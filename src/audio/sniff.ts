@@ -1,6 +1,6 @@
 /**
- * The one home for telling audio by its first bytes (never by its name): the client's local check and
- * the sandbox's stored uploads judge alike.
+ * The one home for telling audio by its first bytes (never by its name) before it is sent: the
+ * client's local check. The sandbox labels what it accepted as its decoder reads it (decode.ts).
  */
 import { type Mp3FrameHeader, parseMp3Header } from './mp3-frames.js';
 import { isRiffWave } from './riff.js';

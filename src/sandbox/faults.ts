@@ -11,8 +11,19 @@ export const FaultSchema = v.strictObject({
   status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(599)), 503),
   /** An HTML page (as a proxy would send) instead of the JSON error body. */
   html: v.optional(v.boolean(), false),
-  /** Value of Retry-After; by default "0" for 429 and 503, absent otherwise. */
-  retryAfter: v.optional(v.union([v.string(), v.number()])),
+  /**
+   * Value of Retry-After; by default "0" for 429 and 503, absent otherwise. Any text a header can
+   * carry (an invalid value tests a client too), but no line break or control character.
+   */
+  retryAfter: v.optional(
+    v.union([
+      v.pipe(
+        v.string(),
+        v.regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'a header value cannot hold control characters'),
+      ),
+      v.number(),
+    ]),
+  ),
   /** Message of the JSON error body. */
   message: v.optional(v.string()),
   /** Cut the connection without answering (a network error for the client). */

@@ -21,6 +21,14 @@ export interface FilesDeps {
 
 const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** An object store's error body: `<Error><Code>…</Code><Message>…</Message></Error>`. */
+export function xmlErrorBody(code: string, message: string): string {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<Error><Code>${escapeXml(code)}</Code><Message>${escapeXml(message)}</Message></Error>\n`
+  );
+}
+
 function sendXmlError(
   res: ServerResponse,
   status: number,
@@ -28,10 +36,7 @@ function sendXmlError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  const body =
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<Error><Code>${escapeXml(code)}</Code><Message>${escapeXml(message)}</Message></Error>\n`;
-  sendText(res, status, 'application/xml', body, headers);
+  sendText(res, status, 'application/xml', xmlErrorBody(code, message), headers);
 }
 
 export async function handleFiles(req: IncomingMessage, res: ServerResponse, deps: FilesDeps): Promise<void> {

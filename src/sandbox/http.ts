@@ -12,13 +12,17 @@ export function sendJson(
 }
 
 /** The interface's error body: `{"error": <status>, "message": "..."}`. */
+export function errorBody(status: number, message: string): { error: number; message: string } {
+  return { error: status, message };
+}
+
 export function sendError(
   res: ServerResponse,
   status: number,
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  sendJson(res, status, { error: status, message }, headers);
+  sendJson(res, status, errorBody(status, message), headers);
 }
 
 export function sendText(

@@ -1,7 +1,6 @@
 /** Names, types and seeds the sandbox derives from an upload. */
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
-import { sniffFormat } from '../audio/sniff.js';
+import { audioFileFormat } from '../audio/index.js';
 
 /** The result item of `call.mp3` is `call.redacted.wav`; of `x.wav`, `x.redacted.wav`. */
 export function resultNameFor(sourceName: string): string {
@@ -16,19 +15,15 @@ export const UNNAMED_UPLOAD = 'upload';
 
 export type AudioKind = { contentType: string; extension: string };
 
-/** Sniffs the first bytes: RIFF/WAVE, an ID3 tag or an MPEG frame sync; anything else is octet-stream. */
+/**
+ * What an accepted upload is, as the decoder that accepted it reads it (an MP3 may follow leading
+ * junk, a WAV may be RF64); anything else is octet-stream.
+ */
 export async function sniffAudioKind(path: string): Promise<AudioKind> {
-  const handle = await open(path, 'r');
-  try {
-    const head = Buffer.alloc(12);
-    const { bytesRead } = await handle.read(head, 0, 12, 0);
-    const format = sniffFormat(head.subarray(0, bytesRead));
-    if (format === 'WAV') return { contentType: 'audio/wav', extension: '.wav' };
-    if (format === 'MP3') return { contentType: 'audio/mpeg', extension: '.mp3' };
-    return { contentType: 'application/octet-stream', extension: '.bin' };
-  } finally {
-    await handle.close();
-  }
+  const format = await audioFileFormat(path);
+  if (format === 'wav') return { contentType: 'audio/wav', extension: '.wav' };
+  if (format === 'mp3') return { contentType: 'audio/mpeg', extension: '.mp3' };
+  return { contentType: 'application/octet-stream', extension: '.bin' };
 }
 
 /**

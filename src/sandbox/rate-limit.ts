@@ -24,7 +24,7 @@ export function parseRateLimit(text: string): RateLimit | undefined {
 /** A sliding log per token: the times of its last `requests` accepted requests. */
 export class RateLimiter {
   readonly #log = new Map<string, number[]>();
-  /** Requests answered 429 so far (the control endpoint and tests read it). */
+  /** Requests answered 429 so far (the unit tests read it; no control endpoint shows it). */
   throttled = 0;
 
   constructor(

@@ -4,6 +4,7 @@ import { rm, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { AudioDecodeError, measureAudioDuration, runRedactionInWorker } from '../audio/index.js';
+import { apart, exactSeconds } from '../output/format.js';
 import { holdAnswer, type RuntimeSettings } from './control.js';
 import { checkFields } from './fields.js';
 import { discardBody, sendError, sendJson } from './http.js';
@@ -51,10 +52,7 @@ export async function handleRedaction(
   const { fields: received, file } = outcome;
   try {
     if (!file) {
-      const message = received.has('source_audio')
-        ? 'the field "source_audio" must be a file'
-        : 'the file field "source_audio" is missing';
-      sendError(res, 400, message);
+      sendError(res, 400, 'the file field "source_audio" is missing');
       return;
     }
     const checked = checkFields(received);
@@ -75,11 +73,8 @@ export async function handleRedaction(
       return;
     }
     if (duration > MAX_DURATION_SEC) {
-      sendError(
-        res,
-        422,
-        `the audio lasts ${Math.round(duration)} s: longer than the 60-minute limit (${MAX_DURATION_SEC} s)`,
-      );
+      const [lasts, limit] = apart([duration, MAX_DURATION_SEC], (s) => `${Math.round(s)} s`, exactSeconds);
+      sendError(res, 422, `the audio lasts ${lasts}: longer than the 60-minute limit (${limit})`);
       return;
     }
     const seed = voiceSeed(deps.seed, file.sha256);

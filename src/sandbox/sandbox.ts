@@ -1,16 +1,24 @@
 /** `startSandbox`: the API and file listeners, wired to one job store. */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { handleApi } from './api.js';
 import { generateToken } from './auth.js';
+import { answerClientErrors } from './client-error.js';
 import { CONTROL_PREFIX, handleControl, type RuntimeSettings } from './control.js';
 import { FaultInjector } from './faults.js';
 import { RateLimiter } from './rate-limit.js';
-import { handleFiles } from './files.js';
-import { pathOf, sendError } from './http.js';
+import { handleFiles, xmlErrorBody } from './files.js';
+import { errorBody, pathOf, sendError } from './http.js';
 import { bindAddress, resolveOptions, type SandboxOptions, urlHost } from './options.js';
 import { Processor } from './processor.js';
 import { type Listener, Recorder } from './recorder.js';
@@ -75,6 +83,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let store: JobStore | undefined;
   let closing: Promise<void> | undefined;
   const handlers = new Set<Promise<unknown>>();
+  // The answer under way on each connection: a request the parser refuses after it gets no answer.
+  const answering = new WeakMap<Duplex, ServerResponse>();
 
   const close = () => {
     closing ??= (async () => {
@@ -106,9 +116,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       (listener: Listener, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>) =>
       (req: IncomingMessage, res: ServerResponse) => {
         const started = Date.now();
+        answering.set(req.socket, res);
         const control = listener === 'api' && pathOf(req).startsWith(CONTROL_PREFIX);
         if (!control) recorder.track(listener, req, res);
         res.once('close', () => {
+          if (answering.get(req.socket) === res) answering.delete(req.socket);
           const status = res.headersSent ? String(res.statusCode) : 'no answer';
           const line = `${req.method} ${pathOf(req)} ${status} ${Date.now() - started}ms`;
           if (control) o.onDebug(line);
@@ -161,6 +173,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     filesServer.on(
       'request',
       guard('files', (req, res) => handleFiles(req, res, deps)),
+    );
+    apiServer.on(
+      'clientError',
+      answerClientErrors(answering, (status, message) => ({
+        contentType: 'application/json; charset=utf-8',
+        text: JSON.stringify(errorBody(status, message)),
+      })),
+    );
+    filesServer.on(
+      'clientError',
+      answerClientErrors(answering, (status, message) => ({
+        contentType: 'application/xml',
+        text: xmlErrorBody((STATUS_CODES[status] ?? 'Error').replace(/\W/g, ''), message),
+      })),
     );
 
     const interrupted = store.interrupted();

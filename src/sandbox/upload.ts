@@ -37,6 +37,9 @@ export interface UploadHooks {
 }
 
 const FILE_FIELD = 'source_audio';
+const NOT_A_FILE =
+  `"${FILE_FIELD}" must be a file part, with a file name (filename="call.wav") or of type ` +
+  'application/octet-stream; it came as a text field';
 
 export function receiveUpload(req: IncomingMessage, hooks: UploadHooks): Promise<UploadOutcome> {
   return new Promise((resolve) => {
@@ -83,7 +86,10 @@ export function receiveUpload(req: IncomingMessage, hooks: UploadHooks): Promise
     };
 
     parser.on('field', (name, value, info) => {
-      if (info.nameTruncated || info.valueTruncated) note(`field "${name.slice(0, 40)}" is too long`);
+      // A part without a file name (filename="" counts as none) and not of type octet-stream is a
+      // text field to multipart: the file cannot be read from it (its value is cut at 1 KiB).
+      if (name === FILE_FIELD) note(NOT_A_FILE);
+      else if (info.nameTruncated || info.valueTruncated) note(`field "${name.slice(0, 40)}" is too long`);
       else if (fields.has(name)) note(`field "${name}" is given more than once`);
       else fields.set(name, value);
     });

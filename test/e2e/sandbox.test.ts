@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox.js';
@@ -83,6 +85,23 @@ describe('vredact sandbox (built binary)', () => {
       });
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain('loopback');
+      expect(result.stdout).toBe('');
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
+  test('a --data-dir that is a file is a usage error (exit 2) naming it', async () => {
+    const dir = await tempDir();
+    try {
+      const file = join(dir.path, 'not-a-folder');
+      await writeFile(file, 'x');
+      const result = await runCli(['sandbox', '--port', '0', '--data-dir', file], {
+        env: isolatedEnv(dir.path),
+      });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain('--data-dir');
+      expect(result.stderr).toContain('not a folder');
       expect(result.stdout).toBe('');
     } finally {
       await dir.cleanup();

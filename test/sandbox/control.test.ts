@@ -117,6 +117,12 @@ describe('control endpoints', () => {
     const unknownKey = await control(base, 'POST', 'faults', '{"next":[{"sttaus":500}]}');
     expect(unknownKey.status).toBe(400);
     expect(unknownKey.json).toMatchObject({ message: expect.stringMatching(/^invalid fault list/) });
+    // A Retry-After that no HTTP header can carry would only fail the API request that takes it.
+    const badHeader = await control(base, 'POST', 'faults', '{"next":[{"retryAfter":"1\\r\\nx-y: z"}]}');
+    expect(badHeader.status).toBe(400);
+    expect(badHeader.json).toMatchObject({
+      message: expect.stringMatching(/^invalid fault list at next\.0\.retryAfter: /),
+    });
     const noList = await control(base, 'POST', 'faults', '');
     expect(noList.status).toBe(400);
     const notJson = await control(base, 'POST', 'faults', '{"next":');

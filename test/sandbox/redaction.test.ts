@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { MAX_UPLOAD_BYTES } from '../../src/sandbox/index.js';
 import {
   call,
@@ -81,6 +84,18 @@ describe('refusals', () => {
     const answer = await redact(sandbox.baseUrl, await writeSilentMp3(join(dir, 'long.mp3'), 3700));
     expect(answer.status).toBe(422);
     expect(answer.json()).toEqual({ error: 422, message: expect.stringContaining('60-minute') });
+  });
+
+  test('audio just over 60 minutes is refused with a length that reads longer than the limit', async () => {
+    const sandbox = await startTestSandbox();
+    const dir = await testDir();
+    // At 1 kHz, 3600.4 s of silence fits the size limit (7.2 MB).
+    const samples = 3_600_400;
+    const path = join(dir, 'just-over.wav');
+    await writeFile(path, Buffer.concat([pcm16MonoHeader(samples, 1000), Buffer.alloc(samples * 2)]));
+    const answer = await redact(sandbox.baseUrl, path);
+    expect(answer.status).toBe(422);
+    expect((answer.json() as { message: string }).message).toContain('3600.4 s');
   });
 
   test.each([
@@ -189,7 +204,25 @@ describe('asynchronous redaction', () => {
     const file = await call(signed.origin, 'GET', `${signed.pathname}${signed.search}`, { token: null });
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toBe('audio/mpeg');
-    const { readFile } = await import('node:fs/promises');
     expect(file.body.equals(await readFile(fixture('speech-cbr.mp3')))).toBe(true);
+  });
+  test('an MP3 the decoder finds after leading junk is kept and served as an MP3 too', async () => {
+    const sandbox = await startTestSandbox({ syncLimitSec: 0, speed: 1000 });
+    const dir = await testDir();
+    const path = join(dir, 'padded.mp3');
+    await writeFile(path, Buffer.concat([Buffer.alloc(100), await readFile(fixture('speech-cbr.mp3'))]));
+    const accepted = await redact(sandbox.baseUrl, path);
+    expect(accepted.status).toBe(202);
+    const { job_id } = accepted.json() as { job_id: string };
+    await waitForResult(sandbox.baseUrl, job_id, 'padded.mp3');
+
+    const url = await call(sandbox.baseUrl, 'POST', `/api/jobs/${job_id}/files/download-url`, {
+      json: { fileName: 'padded.mp3' },
+    });
+    const signed = new URL((url.json() as { signedUrl: string }).signedUrl);
+    const file = await call(signed.origin, 'GET', `${signed.pathname}${signed.search}`, { token: null });
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toBe('audio/mpeg');
+    expect(existsSync(join(sandbox.dataDir, 'jobs', job_id, 'source.mp3'))).toBe(true);
   });
 });

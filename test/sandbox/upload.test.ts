@@ -138,6 +138,18 @@ describe('receiveUpload', () => {
     await vi.waitFor(async () => expect(await readdir(tmpDir)).toEqual([]), WAIT);
   });
 
+  it('refuses a source_audio part without a file name, which multipart reads as a text field, saying so', async () => {
+    const { base } = await uploadServer();
+    const part = (bytes: number) =>
+      '--XYZ\r\nContent-Disposition: form-data; name="source_audio"; filename=""\r\n' +
+      `Content-Type: audio/wav\r\n\r\n${'R'.repeat(bytes)}\r\n--XYZ--\r\n`;
+    for (const size of [100, 5000]) {
+      const answer = await post(base, part(size), { 'content-type': 'multipart/form-data; boundary=XYZ' });
+      expect(answer).toEqual({ status: 400, json: { error: 400, message: expect.any(String) } });
+      expect(answer.json.message).toMatch(/"source_audio" must be a file part.*file name/);
+    }
+  });
+
   it('refuses a field over 1 KiB, and too many fields', async () => {
     const { base } = await uploadServer();
     const long = new FormData();

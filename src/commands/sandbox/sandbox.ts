@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { describeFsError, isLocalFsError } from '../../fs/errors.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { parseSandboxFlags } from './options.js';
 
@@ -43,6 +44,11 @@ export async function runSandbox(
     }
     if (code === 'EADDRNOTAVAIL')
       throw new UsageError(`cannot listen on ${options.host}: ${(error as Error).message}`);
+    // Starting only creates and reads the data folder: a file-system error there is the flag's.
+    if (options.dataDir !== undefined && isLocalFsError(error)) {
+      const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'not a folder' : describeFsError(error);
+      throw new UsageError(`--data-dir ${options.dataDir}: ${why}`, 'give a folder the sandbox can write to');
+    }
     throw error;
   }
   ctx.streams.stdout.write(
