@@ -39,6 +39,12 @@ interface Entry {
   res: ServerResponse | undefined;
 }
 
+/**
+ * Requests kept for `GET /__sandbox/requests`, the latest: a sandbox left running (a developer's,
+ * a CI service's) kept every request it ever saw, and grew for as long as it ran.
+ */
+export const KEPT_REQUESTS = 10_000;
+
 export class Recorder {
   readonly #entries: Entry[] = [];
   readonly stats: SandboxStats = {
@@ -65,6 +71,9 @@ export class Recorder {
       res,
     };
     this.#entries.push(entry);
+    // Dropped by halves, so that a busy sandbox does not shift the array at every request.
+    if (this.#entries.length > KEPT_REQUESTS * 1.5)
+      this.#entries.splice(0, this.#entries.length - KEPT_REQUESTS);
     res.once('close', () => {
       entry.record.status = res.headersSent ? res.statusCode : 0;
       entry.res = undefined;

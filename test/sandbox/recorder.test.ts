@@ -1,7 +1,7 @@
 /** What the recorder keeps of each request: method, path without query, whether a token came, the status. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
-import { type Listener, Recorder } from '../../src/sandbox/recorder.js';
+import { KEPT_REQUESTS, type Listener, Recorder } from '../../src/sandbox/recorder.js';
 import { loopbackServers, WAIT } from '../helpers/test-servers.js';
 
 const listen = loopbackServers();
@@ -122,5 +122,21 @@ describe('Recorder', () => {
     expect(recorder.stats.uploads).toBe(3);
     await fetch(`${base}/b/204`);
     expect(recorder.requests()).toMatchObject([{ path: '/b/204', status: 204 }]);
+  });
+});
+
+describe('Recorder, left running', () => {
+  it('keeps the latest requests only, however many it has seen', () => {
+    const recorder = new Recorder();
+    const fakeRes = () =>
+      ({ once: () => undefined, headersSent: true, statusCode: 200 }) as unknown as ServerResponse;
+    for (let n = 0; n < KEPT_REQUESTS * 3; n++) {
+      const req = { method: 'GET', url: `/api/jobs/${n}`, headers: {} } as unknown as IncomingMessage;
+      recorder.track('api', req, fakeRes());
+    }
+    const kept = recorder.requests();
+    expect(kept.length).toBeGreaterThanOrEqual(KEPT_REQUESTS);
+    expect(kept.length).toBeLessThanOrEqual(KEPT_REQUESTS * 1.5);
+    expect(kept.at(-1)?.path).toBe(`/api/jobs/${KEPT_REQUESTS * 3 - 1}`);
   });
 });
