@@ -148,8 +148,10 @@ export async function sendOne(
       sentSha256 = sha256;
     });
   } catch (error) {
-    // Not made at all: the token had just been refused.
-    if (error instanceof GateClosedError) await notSent(engine, { ...work, uploadName });
+    // Not made at all (the token had just been refused), or refused with the token: no job came of
+    // it, so the next run sends it without looking for one.
+    if (error instanceof GateClosedError || isTokenRefused(error))
+      await notSent(engine, { ...work, uploadName });
     await uploadFailed(engine, work, error);
     return undefined;
   } finally {

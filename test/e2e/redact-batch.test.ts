@@ -285,6 +285,15 @@ describe('vredact redact, end to end', () => {
       expect(await outputsUnder(join(t.dir, 'redacted'))).toEqual([]);
       const lines = jsonLines(result.stdout);
       expect(lines.at(-1)).toMatchObject({ summary: { done: 0, failed: 1, pending: 7 } });
+      // The upload the service refused became no job: it is not left `uploading` for the next run to
+      // look up (uploads aborted in flight with it are: their fate is not known).
+      const failed = lines.find((line) => line.status === 'failed')?.input as string;
+      const journal = (await readFile(join(t.dir, 'redacted', '.vredact', 'journal.jsonl'), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { input: string; event: string });
+      const last = new Map(journal.map((line) => [line.input, line.event]));
+      expect(last.get(join(t.dir, failed))).toBe('withdrawn');
     } finally {
       await t.cleanup();
     }
