@@ -33,6 +33,8 @@ export const LOCK_NAME = 'lock';
  */
 const UNREADABLE_GRACE_MS = 10_000;
 const LOCK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** A lock's file name: the folder's, or a shard's. */
+const LOCK_FILE = /^lock(?:\.\d+-of-\d+)?$/;
 
 export interface LockOwner {
   pid: number;
@@ -185,6 +187,22 @@ async function liveOverlappingLock(stateDir: string, name: string, now: number) 
     if (!(await staleReason(path, owner, now))) return { name: other, path, owner };
   }
   return undefined;
+}
+
+/** The runs that hold a lock of the output folder now (`vredact status` tells of them), as shown. */
+export async function runsUnderWay(outDir: string, now = Date.now()): Promise<string[]> {
+  const stateDir = join(outDir, STATE_DIR);
+  const names = await readdir(stateDir).catch(() => [] as string[]);
+  const runs: string[] = [];
+  for (const name of names.filter((name) => LOCK_FILE.test(name))) {
+    const path = join(stateDir, name);
+    const text = await readFile(path, 'utf8').catch(() => undefined);
+    const owner = text === undefined ? undefined : parseOwner(text);
+    if (owner && !(await staleReason(path, owner, now))) {
+      runs.push(displayText(`pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}`));
+    }
+  }
+  return runs;
 }
 
 /** Takes the lock of an output folder, or throws LockHeldError (exit 2) or a LocalFsError. */

@@ -9,7 +9,7 @@ import { OutsideOutputFolderError } from '../../src/fs/containment.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { processStartTimeMs } from '../../src/fs/process-info.js';
 import { type Logger, silentLogger } from '../../src/output/logger.js';
-import { acquireLock, LockHeldError, lockPath } from '../../src/redact/lock.js';
+import { acquireLock, LockHeldError, lockPath, runsUnderWay } from '../../src/redact/lock.js';
 import { REPO_ROOT, tempDirPerTest } from '../helpers/cli.js';
 import { until } from '../helpers/e2e.js';
 import { fillUp, MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
@@ -178,6 +178,15 @@ describe('lock', () => {
     );
     expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ pid: process.pid, refreshMs: 30_000 });
     await held.release();
+  });
+
+  it('tells status of the runs that hold a lock of the folder now, not of stale locks', async () => {
+    expect(await runsUnderWay(dir.path)).toEqual([]);
+    await writeLock(dir.path, owner({}), 'lock.2-of-2');
+    const held = await acquireLock(dir.path, silentLogger, Date.now, { name: 'lock.1-of-2' });
+    expect(await runsUnderWay(dir.path)).toEqual([expect.stringMatching(`^pid ${process.pid} on `)]);
+    await held.release();
+    expect(await runsUnderWay(dir.path)).toEqual([]);
   });
 
   it('refreshes the lock it holds, until it is released', async () => {

@@ -9,6 +9,7 @@ import { printJsonDocument, printTerminal, printTsv, type StatusView } from './r
 import { printManifest } from './print-manifest.js';
 import { lineWriter } from './write-lines.js';
 import { DEFAULT_OUT_DIR } from '../../settings/settings.js';
+import { runsUnderWay } from '../../redact/lock.js';
 
 /** The same default as `vredact redact`'s output folder. */
 const WHICH_FOLDER = 'name the output folder of `vredact redact` with -o (default ./redacted)';
@@ -37,6 +38,12 @@ export async function runStatus(
   if (read.unreadable > 0) {
     ctx.log.warn(
       `skipped ${read.unreadable} journal line(s) that could not be read (damaged, or over 1 MiB)`,
+    );
+  }
+  // Its uploads in flight are `uploading` lines, which read as uploads cut short until it records them.
+  for (const run of await runsUnderWay(outDir)) {
+    ctx.log.info(
+      `a run is under way in this folder (${run}): its uploads in flight show as interrupted until it records them`,
     );
   }
   const out = lineWriter(ctx.streams.stdout);
