@@ -3,91 +3,60 @@
  * front) through a CONNECT proxy on loopback, as it would to the real service from behind a
  * company's proxy. Build first: `npm run build`.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
-import {
-  type ConnectProxy,
-  startConnectProxy,
-  startTlsFront,
-  TEST_CA,
-  type TlsFront,
-} from '../helpers/connect-proxy.js';
+import { describe, expect, it } from 'vitest';
+import { isolatedEnv, runCli } from '../helpers/cli.js';
+import { startConnectProxy } from '../helpers/connect-proxy.js';
 import { isWav, listFiles } from '../helpers/e2e.js';
 import { makeWav } from '../helpers/mp3.js';
-import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox.js';
-import { writeFile, mkdir } from 'node:fs/promises';
+import { tlsServicePerTest } from '../helpers/tls-service.js';
 
-let sandbox: SandboxProcess;
-let front: TlsFront;
-let proxy: ConnectProxy;
-let temp: Awaited<ReturnType<typeof tempDir>>;
-
-beforeEach(async () => {
-  temp = await tempDir('vredact-proxy-');
-  sandbox = await startSandboxProcess();
-  front = await startTlsFront(Number(new URL(sandbox.baseUrl).port));
-  proxy = await startConnectProxy(['service.test']);
-});
-
-afterEach(async () => {
-  await proxy.close();
-  await front.close();
-  await sandbox.stop();
-  await temp.cleanup();
-});
-
-/** The environment of a run against `https://service.test:<front>`, with `extra` (the proxy variables). */
-function env(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return isolatedEnv(join(temp.path, 'cfg'), {
-    VREDACT_BASE_URL: `https://service.test:${front.port}`,
-    VREDACT_TOKEN: sandbox.token,
-    NODE_EXTRA_CA_CERTS: TEST_CA,
-    ...extra,
-  });
-}
+const service = tlsServicePerTest('vredact-proxy-');
 
 function run(args: string[], extra: Record<string, string>) {
-  return runCli(args, { env: env(extra), cwd: temp.path });
+  return runCli(args, { env: service.env(extra), cwd: service.dir });
 }
 
 describe('through a proxy', () => {
   it('redacts over https through HTTPS_PROXY, in a tunnel: the proxy sees the host, never the token', async () => {
-    await mkdir(join(temp.path, 'in'));
-    await writeFile(join(temp.path, 'in', 'a.wav'), makeWav(1, 16000));
-    await writeFile(join(temp.path, 'in', 'b.wav'), makeWav(2, 16000));
-    const result = await run(['redact', 'in', '-o', 'out', '--verbose'], { HTTPS_PROXY: proxy.url });
+    await mkdir(join(service.dir, 'in'));
+    await writeFile(join(service.dir, 'in', 'a.wav'), makeWav(1, 16000));
+    await writeFile(join(service.dir, 'in', 'b.wav'), makeWav(2, 16000));
+    const result = await run(['redact', 'in', '-o', 'out', '--verbose'], { HTTPS_PROXY: service.proxy.url });
     expect(result.exitCode, String(result.stderr)).toBe(0);
-    expect(await isWav(join(temp.path, 'out', 'a.wav'))).toBe(true);
-    expect(await isWav(join(temp.path, 'out', 'b.wav'))).toBe(true);
-    expect((await sandbox.stats()).uploads).toBe(2);
-    expect(proxy.connects.length).toBeGreaterThan(0);
-    expect(new Set(proxy.connects.map((c) => c.target))).toEqual(new Set([`service.test:${front.port}`]));
-    expect(proxy.plainRequests).toEqual([]);
-    const seen = proxy.relayed();
+    expect(await isWav(join(service.dir, 'out', 'a.wav'))).toBe(true);
+    expect(await isWav(join(service.dir, 'out', 'b.wav'))).toBe(true);
+    expect((await service.sandbox.stats()).uploads).toBe(2);
+    expect(service.proxy.connects.length).toBeGreaterThan(0);
+    expect(new Set(service.proxy.connects.map((c) => c.target))).toEqual(
+      new Set([`service.test:${service.front.port}`]),
+    );
+    expect(service.proxy.plainRequests).toEqual([]);
+    const seen = service.proxy.relayed();
     expect(seen.length).toBeGreaterThan(0);
-    expect(seen.includes(Buffer.from(sandbox.token))).toBe(false);
+    expect(seen.includes(Buffer.from(service.sandbox.token))).toBe(false);
     expect(seen.includes(Buffer.from('RIFF'))).toBe(false);
-    expect(String(result.stderr)).toContain(`(through the proxy 127.0.0.1:${proxy.port})`);
+    expect(String(result.stderr)).toContain(`(through the proxy 127.0.0.1:${service.proxy.port})`);
   });
 
   it('sends the proxy its credentials from the URL and never shows them, even when refused', async () => {
-    proxy.requireCredentials('alice', 'pr0xy-s3cret');
+    service.proxy.requireCredentials('alice', 'pr0xy-s3cret');
     const good = await run(['jobs', 'list', '--json'], {
-      https_proxy: `http://alice:pr0xy-s3cret@127.0.0.1:${proxy.port}`,
+      https_proxy: `http://alice:pr0xy-s3cret@127.0.0.1:${service.proxy.port}`,
     });
     expect(good.exitCode, String(good.stderr)).toBe(0);
     expect(JSON.parse(String(good.stdout))).toEqual([]);
 
-    const none = await run(['jobs', 'list'], { HTTPS_PROXY: proxy.url });
+    const none = await run(['jobs', 'list'], { HTTPS_PROXY: service.proxy.url });
     expect(none.exitCode).toBe(1);
     expect(String(none.stderr)).toContain(
-      `the proxy 127.0.0.1:${proxy.port} refused a tunnel to service.test:${front.port} (407 Proxy Authentication Required)`,
+      `the proxy 127.0.0.1:${service.proxy.port} refused a tunnel to service.test:${service.front.port} (407 Proxy Authentication Required)`,
     );
     expect(String(none.stderr)).toContain("put the proxy's credentials in HTTPS_PROXY");
 
     const wrong = await run(['jobs', 'list', '--verbose'], {
-      HTTPS_PROXY: `http://alice:wr0ng-s3cret@127.0.0.1:${proxy.port}`,
+      HTTPS_PROXY: `http://alice:wr0ng-s3cret@127.0.0.1:${service.proxy.port}`,
     });
     expect(wrong.exitCode).toBe(1);
     expect(String(wrong.stderr)).toContain('the proxy refused the credentials in HTTPS_PROXY');
@@ -108,39 +77,41 @@ describe('through a proxy', () => {
     );
     expect(String(down.stderr)).toContain('check HTTPS_PROXY');
 
-    proxy.refuseWith(502);
-    const gateway = await run(['jobs', 'list', '--max-retries', '0'], { HTTPS_PROXY: proxy.url });
+    service.proxy.refuseWith(502);
+    const gateway = await run(['jobs', 'list', '--max-retries', '0'], { HTTPS_PROXY: service.proxy.url });
     expect(gateway.exitCode).toBe(1);
     expect(String(gateway.stderr)).toContain(
-      `could not open a tunnel to service.test:${front.port} (502 Bad Gateway)`,
+      `could not open a tunnel to service.test:${service.front.port} (502 Bad Gateway)`,
     );
   });
 
   it('goes direct to the hosts NO_PROXY names, to loopback always, and ignores HTTP_PROXY for https', async () => {
     const named = await run(['jobs', 'list', '--max-retries', '0'], {
-      HTTPS_PROXY: proxy.url,
+      HTTPS_PROXY: service.proxy.url,
       NO_PROXY: 'example.org, .test',
     });
     // Direct, service.test has no address: the proxy was not asked.
-    expect(String(named.stderr)).toContain(`cannot connect to service.test:${front.port} (host not found)`);
-    const httpOnly = await run(['jobs', 'list', '--max-retries', '0'], { HTTP_PROXY: proxy.url });
-    expect(String(httpOnly.stderr)).toContain(
-      `cannot connect to service.test:${front.port} (host not found)`,
+    expect(String(named.stderr)).toContain(
+      `cannot connect to service.test:${service.front.port} (host not found)`,
     );
-    expect(proxy.connects).toEqual([]);
+    const httpOnly = await run(['jobs', 'list', '--max-retries', '0'], { HTTP_PROXY: service.proxy.url });
+    expect(String(httpOnly.stderr)).toContain(
+      `cannot connect to service.test:${service.front.port} (host not found)`,
+    );
+    expect(service.proxy.connects).toEqual([]);
 
     const loopback = await runCli(['jobs', 'list', '--json'], {
-      env: isolatedEnv(join(temp.path, 'cfg'), {
-        VREDACT_BASE_URL: sandbox.baseUrl,
-        VREDACT_TOKEN: sandbox.token,
-        HTTP_PROXY: proxy.url,
-        HTTPS_PROXY: proxy.url,
+      env: isolatedEnv(join(service.dir, 'cfg'), {
+        VREDACT_BASE_URL: service.sandbox.baseUrl,
+        VREDACT_TOKEN: service.sandbox.token,
+        HTTP_PROXY: service.proxy.url,
+        HTTPS_PROXY: service.proxy.url,
       }),
-      cwd: temp.path,
+      cwd: service.dir,
     });
     expect(loopback.exitCode, String(loopback.stderr)).toBe(0);
-    expect(proxy.connects).toEqual([]);
-    expect(proxy.plainRequests).toEqual([]);
+    expect(service.proxy.connects).toEqual([]);
+    expect(service.proxy.plainRequests).toEqual([]);
   });
 
   it('refuses a proxy variable it cannot use before any request, without showing its credentials', async () => {
@@ -153,7 +124,7 @@ describe('through a proxy', () => {
     expect(garbled.exitCode).toBe(2);
     expect(String(garbled.stderr)).toContain('https_proxy is not a proxy address');
     expect(String(garbled.stderr)).not.toContain('s3cret');
-    expect(proxy.connects).toEqual([]);
-    expect(await listFiles(temp.path)).toEqual([]);
+    expect(service.proxy.connects).toEqual([]);
+    expect(await listFiles(service.dir)).toEqual([]);
   });
 });
