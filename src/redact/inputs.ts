@@ -1,9 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { Readable } from 'node:stream';
 import type { Entry } from 'fast-glob';
-import { UsageError } from '../errors.js';
-import { text } from 'node:stream/consumers';
 import { describeFsError } from '../fs/errors.js';
 import { walkFolder } from './folder-walk.js';
 import { describeInputError, notingReaddir, type UnreadableFolder } from './listing-errors.js';
@@ -80,24 +77,6 @@ export async function globBase(pattern: string): Promise<string> {
   if (fixed.length === 0) return '.';
   if (fixed.length === 1 && fixed[0] === '') return '/';
   return fixed.join('/');
-}
-
-/** Reads --files-from: one path per line; blank lines and lines starting with `#` are ignored; ends trimmed. */
-export function parseListText(textContent: string): string[] {
-  return textContent
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-}
-
-/** Reads the --files-from list: a file (relative to cwd) or `-` for standard input. */
-export async function readFilesFrom(source: string, cwd: string, stdin: Readable): Promise<string[]> {
-  if (source === '-') return parseListText(await text(stdin));
-  try {
-    return parseListText(await readFile(resolve(cwd, source), 'utf8'));
-  } catch (error) {
-    throw new UsageError(`cannot read the --files-from list ${source}: ${describeFsError(error)}`);
-  }
 }
 
 /**

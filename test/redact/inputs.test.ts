@@ -4,7 +4,8 @@ import { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { expandInputs, globBase, parseListText, readFilesFrom } from '../../src/redact/inputs.js';
+import { parseListText, readFilesFrom } from '../../src/redact/files-from.js';
+import { expandInputs, globBase } from '../../src/redact/inputs.js';
 import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-inputs-');

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { runBatch } from '../../redact/batch.js';
-import { readFilesFrom } from '../../redact/inputs.js';
+import { readFilesFrom } from '../../redact/files-from.js';
 import { createInterruptController, listenForInterrupts } from '../../redact/interrupt.js';
 import { parseRedactOptions } from '../../redact/options.js';
 
