@@ -16,7 +16,7 @@ import { assertFileName, assertNewJobId, jobIdProblem, jobPath } from './identif
 import { readJsonList, readSmallJson } from './json-reader.js';
 import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
-import { RETRYABLE_STATUSES } from './retry.js';
+import { isRetryableByDefault, RETRYABLE_STATUSES } from './retry.js';
 import {
   CreatedJobSchema,
   DownloadUrlSchema,
@@ -204,7 +204,7 @@ export class ApiClient {
       throw new InvalidResponseError(`the service gave a download URL that is ${this.#http.scrub(problem)}`);
     }
     const what = `downloading ${truncate(displayText(this.#http.scrub(basename(url.pathname))), 80)} from ${hostPort(url)}`;
-    return this.#http.retry(what, signal, async () => {
+    const request = async () => {
       const { response, url: at } = await getFollowingRedirects(url, what, (next) =>
         this.#http.send('GET', next, what, { authorized: false, signal }),
       );
@@ -222,7 +222,13 @@ export class ApiClient {
         return this.#http.fail(response, at, what, RETRYABLE_STATUSES);
       }
       return this.#consume(response.body, response.headers, sink, what, at);
-    });
+    };
+    return this.#http.retry(what, signal, request, isRetryableByDefault, false);
+  }
+
+  /** See ServiceHttp.rideOutOutages: for a batch, which stops rather than failing file after file. */
+  rideOutOutages(maxWaitMs: number): void {
+    this.#http.rideOutOutages(maxWaitMs);
   }
 
   /** Asks for a signed URL of a job's file and hands its body to `sink`. */

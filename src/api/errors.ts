@@ -53,6 +53,16 @@ export class ConnectionError extends ApiError {
     super(message, undefined, undefined, ExitCode.partial, hint);
   }
 }
+/**
+ * The service cannot be reached, for a whole batch: it never answered since the run began, or an
+ * outage outlasted `--max-outage-wait`. Every upload would meet it, so the batch stops.
+ */
+export class ServiceUnreachableError extends ConnectionError {
+  override name = 'ServiceUnreachableError';
+  constructor(message: string, hint?: string) {
+    super(message, true, hint);
+  }
+}
 export class TimeoutError extends ApiError {
   override name = 'TimeoutError';
 }
@@ -130,11 +140,15 @@ export function errorForStatus(
 
 /**
  * True for failures that every request to the service would meet, whatever it carries: its TLS
- * certificate is not trusted, or the proxy refuses the tunnel. A batch stops on the first, rather
- * than failing each of its files the same way.
+ * certificate is not trusted, the proxy refuses the tunnel, or the service cannot be reached. A batch
+ * stops on the first, rather than failing each of its files the same way.
  */
 export function failsEveryRequest(error: unknown): boolean {
-  return error instanceof CertificateError || error instanceof ProxyRefusedError;
+  return (
+    error instanceof CertificateError ||
+    error instanceof ProxyRefusedError ||
+    error instanceof ServiceUnreachableError
+  );
 }
 
 /** True for errors that mean the token itself was refused: the whole run stops. */

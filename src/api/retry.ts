@@ -1,6 +1,12 @@
 import type { Clock } from '../clock.js';
-import { ApiError, ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
-import { type Throttle, type ThrottleDecision, throttledError } from './throttle.js';
+import {
+  ApiError,
+  ConnectionError,
+  ConnectTimeoutError,
+  ServiceUnreachableError,
+  TimeoutError,
+} from './errors.js';
+import { outageError, type Throttle, type ThrottleDecision, throttledError } from './throttle.js';
 import { LONGEST_WAIT_MS } from './wait-text.js';
 
 export const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
@@ -55,8 +61,21 @@ export function isThrottleAnswer(error: unknown): error is RetryableStatusError 
 }
 
 /** A connection that could not be made (refused, unreachable, timed out connecting). */
-function isConnectFailure(error: unknown): boolean {
+function isConnectFailure(error: unknown): error is ConnectionError | ConnectTimeoutError {
   return (error instanceof ConnectionError && error.refused) || error instanceof ConnectTimeoutError;
+}
+
+/**
+ * The failure a request ends with when it is not tried again. For a batch whose service never
+ * answered, a connection that could not be made is the whole batch's (see Throttle.neverReached).
+ */
+function finalError(error: unknown, options: RetryOptions): unknown {
+  const final = error instanceof RetryableStatusError ? error.cause : error;
+  const whole = options.toService === true && options.throttle?.neverReached === true;
+  if (!whole || !isConnectFailure(final) || final instanceof ServiceUnreachableError) {
+    return final;
+  }
+  return new ServiceUnreachableError(final.message, final.hint);
 }
 
 export interface RetryOptions {
@@ -72,6 +91,11 @@ export interface RetryOptions {
    * out through it without using up retries. Without it, Retry-After is honoured per request.
    */
   throttle?: Throttle | undefined;
+  /**
+   * Whether a connect failure of this request tells of the service itself (the throttle rides out
+   * its outages): not for a signed URL, whose host may be another.
+   */
+  toService?: boolean;
   /** What the request is, for messages ("listing jobs"). */
   what?: string;
   /** Called once per request when connecting has failed for more than SLOW_CONNECT_NOTICE_MS and is retried. */
@@ -98,6 +122,7 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     const release = throttle ? await throttle.acquire(what, options.signal) : () => {};
     let error: unknown;
     let throttled: ThrottleDecision | undefined;
+    let outage: ThrottleDecision | undefined;
     try {
       const result = await attempt(n);
       release();
@@ -109,10 +134,23 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
       // once to a waiting request, past the gate this answer closes (two requests per Retry-After).
       if (throttle && !options.signal?.aborted && isThrottleAnswer(error) && shouldRetry(error)) {
         throttled = throttle.onThrottle(error.retryAfterMs);
+      } else if (
+        throttle &&
+        options.toService &&
+        !options.signal?.aborted &&
+        isConnectFailure(error) &&
+        shouldRetry(error)
+      ) {
+        outage = throttle.onUnreachable(error);
       }
       release();
     }
     if (options.signal?.aborted) throw error;
+    if (outage) {
+      if (!outage.retry) throw outageError(what, outage.reason);
+      options.onRetry?.(error, n + 1, 0);
+      continue;
+    }
     if (throttled && isThrottleAnswer(error)) {
       const decision = throttled;
       if (!decision.retry) throw throttledError(what, decision.reason);
@@ -122,7 +160,7 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     if (throttle && error instanceof ApiError && error.status !== undefined) throttle.onAnswered();
     const retryAfter = error instanceof RetryableStatusError ? error.retryAfterMs : undefined;
     if (failures >= options.maxRetries || !shouldRetry(error) || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) {
-      throw error instanceof RetryableStatusError ? error.cause : error;
+      throw finalError(error, options);
     }
     const delayMs = retryAfter ?? backoffDelay(failures, clock.random);
     if (isConnectFailure(error)) {

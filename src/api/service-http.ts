@@ -178,11 +178,13 @@ export class ServiceHttp {
     throw error;
   }
 
+  /** `toService` false: the request goes elsewhere (a signed URL), so its connect failures are no outage. */
   retry<T>(
     what: string,
     signal: AbortSignal | undefined,
     attempt: () => Promise<T>,
     shouldRetry = isRetryableByDefault,
+    toService = true,
   ) {
     const { log, maxRetries, clock } = this.#options;
     return withRetries(attempt, {
@@ -191,6 +193,7 @@ export class ServiceHttp {
       signal,
       shouldRetry,
       what,
+      toService,
       throttle: this.#throttle,
       onRetry: (error, attempt, delayMs) => {
         // The client's errors already begin with what was being done: said once.
@@ -198,7 +201,7 @@ export class ServiceHttp {
         const said = message.startsWith(`${what}: `) ? message : `${what}: ${message}`;
         log.debug(
           delayMs === 0
-            ? `${said}; throttled, waiting at the gate (window ${this.#throttle.window})`
+            ? `${said}; waiting at the gate (window ${this.#throttle.window})`
             : `${said}; retry ${attempt}/${maxRetries} in ${formatWait(delayMs)}`,
         );
       },
@@ -207,6 +210,23 @@ export class ServiceHttp {
         this.#slowConnectNoticed = true;
         log.info(`${(error as Error).message}; still trying (up to ${maxRetries} retries)…`);
       },
+    });
+  }
+
+  /**
+   * From now on, an outage of the service (it answered, then cannot be connected to) pauses every
+   * request for up to `maxWaitMs`, as a throttle does, instead of each using up its retries. For
+   * batches: one command's request keeps failing after its retries.
+   */
+  rideOutOutages(maxWaitMs: number): void {
+    const { log } = this.#options;
+    this.#throttle.rideOutOutages({
+      maxWaitMs,
+      onBegan: (error) =>
+        log.warn(
+          `${(error as Error).message}: the service cannot be reached; new requests wait for it, one trying at a time, for up to ${formatWait(maxWaitMs)} (--max-outage-wait)`,
+        ),
+      onEnded: (lastedMs) => log.info(`the service answers again, after ${formatWait(lastedMs)}`),
     });
   }
 

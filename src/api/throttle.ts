@@ -8,11 +8,17 @@
  *   successes, never above the configured concurrency. After a throttle the window is 1, so a single
  *   request probes the service when the gate opens, rather than every waiting file at once;
  * - throttling is measured in time, not attempts: a request fails for throttling only after
- *   `maxWaitMs` of continuous throttling, or at once when the service asks for a longer wait.
+ *   `maxWaitMs` of continuous throttling, or at once when the service asks for a longer wait;
+ * - a batch rides out an outage the same way (rideOutOutages): once the service has answered, a
+ *   request that cannot connect to it closes the gate with the same backoff and the window at 1, so
+ *   one upload at a time probes it, without using up any file's retries. Past the batch's limit,
+ *   every request fails at once with ServiceUnreachableError, which halts the batch with the files
+ *   not sent still pending, rather than failing each of them after its own retries (a night of
+ *   hundreds of thousands of files retried against a service that is down).
  */
 import type { Clock } from '../clock.js';
 import { ExitCode } from '../errors.js';
-import { RateLimitError } from './errors.js';
+import { type ApiError, RateLimitError, ServiceUnreachableError } from './errors.js';
 import { formatWait, LONGEST_WAIT_MS } from './wait-text.js';
 
 export interface ThrottleOptions {
@@ -21,6 +27,16 @@ export interface ThrottleOptions {
   maxConcurrency: number;
   /** How long continuous throttling is ridden out before requests fail. */
   maxWaitMs: number;
+}
+
+/** What a batch is told of an outage it rides out. */
+export interface OutageRiding {
+  /** How long the service may stay unreachable before every request fails. */
+  maxWaitMs: number;
+  /** The first request that could not connect after the service had answered. */
+  onBegan?: (error: unknown) => void;
+  /** The service answered again after `lastedMs` of outage. */
+  onEnded?: (lastedMs: number) => void;
 }
 
 /** What to do with a throttle answer. */
@@ -47,8 +63,13 @@ export class Throttle {
   #since: number | undefined;
   /** Throttle answers since the last success, for the backoff when the service names no wait. */
   #strikes = 0;
-  /** Set when the service asked for a wait beyond maxWaitMs: every request fails at once until then. */
-  #refusedUntil: { at: number; reason: string } | undefined;
+  /** Set when the service asked for a wait beyond maxWaitMs (or an outage outlasted its limit): every request fails at once until then. */
+  #refusedUntil: { at: number; refuse: (what: string) => ApiError } | undefined;
+  #outage: OutageRiding | undefined;
+  /** Whether any request had an answer from the service (an error status too): it exists at this URL. */
+  #reached = false;
+  /** When the current outage began (no answer since); undefined while the service answers. */
+  #unreachableSince: number | undefined;
 
   constructor(options: ThrottleOptions) {
     this.#options = options;
@@ -103,6 +124,47 @@ export class Throttle {
   onAnswered(): void {
     this.#since = undefined;
     this.#strikes = 0;
+    this.#reached = true;
+    const outageSince = this.#unreachableSince;
+    if (outageSince === undefined) return;
+    this.#unreachableSince = undefined;
+    this.#outage?.onEnded?.(this.#options.clock.now() - outageSince);
+  }
+
+  /** From now on, connect failures after the service has answered are ridden out (see the top). */
+  rideOutOutages(riding: OutageRiding): void {
+    this.#outage = riding;
+  }
+
+  /** A connect failure that used up its retries before the service ever answered: not there at all. */
+  get neverReached(): boolean {
+    return this.#outage !== undefined && !this.#reached;
+  }
+
+  /**
+   * A request could not connect to the service. Undefined when it is an ordinary failure, retried as
+   * such: outages are not ridden out by this client, or the service never answered (a wrong URL
+   * fails after a file's retries, not after the outage limit).
+   */
+  onUnreachable(error: unknown): ThrottleDecision | undefined {
+    const outage = this.#outage;
+    if (outage === undefined || !this.#reached) return undefined;
+    const now = this.#options.clock.now();
+    if (this.#unreachableSince === undefined) {
+      this.#unreachableSince = now;
+      outage.onBegan?.(error);
+    }
+    const since = this.#unreachableSince;
+    this.#strikes++;
+    this.#limit = 1;
+    const waitMs = this.#backoffMs();
+    if (now + waitMs - since > outage.maxWaitMs) {
+      const reason = `the service could not be reached for ${formatWait(now - since)} (--max-outage-wait ${formatWait(outage.maxWaitMs)})`;
+      this.#refusedUntil = { at: Number.POSITIVE_INFINITY, refuse: (what) => outageError(what, reason) };
+      return { retry: false, reason };
+    }
+    this.#openAt = Math.max(this.#openAt, now + waitMs);
+    return { retry: true };
   }
 
   /** A request succeeded: the stretch ends and the window grows back by about one per window. */
@@ -121,21 +183,19 @@ export class Throttle {
     this.#since ??= now;
     this.#strikes++;
     this.#limit = Math.max(1, Math.floor(this.#limit / 2));
+    this.#reached = true;
     const { maxWaitMs } = this.#options;
     if (retryAfterMs !== undefined && retryAfterMs > maxWaitMs) {
       const until = new Date(now + retryAfterMs);
       const when = retryAfterMs < LONGEST_WAIT_MS ? ` (until ${formatUtc(until)})` : '';
       const reason = `the service asked to wait ${formatWait(retryAfterMs)}${when}; try again then`;
-      this.#refusedUntil = { at: until.getTime(), reason };
+      this.#refusedUntil = { at: until.getTime(), refuse: (what) => throttledError(what, reason) };
       return { retry: false, reason };
     }
     // A wish of no wait at all (`Retry-After: 0`, a date already past on a skewed clock) is no wait
     // named: honoured as it is, it sent a request as fast as the service answered, for as long as
     // it throttled (40 a second, up to --max-throttle-wait).
-    const waitMs =
-      (retryAfterMs || undefined) ??
-      Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (this.#strikes - 1)) *
-        (0.5 + this.#options.clock.random() / 2);
+    const waitMs = (retryAfterMs || undefined) ?? this.#backoffMs();
     if (now + waitMs - this.#since > maxWaitMs) {
       return {
         retry: false,
@@ -146,6 +206,14 @@ export class Throttle {
     return { retry: true };
   }
 
+  /** The gate's wait when the service named none: 1 s doubling to 30 s per strike, jittered. */
+  #backoffMs(): number {
+    return (
+      Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (this.#strikes - 1)) *
+      (0.5 + this.#options.clock.random() / 2)
+    );
+  }
+
   #checkRefusal(what: string): void {
     const refusal = this.#refusedUntil;
     if (!refusal) return;
@@ -153,7 +221,7 @@ export class Throttle {
       this.#refusedUntil = undefined;
       return;
     }
-    throw throttledError(what, refusal.reason);
+    throw refusal.refuse(what);
   }
 
   #pump(): void {
@@ -196,6 +264,14 @@ export function throttledError(what: string, reason: string): RateLimitError {
     undefined,
     ExitCode.partial,
     'lower -c, or run again later',
+  );
+}
+
+/** The failure of every request once an outage has outlasted the batch's limit. */
+export function outageError(what: string, reason: string): ServiceUnreachableError {
+  return new ServiceUnreachableError(
+    `${what}: ${reason}`,
+    'run the same command again when the service is back; --max-outage-wait rides out longer outages',
   );
 }
 

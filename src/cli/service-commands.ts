@@ -95,6 +95,14 @@ export function addRedactCommand(program: Command): void {
       ).documentDefault('2h'),
     )
     .addOption(
+      option(
+        '--max-outage-wait <duration>',
+        'how long to wait for a service that answered and then cannot be reached, before the batch stops',
+      )
+        .documentDefault('10m')
+        .documentEnv('VREDACT_MAX_OUTAGE_WAIT'),
+    )
+    .addOption(
       option('--shard <i/n>', "take only this machine's share i of n of the inputs, 1-based").documentEnv(
         'VREDACT_SHARD',
       ),

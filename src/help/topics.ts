@@ -26,6 +26,9 @@ const ENVIRONMENT = `Environment variables
   VREDACT_SHARD         this machine's share of the inputs, i/n (as redact --shard)
   VREDACT_MAX_THROTTLE_WAIT
                         how long throttling (429) is ridden out, e.g. 30m (as --max-throttle-wait)
+  VREDACT_MAX_OUTAGE_WAIT
+                        how long a batch waits for a service that answered and then
+                        cannot be reached, e.g. 10m (as redact --max-outage-wait)
   VREDACT_ALLOW_INSECURE_HTTP=1
                         allow an http:// service URL that is not loopback
   VREDACT_CONFIG_DIR    folder of the config file (default: the platform's,

@@ -76,6 +76,7 @@ export async function runBatch(
     return ExitCode.ok;
   }
   if (options.dryRun || !client) return runDryRun(ctx, plan, fingerprint, options, interrupt.stop);
+  client.rideOutOutages?.(options.maxOutageWaitMs);
 
   // Before the lock and before anything is sent: a folder that cannot take outputs is exit 2.
   await checkOutputFolderWritable(outDir);

@@ -20,7 +20,8 @@ import type { Halt, Recorder } from './record.js';
 export type RedactClient = Pick<
   ApiClient,
   'redact' | 'listJobs' | 'jobContent' | 'downloadUrl' | 'downloadSigned'
->;
+> &
+  Partial<Pick<ApiClient, 'rideOutOutages'>>;
 
 /**
  * Ctrl-C, as signals: `stop` (first interrupt) starts nothing new and lets what is in flight finish;

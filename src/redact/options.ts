@@ -6,6 +6,11 @@ export const DEFAULT_MAX_SIZE = 10 * 1024 * 1024;
 export const DEFAULT_MAX_DURATION_SECONDS = 3600;
 /** How long to wait for an asynchronous job, from when this run starts waiting for it. */
 export const DEFAULT_WAIT_TIMEOUT_MS = 2 * 3600 * 1000;
+/**
+ * How long a batch waits for a service that answered and then cannot be reached: a restart or a
+ * deployment is over well within it; a longer outage stops the batch, its files pending.
+ */
+export const DEFAULT_MAX_OUTAGE_WAIT_MS = 10 * 60 * 1000;
 
 export interface Shard {
   /** 1-based. */
@@ -20,6 +25,8 @@ export interface RedactOptions {
   overwrite: boolean;
   wait: boolean;
   waitTimeoutMs: number;
+  /** How long an outage of the service is ridden out before the batch stops (`--max-outage-wait`). */
+  maxOutageWaitMs: number;
   shard: Shard | undefined;
   maxSize: number;
   maxDurationSec: number;
@@ -130,6 +137,16 @@ export function parseShard(text: string, what = '--shard'): Shard {
   return { index, count };
 }
 
+/** A duration option, `fallback` when absent; `what` names where it came from. */
+function durationOption(value: string | undefined, what: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = parseDurationMs(value);
+  if (parsed === undefined) {
+    throw new UsageError(`${what} must be a duration like 90s, 30m, 2h or plain seconds (got "${value}")`);
+  }
+  return parsed;
+}
+
 function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
@@ -137,23 +154,20 @@ function text(value: unknown): string | undefined {
 /**
  * Checks the redact command's flags (commander's camelCase names) into its RedactOptions; every
  * problem is a usage error.
- * `--shard` may also come from `VREDACT_SHARD` (the flag wins).
+ * `--shard` and `--max-outage-wait` may also come from `VREDACT_SHARD` and `VREDACT_MAX_OUTAGE_WAIT`
+ * (the flag wins).
  */
 export function parseRedactOptions(
   flags: Record<string, unknown>,
   env: NodeJS.ProcessEnv = {},
 ): RedactOptions {
-  const waitTimeoutText = text(flags.waitTimeout);
-  let waitTimeoutMs = DEFAULT_WAIT_TIMEOUT_MS;
-  if (waitTimeoutText !== undefined) {
-    const parsed = parseDurationMs(waitTimeoutText);
-    if (parsed === undefined) {
-      throw new UsageError(
-        `--wait-timeout must be a duration like 90s, 30m, 2h or plain seconds (got "${waitTimeoutText}")`,
-      );
-    }
-    waitTimeoutMs = parsed;
-  }
+  const waitTimeoutMs = durationOption(text(flags.waitTimeout), '--wait-timeout', DEFAULT_WAIT_TIMEOUT_MS);
+  const outageFlag = text(flags.maxOutageWait);
+  const maxOutageWaitMs = durationOption(
+    outageFlag ?? (env.VREDACT_MAX_OUTAGE_WAIT?.trim() || undefined),
+    outageFlag === undefined ? 'VREDACT_MAX_OUTAGE_WAIT' : '--max-outage-wait',
+    DEFAULT_MAX_OUTAGE_WAIT_MS,
+  );
   const maxSizeText = text(flags.maxSize);
   let maxSize = DEFAULT_MAX_SIZE;
   if (maxSizeText !== undefined) {
@@ -195,6 +209,7 @@ export function parseRedactOptions(
     overwrite: flags.overwrite === true,
     wait: flags.wait !== false,
     waitTimeoutMs,
+    maxOutageWaitMs,
     shard:
       shardText === undefined
         ? undefined

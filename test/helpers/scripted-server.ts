@@ -32,6 +32,8 @@ export interface ScriptedServer {
   port: number;
   /** Every request received so far, in arrival order. */
   received: ReceivedRequest[];
+  /** Stops taking connections (a new one is refused); those open go on until they end. */
+  stopListening(): void;
   /** Destroys every open connection and stops listening. */
   close(): Promise<void>;
 }
@@ -39,7 +41,8 @@ export interface ScriptedServer {
 /** Largest request body the server keeps; a test never needs more. */
 const MAX_BODY = 64 * 1024 * 1024;
 
-export async function startScriptedServer(handler: ScriptedHandler): Promise<ScriptedServer> {
+/** `port`: listen on this one (a service back after an outage), not an ephemeral one. */
+export async function startScriptedServer(handler: ScriptedHandler, port = 0): Promise<ScriptedServer> {
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -64,15 +67,23 @@ export async function startScriptedServer(handler: ScriptedHandler): Promise<Scr
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const bound = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    port,
+    baseUrl: `http://127.0.0.1:${bound}`,
+    port: bound,
     received,
+    stopListening: () => server.close(),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
+        if (!server.listening) {
+          resolve();
+          return;
+        }
         server.close(() => resolve());
       }),
   };

@@ -38,3 +38,22 @@ describe('--shard', () => {
     );
   });
 });
+
+describe('--max-outage-wait', () => {
+  it('defaults to 10 minutes; comes from VREDACT_MAX_OUTAGE_WAIT when the flag is not given; the flag wins', () => {
+    expect(parseRedactOptions({}).maxOutageWaitMs).toBe(600_000);
+    expect(parseRedactOptions({}, { VREDACT_MAX_OUTAGE_WAIT: '1h' }).maxOutageWaitMs).toBe(3_600_000);
+    expect(
+      parseRedactOptions({ maxOutageWait: '0' }, { VREDACT_MAX_OUTAGE_WAIT: '1h' }).maxOutageWaitMs,
+    ).toBe(0);
+  });
+
+  it('a bad value is named as the user gave it', () => {
+    expect(() => parseRedactOptions({}, { VREDACT_MAX_OUTAGE_WAIT: 'soon' })).toThrow(
+      /^VREDACT_MAX_OUTAGE_WAIT must be a duration/,
+    );
+    expect(() => parseRedactOptions({ maxOutageWait: 'soon' })).toThrow(
+      /^--max-outage-wait must be a duration/,
+    );
+  });
+});

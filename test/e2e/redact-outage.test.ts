@@ -1,0 +1,155 @@
+/**
+ * A service that goes away in the middle of a night's batch, end to end against the built binary:
+ * an outage is ridden out (one upload at a time probes it, no file's retries used up, each file sent
+ * once); one longer than --max-outage-wait stops the batch with the rest pending, and the re-run
+ * sends only those; a service that never answered stops the batch after one file's retries.
+ */
+import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { createServer, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+
+const TOKEN = 'vr_outage_0123456789abcdef';
+const REDACTION = '/api/speech-to-speech-biometric-redaction';
+const dir = tempDirPerTest('vredact-outage-');
+
+async function inputs(count: number): Promise<string> {
+  const folder = join(dir.path, 'in');
+  await mkdir(folder, { recursive: true });
+  for (let i = 0; i < count; i++)
+    await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(folder, `call-${i}.wav`));
+  return folder;
+}
+
+/** A whole WAV as long as the input: the input's own bytes. */
+async function answerWithAudio(res: ServerResponse, headers: Record<string, string> = {}): Promise<void> {
+  const wav = await readFile(join(FIXTURES, 'speech-16bit.wav'));
+  res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length, ...headers });
+  res.end(wav);
+}
+
+/** The upload names the server received, one per redaction request. */
+function uploads(...servers: ScriptedServer[]): number {
+  return servers.flatMap((server) => server.received).filter((request) => request.url === REDACTION).length;
+}
+
+/** A service that answers `before` uploads, then stops taking connections (as it answers the last). */
+async function serviceThatGoesAway(before: number): Promise<ScriptedServer> {
+  let answered = 0;
+  const server: ScriptedServer = await startScriptedServer(async (req, res) => {
+    if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
+    answered++;
+    if (answered < before) return answerWithAudio(res);
+    // Closed to new connections before the answer leaves: the next upload is refused, never lost.
+    server.stopListening();
+    return answerWithAudio(res, { connection: 'close' });
+  });
+  return server;
+}
+
+interface Summary {
+  done: number;
+  skipped: number;
+  failed: number;
+  pending: number;
+}
+
+function summaryOf(stdout: string): Summary {
+  const lines = stdout.trim().split('\n');
+  return (JSON.parse(lines[lines.length - 1] as string) as { summary: Summary }).summary;
+}
+
+describe('an outage of the service during a batch', () => {
+  test('is ridden out: with --max-retries 0, every file is done and sent once, and stderr says when it began and ended', async () => {
+    const first = await serviceThatGoesAway(2);
+    let second: ScriptedServer | undefined;
+    try {
+      const out = join(dir.path, 'out');
+      const child = runCli(['redact', await inputs(5), '-o', out, '-c', '1', '--max-retries', '0'], {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: first.baseUrl, VREDACT_TOKEN: TOKEN }),
+        buffer: { stdout: true, stderr: true },
+      });
+      // The service comes back on the same port once the run has said it is waiting for it.
+      let back: Promise<void> | undefined;
+      child.stderr?.on('data', (chunk: Buffer) => {
+        if (back || !chunk.toString('utf8').includes('the service cannot be reached')) return;
+        back = startScriptedServer((req, res) => answerWithAudio(res), first.port).then((server) => {
+          second = server;
+        });
+      });
+      const run = await child;
+      await back;
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect((await readdir(out)).filter((name) => name.endsWith('.wav'))).toHaveLength(5);
+      expect(uploads(first, ...(second ? [second] : []))).toBe(5);
+      const stderr = String(run.stderr);
+      expect(stderr).toContain(
+        `cannot connect to 127.0.0.1:${first.port} (connection refused): the service cannot be reached; new requests wait for it`,
+      );
+      expect(stderr).toMatch(/the service answers again, after \d+s/);
+    } finally {
+      await first.close();
+      await second?.close();
+    }
+  }, 60_000);
+
+  test('one longer than --max-outage-wait stops the batch, the rest pending; the re-run sends only those', async () => {
+    const first = await serviceThatGoesAway(1);
+    const later = await startScriptedServer((req, res) =>
+      req.url === REDACTION ? answerWithAudio(res) : sendJson(res, 404, { error: 404, message: 'not found' }),
+    );
+    try {
+      const out = join(dir.path, 'out');
+      const folder = await inputs(5);
+      const args = ['redact', folder, '-o', out, '-c', '1', '--json'];
+      const run = await runCli([...args, '--max-outage-wait', '2s'], {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: first.baseUrl, VREDACT_TOKEN: TOKEN }),
+      });
+      expect(run.exitCode, String(run.stderr)).toBe(1);
+      expect(String(run.stderr)).toMatch(
+        /error: the batch stopped: redacting call-\d\.wav: the service could not be reached for \d+s \(--max-outage-wait 2s\)/,
+      );
+      expect(String(run.stderr)).toContain('run the same command again when the service is back');
+      const summary = summaryOf(String(run.stdout));
+      expect(summary.done).toBe(1);
+      expect(summary.failed + summary.pending).toBe(4);
+      expect(summary.pending).toBeGreaterThanOrEqual(3);
+      expect(uploads(first)).toBe(1);
+
+      const again = await runCli(args, {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: later.baseUrl, VREDACT_TOKEN: TOKEN }),
+      });
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      expect(summaryOf(String(again.stdout))).toMatchObject({ done: 4, skipped: 1 });
+      expect(uploads(later)).toBe(4);
+      expect((await readdir(out)).filter((name) => name.endsWith('.wav'))).toHaveLength(5);
+    } finally {
+      await first.close();
+      await later.close();
+    }
+  }, 60_000);
+
+  test('a service that never answered stops the batch after one file’s retries: not every file in turn', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const out = join(dir.path, 'out');
+    const run = await runCli(
+      ['redact', await inputs(12), '-o', out, '-c', '2', '--max-retries', '1', '--json'],
+      {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: `http://127.0.0.1:${port}`, VREDACT_TOKEN: TOKEN }),
+      },
+    );
+    expect(run.exitCode, String(run.stderr)).toBe(1);
+    const summary = summaryOf(String(run.stdout));
+    expect(summary.done).toBe(0);
+    expect(summary.failed).toBeLessThanOrEqual(2);
+    expect(summary.pending).toBe(12 - summary.failed);
+    expect(String(run.stderr)).toContain(`error: the batch stopped: redacting call-`);
+    expect(String(run.stderr)).toContain(`cannot connect to 127.0.0.1:${port} (connection refused)`);
+    expect(String(run.stderr)).toContain('hint: is the service URL right?');
+  }, 60_000);
+});
