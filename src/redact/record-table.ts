@@ -154,6 +154,12 @@ export class RecordTable implements RecordStore {
     return code === WHOLE ? this.#whole.get(row)?.event : COLUMNAR[code - 1];
   }
 
+  /** The journal file (its index in the order read) that an input's record came from. */
+  sourceOf(input: string): number | undefined {
+    const row = this.#rows.rowOf(input);
+    return row === undefined || this.#event.get(row) === NONE ? undefined : this.#source.get(row);
+  }
+
   firstNamedIn(input: string, source: number): boolean {
     const row = this.#rows.rowOf(input);
     if (row === undefined || this.#namedIn.get(row) === source + 1) return false;
