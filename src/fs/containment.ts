@@ -64,7 +64,8 @@ export async function resolveFolderInside(outDir: string, relativeFolder: string
     try {
       isLink = (await lstat(current)).isSymbolicLink();
     } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return target;
+      // ENOTDIR: a file on the way, which nothing below can lead out of (making the folder names it).
+      if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return target;
       throw asLocalFsError(error, current, 'checking');
     }
     if (!isLink) continue;
@@ -137,7 +138,7 @@ export class OutputFolder {
       if (this.#writable.size >= REMEMBERED_FOLDERS) this.#writable.clear();
       writable = (async () => {
         await makeFolder(dir).catch((error: unknown) => {
-          throw asLocalFsError(error, dir, 'creating the folder');
+          throw asLocalFsError(error, dir, 'creating the output folder');
         });
         await probeWrite(dir).catch((error: unknown) => {
           throw asLocalFsError(error, dir, 'creating a file in');

@@ -49,6 +49,29 @@ export function describeFsError(error: unknown): string {
   return code || messageOf(error);
 }
 
+/**
+ * mkdir's EEXIST or ENOTDIR where what is in the way is known: `blocker`, the folder's own path or one
+ * above it, is there and is not a folder (a file, mostly). mkdir's own words, "already exists", read
+ * as if the folder were there.
+ */
+export class InTheWay extends Error {
+  constructor(
+    readonly code: 'EEXIST' | 'ENOTDIR',
+    readonly path: string,
+    readonly blocker: string,
+  ) {
+    super(`${code}: ${blocker} is not a folder, mkdir ${path}`);
+  }
+}
+
+function reasonOf(path: string, code: string, cause: unknown): string {
+  if (cause instanceof InTheWay) {
+    const what = cause.blocker === path ? 'a file' : `the file ${cause.blocker}`;
+    return `${what} is in the way; move or rename it, then run again`;
+  }
+  return `${LOCAL_CODES[code] ?? code} (${code || 'unknown'})`;
+}
+
 /** A local file-system failure, with the path and what vredact was doing. */
 export class LocalFsError extends CliError {
   override name = 'LocalFsError';
@@ -58,11 +81,7 @@ export class LocalFsError extends CliError {
     readonly doing: string,
     cause?: unknown,
   ) {
-    super(
-      `${doing} ${path}: ${LOCAL_CODES[code] ?? code} (${code || 'unknown'})`,
-      ExitCode.partial,
-      fsHint(code),
-    );
+    super(`${doing} ${path}: ${reasonOf(path, code, cause)}`, ExitCode.partial, fsHint(code));
     if (cause !== undefined) this.cause = cause;
   }
 

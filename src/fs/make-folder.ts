@@ -6,15 +6,32 @@
  */
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { errnoCode } from './errors.js';
+import { errnoCode, InTheWay } from './errors.js';
 
-/** Makes one folder; a folder (or a link to one) already there is fine, anything else is its error. */
+/** The first folder above `path` that is there and not a folder (ENOTDIR says only that one is). */
+async function blockerAbove(path: string): Promise<string | undefined> {
+  for (let at = dirname(path); at !== dirname(at); at = dirname(at)) {
+    const stats = await stat(at).catch(() => undefined);
+    if (stats) return stats.isDirectory() ? undefined : at;
+  }
+  return undefined;
+}
+
+/**
+ * Makes one folder; a folder (or a link to one) already there is fine. Something else in the way is
+ * named (InTheWay); any other failure is the file system's error.
+ */
 async function makeOne(path: string, mode: number | undefined): Promise<void> {
   try {
     await mkdir(path, { mode });
   } catch (error) {
-    if (errnoCode(error) === 'EEXIST' && (await stat(path).catch(() => undefined))?.isDirectory()) return;
-    throw error;
+    const code = errnoCode(error);
+    if (code === 'EEXIST') {
+      if ((await stat(path).catch(() => undefined))?.isDirectory()) return;
+      throw new InTheWay(code, path, path);
+    }
+    const blocker = code === 'ENOTDIR' ? await blockerAbove(path) : undefined;
+    throw blocker === undefined ? error : new InTheWay('ENOTDIR', path, blocker);
   }
 }
 

@@ -79,6 +79,11 @@ export function lockNameFor(shard?: Shard): string {
   return shard ? `lock.${shard.index}-of-${shard.count}` : 'lock';
 }
 
+/** The lock of the runs that write a journal: `lock` for `journal.jsonl`, a shard's for its shard's. */
+export function lockNameOfJournal(journalName: string): string {
+  return journalName.replace(/^journal/, 'lock').replace(/\.jsonl$/, '');
+}
+
 /** A short, stable hash of the form fields: a change of target voice means the output must be redone. */
 export function optionsFingerprint(fields: Readonly<Record<string, string>>): string {
   const canonical = JSON.stringify(

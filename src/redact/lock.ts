@@ -189,17 +189,27 @@ async function liveOverlappingLock(stateDir: string, name: string, now: number) 
   return undefined;
 }
 
-/** The runs that hold a lock of the output folder now (`vredact status` tells of them), as shown. */
-export async function runsUnderWay(outDir: string, now = Date.now()): Promise<string[]> {
+/**
+ * A run that holds a lock of an output folder now: the lock's name (`lock`, `lock.<i>-of-<n>`), when
+ * its run started (ms, as the lock says; NaN when it does not), and its pid, host and start as shown.
+ */
+export type RunUnderWay = { lock: string; startedMs: number; shown: string };
+
+/** The runs that hold a lock of the output folder now (`vredact status` tells of them). */
+export async function runsUnderWay(outDir: string, now = Date.now()): Promise<RunUnderWay[]> {
   const stateDir = join(outDir, STATE_DIR);
   const names = await readdir(stateDir).catch(() => [] as string[]);
-  const runs: string[] = [];
+  const runs: RunUnderWay[] = [];
   for (const name of names.filter((name) => LOCK_FILE.test(name))) {
     const path = join(stateDir, name);
     const text = await readFile(path, 'utf8').catch(() => undefined);
     const owner = text === undefined ? undefined : parseOwner(text);
     if (owner && !(await staleReason(path, owner, now))) {
-      runs.push(displayText(`pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}`));
+      runs.push({
+        lock: name,
+        startedMs: Date.parse(owner.startedAt),
+        shown: displayText(`pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}`),
+      });
     }
   }
   return runs;

@@ -2,26 +2,24 @@
  * The last journal record of each input, held as a run needs it: a re-run over 100,000 done files
  * holds 100,000 of them for the whole run. A record object with its time as a string cost about 290
  * bytes an input; here a done, failed or rejected record is a row of typed columns (its time in ms,
- * its options as an index into the few fingerprints there are), its input packed as UTF-8 outside
- * V8's heap, and two slots of an index from its input to its row (a map kept each input as a string
- * on the heap, which V8 lets grow to twice what it holds). A record is built from its row only when
- * it is asked for, and is then a SettledRecord.
+ * its options as an index into the few fingerprints there are), on its input's row (input-rows.ts:
+ * the inputs are packed outside V8's heap). A record is built from its row only when it is asked
+ * for, and is then a SettledRecord.
  * A run's table is built on its plan's inputs (KnownInputs): an input the plan has takes the plan's
- * row, and neither its path nor an index entry is held twice; its size and time, when they are those
- * its discovery saw (a done input unchanged since), are read from the plan, so a re-run over
- * 1,000,000 done files holds about 15 bytes of record an input. Other inputs get rows after the plan's.
+ * row; its size and time, when they are those its discovery saw (a done input unchanged since), are
+ * read from the plan, so a re-run over 1,000,000 done files holds about 15 bytes of record an input.
  * An `uploading` record is a row too, its upload on the streak beside the table (upload-streaks.ts),
  * and a `submitted` one: where its line is, when the journal files are kept open (a run), its line
  * read again when asked for (journal-lines-at.ts); else what collecting its job needs, packed beside
  * it (job-details.ts). Anything else (an odd value the columns cannot hold exactly) is kept whole.
  */
 import type { JournalEvent, JournalRecord } from './journal.js';
-import { KeyIndex } from './key-index.js';
+import { InputRows } from './input-rows.js';
 import type { KnownInputs, RecordStore } from './record-store.js';
 import { Float64Column, NarrowUintColumn, Uint8Column } from './chunked-columns.js';
 import type { OpenJournals } from './journal-lines-at.js';
 import { SubmittedJobs } from './submitted-jobs.js';
-import { Numbering, PackedPaths } from './packed-strings.js';
+import { Numbering } from './packed-strings.js';
 import { canonicalMs, SettledRecord } from './settled-record.js';
 
 export { SettledRecord } from './settled-record.js';
@@ -48,15 +46,7 @@ const AS_SEEN = 0x80;
 const EVENT = 0x7f;
 
 export class RecordTable implements RecordStore {
-  /** Rows 0 to #knownRows - 1 are the known inputs'; the table's own inputs come after them. */
-  readonly #known: KnownInputs | undefined;
-  readonly #knownRows: number;
-  /** The inputs that are not known, packed outside V8's heap, and their rows by input (see key-index.ts). */
-  readonly #inputs = new PackedPaths();
-  readonly #rows = new KeyIndex((own, input) => this.#inputs.matches(own, input));
-  /** The last input looked up and its row (-1: none): a journal line asks for its input three times. */
-  #lastInput: string | undefined;
-  #lastRow = -1;
+  readonly #rows: InputRows;
   readonly #event = new Uint8Column();
   readonly #atMs = new Float64Column();
   readonly #size = new Float64Column();
@@ -99,8 +89,7 @@ export class RecordTable implements RecordStore {
   ) {
     this.#notes = notes;
     this.#submitted = new SubmittedJobs({ jobs, lines });
-    this.#known = known;
-    this.#knownRows = known?.length ?? 0;
+    this.#rows = new InputRows(known);
   }
 
   get size(): number {
@@ -108,7 +97,7 @@ export class RecordTable implements RecordStore {
   }
 
   has(input: string): boolean {
-    const row = this.#rowOf(input);
+    const row = this.#rows.rowOf(input);
     return row !== undefined && this.#event.get(row) !== NONE;
   }
 
@@ -128,12 +117,12 @@ export class RecordTable implements RecordStore {
 
   /** An input's row: `knownRow` when the table is built on known inputs, else looked up by path. */
   rowFor(input: string, knownRow?: number): number | undefined {
-    return knownRow !== undefined && this.#known !== undefined ? knownRow : this.#rowOf(input);
+    return knownRow !== undefined && this.#rows.known !== undefined ? knownRow : this.#rows.rowOf(input);
   }
 
   /** An empty table on the same inputs, keeping the same notes (the records before upload streaks). */
   emptyLike(): RecordTable {
-    return new RecordTable(this.#known, { notes: this.#notes, ...this.#submitted.options });
+    return new RecordTable(this.#rows.known, { notes: this.#notes, ...this.#submitted.options });
   }
 
   /**
@@ -141,7 +130,7 @@ export class RecordTable implements RecordStore {
    * marked empty, and is used again if the input comes back.
    */
   delete(input: string): boolean {
-    const row = this.#rowOf(input);
+    const row = this.#rows.rowOf(input);
     if (row === undefined || this.#event.get(row) === NONE) return false;
     this.#event.set(row, NONE);
     this.#count--;
@@ -158,25 +147,21 @@ export class RecordTable implements RecordStore {
 
   /** The event of an input's last record, without building the record. */
   eventOf(input: string): JournalEvent | undefined {
-    const row = this.#rowOf(input);
+    const row = this.#rows.rowOf(input);
     if (row === undefined) return undefined;
     const code = this.#event.get(row) & EVENT;
     if (code === NONE) return undefined;
     return code === WHOLE ? this.#whole.get(row)?.event : COLUMNAR[code - 1];
   }
 
-  #rowOf(input: string): number | undefined {
-    if (input !== this.#lastInput) {
-      this.#lastInput = input;
-      const known = this.#known?.rowOf(input) ?? -1;
-      const own = known < 0 ? this.#rows.find(input) : -1;
-      this.#lastRow = known >= 0 ? known : own >= 0 ? this.#knownRows + own : -1;
-    }
-    return this.#lastRow < 0 ? undefined : this.#lastRow;
+  /** The journal file (its index in the order read) that an input's record came from. */
+  sourceOf(input: string): number | undefined {
+    const row = this.#rows.rowOf(input);
+    return row === undefined || this.#event.get(row) === NONE ? undefined : this.#source.get(row);
   }
 
   firstNamedIn(input: string, source: number): boolean {
-    const row = this.#rowOf(input);
+    const row = this.#rows.rowOf(input);
     if (row === undefined || this.#namedIn.get(row) === source + 1) return false;
     this.#namedIn.set(row, source + 1);
     return true;
@@ -187,7 +172,7 @@ export class RecordTable implements RecordStore {
    * later line wins (a clock may step back); between files, the later `at`.
    */
   loses(record: JournalRecord, source: number): boolean {
-    const row = this.#rowOf(record.input);
+    const row = this.#rows.rowOf(record.input);
     if (row === undefined || this.#source.get(row) === source) return false;
     const held = this.#whole.get(row)?.at ?? this.#atText.get(row);
     if (held === undefined) {
@@ -199,13 +184,7 @@ export class RecordTable implements RecordStore {
 
   /** Holds `record` as the last of its input; only the fields a SettledRecord has are kept of a row. */
   put(record: JournalRecord, source: number): void {
-    let row = this.#rowOf(record.input);
-    if (row === undefined) {
-      // Indexed under the row it will take: the index asks only rows already there for their inputs.
-      this.#rows.add(this.#inputs.length, record.input);
-      row = this.#knownRows + this.#inputs.push(record.input);
-      this.#lastRow = row;
-    }
+    const row = this.#rows.rowOf(record.input) ?? this.#rows.add(record.input);
     if (this.#event.get(row) === NONE) this.#count++;
     this.#source.set(row, source);
     this.#whole.delete(row);
@@ -230,7 +209,7 @@ export class RecordTable implements RecordStore {
     const ms = this.#msOf(record.at);
     this.#atMs.set(row, ms);
     if (Number.isNaN(ms)) this.#atText.set(row, record.at);
-    const known = row < this.#knownRows ? this.#known : undefined;
+    const known = row < this.#rows.knownRows ? this.#rows.known : undefined;
     const asSeen =
       known !== undefined &&
       Object.is(record.size, known.seenSizeAt(row)) &&
@@ -248,18 +227,14 @@ export class RecordTable implements RecordStore {
   }
 
   *entries(): IterableIterator<[string, JournalRecord]> {
-    for (const input of this.keys()) yield [input, this.#record(this.#lastRow, input)];
+    for (const input of this.keys()) yield [input, this.#record(this.#rows.rowOf(input) as number, input)];
   }
 
   *keys(): IterableIterator<string> {
-    const rows = this.#knownRows + this.#inputs.length;
+    const rows = this.#rows.length;
     for (let row = 0; row < rows; row++) {
-      if (this.#event.get(row) === NONE) continue;
-      const input = this.#inputAt(row);
-      // A caller asks for the input it was just given (status reads each one's state): its row is known.
-      this.#lastInput = input;
-      this.#lastRow = row;
-      yield input;
+      // inputAt makes it the last input looked up: a caller asks for the one it was just given.
+      if (this.#event.get(row) !== NONE) yield this.#rows.inputAt(row);
     }
   }
 
@@ -271,17 +246,10 @@ export class RecordTable implements RecordStore {
     return this.entries();
   }
 
-  #inputAt(row: number): string {
-    const known = this.#known;
-    return known !== undefined && row < this.#knownRows
-      ? known.inputAt(row)
-      : this.#inputs.at(row - this.#knownRows);
-  }
-
   #record(row: number, input: string): JournalRecord {
     const code = this.#event.get(row);
     if ((code & EVENT) === WHOLE) return this.#whole.get(row) as JournalRecord;
-    const known = code & AS_SEEN ? this.#known : undefined;
+    const known = code & AS_SEEN ? this.#rows.known : undefined;
     const event = COLUMNAR[(code & EVENT) - 1] as JournalEvent;
     const at = this.#atText.get(row) ?? new Date(this.#atMs.get(row)).toISOString();
     const size = known ? known.seenSizeAt(row) : this.#size.get(row);

@@ -22,6 +22,7 @@ import { errorBody, pathOf, sendError } from './http.js';
 import { bindAddress, resolveOptions, type SandboxOptions, urlHost } from './options.js';
 import { Processor } from './processor.js';
 import { type Listener, Recorder } from './recorder.js';
+import { type DataLock, lockDataDir } from './data-lock.js';
 import { UrlSigner } from './signing.js';
 import { JobStore } from './store.js';
 
@@ -81,6 +82,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const filesServer = createServer();
   let processor: Processor | undefined;
   let store: JobStore | undefined;
+  let lock: DataLock | undefined;
   let closing: Promise<void> | undefined;
   const handlers = new Set<Promise<unknown>>();
   // The answer under way on each connection: a request the parser refuses after it gets no answer.
@@ -93,6 +95,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       await settleWithin([...handlers], CLOSE_WAIT_MS);
       await processor?.close(CLOSE_WAIT_MS);
       await store?.close();
+      await lock?.release();
       if (ownsDir) await rm(root, { recursive: true, force: true });
     })();
     return closing;
@@ -100,6 +103,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   try {
     await mkdir(root, { recursive: true });
+    // Before the store opens: it empties tmp/, where another sandbox's uploads may be under way.
+    if (!ownsDir) lock = await lockDataDir(root, o.onWarning);
     store = await JobStore.open(root, o.onWarning);
     const recorder = new Recorder();
     const faults = new FaultInjector(o.failRate, o.seed);

@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asLocalFsError, errnoCode } from '../fs/errors.js';
 import { emptyJournalState, MAX_LINE_BYTES, readJournalFiles } from '../redact/journal-read.js';
-import { JOURNAL_FILE, STATE_DIR } from '../redact/journal.js';
+import { JOURNAL_FILE, type JournalRecord, lockNameOfJournal, STATE_DIR } from '../redact/journal.js';
 import { type CutShortView, cutShortView } from './cut-short.js';
 import { type FileState, stateOf, StatusTable, statusRecordOf, type StatusRecord } from './records.js';
 
@@ -47,9 +47,29 @@ export interface ReadOptions {
   /** Keep the hashes and the voice of each record (for the manifest). */
   details: boolean;
   maxLineBytes?: number;
+  /**
+   * When each run that holds a lock of the folder started (ms), by the lock's name: an upload its
+   * journal began since is in flight, not cut short.
+   */
+  runsUnderWay?: ReadonlyMap<string, number>;
 }
 
-function latestView(store: StatusTable, cutShort: CutShortView): LatestRecords {
+/** Whether an `uploading` record, read from the journal of index `source`, is a live run's upload. */
+type InFlight = (record: JournalRecord, source: number | undefined) => boolean;
+
+/**
+ * An upload is in flight when a run holds its journal's lock and began it after that run started;
+ * one begun before is a dead run's, cut short, which the live run will take as such.
+ */
+function inFlightBy(names: readonly string[], runs: ReadonlyMap<string, number> | undefined): InFlight {
+  const since = names.map((name) => runs?.get(lockNameOfJournal(name)));
+  return (record, source) => {
+    const started = source === undefined ? undefined : since[source];
+    return started !== undefined && Date.parse(record.at) >= started;
+  };
+}
+
+function latestView(store: StatusTable, cutShort: CutShortView, inFlight: InFlight): LatestRecords {
   const { details } = store;
   return {
     get size() {
@@ -58,6 +78,8 @@ function latestView(store: StatusTable, cutShort: CutShortView): LatestRecords {
     get(input) {
       const record = store.get(input);
       if (record?.event !== 'uploading') return record && statusRecordOf(record, details);
+      if (inFlight(record, store.sourceOf(input)))
+        return { ...statusRecordOf(record, details), inFlight: true };
       const done = cutShort.doneBefore(record);
       if (done) return statusRecordOf(done, details);
       const reason = cutShort.reason(record);
@@ -68,6 +90,7 @@ function latestView(store: StatusTable, cutShort: CutShortView): LatestRecords {
       if (event === undefined || event === 'withdrawn') return undefined;
       if (event === 'uploading') {
         const record = store.get(input);
+        if (record && inFlight(record, store.sourceOf(input))) return 'uploading';
         if (record && cutShort.doneBefore(record)) return 'done';
       }
       return stateOf(event);
@@ -96,7 +119,11 @@ export async function readJournals(
   const read = new Set(state.files.map((file) => file.path));
   return {
     files: names.filter((_, index) => read.has(paths[index] as string)),
-    latest: latestView(store, cutShortView(outDir, state.interrupted)),
+    latest: latestView(
+      store,
+      cutShortView(outDir, state.interrupted),
+      inFlightBy(names, options.runsUnderWay),
+    ),
     lines: state.lines,
     unreadable: state.unreadable + state.oversized,
   };

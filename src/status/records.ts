@@ -11,8 +11,11 @@ import { HashColumn } from './hash-column.js';
 
 /** The events an input's last record can have (a `withdrawn` line only takes an `uploading` one back). */
 export type JournalEvent = Exclude<JournalRecord['event'], 'withdrawn'>;
-/** What status reports: `pending` is an upload under way or a job submitted but not yet collected. */
-export type FileState = 'done' | 'pending' | 'failed' | 'rejected';
+/**
+ * What status reports: `uploading` is an upload a run under way is sending now; `pending` an upload
+ * cut short (no run holds its journal) or a job submitted but not yet collected.
+ */
+export type FileState = 'done' | 'uploading' | 'pending' | 'failed' | 'rejected';
 
 /** The target-voice fields the journal records on a done line, in the order the manifest lists them. */
 export const VOICE_FIELDS = ['age', 'gender', 'language', 'model_id', 'emotion', 'avatar'] as const;
@@ -32,10 +35,13 @@ export interface StatusRecord {
   inputSha256?: string;
   outputSha256?: string;
   voice?: Voice;
+  /** An `uploading` record of a run that holds its journal's lock now: in flight, not cut short. */
+  inFlight?: true;
 }
 
-export function stateOf(event: JournalEvent): FileState {
-  if (event === 'uploading' || event === 'submitted') return 'pending';
+export function stateOf(event: JournalEvent, inFlight = false): FileState {
+  if (event === 'uploading') return inFlight ? 'uploading' : 'pending';
+  if (event === 'submitted') return 'pending';
   return event;
 }
 

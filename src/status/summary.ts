@@ -20,7 +20,7 @@ export interface FileStatus {
 }
 
 /** The order files are listed in: problems first, then what is under way, then what is done. */
-const STATE_ORDER: Record<FileState, number> = { failed: 0, rejected: 1, pending: 2, done: 3 };
+const STATE_ORDER: Record<FileState, number> = { failed: 0, rejected: 1, pending: 2, uploading: 3, done: 4 };
 
 /** The output of a record as an absolute path; the journal keeps it relative to the output folder. */
 export function outputPath(outDir: string, output: string): string {
@@ -32,7 +32,7 @@ export function fileStatus(outDir: string, record: StatusRecord): FileStatus {
   const file: FileStatus = {
     input: record.input,
     output: outputPath(outDir, record.output),
-    state: stateOf(record.event),
+    state: stateOf(record.event, record.inFlight),
     event: record.event,
     at: record.at,
   };
@@ -58,8 +58,14 @@ export interface Summary {
  * 717 MB.
  */
 export function summarize(latest: Pick<LatestRecords, 'keys' | 'stateOf' | 'get'>, all: boolean): Summary {
-  const counts: StatusCounts = { done: 0, pending: 0, failed: 0, rejected: 0, total: 0 };
-  const byState: Record<FileState, string[]> = { failed: [], rejected: [], pending: [], done: [] };
+  const counts: StatusCounts = { done: 0, uploading: 0, pending: 0, failed: 0, rejected: 0, total: 0 };
+  const byState: Record<FileState, string[]> = {
+    failed: [],
+    rejected: [],
+    pending: [],
+    uploading: [],
+    done: [],
+  };
   for (const input of latest.keys()) {
     const state = latest.stateOf(input);
     if (state === undefined) continue;
@@ -115,6 +121,7 @@ function flat(text: string): string {
 
 /** Why a file is where it is, in words, for the terminal and TSV (the journal's reason when it has one). */
 export function describe(record: StatusRecord): string {
+  if (record.inFlight) return 'uploading now, by the run under way';
   if (record.reason !== undefined) return record.reason;
   if (record.event === 'submitted') return 'submitted; the next run collects its job';
   if (record.event === 'uploading') {

@@ -58,6 +58,24 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
     expect(await complete('jobs', 'list', '--max-t')).toEqual(['--max-throttle-wait']);
   });
 
+  test('vredact help offers the help topics and the commands, for its first word only', async () => {
+    const commands = ['redact', 'status', 'download', 'jobs', 'login', 'logout', 'config', 'sandbox'];
+    expect(await complete('help', '')).toEqual([
+      'exit-codes',
+      'environment',
+      'journal',
+      ...commands,
+      'help',
+      'completion',
+    ]);
+    expect(await complete('help', 'j')).toEqual(['journal', 'jobs']);
+    expect(await complete('help', 'e')).toEqual(['exit-codes', 'environment']);
+    expect(await complete('help', 'journal', '')).toEqual([]);
+    // As for every command's allowed first argument: one word, not one per position.
+    expect(await complete('config', 'set', 'concurrency', '')).toEqual([]);
+    expect(await complete('completion', 'bash', '')).toEqual([]);
+  });
+
   test('the options of the program itself are offered once each', async () => {
     expect(await complete('-')).toEqual(['-V', '--version', '-h', '--help']);
   });
@@ -122,6 +140,10 @@ describe('zsh and fish', () => {
     expect(fish).toContain("complete -c vredact -n '__vredact_at prefix redact' -s o -l out-dir -r -F");
     expect(fish.match(/-l version /g)).toHaveLength(1);
     expect(fish).toContain("complete -c vredact -n '__vredact_at exact jobs' -a 'list'");
+    // The first word after help: a topic or a command (exact: none typed after help yet).
+    expect(fish).toContain(
+      "complete -c vredact -n '__vredact_at exact help' -a 'exit-codes environment journal redact status",
+    );
     if (hasShell('fish')) {
       // From a file: fish cannot read a script from the socket that Node gives a child as its stdin.
       const script = join(work.path, 'vredact.fish');
@@ -140,6 +162,19 @@ describe('zsh and fish', () => {
           .split('\n')
           .map((line) => line.split('\t')[0]),
       ).toEqual(['f', 'm', 'opposite', 'random', 'same']);
+      const help = await execa(
+        'fish',
+        ['--no-config', '-c', `source ${script}; complete -C 'vredact help j'`],
+        {
+          cwd: work.path,
+          reject: false,
+        },
+      );
+      expect(
+        String(help.stdout)
+          .split('\n')
+          .map((line) => line.split('\t')[0]),
+      ).toEqual(['jobs', 'journal']);
     }
   });
 

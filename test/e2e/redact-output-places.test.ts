@@ -35,13 +35,14 @@ describe('vredact redact: outputs that cannot be written', () => {
     }
   });
 
-  it('an output folder that cannot be made: its inputs fail unsent, naming it, and the rest is done', async () => {
+  it('a file in the way of an output folder: its inputs fail unsent, naming it, and the rest is done', async () => {
     const t = await setup();
     try {
-      await mkdir(join(t.dir, 'in', 'sub'), { recursive: true });
+      await mkdir(join(t.dir, 'in', 'sub', 'deep'), { recursive: true });
       await writeFile(join(t.dir, 'in', 'a.wav'), makeWav(0.5));
       await writeFile(join(t.dir, 'in', 'sub', 'b.wav'), makeWav(0.5));
       await writeFile(join(t.dir, 'in', 'sub', 'c.wav'), makeWav(0.5));
+      await writeFile(join(t.dir, 'in', 'sub', 'deep', 'd.wav'), makeWav(0.5));
       // A file named as the folder the outputs of in/sub go to.
       await mkdir(join(t.dir, 'out'));
       await writeFile(join(t.dir, 'out', 'sub'), 'not a folder');
@@ -49,12 +50,18 @@ describe('vredact redact: outputs that cannot be written', () => {
         const result = await t.redact(['in', '-o', 'out', '--json']);
         expect(result.exitCode).toBe(1);
         const byInput = Object.fromEntries(jsonLines(result.stdout).map((line) => [line.input, line]));
+        const sub = join(t.dir, 'out', 'sub');
         for (const input of ['in/sub/b.wav', 'in/sub/c.wav']) {
           expect(byInput[input]).toMatchObject({
             status: 'failed',
-            reason: expect.stringMatching(/^creating the folder .*out\/sub: already exists/),
+            reason: `creating the output folder ${sub}: a file is in the way; move or rename it, then run again`,
           });
         }
+        // Deeper: the file is named, above the folder.
+        expect(byInput['in/sub/deep/d.wav']).toMatchObject({
+          status: 'failed',
+          reason: `creating the output folder ${sub}/deep: the file ${sub} is in the way; move or rename it, then run again`,
+        });
         expect(byInput['in/a.wav']?.status).toBe(run === 0 ? 'done' : 'skipped');
       }
       expect((await t.sandbox.stats()).uploads).toBe(1);

@@ -1,7 +1,11 @@
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, describe, expect, test } from 'vitest';
-import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { BIN, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { until } from '../helpers/e2e.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox.js';
 
 describe('vredact sandbox (built binary)', () => {
@@ -103,6 +107,70 @@ describe('vredact sandbox (built binary)', () => {
       expect(result.stderr).toContain('--data-dir');
       expect(result.stderr).toContain('not a folder');
       expect(result.stdout).toBe('');
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
+  test('a second sandbox on the same --data-dir refuses (exit 2); the folder is free again once the first stops', async () => {
+    const dir = await tempDir();
+    try {
+      const data = join(dir.path, 'data');
+      const first = await startSandboxProcess(['--data-dir', data]);
+      started.push(first);
+      const second = await runCli(['sandbox', '--port', '0', '--data-dir', data], {
+        env: isolatedEnv(dir.path),
+        timeout: 20_000, // before the lock, it ran on
+      });
+      expect(second.exitCode).toBe(2);
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `^error: --data-dir ${data}: another sandbox is using it \\(pid \\d+ on .+, started .+\\)\n`,
+        ),
+      );
+      expect(second.stderr).toContain('hint: stop that sandbox, or give another --data-dir');
+      expect(second.stdout).toBe('');
+      // The first one still serves, its lock in place.
+      expect((await first.stats()).jobs).toBe(0);
+      expect(existsSync(join(data, 'sandbox.lock'))).toBe(true);
+
+      await first.stop();
+      expect(existsSync(join(data, 'sandbox.lock'))).toBe(false);
+      const third = await startSandboxProcess(['--data-dir', data]);
+      started.push(third);
+      await third.stop();
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
+  test('a lock left by a sandbox that died on this host is taken over, with a warning', async () => {
+    const dir = await tempDir();
+    try {
+      const data = join(dir.path, 'data');
+      await mkdir(data);
+      // A pid that was alive and is no more.
+      const dead = (await execa('node', ['-e', 'process.stdout.write(String(process.pid))'])).stdout;
+      const lock = { pid: Number(dead), hostname: hostname(), startedAt: new Date().toISOString(), id: 'x' };
+      await writeFile(join(data, 'sandbox.lock'), JSON.stringify(lock));
+      const child = execa('node', [BIN, 'sandbox', '--port', '0', '--data-dir', data], {
+        env: isolatedEnv(dir.path),
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      await until(async () => stdout.includes('export VREDACT_TOKEN=') || child.exitCode !== null);
+      const owner = JSON.parse(await readFile(join(data, 'sandbox.lock'), 'utf8')) as { pid: number };
+      expect(owner.pid).toBe(child.pid);
+      child.kill('SIGTERM');
+      const result = await child;
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toContain(
+        `warning: took over the lock of the data folder ${data}: its sandbox (pid ${dead}, started ${lock.startedAt}) ended without removing it`,
+      );
+      expect(existsSync(join(data, 'sandbox.lock'))).toBe(false);
     } finally {
       await dir.cleanup();
     }

@@ -8,6 +8,7 @@ import { BIN, FIXTURES, isolatedEnv, runCli, tempDir, tempDirPerTest } from '../
 import { journalLine, writeJournal } from '../helpers/journal.js';
 import { makeWav } from '../helpers/mp3.js';
 import { startSandboxProcess } from '../helpers/sandbox.js';
+import { setup, until } from '../helpers/e2e.js';
 
 const sha256 = async (path: string) =>
   createHash('sha256')
@@ -86,7 +87,7 @@ describe('over a journal written by hand', () => {
 
     const json = await runCli(['status', '-o', out, '--json'], { env: env() });
     expect(JSON.parse(String(json.stdout))).toMatchObject({
-      counts: { done: 1, pending: 1, failed: 0, rejected: 1, total: 3 },
+      counts: { done: 1, uploading: 0, pending: 1, failed: 0, rejected: 1, total: 3 },
       journals: ['journal.1-of-2.jsonl', 'journal.2-of-2.jsonl'],
     });
 
@@ -202,7 +203,7 @@ describe('after real runs against the sandbox', () => {
       counts: Record<string, number>;
       files: { input: string; state: string; jobId?: string; reason?: string }[];
     };
-    expect(pending.counts).toEqual({ done: 0, pending: 2, failed: 0, rejected: 1, total: 3 });
+    expect(pending.counts).toEqual({ done: 0, uploading: 0, pending: 2, failed: 0, rejected: 1, total: 3 });
     const jobOf = new Map(pending.files.filter((f) => f.state === 'pending').map((f) => [f.input, f.jobId]));
     expect([...jobOf.keys()].sort()).toEqual([await real('speech-16bit.wav'), await real('speech-cbr.mp3')]);
     const listed = JSON.parse(String((await runCli(['jobs', 'list', '--json'], { env })).stdout)) as {
@@ -296,7 +297,7 @@ describe('after real runs against the sandbox', () => {
       counts: Record<string, number>;
       files: { input: string; state: string; reason?: string }[];
     };
-    expect(status.counts).toEqual({ done: 1, pending: 2, failed: 0, rejected: 0, total: 3 });
+    expect(status.counts).toEqual({ done: 1, uploading: 0, pending: 2, failed: 0, rejected: 0, total: 3 });
     const byName = new Map(status.files.map((f) => [f.input.slice(f.input.lastIndexOf('/') + 1), f]));
     expect(byName.get('b.wav')?.reason).toMatch(/no done line vouches for it: the next run leaves it/);
     expect(byName.get('c.wav')).toMatchObject({ state: 'pending' });
@@ -318,5 +319,77 @@ describe('after real runs against the sandbox', () => {
         ['done', 'c.wav'],
       ]),
     );
+  });
+});
+
+describe('while a run is under way', () => {
+  test('its uploads in flight read as uploading; once it is killed, as interrupted', async () => {
+    const t = await setup(['--sync-limit', '3', '--speed', '100']);
+    try {
+      await t.fixture('speech-8k-ulaw.wav', 'in/call.wav'); // 7 s: a job
+      // The service makes the job and holds its answer: the run's upload stays in flight.
+      await t.sandbox.holdAccepted(120_000);
+      const run = t.redact(['in', '-o', 'out']);
+      await until(async () => (await t.sandbox.stats()).asyncJobs >= 1);
+      const out = join(t.dir, 'out');
+      const call = await realpath(join(t.dir, 'in', 'call.wav'));
+      type Status = { counts: Record<string, number>; files: Record<string, unknown>[] };
+
+      const during = await runCli(['status', '-o', out], { env: t.env });
+      expect(during.exitCode).toBe(0);
+      expect(rows(during.stdout).map((row) => row.slice(0, 3))).toEqual([
+        ['uploading', call, 'uploading now, by the run under way'],
+      ]);
+      expect(during.stderr).toContain(
+        `1 input in ${out}: 0 done, 1 uploading, 0 pending, 0 failed, 0 rejected`,
+      );
+      expect(during.stderr).toMatch(
+        /a run is under way in this folder \(pid \d+ on .+\): its uploads in flight show as uploading/,
+      );
+      const duringJson = JSON.parse(
+        String((await runCli(['status', '-o', out, '--json'], { env: t.env })).stdout),
+      ) as Status;
+      expect(duringJson.counts).toEqual({
+        done: 0,
+        uploading: 1,
+        pending: 0,
+        failed: 0,
+        rejected: 0,
+        total: 1,
+      });
+      expect(duringJson.files).toEqual([
+        expect.objectContaining({ input: call, state: 'uploading', event: 'uploading' }),
+      ]);
+
+      // The manifest lists the done files, whatever a run is sending.
+      const manifest = await runCli(['status', '-o', out, '--manifest'], { env: t.env });
+      expect(String(manifest.stdout)).toMatch(/^input_path,[^\n]*done_at$/);
+
+      run.kill('SIGKILL');
+      expect((await run).signal).toBe('SIGKILL');
+      const after = await runCli(['status', '-o', out], { env: t.env });
+      expect(rows(after.stdout).map((row) => row.slice(0, 3))).toEqual([
+        ['pending', call, 'upload interrupted; the next run looks for its job first, then sends it again'],
+      ]);
+      expect(after.stderr).toContain(`1 input in ${out}: 0 done, 1 pending, 0 failed, 0 rejected`);
+      expect(after.stderr).not.toContain('under way');
+      const afterJson = JSON.parse(
+        String((await runCli(['status', '-o', out, '--json'], { env: t.env })).stdout),
+      ) as Status;
+      expect(afterJson.counts).toEqual({
+        done: 0,
+        uploading: 0,
+        pending: 1,
+        failed: 0,
+        rejected: 0,
+        total: 1,
+      });
+      expect(afterJson.files).toEqual([
+        expect.objectContaining({ input: call, state: 'pending', event: 'uploading' }),
+      ]);
+    } finally {
+      await t.sandbox.holdAccepted(0).catch(() => {});
+      await t.cleanup();
+    }
   });
 });

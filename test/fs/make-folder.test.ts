@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { asLocalFsError } from '../../src/fs/errors.js';
 import { makeFolder } from '../../src/fs/make-folder.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
@@ -18,10 +19,18 @@ describe('makeFolder', () => {
     await makeFolder(join(dir.path, 'x'));
   });
 
-  it('gives the file system’s error where a file is in the way', async () => {
-    await writeFile(join(dir.path, 'file'), 'x');
-    await expect(makeFolder(join(dir.path, 'file'))).rejects.toMatchObject({ code: 'EEXIST' });
-    await expect(makeFolder(join(dir.path, 'file', 'sub'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+  it('names the file in the way, at the folder or above it, with the file system’s code', async () => {
+    const file = join(dir.path, 'file');
+    await writeFile(file, 'x');
+    await expect(makeFolder(file)).rejects.toMatchObject({ code: 'EEXIST', blocker: file });
+    await expect(makeFolder(join(file, 'sub', 'deeper'))).rejects.toMatchObject({
+      code: 'ENOTDIR',
+      blocker: file,
+    });
+    const error = await makeFolder(join(file, 'sub')).catch((caught: unknown) => caught);
+    expect((asLocalFsError(error, join(file, 'sub'), 'creating the folder') as Error).message).toBe(
+      `creating the folder ${file}/sub: the file ${file} is in the way; move or rename it, then run again`,
+    );
   });
 
   // Node.js's own recursive mkdir never returns there: a file system that answers ENOENT under a parent that exists.

@@ -22,7 +22,7 @@ export function latestOf(records: readonly StatusRecord[]): LatestRecords {
     get: (input) => byInput.get(input),
     stateOf: (input) => {
       const record = byInput.get(input);
-      return record && stateOf(record.event);
+      return record && stateOf(record.event, record.inFlight);
     },
     keys: () => byInput.keys(),
   };

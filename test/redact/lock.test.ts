@@ -184,7 +184,13 @@ describe('lock', () => {
     expect(await runsUnderWay(dir.path)).toEqual([]);
     await writeLock(dir.path, owner({}), 'lock.2-of-2');
     const held = await acquireLock(dir.path, silentLogger, Date.now, { name: 'lock.1-of-2' });
-    expect(await runsUnderWay(dir.path)).toEqual([expect.stringMatching(`^pid ${process.pid} on `)]);
+    expect(await runsUnderWay(dir.path)).toEqual([
+      {
+        lock: 'lock.1-of-2',
+        startedMs: expect.any(Number),
+        shown: expect.stringMatching(`^pid ${process.pid} on `),
+      },
+    ]);
     await held.release();
     expect(await runsUnderWay(dir.path)).toEqual([]);
   });

@@ -118,3 +118,25 @@ test('a journal renamed away between the listing and the reading is passed over'
   expect(read.files).toEqual(['journal.jsonl']);
   expect(read.latest.size).toBe(1);
 });
+
+test('an upload a live run began in its own journal is in flight; any other one is cut short', async () => {
+  const upload = (input: string, at: string) => ({ at, event: 'uploading', input, uploadName: `${input}-1` });
+  await writeJournal(
+    dir.path,
+    [upload('/in/old.wav', '2026-11-21T01:59:59.999Z'), upload('/in/new.wav', '2026-11-21T02:00:00.000Z')],
+    'journal.1-of-2.jsonl',
+  );
+  await writeJournal(dir.path, [upload('/in/other.wav', '2026-11-21T03:00:00.000Z')], 'journal.2-of-2.jsonl');
+  const names = ['journal.1-of-2.jsonl', 'journal.2-of-2.jsonl'];
+  const runsUnderWay = new Map([['lock.1-of-2', Date.parse('2026-11-21T02:00:00.000Z')]]);
+  const read = await readJournals(dir.path, names, { details: false, runsUnderWay });
+  expect(read.latest.stateOf('/in/new.wav')).toBe('uploading');
+  expect(read.latest.get('/in/new.wav')).toMatchObject({ event: 'uploading', inFlight: true });
+  // Begun before the live run started: a dead run's upload, which the live run takes as cut short.
+  expect(read.latest.stateOf('/in/old.wav')).toBe('pending');
+  expect(read.latest.get('/in/old.wav')?.inFlight).toBeUndefined();
+  // No run holds shard 2's lock.
+  expect(read.latest.stateOf('/in/other.wav')).toBe('pending');
+  const withoutRuns = await readJournals(dir.path, names, { details: false });
+  expect(withoutRuns.latest.stateOf('/in/new.wav')).toBe('pending');
+});

@@ -19,6 +19,7 @@ const latest = [
 test('counts every input once by state', () => {
   expect(summarize(latestOf(latest), false).counts).toEqual({
     done: 2,
+    uploading: 0,
     pending: 2,
     failed: 1,
     rejected: 1,
@@ -26,6 +27,7 @@ test('counts every input once by state', () => {
   });
   expect(summarize(latestOf([]), false).counts).toEqual({
     done: 0,
+    uploading: 0,
     pending: 0,
     failed: 0,
     rejected: 0,

@@ -5,7 +5,9 @@ const words = (list: readonly string[]) => list.join(' ');
 
 /**
  * A bash completion function: it follows the typed words down the command tree, then offers
- * subcommands, options, an option's allowed values, or paths.
+ * subcommands, options, an option's allowed values, or paths. Subcommands and a first argument's
+ * allowed values are offered only before any other argument (`config set concurrency <Tab>` is a
+ * value, not another key).
  */
 export function bashScript(root: CommandSpec, program: string): string {
   const fn = `_${program.replace(/\W/g, '_')}_complete`;
@@ -42,7 +44,7 @@ export function bashScript(root: CommandSpec, program: string): string {
 # Load it now:        source <(${program} completion bash)
 # Or for every shell: ${program} completion bash > ~/.local/share/bash-completion/completions/${program}
 ${fn}() {
-  local cur prev path="" i w subs="" opts="" files=0
+  local cur prev path="" i w subs="" opts="" files=0 args=0
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev=""
   if (( COMP_CWORD > 0 )); then prev="\${COMP_WORDS[COMP_CWORD-1]}"; fi
@@ -54,6 +56,7 @@ ${fn}() {
     esac
     case "$path|$w" in
 ${transitions.join('\n')}
+      *) args=$((args + 1)) ;;
     esac
   done
   case "$path|$prev" in
@@ -64,7 +67,7 @@ ${perCommand.join('\n')}
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
-  elif [[ -n "$subs" ]]; then
+  elif [[ -n "$subs" ]] && (( args == 0 )); then
     COMPREPLY=($(compgen -W "$subs" -- "$cur"))
   elif (( files )); then
     COMPREPLY=($(compgen -f -- "$cur"))

@@ -33,7 +33,9 @@ export function fishScript(root: CommandSpec, program: string): string {
       lines.push(`complete -c ${program} -n ${quote(at)} -a ${quote(name)} -d ${quote(sub.description)}`);
     }
     if (spec.argumentChoices.length > 0) {
-      lines.push(`complete -c ${program} -n ${quote(at)} -a ${quote(spec.argumentChoices.join(' '))}`);
+      // Exact: the first argument only (`config set concurrency <Tab>` is a value, not another key).
+      const first = `__${program}_at exact ${spec.path.join(' ')}`.trimEnd();
+      lines.push(`complete -c ${program} -n ${quote(first)} -a ${quote(spec.argumentChoices.join(' '))}`);
     }
     if (spec.takesFiles) lines.push(`complete -c ${program} -n ${quote(at)} -F`);
     for (const option of spec.options) {

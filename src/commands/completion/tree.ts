@@ -1,4 +1,5 @@
 import type { Command, Option } from 'commander';
+import { HELP_TOPICS } from '../../help/topics.js';
 
 /** What a completion script needs to know of one option. */
 export interface OptionSpec {
@@ -19,7 +20,7 @@ export interface CommandSpec {
   subcommands: CommandSpec[];
   /** Whether positional arguments name files (redact's inputs). */
   takesFiles: boolean;
-  /** Allowed values of the first positional argument (config keys, shells). */
+  /** Allowed values of the first positional argument (config keys, shells, help's topics and commands). */
   argumentChoices: readonly string[];
 }
 
@@ -44,6 +45,18 @@ const HELP: OptionSpec = {
 };
 
 /**
+ * What `vredact help` takes: a topic or a command. Not commander choices: those would refuse the
+ * words after a command (`help jobs list`).
+ */
+function firstArgumentWords(command: Command): readonly string[] {
+  const program = command.parent;
+  if (command.name() === 'help' && program && !program.parent) {
+    return [...Object.keys(HELP_TOPICS), ...program.commands.map((sub) => sub.name())];
+  }
+  return command.registeredArguments[0]?.argChoices ?? [];
+}
+
+/**
  * Walks the commander tree; hidden options are left out, help is added to every command (commander
  * keeps it apart from the options, unlike the program's `-V, --version`).
  */
@@ -56,7 +69,7 @@ export function describeTree(command: Command, path: string[] = []): CommandSpec
     options,
     subcommands: command.commands.map((sub) => describeTree(sub, [...path, sub.name()])),
     takesFiles: command.registeredArguments.some((argument) => /input|file/i.test(argument.name())),
-    argumentChoices: command.registeredArguments[0]?.argChoices ?? [],
+    argumentChoices: firstArgumentWords(command),
   };
 }
 

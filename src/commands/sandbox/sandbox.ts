@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { describeFsError, isLocalFsError } from '../../fs/errors.js';
-import { startSandbox } from '../../sandbox/index.js';
+import { DataDirInUseError, startSandbox } from '../../sandbox/index.js';
 import { parseSandboxFlags } from './options.js';
 
 /** Resolves at the first SIGINT or SIGTERM; a second one then takes the default action (exit at once). */
@@ -40,6 +40,12 @@ export async function runSandbox(
       throw new UsageError(
         `a port of the sandbox is already in use (${(error as Error).message})`,
         'pick another with --port (0 picks a free one)',
+      );
+    }
+    if (error instanceof DataDirInUseError) {
+      throw new UsageError(
+        `--data-dir ${options.dataDir}: another sandbox is using it (${error.owner})`,
+        'stop that sandbox, or give another --data-dir',
       );
     }
     if (code === 'EADDRNOTAVAIL')

@@ -23,10 +23,14 @@ export interface StatusView {
   listed: Iterable<StatusRecord>;
 }
 
-/** `3 inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected`. */
+/**
+ * `3 inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected`; `, 2 uploading` after the done ones
+ * only while a run sends some (no other time has any).
+ */
 export function countsLine(counts: StatusCounts, where: string): string {
   const inputs = `${counts.total} input${counts.total === 1 ? '' : 's'}`;
-  return `${inputs} in ${where}: ${counts.done} done, ${counts.pending} pending, ${counts.failed} failed, ${counts.rejected} rejected`;
+  const uploading = counts.uploading > 0 ? ` ${counts.uploading} uploading,` : '';
+  return `${inputs} in ${where}: ${counts.done} done,${uploading} ${counts.pending} pending, ${counts.failed} failed, ${counts.rejected} rejected`;
 }
 
 /** A path for a person: relative to the working folder when inside it. */
@@ -40,7 +44,7 @@ export async function printTerminal(ctx: Context, out: LineWriter, view: StatusV
   const width = ctx.io.width('stdout');
   await out.write(`${fitWidth(countsLine(view.counts, shown(ctx, view.outDir)), width)}\n`);
   for (const record of view.listed) {
-    const lead = `${stateOf(record.event).padEnd(8)} `;
+    const lead = `${stateOf(record.event, record.inFlight).padEnd(8)} `;
     const job = record.jobId === undefined ? '' : ` (job ${displayText(record.jobId)})`;
     const why = truncate(displayText(describe(record)));
     const line = fitProblemLine(lead, shown(ctx, record.input), `${why}${job}`, width);

@@ -34,20 +34,25 @@ export async function runStatus(
       WHICH_FOLDER,
     );
   }
-  const read = await readJournals(outDir, names, { details: flags.manifest === true });
+  const manifest = flags.manifest === true;
+  // Looked for before the journals are read: a run that ends meanwhile has recorded its uploads by then.
+  const runs = await runsUnderWay(outDir);
+  const read = await readJournals(outDir, names, {
+    details: manifest,
+    // The manifest lists what is done, whatever a run is sending now.
+    runsUnderWay: manifest ? undefined : new Map(runs.map((run) => [run.lock, run.startedMs])),
+  });
   if (read.unreadable > 0) {
     ctx.log.warn(
       `skipped ${read.unreadable} journal line(s) that could not be read (damaged, or over 1 MiB)`,
     );
   }
-  // Its uploads in flight are `uploading` lines, which read as uploads cut short until it records them.
-  for (const run of await runsUnderWay(outDir)) {
-    ctx.log.info(
-      `a run is under way in this folder (${run}): its uploads in flight show as interrupted until it records them`,
-    );
+  for (const run of runs) {
+    const shown = manifest ? '' : ': its uploads in flight show as uploading';
+    ctx.log.info(`a run is under way in this folder (${run.shown})${shown}`);
   }
   const out = lineWriter(ctx.streams.stdout);
-  if (flags.manifest === true) {
+  if (manifest) {
     await printManifest(ctx, out, outDir, read.latest);
     return ExitCode.ok;
   }

@@ -59,9 +59,10 @@ describe('fishScript', () => {
     }
   });
 
-  it('completes the argument choices, and files where the arguments are files', () => {
+  it('completes the choices of a first argument, and files where the arguments are files', () => {
     const byPath = new Map(flatten(tree).map((spec) => [spec.path.join(' '), spec]));
-    expect(lines).toContain(`complete -c vredact ${condition(byPath.get('completion')!)} -a 'bash zsh fish'`);
+    // Only as the first argument: exact, whatever the command's other arguments are.
+    expect(lines).toContain(`complete -c vredact -n '__vredact_at exact completion' -a 'bash zsh fish'`);
     expect(lines).toContain(`complete -c vredact ${condition(byPath.get('redact')!)} -F`);
     expect(lines).not.toContain(`complete -c vredact ${condition(byPath.get('status')!)} -F`);
   });

@@ -81,6 +81,13 @@ describe('describeTree over the real program', () => {
     expect(specs.get('completion')!.argumentChoices).toEqual(['bash', 'zsh', 'fish']);
     expect(specs.get('config set')!.argumentChoices).toContain('concurrency');
     expect(specs.get('jobs')!.argumentChoices).toEqual([]);
+    // help takes a topic or a command, not commander choices (help jobs list must pass).
+    expect(specs.get('help')!.argumentChoices).toEqual([
+      'exit-codes',
+      'environment',
+      'journal',
+      ...program.commands.map((command) => command.name()),
+    ]);
   });
 });
 

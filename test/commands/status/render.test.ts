@@ -74,14 +74,17 @@ function view(listed: StatusRecord[], all: StatusRecord[] = listed): StatusView 
 
 describe('countsLine', () => {
   it('counts every state, with "input" singular only for one', () => {
-    expect(countsLine({ done: 1, pending: 1, failed: 1, rejected: 0, total: 3 }, 'redacted')).toBe(
-      '3 inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected',
-    );
-    expect(countsLine({ done: 1, pending: 0, failed: 0, rejected: 0, total: 1 }, 'out')).toBe(
+    expect(
+      countsLine({ done: 1, uploading: 0, pending: 1, failed: 1, rejected: 0, total: 3 }, 'redacted'),
+    ).toBe('3 inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected');
+    expect(countsLine({ done: 1, uploading: 0, pending: 0, failed: 0, rejected: 0, total: 1 }, 'out')).toBe(
       '1 input in out: 1 done, 0 pending, 0 failed, 0 rejected',
     );
-    expect(countsLine({ done: 0, pending: 0, failed: 0, rejected: 0, total: 0 }, 'out')).toBe(
+    expect(countsLine({ done: 0, uploading: 0, pending: 0, failed: 0, rejected: 0, total: 0 }, 'out')).toBe(
       '0 inputs in out: 0 done, 0 pending, 0 failed, 0 rejected',
+    );
+    expect(countsLine({ done: 0, uploading: 2, pending: 1, failed: 0, rejected: 0, total: 3 }, 'out')).toBe(
+      '3 inputs in out: 0 done, 2 uploading, 1 pending, 0 failed, 0 rejected',
     );
   });
 });
@@ -237,7 +240,7 @@ describe('printJsonDocument', () => {
     expect(JSON.parse(out.text())).toEqual({
       outDir: OUT_DIR,
       journals: ['/srv/batch/redacted/.vredact/journal.jsonl'],
-      counts: { done: 1, pending: 1, failed: 1, rejected: 0, total: 3 },
+      counts: { done: 1, uploading: 0, pending: 1, failed: 1, rejected: 0, total: 3 },
       unreadableLines: 1,
       files: [
         {

@@ -101,7 +101,7 @@ test('--json: one document with the counts and the files not done', async () => 
   expect(doc).toEqual({
     outDir,
     journals: ['journal.jsonl'],
-    counts: { done: 1, pending: 1, failed: 1, rejected: 0, total: 3 },
+    counts: { done: 1, uploading: 0, pending: 1, failed: 1, rejected: 0, total: 3 },
     unreadableLines: 1,
     files: [
       {
