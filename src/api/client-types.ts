@@ -32,6 +32,11 @@ export interface ResponseBody {
 /** How one recording is uploaded. */
 export interface UploadOptions {
   signal?: AbortSignal | undefined;
+  /**
+   * Gives the upload up while it waits to be sent (at the gate, between attempts), as NotSentError;
+   * an attempt under way goes on. Aborted whenever `signal` is.
+   */
+  stopWaiting?: AbortSignal | undefined;
   /** The file's bytes as the caller checked them: sent as they are, the file not read again. */
   bytes?: Uint8Array | undefined;
   /** Told the SHA-256 of the file's bytes as read and sent (not called when `bytes` are given). */

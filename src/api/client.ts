@@ -16,7 +16,7 @@ import { assertFileName, assertNewJobId, jobIdProblem, jobPath } from './identif
 import { readJsonList, readSmallJson } from './json-reader.js';
 import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
-import { isRetryableByDefault, RETRYABLE_STATUSES } from './retry.js';
+import { RETRYABLE_STATUSES } from './retry.js';
 import {
   CreatedJobSchema,
   DownloadUrlSchema,
@@ -223,7 +223,7 @@ export class ApiClient {
       }
       return this.#consume(response.body, response.headers, sink, what, at);
     };
-    return this.#http.retry(what, signal, request, isRetryableByDefault, false);
+    return this.#http.retry(what, request, { signal, toService: false });
   }
 
   /** See ServiceHttp.rideOutOutages: for a batch, which stops rather than failing file after file. */
@@ -261,7 +261,6 @@ export class ApiClient {
     const type = extname(filePath).toLowerCase() === '.mp3' ? 'audio/mpeg' : 'audio/wav';
     return this.#http.retry(
       what,
-      signal,
       async () => {
         const form = await multipartWithFile(
           fields,
@@ -284,7 +283,7 @@ export class ApiClient {
           this.#http.scrub,
         );
       },
-      uploadSafeToResend,
+      { signal, stopWaiting: options.stopWaiting, shouldRetry: uploadSafeToResend },
     );
   }
 }

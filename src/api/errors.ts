@@ -63,6 +63,13 @@ export class ServiceUnreachableError extends ConnectionError {
     super(message, true, hint);
   }
 }
+/**
+ * A request given up while it waited (for the gate, or between attempts) because its batch is
+ * stopping: no attempt of it can have been accepted, since only those that cannot are tried again.
+ */
+export class NotSentError extends ApiError {
+  override name = 'NotSentError';
+}
 export class TimeoutError extends ApiError {
   override name = 'TimeoutError';
 }

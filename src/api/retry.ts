@@ -3,6 +3,7 @@ import {
   ApiError,
   ConnectionError,
   ConnectTimeoutError,
+  NotSentError,
   ServiceUnreachableError,
   TimeoutError,
 } from './errors.js';
@@ -92,6 +93,11 @@ export interface RetryOptions {
    */
   throttle?: Throttle | undefined;
   /**
+   * Aborts a wait for the gate or between attempts, never an attempt under way: the request then
+   * fails with NotSentError. Aborted whenever `signal` is (a batch's first Ctrl-C, or its halt).
+   */
+  stopWaiting?: AbortSignal | undefined;
+  /**
    * Whether a connect failure of this request tells of the service itself (the throttle rides out
    * its outages): not for a signed URL, whose host may be another.
    */
@@ -118,8 +124,9 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
   let failures = 0;
   let connectFailingSince: number | undefined;
   let noticed = false;
+  const waitSignal = options.stopWaiting ?? options.signal;
   for (let n = 0; ; n++) {
-    const release = throttle ? await throttle.acquire(what, options.signal) : () => {};
+    const release = throttle ? await waiting(options, () => throttle.acquire(what, waitSignal)) : () => {};
     let error: unknown;
     let throttled: ThrottleDecision | undefined;
     let outage: ThrottleDecision | undefined;
@@ -175,6 +182,18 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     }
     failures++;
     options.onRetry?.(error, failures, delayMs);
-    await clock.sleep(delayMs, options.signal);
+    await waiting(options, () => clock.sleep(delayMs, waitSignal));
+  }
+}
+
+/** A wait of `options`' request; stopped by `stopWaiting` alone, it becomes NotSentError. */
+async function waiting<T>(options: RetryOptions, wait: () => Promise<T>): Promise<T> {
+  try {
+    return await wait();
+  } catch (error) {
+    if (options.stopWaiting?.aborted && !options.signal?.aborted) {
+      throw new NotSentError(`${options.what ?? 'request'}: not sent: the batch is stopping`);
+    }
+    throw error;
   }
 }

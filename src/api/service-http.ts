@@ -37,6 +37,14 @@ function safeDecode(text: string): string | undefined {
   }
 }
 
+/** How one request is retried (see RetryOptions). */
+export interface RequestRetry {
+  signal?: AbortSignal | undefined;
+  stopWaiting?: AbortSignal | undefined;
+  shouldRetry?: (error: unknown) => boolean;
+  toService?: boolean;
+}
+
 export class ServiceHttp {
   readonly #options: ClientOptions;
   readonly #agent: Dispatcher.ComposedDispatcher;
@@ -178,22 +186,20 @@ export class ServiceHttp {
     throw error;
   }
 
-  /** `toService` false: the request goes elsewhere (a signed URL), so its connect failures are no outage. */
-  retry<T>(
-    what: string,
-    signal: AbortSignal | undefined,
-    attempt: () => Promise<T>,
-    shouldRetry = isRetryableByDefault,
-    toService = true,
-  ) {
+  /**
+   * Runs `attempt` with the client's retry rule, through its gate. `toService` false: the request
+   * goes elsewhere (a signed URL), so its connect failures are no outage of the service.
+   */
+  retry<T>(what: string, attempt: () => Promise<T>, how: RequestRetry = {}) {
     const { log, maxRetries, clock } = this.#options;
     return withRetries(attempt, {
       maxRetries,
       clock,
-      signal,
-      shouldRetry,
+      signal: how.signal,
+      stopWaiting: how.stopWaiting,
+      shouldRetry: how.shouldRetry ?? isRetryableByDefault,
       what,
-      toService,
+      toService: how.toService ?? true,
       throttle: this.#throttle,
       onRetry: (error, attempt, delayMs) => {
         // The client's errors already begin with what was being done: said once.
@@ -243,7 +249,6 @@ export class ServiceHttp {
     const url = this.url(path);
     return this.retry(
       what,
-      signal,
       async () => {
         const response = await this.send(method, url, what, {
           authorized: true,
@@ -261,7 +266,7 @@ export class ServiceHttp {
           throw networkError(error, what, url);
         }
       },
-      shouldRetry,
+      { signal, shouldRetry },
     );
   }
 }

@@ -86,6 +86,8 @@ export class Throttle {
    * Throws the standing refusal when the service asked for a wait longer than the client rides out.
    */
   async acquire(what: string, signal?: AbortSignal): Promise<Release> {
+    // An abort listener added to a signal already aborted is never called: the wait would not end.
+    signal?.throwIfAborted();
     this.#checkRefusal(what);
     const release = await new Promise<Release>((resolve, reject) => {
       const onAbort = () => {

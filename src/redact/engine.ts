@@ -2,7 +2,7 @@
  * What every stage shares: the client, the recorder, the token gate, the signals and the limits.
  */
 import type { ApiClient } from '../api/client.js';
-import { isTokenRefused } from '../api/errors.js';
+import { isTokenRefused, NotSentError } from '../api/errors.js';
 import type { Clock } from '../clock.js';
 import type { OutputFolder } from '../fs/containment.js';
 import { LocalFsError } from '../fs/errors.js';
@@ -70,7 +70,13 @@ export function isAbort(error: unknown): boolean {
 
 /** An error that means the batch is stopping, not that this file failed. */
 export function isStopping(engine: Engine, error: unknown): boolean {
-  return isTokenRefused(error) || error instanceof GateClosedError || isAbort(error) || engine.abort.aborted;
+  return (
+    isTokenRefused(error) ||
+    error instanceof GateClosedError ||
+    error instanceof NotSentError ||
+    isAbort(error) ||
+    engine.abort.aborted
+  );
 }
 
 export function stoppedReason(engine: Engine): string {

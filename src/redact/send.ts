@@ -7,7 +7,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { failsEveryRequest, isTokenRefused } from '../api/errors.js';
+import { failsEveryRequest, isTokenRefused, NotSentError } from '../api/errors.js';
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
 import { randomHex } from '../random-hex.js';
@@ -150,7 +150,7 @@ export async function sendOne(
   } catch (error) {
     // Not made at all (the token had just been refused), or refused with the token: no job came of
     // it, so the next run sends it without looking for one.
-    if (error instanceof GateClosedError || isTokenRefused(error))
+    if (error instanceof GateClosedError || error instanceof NotSentError || isTokenRefused(error))
       await notSent(engine, { ...work, uploadName });
     await uploadFailed(engine, work, error);
     return undefined;
@@ -221,6 +221,7 @@ function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSen
     () =>
       engine.client.redact(work.entry.input, engine.fields, uploadName, sink, {
         signal: engine.abort,
+        stopWaiting: engine.stop,
         bytes: work.bytes,
         onFileSent,
       }),
@@ -246,7 +247,7 @@ async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): 
     return;
   }
   if (isStopping(engine, error)) {
-    recorder.pending(entry, stoppedReason(engine));
+    recorder.pending(entry, `${stoppedReason(engine)}${error instanceof NotSentError ? ' (not sent)' : ''}`);
     return;
   }
   if (failsEveryRequest(error)) engine.halt.stop(error);

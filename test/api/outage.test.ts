@@ -9,6 +9,7 @@ import {
   ConnectionError,
   ConnectTimeoutError,
   failsEveryRequest,
+  NotSentError,
   ServiceUnreachableError,
 } from '../../src/api/errors.js';
 import { withRetries } from '../../src/api/retry.js';
@@ -161,5 +162,28 @@ describe('riding out an outage', () => {
     expect(calls).toBe(1);
     expect(failure).not.toBeInstanceOf(ServiceUnreachableError);
     expect(throttle.window).toBe(8);
+  });
+
+  test('stopWaiting gives a request up while it waits at the gate, as NotSentError; an attempt under way goes on', async () => {
+    const clock = steppingClock();
+    const throttle = batchThrottle(clock, 10 * 60_000);
+    throttle.onSuccess();
+    const stop = new AbortController();
+    let calls = 0;
+    const failure = await withRetries(
+      async () => {
+        calls++;
+        // The batch's first Ctrl-C comes while this attempt is under way: it is not aborted.
+        stop.abort(new Error('interrupted'));
+        throw refused();
+      },
+      { maxRetries: 4, clock, throttle, toService: true, stopWaiting: stop.signal, what: 'redacting a.wav' },
+    ).catch((e: unknown) => e);
+    expect(calls).toBe(1);
+    expect(failure).toBeInstanceOf(NotSentError);
+    expect((failure as Error).message).toBe('redacting a.wav: not sent: the batch is stopping');
+    const attempt = async () => 'sent';
+    const stopped = withRetries(attempt, { maxRetries: 4, clock, stopWaiting: stop.signal, throttle });
+    await expect(stopped).rejects.toBeInstanceOf(NotSentError);
   });
 });

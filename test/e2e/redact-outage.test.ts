@@ -131,6 +131,42 @@ describe('an outage of the service during a batch', () => {
     }
   }, 60_000);
 
+  test('one Ctrl-C while the batch waits for the service: exit 130 at once, the waiting upload withdrawn, and the re-run sends the rest without a look-up', async () => {
+    const first = await serviceThatGoesAway(2);
+    const later = await startScriptedServer((req, res) =>
+      req.url === REDACTION ? answerWithAudio(res) : sendJson(res, 200, []),
+    );
+    try {
+      const out = join(dir.path, 'out');
+      const args = ['redact', await inputs(5), '-o', out, '-c', '1', '--json'];
+      const child = runCli(args, {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: first.baseUrl, VREDACT_TOKEN: TOKEN }),
+        buffer: { stdout: true, stderr: true },
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        if (chunk.toString('utf8').includes('the service cannot be reached')) child.kill('SIGINT');
+      });
+      // Before, the first interrupt waited for the outage to end: up to --max-outage-wait (10m).
+      const run = await child;
+      expect(run.exitCode, String(run.stderr)).toBe(130);
+      expect(summaryOf(String(run.stdout))).toMatchObject({ done: 2, failed: 0, pending: 3 });
+      const journal = await readFile(join(out, '.vredact', 'journal.jsonl'), 'utf8');
+      expect(journal).toContain('"event":"withdrawn"');
+
+      const again = await runCli(args, {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: later.baseUrl, VREDACT_TOKEN: TOKEN }),
+      });
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      expect(summaryOf(String(again.stdout))).toMatchObject({ done: 3, skipped: 2 });
+      expect(later.received.map((request) => `${request.method} ${request.url}`)).toEqual(
+        Array.from({ length: 3 }, () => `POST ${REDACTION}`),
+      );
+    } finally {
+      await first.close();
+      await later.close();
+    }
+  }, 60_000);
+
   test('a service that never answered stops the batch after one file’s retries: not every file in turn', async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
