@@ -15,22 +15,9 @@ import {
 import { withRetries } from '../../src/api/retry.js';
 import { Throttle } from '../../src/api/throttle.js';
 import type { Clock } from '../../src/clock.js';
+import { steppingClock as clockFrom } from '../helpers/stepping-clock.js';
 
 const START = Date.parse('2026-11-27T04:12:00Z');
-
-/** A clock whose sleeps move time forward at once: waits are measured, never waited. */
-function steppingClock(): Clock & { elapsed: () => number } {
-  let now = START;
-  return {
-    now: () => now,
-    sleep: async (ms, signal) => {
-      signal?.throwIfAborted();
-      now += ms;
-    },
-    random: () => 0.5,
-    elapsed: () => now - START,
-  };
-}
 
 const refused = () =>
   new ConnectionError('redacting a.wav: cannot connect to 127.0.0.1:9 (connection refused)', true);
@@ -47,7 +34,7 @@ function batchThrottle(clock: Clock, maxOutageMs: number, events: string[] = [])
 
 describe('riding out an outage', () => {
   test('after an answer, 30 refused connections then success cost no retry, at one request at a time, and the batch is told when it began and ended', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const events: string[] = [];
     const throttle = batchThrottle(clock, 10 * 60_000, events);
     throttle.onSuccess();
@@ -71,7 +58,7 @@ describe('riding out an outage', () => {
   });
 
   test('an outage past the limit fails the request, then every later one at once without a connection, as a failure every request meets', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = batchThrottle(clock, 60_000);
     throttle.onSuccess();
     let calls = 0;
@@ -97,7 +84,7 @@ describe('riding out an outage', () => {
   });
 
   test('a service that never answered: the request fails after its own retries, as a failure every request meets, with its own words and hint', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = batchThrottle(clock, 10 * 60_000);
     let calls = 0;
     const failure = await withRetries(
@@ -116,7 +103,7 @@ describe('riding out an outage', () => {
   });
 
   test('a one-off command (no riding) and a signed URL (another host) keep the ordinary retries and errors', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const plain = new Throttle({ clock, maxConcurrency: 8, maxWaitMs: 60_000 });
     plain.onSuccess();
     const riding = batchThrottle(clock, 10 * 60_000);
@@ -141,7 +128,7 @@ describe('riding out an outage', () => {
   });
 
   test('a connection dropped after it was made is no outage: an upload that may have been taken is not retried', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = batchThrottle(clock, 10 * 60_000);
     throttle.onSuccess();
     let calls = 0;
@@ -165,7 +152,7 @@ describe('riding out an outage', () => {
   });
 
   test('stopWaiting gives a request up while it waits at the gate, as NotSentError; an attempt under way goes on', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = batchThrottle(clock, 10 * 60_000);
     throttle.onSuccess();
     const stop = new AbortController();

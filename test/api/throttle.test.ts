@@ -4,22 +4,9 @@ import { RateLimitError, errorForStatus } from '../../src/api/errors.js';
 import { RetryableStatusError, withRetries } from '../../src/api/retry.js';
 import { Throttle } from '../../src/api/throttle.js';
 import type { Clock } from '../../src/clock.js';
+import { steppingClock as clockFrom } from '../helpers/stepping-clock.js';
 
 const START = Date.parse('2026-11-22T04:12:00Z');
-
-/** A clock whose sleeps move time forward at once: waits are measured, never waited. */
-function steppingClock(): Clock & { elapsed: () => number } {
-  let now = START;
-  return {
-    now: () => now,
-    sleep: async (ms, signal) => {
-      signal?.throwIfAborted();
-      now += ms;
-    },
-    random: () => 0.5,
-    elapsed: () => now - START,
-  };
-}
 
 function throttled(retryAfterMs: number | undefined, status = 429): RetryableStatusError {
   return new RetryableStatusError(
@@ -30,7 +17,7 @@ function throttled(retryAfterMs: number | undefined, status = 429): RetryableSta
 
 describe('Throttle: one gate and an adaptive window', () => {
   test('a granted slot leaves no listener on the batch-wide signal, and an abort still frees a waiter', async () => {
-    const throttle = new Throttle({ clock: steppingClock(), maxConcurrency: 2, maxWaitMs: 60_000 });
+    const throttle = new Throttle({ clock: clockFrom(START), maxConcurrency: 2, maxWaitMs: 60_000 });
     const batch = new AbortController();
     for (let i = 0; i < 1000; i++) (await throttle.acquire('redacting', batch.signal))();
     expect(getEventListeners(batch.signal, 'abort')).toHaveLength(0);
@@ -43,7 +30,7 @@ describe('Throttle: one gate and an adaptive window', () => {
   });
 
   test('a throttle answer closes the gate for the wait asked and cuts the window; successes grow it back slowly', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = new Throttle({ clock, maxConcurrency: 8, maxWaitMs: 60_000 });
     expect(throttle.window).toBe(8);
     expect(throttle.onThrottle(2000)).toEqual({ retry: true });
@@ -62,7 +49,7 @@ describe('Throttle: one gate and an adaptive window', () => {
   });
 
   test('the window holds requests in flight to its size, in arrival order', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = new Throttle({ clock, maxConcurrency: 2, maxWaitMs: 60_000 });
     const order: string[] = [];
     const first = await throttle.acquire('a');
@@ -82,7 +69,7 @@ describe('Throttle: one gate and an adaptive window', () => {
 
 describe('withRetries through a throttle', () => {
   test('throttled attempts do not use up retries: 40 answers of 429 then success, with --max-retries 0', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
     let calls = 0;
     const result = await withRetries(
@@ -102,7 +89,7 @@ describe('withRetries through a throttle', () => {
   test('a throttle answer closes the gate before its slot is freed: the request waiting for it goes after the wait', async () => {
     // Time moves on only after everything already due has run: a request let through too early
     // starts before the clock reaches the end of the wait.
-    const stepping = steppingClock();
+    const stepping = clockFrom(START);
     let later = 0;
     const clock: Clock = {
       ...stepping,
@@ -141,7 +128,7 @@ describe('withRetries through a throttle', () => {
   });
 
   test('a 429 without Retry-After backs off, growing to 30 s, and still costs no retry', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
     let calls = 0;
     await withRetries(
@@ -156,7 +143,7 @@ describe('withRetries through a throttle', () => {
 
   test('a Retry-After of no wait (0, or a date already past) backs off as if none was named: the service is not hammered', async () => {
     for (const asked of [0, undefined]) {
-      const clock = steppingClock();
+      const clock = clockFrom(START);
       const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
       let calls = 0;
       await withRetries(
@@ -172,7 +159,7 @@ describe('withRetries through a throttle', () => {
   });
 
   test('continuous throttling fails after --max-throttle-wait, naming it', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 60_000 });
     let calls = 0;
     const failure = await withRetries(
@@ -192,7 +179,7 @@ describe('withRetries through a throttle', () => {
   });
 
   test('a Retry-After beyond --max-throttle-wait fails at once, naming the wait and the time; later requests are not sent', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
     let calls = 0;
     const attempt = async () => {
@@ -220,7 +207,7 @@ describe('withRetries through a throttle', () => {
   });
 
   test('a 503 with Retry-After is a throttle; a bare 503 uses up retries', async () => {
-    const clock = steppingClock();
+    const clock = clockFrom(START);
     const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 30 * 60_000 });
     let calls = 0;
     await withRetries(

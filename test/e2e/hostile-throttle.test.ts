@@ -3,32 +3,18 @@
  * ridden out at about one request per Retry-After, a long Retry-After fails at once naming the wait,
  * the sandbox's --rate-limit is a batch's everyday weather, and a refused connection says where.
  */
-import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox.js';
+import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_throttle_0123456789abcdef';
 const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-hostile-throttle-');
-
-async function inputs(count: number): Promise<string> {
-  const folder = join(dir.path, 'in');
-  await mkdir(folder, { recursive: true });
-  for (let i = 0; i < count; i++)
-    await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(folder, `call-${i}.wav`));
-  return folder;
-}
-
-/** Answers every upload with the input's own bytes (a whole WAV of the same length). */
-async function answerWithAudio(res: import('node:http').ServerResponse): Promise<void> {
-  const wav = await readFile(join(FIXTURES, 'speech-16bit.wav'));
-  res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
-  res.end(wav);
-}
 
 describe('throttling', () => {
   test('429 with Retry-After: 1 for 30 s, then success: 3 of 3 files finish with default settings, about one request a second while throttled', async () => {
@@ -42,12 +28,12 @@ describe('throttling', () => {
         throttledTimes.push(now);
         return sendJson(res, 429, { error: 429, message: 'slow down' }, { 'retry-after': '1' });
       }
-      if (req.url === REDACTION) return answerWithAudio(res);
+      if (req.url === REDACTION) return answerWithSpeech(res);
       return sendJson(res, 404, { error: 404, message: 'not found' });
     });
     try {
       const out = join(dir.path, 'out');
-      const run = await runCli(['redact', await inputs(3), '-o', out], {
+      const run = await runCli(['redact', await speechInputs(dir.path, 3), '-o', out], {
         env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
       });
       expect(run.exitCode, String(run.stderr)).toBe(0);
@@ -71,7 +57,7 @@ describe('throttling', () => {
       sendJson(res, 429, { error: 429, message: 'quota exhausted' }, { 'retry-after': '3600' }),
     );
     try {
-      const run = await runCli(['redact', await inputs(8), '-o', join(dir.path, 'out')], {
+      const run = await runCli(['redact', await speechInputs(dir.path, 8), '-o', join(dir.path, 'out')], {
         env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
       });
       expect(run.exitCode).toBe(1);
@@ -91,9 +77,12 @@ describe('throttling', () => {
       sendJson(res, 429, { error: 429, message: 'never' }, { 'retry-after': '99999999999999999999' }),
     );
     try {
-      const run = await runCli(['redact', await inputs(6), '-o', join(dir.path, 'out'), '--json'], {
-        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
-      });
+      const run = await runCli(
+        ['redact', await speechInputs(dir.path, 6), '-o', join(dir.path, 'out'), '--json'],
+        {
+          env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
+        },
+      );
       expect(run.exitCode).toBe(1);
       const lines = String(run.stdout)
         .trim()
@@ -116,7 +105,7 @@ describe('throttling', () => {
     const sandbox = await startSandboxProcess(['--rate-limit', '2/1s']);
     try {
       const out = join(dir.path, 'out');
-      const run = await runCli(['redact', await inputs(6), '-o', out, '--json'], {
+      const run = await runCli(['redact', await speechInputs(dir.path, 6), '-o', out, '--json'], {
         env: isolatedEnv(dir.path, { VREDACT_BASE_URL: sandbox.baseUrl, VREDACT_TOKEN: sandbox.token }),
       });
       expect(run.exitCode, String(run.stderr)).toBe(0);

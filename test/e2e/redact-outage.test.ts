@@ -4,31 +4,17 @@
  * once); one longer than --max-outage-wait stops the batch with the rest pending, and the re-run
  * sends only those; a service that never answered stops the batch after one file's retries.
  */
-import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
-import { createServer, type ServerResponse } from 'node:http';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_outage_0123456789abcdef';
 const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-outage-');
-
-async function inputs(count: number): Promise<string> {
-  const folder = join(dir.path, 'in');
-  await mkdir(folder, { recursive: true });
-  for (let i = 0; i < count; i++)
-    await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(folder, `call-${i}.wav`));
-  return folder;
-}
-
-/** A whole WAV as long as the input: the input's own bytes. */
-async function answerWithAudio(res: ServerResponse, headers: Record<string, string> = {}): Promise<void> {
-  const wav = await readFile(join(FIXTURES, 'speech-16bit.wav'));
-  res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length, ...headers });
-  res.end(wav);
-}
 
 /** The upload names the server received, one per redaction request. */
 function uploads(...servers: ScriptedServer[]): number {
@@ -41,10 +27,10 @@ async function serviceThatGoesAway(before: number): Promise<ScriptedServer> {
   const server: ScriptedServer = await startScriptedServer(async (req, res) => {
     if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
     answered++;
-    if (answered < before) return answerWithAudio(res);
+    if (answered < before) return answerWithSpeech(res);
     // Closed to new connections before the answer leaves: the next upload is refused, never lost.
     server.stopListening();
-    return answerWithAudio(res, { connection: 'close' });
+    return answerWithSpeech(res, { connection: 'close' });
   });
   return server;
 }
@@ -67,15 +53,18 @@ describe('an outage of the service during a batch', () => {
     let second: ScriptedServer | undefined;
     try {
       const out = join(dir.path, 'out');
-      const child = runCli(['redact', await inputs(5), '-o', out, '-c', '1', '--max-retries', '0'], {
-        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: first.baseUrl, VREDACT_TOKEN: TOKEN }),
-        buffer: { stdout: true, stderr: true },
-      });
+      const child = runCli(
+        ['redact', await speechInputs(dir.path, 5), '-o', out, '-c', '1', '--max-retries', '0'],
+        {
+          env: isolatedEnv(dir.path, { VREDACT_BASE_URL: first.baseUrl, VREDACT_TOKEN: TOKEN }),
+          buffer: { stdout: true, stderr: true },
+        },
+      );
       // The service comes back on the same port once the run has said it is waiting for it.
       let back: Promise<void> | undefined;
       child.stderr?.on('data', (chunk: Buffer) => {
         if (back || !chunk.toString('utf8').includes('the service cannot be reached')) return;
-        back = startScriptedServer((req, res) => answerWithAudio(res), first.port).then((server) => {
+        back = startScriptedServer((req, res) => answerWithSpeech(res), first.port).then((server) => {
           second = server;
         });
       });
@@ -98,11 +87,13 @@ describe('an outage of the service during a batch', () => {
   test('one longer than --max-outage-wait stops the batch, the rest pending; the re-run sends only those', async () => {
     const first = await serviceThatGoesAway(1);
     const later = await startScriptedServer((req, res) =>
-      req.url === REDACTION ? answerWithAudio(res) : sendJson(res, 404, { error: 404, message: 'not found' }),
+      req.url === REDACTION
+        ? answerWithSpeech(res)
+        : sendJson(res, 404, { error: 404, message: 'not found' }),
     );
     try {
       const out = join(dir.path, 'out');
-      const folder = await inputs(5);
+      const folder = await speechInputs(dir.path, 5);
       const args = ['redact', folder, '-o', out, '-c', '1', '--json'];
       const run = await runCli([...args, '--max-outage-wait', '2s'], {
         env: isolatedEnv(dir.path, { VREDACT_BASE_URL: first.baseUrl, VREDACT_TOKEN: TOKEN }),
@@ -134,11 +125,11 @@ describe('an outage of the service during a batch', () => {
   test('one Ctrl-C while the batch waits for the service: exit 130 at once, the waiting upload withdrawn, and the re-run sends the rest without a look-up', async () => {
     const first = await serviceThatGoesAway(2);
     const later = await startScriptedServer((req, res) =>
-      req.url === REDACTION ? answerWithAudio(res) : sendJson(res, 200, []),
+      req.url === REDACTION ? answerWithSpeech(res) : sendJson(res, 200, []),
     );
     try {
       const out = join(dir.path, 'out');
-      const args = ['redact', await inputs(5), '-o', out, '-c', '1', '--json'];
+      const args = ['redact', await speechInputs(dir.path, 5), '-o', out, '-c', '1', '--json'];
       const child = runCli(args, {
         env: isolatedEnv(dir.path, { VREDACT_BASE_URL: first.baseUrl, VREDACT_TOKEN: TOKEN }),
         buffer: { stdout: true, stderr: true },
@@ -174,7 +165,7 @@ describe('an outage of the service during a batch', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     const out = join(dir.path, 'out');
     const run = await runCli(
-      ['redact', await inputs(12), '-o', out, '-c', '2', '--max-retries', '1', '--json'],
+      ['redact', await speechInputs(dir.path, 12), '-o', out, '-c', '2', '--max-retries', '1', '--json'],
       {
         env: isolatedEnv(dir.path, { VREDACT_BASE_URL: `http://127.0.0.1:${port}`, VREDACT_TOKEN: TOKEN }),
       },
