@@ -67,6 +67,13 @@ export async function runConfigSet(ctx: Context, [key = '', value = '']: string[
   return ExitCode.ok;
 }
 
+/** How a user stores a missing value: a token the way `login` checks it first, a script's way after. */
+function howToSet(key: ConfigKey): string {
+  if (key === 'token')
+    return 'run `vredact login`, which checks a token with the service and stores it (in a script: `vredact config set token -` reads it from standard input)';
+  return `set it with \`vredact config set ${key} …\``;
+}
+
 export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<number> {
   const name = parseConfigKey(key);
   const value = effective(ctx, name);
@@ -80,12 +87,7 @@ export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<
     });
     return value === undefined ? ExitCode.partial : ExitCode.ok;
   }
-  if (value === undefined)
-    throw new CliError(
-      `${name} is not set`,
-      ExitCode.partial,
-      `set it with \`vredact config set ${name} …\``,
-    );
+  if (value === undefined) throw new CliError(`${name} is not set`, ExitCode.partial, howToSet(name));
   warnProblems(ctx, [name]);
   ctx.streams.stdout.write(`${displayText(shown(name, value))}\n`);
   return ExitCode.ok;

@@ -70,6 +70,19 @@ describe('vredact config (in-process)', () => {
     const get = await testContext({ config });
     await expect(runConfigGet(get.ctx, ['gender'])).rejects.toMatchObject({ exitCode: 1 });
   });
+
+  test('get token with none set points to login, and to config set token - for scripts', async () => {
+    const get = await testContext();
+    const failure = (await runConfigGet(get.ctx, ['token']).catch((error: unknown) => error)) as {
+      exitCode: number;
+      message: string;
+      hint: string;
+    };
+    expect(failure).toMatchObject({ exitCode: 1, message: 'token is not set' });
+    expect(failure.hint).toMatch(/^run `vredact login`/);
+    expect(failure.hint).toContain('`vredact config set token -`');
+    expect(failure.hint).not.toContain('config set token …');
+  });
 });
 
 describe('vredact config with bad or secret-bearing values', () => {
