@@ -26,6 +26,9 @@ function shown(key: ConfigKey, value: string | undefined): string {
  */
 function effective(ctx: Context, key: ConfigKey): string | undefined {
   const { settings } = ctx;
+  // The settings hold these two as given, flag included, whatever their problem.
+  if (key === 'base-url') return settings.baseUrl;
+  if (key === 'token') return settings.token;
   // settings.voice refuses as a whole while any voice key is bad (so that redact sends none), and
   // config get and list read no voice flag: a good voice key is then shown as it was given too.
   const badVoice = VOICE_SETTING_NAMES.some((name) => settings.problems[name] !== undefined);
@@ -33,10 +36,6 @@ function effective(ctx: Context, key: ConfigKey): string | undefined {
     return settings.sources[key] === 'env' ? ctx.env[ENV_NAMES[key] ?? ''] : ctx.config.get(key);
   }
   switch (key) {
-    case 'base-url':
-      return settings.baseUrl;
-    case 'token':
-      return settings.token;
     case 'concurrency':
       return String(settings.concurrency);
     case 'out-dir':

@@ -133,6 +133,24 @@ describe('vredact config with bad or secret-bearing values', () => {
     expect(get.stdout()).toBe('http://***@127.0.0.1:9\n');
   });
 
+  test('a bad base URL given as a flag is shown masked with its problem, not as unset', async () => {
+    const flags = { baseUrl: 'https://user:hunter2@api.example.com' };
+    const get = await testContext({ flags });
+    expect(await runConfigGet(get.ctx, ['base-url'])).toBe(0);
+    expect(get.stdout()).toBe('https://***@api.example.com\n');
+    expect(get.stderr()).toContain('warning: base-url: the service URL must not contain a user name');
+
+    const list = await testContext({ flags: { ...flags, json: true } });
+    await runConfigList(list.ctx);
+    const rows = JSON.parse(list.stdout()) as { key: string; value: string | null; source: string }[];
+    expect(rows.find((row) => row.key === 'base-url')).toMatchObject({
+      value: 'https://***@api.example.com',
+      source: 'flag',
+    });
+    for (const out of [get.stdout(), get.stderr(), list.stdout(), list.stderr()])
+      expect(out).not.toContain('hunter2');
+  });
+
   test('a base URL ending in /api is stored with a warning', async () => {
     const set = await testContext();
     await runConfigSet(set.ctx, ['base-url', 'https://api.example.com/api']);
