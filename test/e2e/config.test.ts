@@ -105,6 +105,32 @@ function jsonError(text: string): string {
   }
 }
 
+test('standard input past 64 KiB (a file piped in by mistake): exit 2 at once, nothing sent or stored', async () => {
+  const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  try {
+    const dir = join(work.path, 'too-long');
+    const env = isolatedEnv(dir, { VREDACT_BASE_URL: server.baseUrl });
+    // One line with no break: it passed every check, went out as a 1 MiB Authorization header, and
+    // was stored whole by config set.
+    const input = `vr_${'a'.repeat(1024 * 1024)}`;
+    const runs = [
+      await runCli(['config', 'set', 'token', '-'], { env, input }),
+      await runCli(['login', '--token-stdin'], { env, input }),
+    ];
+    for (const run of runs) {
+      expect(run.exitCode).toBe(2);
+      expect(String(run.stderr)).toMatch(
+        /^error: standard input holds more than 64 KiB, where a token is one line of text; nothing was sent or stored/,
+      );
+      expect(String(run.stderr).length).toBeLessThan(1000);
+    }
+    expect(server.received).toHaveLength(0);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  } finally {
+    await server.close();
+  }
+});
+
 test('a token holding a line break (two lines piped in): exit 2 at once, nothing sent or stored, the token not shown', async () => {
   const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
   try {

@@ -2,8 +2,8 @@ import type { Context } from '../../context.js';
 import { type ApiError, isTokenRefused } from '../../api/errors.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { maskToken } from '../../settings/mask.js';
+import { readStdinValue } from '../../settings/stdin-value.js';
 import { requireSendableToken } from '../../settings/token.js';
-import { text } from 'node:stream/consumers';
 import { promptSecret } from './prompt-secret.js';
 
 /** Reads a token, checks it with `GET /api/jobs`, and stores it only when the service accepts it. */
@@ -14,7 +14,7 @@ export async function runLogin(
 ): Promise<number> {
   let token: string;
   if (options.tokenStdin) {
-    token = (await text(ctx.streams.stdin)).trim();
+    token = await readStdinValue(ctx.streams.stdin, 'a token');
   } else if (ctx.streams.stdin.isTTY) {
     const typed = await promptSecret(ctx.streams, 'Paste your usage token (it will not be shown): ');
     // Ctrl-C at the prompt: an interrupt like any other, nothing stored.

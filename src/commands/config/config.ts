@@ -4,10 +4,10 @@ import { printJson, printTable } from '../../output/table.js';
 import { CONFIG_KEYS, type ConfigKey } from '../../settings/config-keys.js';
 import { maskToken } from '../../settings/mask.js';
 import { displayBaseUrl, ENV_NAMES } from '../../settings/settings.js';
+import { readStdinValue } from '../../settings/stdin-value.js';
 import { displayText } from '../../output/sanitize.js';
 import { checkConfigValue, parseConfigKey } from '../../settings/validate-config.js';
 import { VOICE_SETTING_NAMES, type VoiceSettingName } from '../../settings/voice.js';
-import { text } from 'node:stream/consumers';
 
 const isVoiceKey = (key: ConfigKey): key is VoiceSettingName =>
   (VOICE_SETTING_NAMES as readonly string[]).includes(key);
@@ -54,7 +54,10 @@ function warnProblems(ctx: Context, keys: readonly ConfigKey[]): void {
 
 export async function runConfigSet(ctx: Context, [key = '', value = '']: string[]): Promise<number> {
   const name = parseConfigKey(key);
-  const raw = value === '-' ? (await text(ctx.streams.stdin)).trim() : value;
+  const raw =
+    value === '-'
+      ? await readStdinValue(ctx.streams.stdin, name === 'token' ? 'a token' : `a ${name} value`)
+      : value;
   const checked = checkConfigValue(name, raw, ctx.settings.allowInsecureHttp);
   await ctx.config.set(name, checked);
   ctx.log.info(`Set ${name} in ${ctx.config.path}`);
