@@ -3,6 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_config_e2e_token_0000beef';
@@ -104,6 +105,36 @@ function jsonError(text: string): string {
     return (error as Error).message;
   }
 }
+
+test('a config folder that cannot be written (read-only): exit 2 naming the config file, not a temporary file', async ({
+  skip,
+}) => {
+  const mounted = await tryMountTmpfs(join(work.path, 'read-only-config'), '64k');
+  if (!mounted) return skip(MOUNT_SKIP_REASON);
+  const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  try {
+    await mounted.readOnly();
+    const env = isolatedEnv(mounted.path, { VREDACT_BASE_URL: server.baseUrl });
+    const file = join(mounted.path, 'config.json');
+    const login = await runCli(['login', '--token-stdin'], { env, input: `${TOKEN}\n` });
+    const set = await runCli(['config', 'set', 'gender', 'f'], { env });
+    expect(login.exitCode).toBe(2);
+    expect(String(login.stderr)).toMatch(
+      /^error: the service accepted the token, but it was not stored: cannot write the config file /,
+    );
+    expect(set.exitCode).toBe(2);
+    expect(String(set.stderr)).toMatch(/^error: cannot write the config file /);
+    for (const run of [login, set]) {
+      expect(String(run.stderr)).toContain(`${file}: read-only file system (EROFS)`);
+      expect(String(run.stderr)).toMatch(/hint: make its folder writable, or point VREDACT_CONFIG_DIR/);
+      expect(String(run.stderr)).not.toMatch(/tmp-|--verbose/);
+      expect(`${String(run.stdout)}${String(run.stderr)}`).not.toContain(TOKEN);
+    }
+  } finally {
+    await server.close();
+    await mounted.unmount();
+  }
+});
 
 test('standard input past 64 KiB (a file piped in by mistake): exit 2 at once, nothing sent or stored', async () => {
   const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));

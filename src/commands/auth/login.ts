@@ -39,7 +39,13 @@ export async function runLogin(
   } finally {
     await client.close();
   }
-  await ctx.config.set('token', token);
+  await ctx.config.set('token', token).catch((error: unknown) => {
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError(
+      `the service accepted the token, but it was not stored: ${error.message}`,
+      error.hint,
+    );
+  });
   ctx.log.info(
     `Logged in to ${new URL(ctx.settings.baseUrl ?? '').host}; token ${maskToken(token)} stored in ${ctx.config.path}`,
   );
