@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { systemClock } from '../../src/clock.js';
-import { downloadFiles, type FileWriter, NOT_STARTED_REASON } from '../../src/download/download-files.js';
+import {
+  downloadFiles,
+  FOLDER_IN_PLACE_REASON,
+  type FileWriter,
+  NOT_STARTED_REASON,
+} from '../../src/download/download-files.js';
 import { writeFileAtomically } from '../../src/fs/atomic-write.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { downloadSizeCap } from '../../src/download/size-cap.js';
@@ -105,6 +110,27 @@ describe('downloadFiles', () => {
     expect(result.outcomes[0]?.status).toBe('downloaded');
     expect(await readFile(join(dir.path, 'secret.wav'), 'utf8')).toBe('outside');
     expect(await readFile(join(out, 'x.wav'))).toEqual(wav(30));
+  });
+
+  it('a folder where a file would go fails that file unfetched, with --overwrite too; the others go on', async () => {
+    const { server, client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(20) });
+    await mkdir(join(dir.path, 'a.wav'));
+    await writeFile(join(dir.path, 'a.wav', 'inside'), 'kept');
+    for (const overwrite of [false, true]) {
+      const result = await downloadFiles(
+        { client, concurrency: 2, signal: new AbortController().signal },
+        { jobId: 'job1', fileNames: ['a.wav', 'b.wav'], outDir: dir.path, overwrite },
+      );
+      expect(result.outcomes[0]).toEqual({
+        fileName: 'a.wav',
+        path: join(dir.path, 'a.wav'),
+        status: 'failed',
+        reason: FOLDER_IN_PLACE_REASON,
+      });
+      expect(result.outcomes[1]?.status).toBe('downloaded');
+    }
+    expect(server.fileGets('a.wav')).toBe(0);
+    expect(await readFile(join(dir.path, 'a.wav', 'inside'), 'utf8')).toBe('kept');
   });
 
   it('a refused token stops everything and is thrown, with no per-file outcome reported', async () => {
