@@ -1,5 +1,6 @@
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { systemClock } from '../../src/clock.js';
@@ -131,6 +132,50 @@ describe('downloadFiles', () => {
     }
     expect(server.fileGets('a.wav')).toBe(0);
     expect(await readFile(join(dir.path, 'a.wav', 'inside'), 'utf8')).toBe('kept');
+  });
+
+  it('a file sent with a Content-Encoding is saved decoded; one that cannot be decoded fails, nothing left', async () => {
+    const bytes = Buffer.from(Array.from({ length: 50_000 }, (_, i) => i % 251));
+    const encoded: Record<string, [string, Buffer]> = {
+      'gzip.wav': ['gzip', gzipSync(bytes)],
+      'br.wav': ['br', brotliCompressSync(bytes)],
+      'deflate.wav': ['deflate', deflateSync(bytes)],
+      'twice.wav': ['deflate, gzip', gzipSync(deflateSync(bytes))],
+      'damaged.wav': ['gzip', Buffer.concat([gzipSync(bytes).subarray(0, 200), Buffer.alloc(500, 9)])],
+      'unknown.wav': ['zz-unknown', bytes],
+      // 64 MiB of zeros in 64 KiB of gzip: bounded by the cap of a 2 s recording, not by the body.
+      'bomb.wav': ['gzip', gzipSync(Buffer.alloc(64 * 1024 * 1024))],
+    };
+    const serve: FileServer = (name, res) => {
+      const [coding, body] = encoded[name] as [string, Buffer];
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-encoding': coding });
+      res.end(body);
+    };
+    const { client } = await setUp({}, false, serve);
+    const names = Object.keys(encoded);
+    const result = await downloadFiles(
+      { client, concurrency: 2, signal: new AbortController().signal },
+      {
+        jobId: 'job1',
+        fileNames: names,
+        outDir: dir.path,
+        overwrite: false,
+        durations: new Map(names.map((name) => [name, 2])),
+      },
+    );
+    const byName = new Map(result.outcomes.map((o) => [o.fileName, o]));
+    for (const name of ['gzip.wav', 'br.wav', 'deflate.wav', 'twice.wav']) {
+      expect(byName.get(name)).toMatchObject({ status: 'downloaded', bytes: bytes.length });
+      expect((await readFile(join(dir.path, name))).equals(bytes)).toBe(true);
+    }
+    expect(byName.get('damaged.wav')?.reason).toMatch(/does not decode as the gzip it was sent as/);
+    expect(byName.get('unknown.wav')?.reason).toMatch(
+      /Content-Encoding "zz-unknown", which vredact cannot decode/,
+    );
+    expect(byName.get('bomb.wav')?.reason).toBe(
+      `the file was cut off past ${downloadSizeCap(2).bytes} bytes, more than a 2 s recording can need`,
+    );
+    expect((await readdir(dir.path)).sort()).toEqual(['br.wav', 'deflate.wav', 'gzip.wav', 'twice.wav']);
   });
 
   it('a refused token stops everything and is thrown, with no per-file outcome reported', async () => {
