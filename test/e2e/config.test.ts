@@ -136,6 +136,23 @@ test('a config folder that cannot be written (read-only): exit 2 naming the conf
   }
 });
 
+test('logout with VREDACT_TOKEN set removes the stored token and warns that the environment one still applies', async () => {
+  const env = isolatedEnv(join(work.path, 'logout-env'));
+  expect((await runCli(['config', 'set', 'token', '-'], { env, input: TOKEN })).exitCode).toBe(0);
+  const withEnv = { ...env, VREDACT_TOKEN: 'vr_from_the_environment_0000cafe' };
+  for (const said of ['Token removed from', 'No token was stored.']) {
+    const logout = await runCli(['logout'], { env: withEnv });
+    expect(logout.exitCode).toBe(0);
+    expect(String(logout.stderr)).toContain(said);
+    expect(String(logout.stderr)).toContain(
+      'warning: VREDACT_TOKEN is set: commands still use its token until it is unset',
+    );
+    expect(String(logout.stderr)).not.toMatch(/from_the_environment/);
+  }
+  const quiet = await runCli(['logout'], { env });
+  expect(String(quiet.stderr)).not.toMatch(/VREDACT_TOKEN/);
+});
+
 test('standard input past 64 KiB (a file piped in by mistake): exit 2 at once, nothing sent or stored', async () => {
   const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
   try {
