@@ -151,6 +151,24 @@ describe('vredact config with bad or secret-bearing values', () => {
       expect(out).not.toContain('hunter2');
   });
 
+  test('a token that cannot be sent (two lines in VREDACT_TOKEN) is listed masked, with its problem', async () => {
+    const env = { VREDACT_TOKEN: 'vr_line_one_0000\nsecond_line_1111' };
+    const list = await testContext({ env });
+    expect(await runConfigList(list.ctx)).toBe(0);
+    expect(list.stdout()).toContain('token\tvr_…1111\tenv');
+    expect(list.stderr()).toContain(
+      'warning: token: the usage token (from VREDACT_TOKEN) cannot be used: it holds a line break',
+    );
+    const get = await testContext({ env, flags: { json: true } });
+    await runConfigGet(get.ctx, ['token']);
+    expect(JSON.parse(get.stdout())).toMatchObject({
+      value: 'vr_…1111',
+      problem: expect.stringContaining('line break'),
+    });
+    for (const out of [list.stdout(), list.stderr(), get.stdout()])
+      expect(out).not.toMatch(/line_one|second_line/);
+  });
+
   test('a base URL ending in /api is stored with a warning', async () => {
     const set = await testContext();
     await runConfigSet(set.ctx, ['base-url', 'https://api.example.com/api']);
