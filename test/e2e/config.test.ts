@@ -153,6 +153,24 @@ test('logout with VREDACT_TOKEN set removes the stored token and warns that the 
   expect(String(quiet.stderr)).not.toMatch(/VREDACT_TOKEN/);
 });
 
+test('login against a service that fails (500) says the token was not checked nor stored, exit 1', async () => {
+  const server = await startScriptedServer((_req, res) =>
+    sendJson(res, 500, { error: 500, message: 'db down' }),
+  );
+  try {
+    const dir = join(work.path, 'login-500');
+    const env = isolatedEnv(dir, { VREDACT_BASE_URL: server.baseUrl });
+    const login = await runCli(['login', '--token-stdin', '--max-retries', '0'], { env, input: TOKEN });
+    expect(login.exitCode).toBe(1);
+    expect(String(login.stderr)).toMatch(
+      /^error: the token could not be checked, so it was not stored: listing jobs: the service answered 500 Internal Server Error: db down/,
+    );
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  } finally {
+    await server.close();
+  }
+});
+
 test('standard input past 64 KiB (a file piped in by mistake): exit 2 at once, nothing sent or stored', async () => {
   const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
   try {

@@ -35,6 +35,13 @@ export async function runLogin(
   } catch (error) {
     // Said as what it is for this command: the API error names "listing jobs" and says to log in.
     if (isTokenRefused(error)) throw tokenRefused(error as ApiError, ctx.settings.baseUrl);
+    // Any other failure (a 500, no connection) leaves the token unchecked: said so, with its hint.
+    if (error instanceof CliError)
+      throw new CliError(
+        `the token could not be checked, so it was not stored: ${error.message}`,
+        error.exitCode,
+        error.hint,
+      );
     throw error;
   } finally {
     await client.close();
