@@ -10,7 +10,7 @@ import { setMaxListeners } from 'node:events';
 import { access, lstat } from 'node:fs/promises';
 import type { BodySink } from '../api/client.js';
 import { isTokenRefused } from '../api/errors.js';
-import { writeFileAtomically } from '../fs/atomic-write.js';
+import { NAME_MAX_BYTES, writeFileAtomically } from '../fs/atomic-write.js';
 import { resolveInside } from '../fs/containment.js';
 import { asLocalFsError, LocalFsError } from '../fs/errors.js';
 import { safeBaseName } from '../fs/safe-name.js';
@@ -93,6 +93,16 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
     const local = safeBaseName(fileName);
     if (!local) {
       return { fileName, path: null, status: 'failed', reason: 'the file name has no usable base name' };
+    }
+    // Such a name could never be saved: it fails before a signed URL is asked for and fetched.
+    const nameBytes = Buffer.byteLength(local);
+    if (nameBytes > NAME_MAX_BYTES) {
+      return {
+        fileName,
+        path: null,
+        status: 'failed',
+        reason: `its name is ${nameBytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have`,
+      };
     }
     const other = claimed.get(local);
     if (other !== undefined) {

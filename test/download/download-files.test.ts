@@ -178,6 +178,21 @@ describe('downloadFiles', () => {
     expect((await readdir(dir.path)).sort()).toEqual(['br.wav', 'deflate.wav', 'gzip.wav', 'twice.wav']);
   });
 
+  it('a name longer than a file name may be fails unfetched; the others go on', async () => {
+    const long = `${'é'.repeat(130)}.wav`; // 130 characters, 264 bytes
+    const { server, client } = await setUp({ [long]: wav(10), 'b.wav': wav(20) });
+    const result = await downloadFiles(
+      { client, concurrency: 2, signal: new AbortController().signal },
+      { jobId: 'job1', fileNames: [long, 'b.wav'], outDir: dir.path, overwrite: false },
+    );
+    expect(result.outcomes.map((o) => [o.status, o.reason])).toEqual([
+      ['failed', 'its name is 264 bytes long, more than the 255 a file name may have'],
+      ['downloaded', undefined],
+    ]);
+    expect(server.received.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(server.fileGets(long)).toBe(0);
+  });
+
   it('a refused token stops everything and is thrown, with no per-file outcome reported', async () => {
     const { client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(10) }, true);
     const reported: string[] = [];
