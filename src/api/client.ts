@@ -11,6 +11,7 @@ import { ExitCode } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import { maskToken } from '../settings/mask.js';
 import type { BodySink, ClientOptions, UploadOptions } from './client-types.js';
+import { codingProblem, contentCodings, decodedBody } from './content-encoding.js';
 import { InvalidResponseError, LinkRefusedError } from './errors.js';
 import { assertFileName, assertNewJobId, jobIdProblem, jobPath } from './identifiers.js';
 import { readJsonList, readSmallJson } from './json-reader.js';
@@ -181,11 +182,13 @@ export class ApiClient {
     sink: BodySink<T>,
     what: string,
     url: URL,
+    codings: readonly string[] = [],
   ): Promise<T> {
     try {
       return await sink({
-        body: taggedBody(body),
-        contentLength: contentLengthOf(headers),
+        body: codings.length > 0 ? decodedBody(taggedBody(body), codings, what) : taggedBody(body),
+        // The announced length is the encoded body's, not the file's.
+        contentLength: codings.length > 0 ? undefined : contentLengthOf(headers),
         contentType: headerValue(headers, 'content-type').toLowerCase(),
       });
     } catch (error) {
@@ -221,7 +224,13 @@ export class ApiClient {
       if (response.statusCode < 200 || response.statusCode > 299) {
         return this.#http.fail(response, at, what, RETRYABLE_STATUSES);
       }
-      return this.#consume(response.body, response.headers, sink, what, at);
+      const codings = contentCodings(headerValue(response.headers, 'content-encoding'));
+      const problem = codingProblem(codings);
+      if (problem) {
+        closeBody(response.body);
+        throw new InvalidResponseError(`${what}: ${problem}`);
+      }
+      return this.#consume(response.body, response.headers, sink, what, at, codings);
     };
     return this.#http.retry(what, request, { signal, toService: false });
   }

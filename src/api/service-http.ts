@@ -151,6 +151,11 @@ export class ServiceHttp {
         ? `the base URL holds a path (${basePath}) the service may not answer on: check \`vredact config get base-url\``
         : 'check that the base URL points at the service: `vredact config get base-url`';
     }
+    // A job the token does not own reads as one that does not exist.
+    const inJob = url.pathname.slice(basePath.length).replace(/^\/api\/jobs\/[^/]+/, '');
+    if (inJob === '/content') return 'check the job id: `vredact jobs list` shows the jobs of this token';
+    if (inJob === '/files/download-url')
+      return 'check the job id and the file name: `vredact jobs content <jobId>` lists its files';
     return undefined;
   }
 

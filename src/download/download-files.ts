@@ -7,10 +7,10 @@
  */
 import type { Readable } from 'node:stream';
 import { setMaxListeners } from 'node:events';
-import { access } from 'node:fs/promises';
+import { access, lstat } from 'node:fs/promises';
 import type { BodySink } from '../api/client.js';
 import { isTokenRefused } from '../api/errors.js';
-import { writeFileAtomically } from '../fs/atomic-write.js';
+import { NAME_MAX_BYTES, writeFileAtomically } from '../fs/atomic-write.js';
 import { resolveInside } from '../fs/containment.js';
 import { asLocalFsError, LocalFsError } from '../fs/errors.js';
 import { safeBaseName } from '../fs/safe-name.js';
@@ -71,6 +71,8 @@ async function exists(path: string): Promise<boolean> {
 }
 
 export const NOT_STARTED_REASON = 'not started: downloads stopped after a file-system problem';
+export const FOLDER_IN_PLACE_REASON =
+  'a folder of that name is in the output folder, so the file cannot be saved there; move the folder, or choose another -o';
 
 export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest): Promise<DownloadResult> {
   const write = deps.write ?? writeFileAtomically;
@@ -92,6 +94,16 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
     if (!local) {
       return { fileName, path: null, status: 'failed', reason: 'the file name has no usable base name' };
     }
+    // Such a name could never be saved: it fails before a signed URL is asked for and fetched.
+    const nameBytes = Buffer.byteLength(local);
+    if (nameBytes > NAME_MAX_BYTES) {
+      return {
+        fileName,
+        path: null,
+        status: 'failed',
+        reason: `its name is ${nameBytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have`,
+      };
+    }
     const other = claimed.get(local);
     if (other !== undefined) {
       return { fileName, path: null, status: 'failed', reason: `${other} is saved under the same name` };
@@ -100,6 +112,11 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
     let path: string | null = null;
     try {
       path = await resolveInside(request.outDir, local);
+      // A rename cannot replace a folder, --overwrite or not: fetching the file would only fail at
+      // the end, and skipping it "as already there" would count a file never saved as done.
+      if ((await lstat(path).catch(() => undefined))?.isDirectory()) {
+        return { fileName, path, status: 'failed', reason: FOLDER_IN_PLACE_REASON };
+      }
       if (!request.overwrite && (await exists(path))) {
         return {
           fileName,

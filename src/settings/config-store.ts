@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type Conf from 'conf';
 import envPaths from 'env-paths';
 import { UsageError, messageOf } from '../errors.js';
-import { describeFsError, errnoCode } from '../fs/errors.js';
+import { describeFsError, errnoCode, isLocalFsError } from '../fs/errors.js';
 import { makeFolder } from '../fs/make-folder.js';
 import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 import { CONFIG_KEYS, type ConfigKey } from './config-keys.js';
@@ -32,6 +32,8 @@ export function configFilePath(env: NodeJS.ProcessEnv): string {
 }
 
 const FIX_HINT = 'correct it, or delete it and set the values again with `vredact config set`';
+const WRITE_HINT =
+  'make its folder writable, or point VREDACT_CONFIG_DIR at a folder you can write to (VREDACT_TOKEN and VREDACT_BASE_URL need no file)';
 
 /** The file's values; a missing file holds none. */
 function readConfigFile(path: string): Record<string, unknown> {
@@ -68,19 +70,28 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
     if (typeof value === 'string') values.set(key, value);
   }
   const write = async (change: (conf: Conf<Record<string, string>>) => void) => {
-    // conf makes missing folders with the umask's mode (0777 under umask 000): whoever could write
-    // in the folder could swap the file, and point the next run's token at their own server.
-    await makeFolder(resolve(path, '..'), PRIVATE_DIR_MODE);
-    const { default: ConfCtor } = await import('conf');
-    const conf = new ConfCtor<Record<string, string>>({
-      ...PROJECT,
-      configFileMode: 0o600,
-      cwd: resolve(path, '..'),
-    });
-    change(conf);
-    // conf applies the mode when it creates the file; a file made by hand or an older version may
-    // be wider, and it holds the token.
-    chmodSync(conf.path, 0o600);
+    try {
+      // conf makes missing folders with the umask's mode (0777 under umask 000): whoever could write
+      // in the folder could swap the file, and point the next run's token at their own server.
+      await makeFolder(resolve(path, '..'), PRIVATE_DIR_MODE);
+      const { default: ConfCtor } = await import('conf');
+      const conf = new ConfCtor<Record<string, string>>({
+        ...PROJECT,
+        configFileMode: 0o600,
+        cwd: resolve(path, '..'),
+      });
+      change(conf);
+      // conf applies the mode when it creates the file; a file made by hand or an older version may
+      // be wider, and it holds the token.
+      chmodSync(conf.path, 0o600);
+    } catch (error) {
+      // Said of the file, not of conf's temporary name beside it (`config.json.tmp-…`).
+      if (!isLocalFsError(error)) throw error;
+      throw new UsageError(
+        `cannot write the config file ${path}: ${describeFsError(error)} (${errnoCode(error)})`,
+        WRITE_HINT,
+      );
+    }
   };
   return {
     path,

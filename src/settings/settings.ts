@@ -150,6 +150,14 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     if (problem) problems['base-url'] = problem;
   }
   const token = resolve('token', flags.token);
+  if (token !== undefined) {
+    // Kept for `config list` and `config get`, in the words every command refuses it with.
+    try {
+      requireSendableToken(token, sources.token);
+    } catch (error) {
+      problems.token = (error as Error).message;
+    }
+  }
   const concurrencyText = resolve('concurrency', flags.concurrency);
   const concurrency = deferred(
     () =>

@@ -243,6 +243,21 @@ describe('errors by class', () => {
     expect(dropped.server.received).toHaveLength(1);
   });
 
+  it("a 404 for a job's content or a file's link says what to check", async () => {
+    const { client } = await setUp((_req, res) => sendJson(res, 404, { error: 404, message: 'not found' }), {
+      basePath: '/v2',
+    });
+    const content = await client.jobContent('j1').catch((error: unknown) => error);
+    expect(content).toBeInstanceOf(NotFoundError);
+    expect((content as NotFoundError).hint).toBe(
+      'check the job id: `vredact jobs list` shows the jobs of this token',
+    );
+    const link = await client.downloadUrl('j1', 'a.wav').catch((error: unknown) => error);
+    expect((link as NotFoundError).hint).toBe(
+      'check the job id and the file name: `vredact jobs content <jobId>` lists its files',
+    );
+  });
+
   it('a redirect is not followed: sent once, the error says where it points and what to do', async () => {
     const { server, client } = await setUp((_req, res) => {
       res.writeHead(301, { location: `https://api.example.com/api/jobs?echo=${TOKEN}` });

@@ -1,9 +1,15 @@
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { systemClock } from '../../src/clock.js';
-import { downloadFiles, type FileWriter, NOT_STARTED_REASON } from '../../src/download/download-files.js';
+import {
+  downloadFiles,
+  FOLDER_IN_PLACE_REASON,
+  type FileWriter,
+  NOT_STARTED_REASON,
+} from '../../src/download/download-files.js';
 import { writeFileAtomically } from '../../src/fs/atomic-write.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { downloadSizeCap } from '../../src/download/size-cap.js';
@@ -105,6 +111,86 @@ describe('downloadFiles', () => {
     expect(result.outcomes[0]?.status).toBe('downloaded');
     expect(await readFile(join(dir.path, 'secret.wav'), 'utf8')).toBe('outside');
     expect(await readFile(join(out, 'x.wav'))).toEqual(wav(30));
+  });
+
+  it('a folder where a file would go fails that file unfetched, with --overwrite too; the others go on', async () => {
+    const { server, client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(20) });
+    await mkdir(join(dir.path, 'a.wav'));
+    await writeFile(join(dir.path, 'a.wav', 'inside'), 'kept');
+    for (const overwrite of [false, true]) {
+      const result = await downloadFiles(
+        { client, concurrency: 2, signal: new AbortController().signal },
+        { jobId: 'job1', fileNames: ['a.wav', 'b.wav'], outDir: dir.path, overwrite },
+      );
+      expect(result.outcomes[0]).toEqual({
+        fileName: 'a.wav',
+        path: join(dir.path, 'a.wav'),
+        status: 'failed',
+        reason: FOLDER_IN_PLACE_REASON,
+      });
+      expect(result.outcomes[1]?.status).toBe('downloaded');
+    }
+    expect(server.fileGets('a.wav')).toBe(0);
+    expect(await readFile(join(dir.path, 'a.wav', 'inside'), 'utf8')).toBe('kept');
+  });
+
+  it('a file sent with a Content-Encoding is saved decoded; one that cannot be decoded fails, nothing left', async () => {
+    const bytes = Buffer.from(Array.from({ length: 50_000 }, (_, i) => i % 251));
+    const encoded: Record<string, [string, Buffer]> = {
+      'gzip.wav': ['gzip', gzipSync(bytes)],
+      'br.wav': ['br', brotliCompressSync(bytes)],
+      'deflate.wav': ['deflate', deflateSync(bytes)],
+      'twice.wav': ['deflate, gzip', gzipSync(deflateSync(bytes))],
+      'damaged.wav': ['gzip', Buffer.concat([gzipSync(bytes).subarray(0, 200), Buffer.alloc(500, 9)])],
+      'unknown.wav': ['zz-unknown', bytes],
+      // 64 MiB of zeros in 64 KiB of gzip: bounded by the cap of a 2 s recording, not by the body.
+      'bomb.wav': ['gzip', gzipSync(Buffer.alloc(64 * 1024 * 1024))],
+    };
+    const serve: FileServer = (name, res) => {
+      const [coding, body] = encoded[name] as [string, Buffer];
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-encoding': coding });
+      res.end(body);
+    };
+    const { client } = await setUp({}, false, serve);
+    const names = Object.keys(encoded);
+    const result = await downloadFiles(
+      { client, concurrency: 2, signal: new AbortController().signal },
+      {
+        jobId: 'job1',
+        fileNames: names,
+        outDir: dir.path,
+        overwrite: false,
+        durations: new Map(names.map((name) => [name, 2])),
+      },
+    );
+    const byName = new Map(result.outcomes.map((o) => [o.fileName, o]));
+    for (const name of ['gzip.wav', 'br.wav', 'deflate.wav', 'twice.wav']) {
+      expect(byName.get(name)).toMatchObject({ status: 'downloaded', bytes: bytes.length });
+      expect((await readFile(join(dir.path, name))).equals(bytes)).toBe(true);
+    }
+    expect(byName.get('damaged.wav')?.reason).toMatch(/does not decode as the gzip it was sent as/);
+    expect(byName.get('unknown.wav')?.reason).toMatch(
+      /Content-Encoding "zz-unknown", which vredact cannot decode/,
+    );
+    expect(byName.get('bomb.wav')?.reason).toBe(
+      `the file was cut off past ${downloadSizeCap(2).bytes} bytes, more than a 2 s recording can need`,
+    );
+    expect((await readdir(dir.path)).sort()).toEqual(['br.wav', 'deflate.wav', 'gzip.wav', 'twice.wav']);
+  });
+
+  it('a name longer than a file name may be fails unfetched; the others go on', async () => {
+    const long = `${'é'.repeat(130)}.wav`; // 130 characters, 264 bytes
+    const { server, client } = await setUp({ [long]: wav(10), 'b.wav': wav(20) });
+    const result = await downloadFiles(
+      { client, concurrency: 2, signal: new AbortController().signal },
+      { jobId: 'job1', fileNames: [long, 'b.wav'], outDir: dir.path, overwrite: false },
+    );
+    expect(result.outcomes.map((o) => [o.status, o.reason])).toEqual([
+      ['failed', 'its name is 264 bytes long, more than the 255 a file name may have'],
+      ['downloaded', undefined],
+    ]);
+    expect(server.received.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(server.fileGets(long)).toBe(0);
   });
 
   it('a refused token stops everything and is thrown, with no per-file outcome reported', async () => {

@@ -3,6 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_config_e2e_token_0000beef';
@@ -104,6 +105,97 @@ function jsonError(text: string): string {
     return (error as Error).message;
   }
 }
+
+test('a config folder that cannot be written (read-only): exit 2 naming the config file, not a temporary file', async ({
+  skip,
+}) => {
+  const mounted = await tryMountTmpfs(join(work.path, 'read-only-config'), '64k');
+  if (!mounted) return skip(MOUNT_SKIP_REASON);
+  const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  try {
+    await mounted.readOnly();
+    const env = isolatedEnv(mounted.path, { VREDACT_BASE_URL: server.baseUrl });
+    const file = join(mounted.path, 'config.json');
+    const login = await runCli(['login', '--token-stdin'], { env, input: `${TOKEN}\n` });
+    const set = await runCli(['config', 'set', 'gender', 'f'], { env });
+    expect(login.exitCode).toBe(2);
+    expect(String(login.stderr)).toMatch(
+      /^error: the service accepted the token, but it was not stored: cannot write the config file /,
+    );
+    expect(set.exitCode).toBe(2);
+    expect(String(set.stderr)).toMatch(/^error: cannot write the config file /);
+    for (const run of [login, set]) {
+      expect(String(run.stderr)).toContain(`${file}: read-only file system (EROFS)`);
+      expect(String(run.stderr)).toMatch(/hint: make its folder writable, or point VREDACT_CONFIG_DIR/);
+      expect(String(run.stderr)).not.toMatch(/tmp-|--verbose/);
+      expect(`${String(run.stdout)}${String(run.stderr)}`).not.toContain(TOKEN);
+    }
+  } finally {
+    await server.close();
+    await mounted.unmount();
+  }
+});
+
+test('logout with VREDACT_TOKEN set removes the stored token and warns that the environment one still applies', async () => {
+  const env = isolatedEnv(join(work.path, 'logout-env'));
+  expect((await runCli(['config', 'set', 'token', '-'], { env, input: TOKEN })).exitCode).toBe(0);
+  const withEnv = { ...env, VREDACT_TOKEN: 'vr_from_the_environment_0000cafe' };
+  for (const said of ['Token removed from', 'No token was stored.']) {
+    const logout = await runCli(['logout'], { env: withEnv });
+    expect(logout.exitCode).toBe(0);
+    expect(String(logout.stderr)).toContain(said);
+    expect(String(logout.stderr)).toContain(
+      'warning: VREDACT_TOKEN is set: commands still use its token until it is unset',
+    );
+    expect(String(logout.stderr)).not.toMatch(/from_the_environment/);
+  }
+  const quiet = await runCli(['logout'], { env });
+  expect(String(quiet.stderr)).not.toMatch(/VREDACT_TOKEN/);
+});
+
+test('login against a service that fails (500) says the token was not checked nor stored, exit 1', async () => {
+  const server = await startScriptedServer((_req, res) =>
+    sendJson(res, 500, { error: 500, message: 'db down' }),
+  );
+  try {
+    const dir = join(work.path, 'login-500');
+    const env = isolatedEnv(dir, { VREDACT_BASE_URL: server.baseUrl });
+    const login = await runCli(['login', '--token-stdin', '--max-retries', '0'], { env, input: TOKEN });
+    expect(login.exitCode).toBe(1);
+    expect(String(login.stderr)).toMatch(
+      /^error: the token could not be checked, so it was not stored: listing jobs: the service answered 500 Internal Server Error: db down/,
+    );
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  } finally {
+    await server.close();
+  }
+});
+
+test('standard input past 64 KiB (a file piped in by mistake): exit 2 at once, nothing sent or stored', async () => {
+  const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  try {
+    const dir = join(work.path, 'too-long');
+    const env = isolatedEnv(dir, { VREDACT_BASE_URL: server.baseUrl });
+    // One line with no break: it passed every check, went out as a 1 MiB Authorization header, and
+    // was stored whole by config set.
+    const input = `vr_${'a'.repeat(1024 * 1024)}`;
+    const runs = [
+      await runCli(['config', 'set', 'token', '-'], { env, input }),
+      await runCli(['login', '--token-stdin'], { env, input }),
+    ];
+    for (const run of runs) {
+      expect(run.exitCode).toBe(2);
+      expect(String(run.stderr)).toMatch(
+        /^error: standard input holds more than 64 KiB, where a token is one line of text; nothing was sent or stored/,
+      );
+      expect(String(run.stderr).length).toBeLessThan(1000);
+    }
+    expect(server.received).toHaveLength(0);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  } finally {
+    await server.close();
+  }
+});
 
 test('a token holding a line break (two lines piped in): exit 2 at once, nothing sent or stored, the token not shown', async () => {
   const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));

@@ -43,6 +43,35 @@ describe('an answer nesting deeper than 64 levels', () => {
   });
 });
 
+describe('jobs list and created_at', () => {
+  test('a created_at that is not a date-time is shown as it came and sorted last, never read as a made-up date', async () => {
+    const jobs = [
+      { job_id: 'odd-1', token: 'x', created_at: 'job 5' },
+      { job_id: 'new', token: 'x', created_at: '2026-11-21T05:14:03Z' },
+      { job_id: 'odd-2', token: 'x', created_at: 7 },
+      { job_id: 'old', token: 'x', created_at: '2025-01-02T03:04:05+01:00' },
+    ];
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs }));
+    try {
+      const run = await runCli(['jobs', 'list'], { env: env(server.baseUrl) });
+      expect(run.exitCode).toBe(0);
+      const rows = String(run.stdout)
+        .trim()
+        .split('\n')
+        .map((line) => line.split('\t').slice(0, 2));
+      // Date.parse made `job 5` May 2001 and `7` July 2001.
+      expect(rows).toEqual([
+        ['new', '2026-11-21 05:14:03'],
+        ['old', '2025-01-02 02:04:05'],
+        ['odd-1', 'job 5'],
+        ['odd-2', '7'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('jobs create', () => {
   test('a new job id that would change a request path is refused, exit 1, nothing printed', async () => {
     const server = await startScriptedServer((_req, res) => sendJson(res, 201, { job_id: '../../admin' }));

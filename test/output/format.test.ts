@@ -5,6 +5,7 @@ import {
   formatDuration,
   formatLength,
   formatTimestamp,
+  timestampMs,
 } from '../../src/output/format.js';
 
 test.each([
@@ -27,6 +28,17 @@ test('formatTimestamp shortens an ISO date to UTC seconds, and keeps what it can
   expect(formatTimestamp('2026-11-21T05:14:03.123Z')).toBe('2026-11-21 05:14:03');
   expect(formatTimestamp('2026-11-21T06:14:03+01:00')).toBe('2026-11-21 05:14:03');
   expect(formatTimestamp('yesterday')).toBe('yesterday');
+});
+
+test('formatTimestamp reads only a date-time: a number or a word is shown as it came, never as a made-up date', () => {
+  // Date.parse read these as 2001-07-01, 2001-05-01 and 2000-01-01.
+  for (const text of ['7', 'job 5', '0', '1764220000', '12/11/2026'])
+    expect(formatTimestamp(text)).toBe(text);
+  // No zone: shown as written, not moved by the machine's time zone.
+  expect(formatTimestamp('2026-11-21T05:14:03.5')).toBe('2026-11-21 05:14:03');
+  expect(formatTimestamp('2026-11-21 05:14:03+0100')).toBe('2026-11-21 04:14:03');
+  expect(timestampMs('job 5')).toBeUndefined();
+  expect(timestampMs('2026-11-21T05:14:03')).toBe(Date.UTC(2026, 10, 21, 5, 14, 3));
 });
 
 test('apart: figures that differ but would read alike are all shown exactly; others as they are', () => {

@@ -2,8 +2,8 @@ import type { Context } from '../../context.js';
 import { type ApiError, isTokenRefused } from '../../api/errors.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { maskToken } from '../../settings/mask.js';
+import { readStdinValue } from '../../settings/stdin-value.js';
 import { requireSendableToken } from '../../settings/token.js';
-import { text } from 'node:stream/consumers';
 import { promptSecret } from './prompt-secret.js';
 
 /** Reads a token, checks it with `GET /api/jobs`, and stores it only when the service accepts it. */
@@ -14,7 +14,7 @@ export async function runLogin(
 ): Promise<number> {
   let token: string;
   if (options.tokenStdin) {
-    token = (await text(ctx.streams.stdin)).trim();
+    token = await readStdinValue(ctx.streams.stdin, 'a token');
   } else if (ctx.streams.stdin.isTTY) {
     const typed = await promptSecret(ctx.streams, 'Paste your usage token (it will not be shown): ');
     // Ctrl-C at the prompt: an interrupt like any other, nothing stored.
@@ -35,11 +35,24 @@ export async function runLogin(
   } catch (error) {
     // Said as what it is for this command: the API error names "listing jobs" and says to log in.
     if (isTokenRefused(error)) throw tokenRefused(error as ApiError, ctx.settings.baseUrl);
+    // Any other failure (a 500, no connection) leaves the token unchecked: said so, with its hint.
+    if (error instanceof CliError)
+      throw new CliError(
+        `the token could not be checked, so it was not stored: ${error.message}`,
+        error.exitCode,
+        error.hint,
+      );
     throw error;
   } finally {
     await client.close();
   }
-  await ctx.config.set('token', token);
+  await ctx.config.set('token', token).catch((error: unknown) => {
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError(
+      `the service accepted the token, but it was not stored: ${error.message}`,
+      error.hint,
+    );
+  });
   ctx.log.info(
     `Logged in to ${new URL(ctx.settings.baseUrl ?? '').host}; token ${maskToken(token)} stored in ${ctx.config.path}`,
   );

@@ -4,10 +4,10 @@ import { printJson, printTable } from '../../output/table.js';
 import { CONFIG_KEYS, type ConfigKey } from '../../settings/config-keys.js';
 import { maskToken } from '../../settings/mask.js';
 import { displayBaseUrl, ENV_NAMES } from '../../settings/settings.js';
+import { readStdinValue } from '../../settings/stdin-value.js';
 import { displayText } from '../../output/sanitize.js';
 import { checkConfigValue, parseConfigKey } from '../../settings/validate-config.js';
 import { VOICE_SETTING_NAMES, type VoiceSettingName } from '../../settings/voice.js';
-import { text } from 'node:stream/consumers';
 
 const isVoiceKey = (key: ConfigKey): key is VoiceSettingName =>
   (VOICE_SETTING_NAMES as readonly string[]).includes(key);
@@ -26,6 +26,9 @@ function shown(key: ConfigKey, value: string | undefined): string {
  */
 function effective(ctx: Context, key: ConfigKey): string | undefined {
   const { settings } = ctx;
+  // The settings hold these two as given, flag included, whatever their problem.
+  if (key === 'base-url') return settings.baseUrl;
+  if (key === 'token') return settings.token;
   // settings.voice refuses as a whole while any voice key is bad (so that redact sends none), and
   // config get and list read no voice flag: a good voice key is then shown as it was given too.
   const badVoice = VOICE_SETTING_NAMES.some((name) => settings.problems[name] !== undefined);
@@ -33,10 +36,6 @@ function effective(ctx: Context, key: ConfigKey): string | undefined {
     return settings.sources[key] === 'env' ? ctx.env[ENV_NAMES[key] ?? ''] : ctx.config.get(key);
   }
   switch (key) {
-    case 'base-url':
-      return settings.baseUrl;
-    case 'token':
-      return settings.token;
     case 'concurrency':
       return String(settings.concurrency);
     case 'out-dir':
@@ -55,7 +54,10 @@ function warnProblems(ctx: Context, keys: readonly ConfigKey[]): void {
 
 export async function runConfigSet(ctx: Context, [key = '', value = '']: string[]): Promise<number> {
   const name = parseConfigKey(key);
-  const raw = value === '-' ? (await text(ctx.streams.stdin)).trim() : value;
+  const raw =
+    value === '-'
+      ? await readStdinValue(ctx.streams.stdin, name === 'token' ? 'a token' : `a ${name} value`)
+      : value;
   const checked = checkConfigValue(name, raw, ctx.settings.allowInsecureHttp);
   await ctx.config.set(name, checked);
   ctx.log.info(`Set ${name} in ${ctx.config.path}`);
@@ -65,6 +67,13 @@ export async function runConfigSet(ctx: Context, [key = '', value = '']: string[
     );
   }
   return ExitCode.ok;
+}
+
+/** How a user stores a missing value: a token the way `login` checks it first, a script's way after. */
+function howToSet(key: ConfigKey): string {
+  if (key === 'token')
+    return 'run `vredact login`, which checks a token with the service and stores it (in a script: `vredact config set token -` reads it from standard input)';
+  return `set it with \`vredact config set ${key} …\``;
 }
 
 export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<number> {
@@ -80,12 +89,7 @@ export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<
     });
     return value === undefined ? ExitCode.partial : ExitCode.ok;
   }
-  if (value === undefined)
-    throw new CliError(
-      `${name} is not set`,
-      ExitCode.partial,
-      `set it with \`vredact config set ${name} …\``,
-    );
+  if (value === undefined) throw new CliError(`${name} is not set`, ExitCode.partial, howToSet(name));
   warnProblems(ctx, [name]);
   ctx.streams.stdout.write(`${displayText(shown(name, value))}\n`);
   return ExitCode.ok;

@@ -1,7 +1,7 @@
 import type { Job } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
-import { formatTimestamp } from '../../output/format.js';
+import { formatTimestamp, timestampMs } from '../../output/format.js';
 import { displayText } from '../../output/sanitize.js';
 import { startSpinner } from '../../output/spinner.js';
 import { escapeJsonControls, printTable } from '../../output/table.js';
@@ -37,7 +37,8 @@ export async function runJobsList(ctx: Context): Promise<number> {
   const spinner = await startSpinner(ctx.io, 'Listing jobs');
   const jobs = await client.listJobs().finally(() => spinner.stop());
   // The client gives each job's token masked.
-  jobs.sort((a, b) => (Date.parse(b.created_at) || 0) - (Date.parse(a.created_at) || 0));
+  // A job whose time cannot be read goes last.
+  jobs.sort((a, b) => (timestampMs(b.created_at) ?? 0) - (timestampMs(a.created_at) ?? 0));
   if (ctx.settings.json) {
     await writeLines(ctx.streams.stdout, jsonArrayLines(jobs));
     return ExitCode.ok;

@@ -70,6 +70,19 @@ describe('vredact config (in-process)', () => {
     const get = await testContext({ config });
     await expect(runConfigGet(get.ctx, ['gender'])).rejects.toMatchObject({ exitCode: 1 });
   });
+
+  test('get token with none set points to login, and to config set token - for scripts', async () => {
+    const get = await testContext();
+    const failure = (await runConfigGet(get.ctx, ['token']).catch((error: unknown) => error)) as {
+      exitCode: number;
+      message: string;
+      hint: string;
+    };
+    expect(failure).toMatchObject({ exitCode: 1, message: 'token is not set' });
+    expect(failure.hint).toMatch(/^run `vredact login`/);
+    expect(failure.hint).toContain('`vredact config set token -`');
+    expect(failure.hint).not.toContain('config set token …');
+  });
 });
 
 describe('vredact config with bad or secret-bearing values', () => {
@@ -118,6 +131,42 @@ describe('vredact config with bad or secret-bearing values', () => {
     for (const out of [get.stdout(), get.stderr(), list.stdout(), list.stderr()])
       expect(out).not.toContain('hunter2');
     expect(get.stdout()).toBe('http://***@127.0.0.1:9\n');
+  });
+
+  test('a bad base URL given as a flag is shown masked with its problem, not as unset', async () => {
+    const flags = { baseUrl: 'https://user:hunter2@api.example.com' };
+    const get = await testContext({ flags });
+    expect(await runConfigGet(get.ctx, ['base-url'])).toBe(0);
+    expect(get.stdout()).toBe('https://***@api.example.com\n');
+    expect(get.stderr()).toContain('warning: base-url: the service URL must not contain a user name');
+
+    const list = await testContext({ flags: { ...flags, json: true } });
+    await runConfigList(list.ctx);
+    const rows = JSON.parse(list.stdout()) as { key: string; value: string | null; source: string }[];
+    expect(rows.find((row) => row.key === 'base-url')).toMatchObject({
+      value: 'https://***@api.example.com',
+      source: 'flag',
+    });
+    for (const out of [get.stdout(), get.stderr(), list.stdout(), list.stderr()])
+      expect(out).not.toContain('hunter2');
+  });
+
+  test('a token that cannot be sent (two lines in VREDACT_TOKEN) is listed masked, with its problem', async () => {
+    const env = { VREDACT_TOKEN: 'vr_line_one_0000\nsecond_line_1111' };
+    const list = await testContext({ env });
+    expect(await runConfigList(list.ctx)).toBe(0);
+    expect(list.stdout()).toContain('token\tvr_…1111\tenv');
+    expect(list.stderr()).toContain(
+      'warning: token: the usage token (from VREDACT_TOKEN) cannot be used: it holds a line break',
+    );
+    const get = await testContext({ env, flags: { json: true } });
+    await runConfigGet(get.ctx, ['token']);
+    expect(JSON.parse(get.stdout())).toMatchObject({
+      value: 'vr_…1111',
+      problem: expect.stringContaining('line break'),
+    });
+    for (const out of [list.stdout(), list.stderr(), get.stdout()])
+      expect(out).not.toMatch(/line_one|second_line/);
   });
 
   test('a base URL ending in /api is stored with a warning', async () => {
