@@ -1,3 +1,4 @@
+import { readDateTime, timestampMs } from '../api/timestamps.js';
 /**
  * `m:ss` (or `h:mm:ss`) for a duration in seconds. The interface does not state the unit of
  * `audio_duration`; vredact reads it as seconds, as the sandbox sends it.
@@ -38,28 +39,11 @@ export function exactSeconds(seconds: number): string {
 }
 
 /**
- * An RFC 3339 date-time (the interface's `date-time`), its seconds and zone optional. Only such text
- * is read as a time: Date.parse reads nearly anything, `7` as July 2001 and `job 5` as May 2001.
- */
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})?$/;
-
-/** The instant a service's date-time names, in ms; one without a zone is read as UTC. */
-export function timestampMs(text: string): number | undefined {
-  const match = DATE_TIME.exec(text.trim());
-  if (!match) return undefined;
-  const [, day, time, fraction = '', zone = 'Z'] = match;
-  const ms = Date.parse(
-    `${day}T${time}${fraction}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone}`,
-  );
-  return Number.isFinite(ms) ? ms : undefined;
-}
-
-/**
  * A timestamp as the service sent it, shortened for a table: `2026-11-21 05:14:03`, in UTC. Text
  * that is not a date-time is shown as it came, and so is one without a zone (which it does not say).
  */
 export function formatTimestamp(text: string): string {
-  const match = DATE_TIME.exec(text.trim());
+  const match = readDateTime(text);
   const ms = timestampMs(text);
   if (!match || ms === undefined) return text;
   if (match[4] === undefined) return `${match[1]} ${match[2]}`;

@@ -15,6 +15,7 @@
 import { NotFoundError } from '../api/errors.js';
 import type { Job, JobContentItem } from '../api/schemas.js';
 import { messageOf } from './engine.js';
+import { timestampMs } from '../api/timestamps.js';
 
 /** Allowance for the difference between this machine's clock and the service's. */
 export const RECONCILE_SKEW_MS = 5 * 60_000;
@@ -52,10 +53,9 @@ export interface SeenUpload {
   createdMs: number | undefined;
 }
 
+/** Strictly: a `created_at` of `7` or `job 5` is unreadable (so its job is read), not 2001's. */
 function timeOf(text: string | undefined): number | undefined {
-  if (!text) return undefined;
-  const ms = Date.parse(text);
-  return Number.isFinite(ms) ? ms : undefined;
+  return text ? timestampMs(text) : undefined;
 }
 
 /**

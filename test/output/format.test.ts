@@ -5,8 +5,8 @@ import {
   formatDuration,
   formatLength,
   formatTimestamp,
-  timestampMs,
 } from '../../src/output/format.js';
+import { timestampMs } from '../../src/api/timestamps.js';
 
 test.each([
   [0, '0:00'],

@@ -65,6 +65,11 @@ describe('candidate jobs', () => {
       'garbled',
     ]);
   });
+
+  it('reads a job whose created_at only looks like a date to Date.parse (`7`: July 2001) as of unknown age', () => {
+    const jobs = [job('seven', '7'), job('named', 'job 5'), job('old', T - RECONCILE_SKEW_MS - 1)];
+    expect(candidateJobs(jobs, T, new Set()).map((j) => j.job_id)).toEqual(['seven', 'named']);
+  });
 });
 
 describe('matching', () => {

@@ -1,7 +1,8 @@
 import type { Job } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
-import { formatTimestamp, timestampMs } from '../../output/format.js';
+import { timestampMs } from '../../api/timestamps.js';
+import { formatTimestamp } from '../../output/format.js';
 import { displayText } from '../../output/sanitize.js';
 import { startSpinner } from '../../output/spinner.js';
 import { escapeJsonControls, printTable } from '../../output/table.js';
