@@ -138,13 +138,17 @@ export class Reporter {
     };
   }
 
-  /** Stops the progress and prints the summary (an object, a line, or a line and the problems). */
-  finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean): void {
-    const bad = (counts.rejected ?? 0) + (counts.failed ?? 0) + (counts.pending ?? 0) > 0;
+  /**
+   * Stops the progress and prints the summary (an object, a line, or a line and the problems). `ok`
+   * (a tick, not a cross, before the live line's summary) is the caller's, who knows the exit code;
+   * without it, any file rejected, failed or pending is a cross.
+   */
+  finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean, ok?: boolean): void {
+    const good = ok ?? (counts.rejected ?? 0) + (counts.failed ?? 0) + (counts.pending ?? 0) === 0;
     const status = this.#status;
     if (status?.live) {
       const elapsedMs = this.#now() - (this.#latest?.startedAt ?? this.#startedAt);
-      status.finish(!bad, compactSummary(counts, dryRun, elapsedMs, status.columns));
+      status.finish(good, compactSummary(counts, dryRun, elapsedMs, status.columns));
     } else {
       status?.stop();
       if (!this.#io.quiet && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(counts, dryRun)}\n`);

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { type E2E, setup } from '../helpers/e2e.js';
+import { runInPty, screenLines } from '../helpers/pty.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 let e2e: E2E | undefined;
@@ -46,5 +47,21 @@ describe.skipIf(!hasTmux)('the live line on screen', () => {
     // The live line gave way to the warning and then to the summary: no frame of it is left.
     expect(rows.filter((row) => LIVE_ROW.test(row))).toEqual([]);
     expect(rows).toContainEqual(expect.stringMatching(/^✖ /));
+  });
+});
+
+describe('the end summary', () => {
+  it('a --no-wait run that submitted every file (exit 0) ends with a tick, not a cross', async () => {
+    e2e = await setup(['--sync-limit', '0']);
+    await inputs(e2e, 3);
+    const pty = runInPty(`${vredact} redact in -o out --no-wait`, {
+      cwd: e2e.dir,
+      env: { ...e2e.env, NO_COLOR: '1' },
+      columns: 100,
+    });
+    expect(await pty.exited).toBe(0);
+    const screen = screenLines(pty.output()).map((line) => line.trimEnd());
+    expect(screen).toContainEqual(expect.stringMatching(/^✔ redacted 0 · .*pending 3/));
+    expect(screen.join('\n')).not.toMatch(/✖/);
   });
 });
