@@ -182,7 +182,8 @@ export class Reporter {
 
 /**
  * The counts for a terminal, in `columns`: `redacted 6 · skipped 0 · rejected 1 · failed 0 ·
- * pending 0 · 0:03`; when too wide, the zero counts go first, then the time.
+ * pending 0 · 0:03`; when too wide, the zero counts go first, then the time; a count that is not
+ * zero never goes (the line is cut after it instead).
  */
 export function compactSummary(
   counts: Partial<Counts & DryRunCounts>,
@@ -204,10 +205,7 @@ export function compactSummary(
         ['failed', counts.failed ?? 0],
         ['pending', counts.pending ?? 0],
       ];
-  const parts = entries.map(([name, n], index) => ({
-    text: `${name} ${n}`,
-    rank: n === 0 && index > 0 ? 2 : 0,
-  }));
+  const parts = entries.map(([name, n]) => ({ text: `${name} ${n}`, rank: n === 0 ? 2 : 0 }));
   parts.push({ text: dryRun ? 'nothing sent' : formatDuration(Math.max(0, elapsedMs) / 1000), rank: 1 });
   return fitParts(parts, SEPARATOR, columns);
 }
