@@ -18,6 +18,12 @@ const FRAME_COLUMNS = 2;
  */
 const ECHO_COLUMNS = 2;
 
+/**
+ * The longest delay Node.js's timers take (about 24.8 days). A longer one (`--stats 30d`) fires every
+ * millisecond instead, with a warning: a log flooded with lines.
+ */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 export interface StatusLine {
   /** Whether a live line is on screen (then `finish` leaves the final line in its place). */
   readonly live: boolean;
@@ -39,7 +45,8 @@ export async function startStatusLine(
   const timers: NodeJS.Timeout[] = [];
   if (io.progress) timers.push(setInterval(() => spinner.update(text(width())), FRAME_MS));
   if (io.statsIntervalMs !== undefined) {
-    timers.push(setInterval(() => io.stderr.write(`${text()}\n`), io.statsIntervalMs));
+    const every = Math.min(io.statsIntervalMs, LONGEST_TIMER_MS);
+    timers.push(setInterval(() => io.stderr.write(`${text()}\n`), every));
   }
   // These never keep the process alive on their own (ora's timer is stopped by finish or stop).
   for (const timer of timers) timer.unref();
