@@ -50,6 +50,30 @@ describe.skipIf(!hasTmux)('the live line on screen', () => {
   });
 });
 
+describe.skipIf(!hasTmux)('Ctrl-Z', () => {
+  it('suspending a run gives the shell back its cursor; `fg` resumes the live line and the run ends well', async () => {
+    e2e = await setup(['--latency', '300']);
+    await inputs(e2e, 6);
+    term = await startTmux("PS1='$ ' bash --norc --noprofile -i", {
+      cwd: e2e.dir,
+      env: e2e.env,
+      columns: 80,
+    });
+    await term.waitFor(/^\$/);
+    await term.keys(`${vredact} redact in -c 1 -o out`, 'Enter');
+    await term.waitFor(LIVE_ROW);
+    await term.keys('C-z');
+    await term.waitFor(/Stopped/);
+    // The spinner hides the cursor while it draws; the prompt it leaves for must show it.
+    expect(await term.cursorVisible()).toBe(true);
+    await term.keys('fg', 'Enter');
+    const rows = await term.waitFor(/^✔ redacted 6 /);
+    expect(rows.filter((row) => LIVE_ROW.test(row))).toEqual([]);
+    await term.waitFor(/^\$$/);
+    expect(await term.cursorVisible()).toBe(true);
+  });
+});
+
 describe('the end summary', () => {
   it('a --no-wait run that submitted every file (exit 0) ends with a tick, not a cross', async () => {
     e2e = await setup(['--sync-limit', '0']);
