@@ -64,7 +64,9 @@ function cut(text: string, columns: number, position: 'end' | 'middle'): string 
 
 /**
  * Joins the parts that fit in `columns`, leaving out the least important first (the higher its
- * `rank`, the sooner a part goes), then cuts what is left. Parts keep their order.
+ * `rank`, the sooner a part goes), then cuts what is left. Parts keep their order. A part of rank 0
+ * is never left out: a line that shows some of what must be said and then `…` misleads no one, where
+ * `✖ rejected 1` alone would hide the 20 files redacted.
  */
 export function fitParts(
   parts: ReadonlyArray<{ text: string; rank: number }>,
@@ -75,6 +77,7 @@ export function fitParts(
   const join = () => kept.map((part) => part.text).join(separator);
   while (kept.length > 1 && columnsOf(join()) > columns) {
     const worst = kept.reduce((a, b) => (b.rank > a.rank ? b : a));
+    if (worst.rank === 0) break;
     kept.splice(kept.indexOf(worst), 1);
   }
   return fitWidth(join(), columns);

@@ -34,15 +34,48 @@ export async function startSpinner(
     // The caller decided that stderr is a terminal that can redraw a line.
     isEnabled: true,
   }).start();
+  const unlisten = listenForSuspend(
+    () => spinner.stop(),
+    () => spinner.start(),
+  );
   return {
     update: (next) => {
       spinner.text = next;
     },
     // ora's own symbols are coloured by chalk whatever --no-color says.
-    succeed: (final) =>
-      void (io.color ? spinner.succeed(final) : spinner.stopAndPersist({ symbol: '✔', text: final })),
-    fail: (final) =>
-      void (io.color ? spinner.fail(final) : spinner.stopAndPersist({ symbol: '✖', text: final })),
-    stop: () => void spinner.stop(),
+    succeed: (final) => {
+      unlisten();
+      if (io.color) spinner.succeed(final);
+      else spinner.stopAndPersist({ symbol: '✔', text: final });
+    },
+    fail: (final) => {
+      unlisten();
+      if (io.color) spinner.fail(final);
+      else spinner.stopAndPersist({ symbol: '✖', text: final });
+    },
+    stop: () => {
+      unlisten();
+      spinner.stop();
+    },
+  };
+}
+
+/**
+ * Ctrl-Z (SIGTSTP) while the spinner draws: the spinner hides the cursor, and a process stopped
+ * there would give the shell its prompt with no cursor. Listening to SIGTSTP takes its default
+ * action away, so the process stops itself (SIGSTOP) once the line is cleared and the cursor shown;
+ * `fg` (SIGCONT) draws the line again. Returns a function that removes the listeners.
+ */
+function listenForSuspend(pause: () => void, resume: () => void): () => void {
+  if (process.platform === 'win32') return () => {};
+  const onSuspend = () => {
+    pause();
+    process.kill(process.pid, 'SIGSTOP');
+  };
+  process.on('SIGTSTP', onSuspend);
+  process.on('SIGCONT', resume);
+  return () => {
+    process.off('SIGTSTP', onSuspend);
+    process.off('SIGCONT', resume);
   };
 }

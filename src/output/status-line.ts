@@ -11,11 +11,23 @@ import { startSpinner } from './spinner.js';
 const FRAME_MS = 100;
 /** Columns ora's spinner frame and its space take before the text. */
 const FRAME_COLUMNS = 2;
+/**
+ * Columns left free at the end of the live line. A line that reaches the last column leaves the
+ * cursor waiting to wrap: the `^C` (or `^Z`) the terminal echoes at the cursor then starts a new row,
+ * ora redraws on that row, and the old line stays on screen for good. Two columns hold the echo.
+ */
+const ECHO_COLUMNS = 2;
+
+/**
+ * The longest delay Node.js's timers take (about 24.8 days). A longer one (`--stats 30d`) fires every
+ * millisecond instead, with a warning: a log flooded with lines.
+ */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 export interface StatusLine {
   /** Whether a live line is on screen (then `finish` leaves the final line in its place). */
   readonly live: boolean;
-  /** Columns the live line's text may take (the terminal's, less the spinner's frame). */
+  /** Columns the live line's text may take (the terminal's, less the spinner's frame and the echo's room). */
   readonly columns: number;
   /** Stops both; on a live line, leaves `text` with a tick or a cross, cut to the width. */
   finish(ok: boolean, text: string): void;
@@ -28,12 +40,13 @@ export async function startStatusLine(
   /** The line as of now, fitted to `columns` when given (the live line) or whole (`--stats`). */
   text: (columns?: number) => string,
 ): Promise<StatusLine> {
-  const width = () => io.width('stderr') - FRAME_COLUMNS;
+  const width = () => io.width('stderr') - FRAME_COLUMNS - ECHO_COLUMNS;
   const spinner = await startSpinner(io, io.progress ? text(width()) : '');
   const timers: NodeJS.Timeout[] = [];
   if (io.progress) timers.push(setInterval(() => spinner.update(text(width())), FRAME_MS));
   if (io.statsIntervalMs !== undefined) {
-    timers.push(setInterval(() => io.stderr.write(`${text()}\n`), io.statsIntervalMs));
+    const every = Math.min(io.statsIntervalMs, LONGEST_TIMER_MS);
+    timers.push(setInterval(() => io.stderr.write(`${text()}\n`), every));
   }
   // These never keep the process alive on their own (ora's timer is stopped by finish or stop).
   for (const timer of timers) timer.unref();

@@ -149,27 +149,45 @@ export async function runBatch(
     await writer.close();
     writer = undefined;
     recorder.changed(true);
-    live.finish(counts, false);
 
     const refusal = engine.tokenRefused() as { message?: string; hint?: string } | undefined;
+    const interrupted = interrupt.stop.aborted || interrupt.abort.aborted;
+    const problems = counts.rejected + counts.failed + (counts.pending - expectedPending);
+    const code = runExitCode({
+      halted: Boolean(halt.reason),
+      interrupted,
+      refused: Boolean(refusal),
+      problems,
+    });
+    // The summary's tick or cross says what the exit code says: the jobs a --no-wait run submitted
+    // are pending, and that is its success.
+    live.finish(counts, false, code === ExitCode.ok);
     if (halt.reason) {
       const failure = halt.reason as { message?: string; hint?: string };
       ctx.log.error(`the batch stopped: ${failure.message ?? String(halt.reason)}`);
       if (failure.hint) ctx.streams.stderr.write(`hint: ${failure.hint}\n`);
-      return ExitCode.partial;
-    }
-    if (interrupt.stop.aborted || interrupt.abort.aborted) return ExitCode.interrupted;
-    if (refusal) {
+    } else if (code === ExitCode.auth && refusal) {
       ctx.log.error(refusal.message ?? 'the service refused the token');
       if (refusal.hint) ctx.streams.stderr.write(`hint: ${refusal.hint}\n`);
-      return ExitCode.auth;
     }
-    const problems = counts.rejected + counts.failed + (counts.pending - expectedPending);
-    return problems > 0 ? ExitCode.partial : ExitCode.ok;
+    return code;
   } finally {
     reporter?.close();
     await journal?.open?.close().catch(() => {});
     await writer?.close().catch(() => {});
     await lock.release().catch(() => {});
   }
+}
+
+/** A run's exit code, the first that applies: stopped by a failure, interrupted, token refused, files left. */
+function runExitCode(run: {
+  halted: boolean;
+  interrupted: boolean;
+  refused: boolean;
+  problems: number;
+}): number {
+  if (run.halted) return ExitCode.partial;
+  if (run.interrupted) return ExitCode.interrupted;
+  if (run.refused) return ExitCode.auth;
+  return run.problems > 0 ? ExitCode.partial : ExitCode.ok;
 }

@@ -138,13 +138,17 @@ export class Reporter {
     };
   }
 
-  /** Stops the progress and prints the summary (an object, a line, or a line and the problems). */
-  finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean): void {
-    const bad = (counts.rejected ?? 0) + (counts.failed ?? 0) + (counts.pending ?? 0) > 0;
+  /**
+   * Stops the progress and prints the summary (an object, a line, or a line and the problems). `ok`
+   * (a tick, not a cross, before the live line's summary) is the caller's, who knows the exit code;
+   * without it, any file rejected, failed or pending is a cross.
+   */
+  finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean, ok?: boolean): void {
+    const good = ok ?? (counts.rejected ?? 0) + (counts.failed ?? 0) + (counts.pending ?? 0) === 0;
     const status = this.#status;
     if (status?.live) {
       const elapsedMs = this.#now() - (this.#latest?.startedAt ?? this.#startedAt);
-      status.finish(!bad, compactSummary(counts, dryRun, elapsedMs, status.columns));
+      status.finish(good, compactSummary(counts, dryRun, elapsedMs, status.columns));
     } else {
       status?.stop();
       if (!this.#io.quiet && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(counts, dryRun)}\n`);
@@ -178,7 +182,8 @@ export class Reporter {
 
 /**
  * The counts for a terminal, in `columns`: `redacted 6 · skipped 0 · rejected 1 · failed 0 ·
- * pending 0 · 0:03`; when too wide, the zero counts go first, then the time.
+ * pending 0 · 0:03`; when too wide, the zero counts go first, then the time; a count that is not
+ * zero never goes (the line is cut after it instead).
  */
 export function compactSummary(
   counts: Partial<Counts & DryRunCounts>,
@@ -200,10 +205,7 @@ export function compactSummary(
         ['failed', counts.failed ?? 0],
         ['pending', counts.pending ?? 0],
       ];
-  const parts = entries.map(([name, n], index) => ({
-    text: `${name} ${n}`,
-    rank: n === 0 && index > 0 ? 2 : 0,
-  }));
+  const parts = entries.map(([name, n]) => ({ text: `${name} ${n}`, rank: n === 0 ? 2 : 0 }));
   parts.push({ text: dryRun ? 'nothing sent' : formatDuration(Math.max(0, elapsedMs) / 1000), rank: 1 });
   return fitParts(parts, SEPARATOR, columns);
 }

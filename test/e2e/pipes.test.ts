@@ -123,4 +123,15 @@ describe('a closed stdout', () => {
     expect(result.stderr).not.toMatch(/\u001b|\r/);
     expect(result.stdout).toBe('');
   });
+
+  it('--stats longer than a timer can hold (30d) prints no line in a short run, and no warning of Node.js', async () => {
+    e2e = await setup(['--latency', '300']);
+    for (let i = 0; i < 3; i++) await e2e.fixture('speech-16bit.wav', `in/call-${i}.wav`);
+    const result = await runCli(['redact', 'in', '-c', '1', '-o', 'out', '--stats', '30d', '-q'], {
+      env: e2e.env,
+      cwd: e2e.dir,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe('');
+  });
 });

@@ -54,4 +54,14 @@ describe('terminal widths', () => {
     expect(fitParts(parts, ' · ', 12)).toBe('12/40 files');
     expect(fitParts(parts, ' · ', 6)).toBe('12/40…');
   });
+
+  it('fitParts never leaves out a part of rank 0: it cuts the line instead', () => {
+    const parts = [
+      { text: 'redacted 20', rank: 0 },
+      { text: 'skipped 0', rank: 2 },
+      { text: 'rejected 1', rank: 0 },
+    ];
+    expect(fitParts(parts, ' · ', 24)).toBe('redacted 20 · rejected 1');
+    expect(fitParts(parts, ' · ', 18)).toBe('redacted 20 · rej…');
+  });
 });

@@ -221,6 +221,15 @@ describe('compactSummary', () => {
       'would send 3 · would collect 0 · skipped 0 · rejected 1 · nothing sent',
     );
   });
+
+  it('in a narrow terminal, never leaves out a count that is not zero: what does not fit is cut, with …', () => {
+    // 20 columns less the tick and the live line's margin: the 20 files redacted stay in sight.
+    expect(compactSummary({ done: 20, rejected: 1 }, false, 11_000, 16)).toBe('redacted 20 · r…');
+    expect(compactSummary({ done: 0, rejected: 1, pending: 20 }, false, 4_000, 24)).toBe(
+      'rejected 1 · pending 20',
+    );
+    expect(compactSummary({ done: 3, pending: 9 }, false, 4_000, 36)).toBe('redacted 3 · pending 9 · 0:04');
+  });
 });
 
 describe('--stats', () => {

@@ -1,0 +1,91 @@
+/**
+ * What a person's screen shows, through a terminal emulator (tmux) rather than the raw bytes: the
+ * echo of a key after the live line, the tick or cross of the end summary, and the cursor after the
+ * run is suspended.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { type E2E, setup } from '../helpers/e2e.js';
+import { runInPty, screenLines } from '../helpers/pty.js';
+import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
+
+let e2e: E2E | undefined;
+let term: TmuxTerminal | undefined;
+afterEach(async () => {
+  await term?.kill();
+  term = undefined;
+  await e2e?.cleanup();
+  e2e = undefined;
+});
+
+/** `count` short WAVs under in/. */
+async function inputs(env: E2E, count: number): Promise<void> {
+  for (let i = 0; i < count; i++)
+    await env.fixture('speech-16bit.wav', `in/call-${String(i).padStart(2, '0')}.wav`);
+}
+
+const vredact = `node ${BIN}`;
+/** A row that starts with one of the spinner's frames: the live line. */
+const LIVE_ROW = /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /;
+
+describe.skipIf(!hasTmux)('the live line on screen', () => {
+  it('Ctrl-C at a live line as wide as the terminal leaves no stale copy of it above the warning', async () => {
+    e2e = await setup(['--latency', '400']);
+    await inputs(e2e, 12);
+    // At 12 columns the line `redacting 3/12 · …` is always cut to the width: the cursor ends at
+    // the last column, where the `^C` the terminal echoes would start a new row.
+    term = await startTmux(`${vredact} redact in -c 2 -o out`, {
+      cwd: e2e.dir,
+      env: { ...e2e.env, NO_COLOR: '1' },
+      columns: 12,
+    });
+    await term.waitFor(LIVE_ROW);
+    await term.keys('C-c');
+    expect(await term.exited()).toBe(130);
+    const rows = await term.rows();
+    expect(rows.join('\n')).toMatch(/warning: int/);
+    // The live line gave way to the warning and then to the summary: no frame of it is left.
+    expect(rows.filter((row) => LIVE_ROW.test(row))).toEqual([]);
+    expect(rows).toContainEqual(expect.stringMatching(/^✖ /));
+  });
+});
+
+describe.skipIf(!hasTmux)('Ctrl-Z', () => {
+  it('suspending a run gives the shell back its cursor; `fg` resumes the live line and the run ends well', async () => {
+    e2e = await setup(['--latency', '300']);
+    await inputs(e2e, 6);
+    term = await startTmux("PS1='$ ' bash --norc --noprofile -i", {
+      cwd: e2e.dir,
+      env: e2e.env,
+      columns: 80,
+    });
+    await term.waitFor(/^\$/);
+    await term.keys(`${vredact} redact in -c 1 -o out`, 'Enter');
+    await term.waitFor(LIVE_ROW);
+    await term.keys('C-z');
+    await term.waitFor(/Stopped/);
+    // The spinner hides the cursor while it draws; the prompt it leaves for must show it.
+    expect(await term.cursorVisible()).toBe(true);
+    await term.keys('fg', 'Enter');
+    const rows = await term.waitFor(/^✔ redacted 6 /);
+    expect(rows.filter((row) => LIVE_ROW.test(row))).toEqual([]);
+    await term.waitFor(/^\$$/);
+    expect(await term.cursorVisible()).toBe(true);
+  });
+});
+
+describe('the end summary', () => {
+  it('a --no-wait run that submitted every file (exit 0) ends with a tick, not a cross', async () => {
+    e2e = await setup(['--sync-limit', '0']);
+    await inputs(e2e, 3);
+    const pty = runInPty(`${vredact} redact in -o out --no-wait`, {
+      cwd: e2e.dir,
+      env: { ...e2e.env, NO_COLOR: '1' },
+      columns: 100,
+    });
+    expect(await pty.exited).toBe(0);
+    const screen = screenLines(pty.output()).map((line) => line.trimEnd());
+    expect(screen).toContainEqual(expect.stringMatching(/^✔ redacted 0 · .*pending 3/));
+    expect(screen.join('\n')).not.toMatch(/✖/);
+  });
+});
