@@ -88,7 +88,8 @@ export async function runDryRun(
       throw error;
     })
     .finally(() => journal.open?.close());
-  reporter.finish(counts, true);
-  if (stop.aborted) return ExitCode.interrupted;
-  return counts.rejected > 0 ? ExitCode.partial : ExitCode.ok;
+  const code = stop.aborted ? ExitCode.interrupted : counts.rejected > 0 ? ExitCode.partial : ExitCode.ok;
+  // The summary's tick or cross says what the exit code says, as a run's does: an interrupted check is a cross.
+  reporter.finish(counts, true, code === ExitCode.ok);
+  return code;
 }
