@@ -10,7 +10,7 @@ import { asLocalFsError, errnoCode } from '../fs/errors.js';
 import { emptyJournalState, MAX_LINE_BYTES, readJournalFiles } from '../redact/journal-read.js';
 import { JOURNAL_FILE, type JournalRecord, lockNameOfJournal, STATE_DIR } from '../redact/journal.js';
 import { type CutShortView, cutShortView } from './cut-short.js';
-import { type FileState, stateOf, StatusTable, statusRecordOf, type StatusRecord } from './records.js';
+import { type FileState, stateOfEvent, StatusTable, statusRecordOf, type StatusRecord } from './records.js';
 
 /** The last record of each input, by its real path, as status shows it (built when asked for). */
 export interface LatestRecords {
@@ -93,7 +93,7 @@ function latestView(store: StatusTable, cutShort: CutShortView, inFlight: InFlig
         if (record && inFlight(record, store.sourceOf(input))) return 'uploading';
         if (record && cutShort.doneBefore(record)) return 'done';
       }
-      return stateOf(event);
+      return stateOfEvent(event);
     },
     keys: () => store.keys(),
   };

@@ -45,6 +45,28 @@ export function stateOf(event: JournalEvent, inFlight = false): FileState {
   return event;
 }
 
+const SETTLED: ReadonlySet<string> = new Set<JournalEvent>(['done', 'failed', 'rejected']);
+
+/**
+ * The event as status reports it. The reader takes any text as an event, and a run sends again a file
+ * whose last event it does not know (a later version's, or damage): status says failed, and why.
+ */
+function knownEvent(event: string): { event: JournalEvent; reason?: string } {
+  // Never the last record of an input (the reader applies it by taking an `uploading` one back).
+  if (event === 'withdrawn' || event === 'uploading') return { event: 'uploading' };
+  if (event === 'submitted' || SETTLED.has(event)) return { event: event as JournalEvent };
+  return { event: 'failed', reason: unknownEventReason(event) };
+}
+
+export function unknownEventReason(event: string): string {
+  return `its last journal line has an event this version of vredact does not know (${JSON.stringify(event)}): the next run sends it again`;
+}
+
+/** The state of an input whose last record has `event`, without building the record. */
+export function stateOfEvent(event: string, inFlight = false): FileState {
+  return stateOf(knownEvent(event).event, inFlight);
+}
+
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -65,16 +87,16 @@ function voiceOf(value: unknown): Voice | undefined {
 
 /** What status shows of a journal record; fields of odd types are left out. */
 export function statusRecordOf(record: JournalRecord, details: boolean): StatusRecord {
+  const known = knownEvent(record.event);
   const status: StatusRecord = {
-    // Never the last record of an input (the reader applies it by taking an `uploading` one back).
-    event: record.event === 'withdrawn' ? 'uploading' : record.event,
+    event: known.event,
     at: record.at,
     input: record.input,
     output: text(record.output) ?? '',
   };
   const jobId = text(record.jobId);
   if (jobId !== undefined) status.jobId = jobId;
-  const reason = text(record.reason);
+  const reason = known.reason ?? text(record.reason);
   if (reason !== undefined) status.reason = reason;
   if (!details) return status;
   const inputSha256 = text(record.inputSha256);

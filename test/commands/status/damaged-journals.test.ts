@@ -1,0 +1,51 @@
+/**
+ * `vredact status` over journals that years and accidents leave: lines of another version, damage,
+ * text a terminal must not obey. Each prints what the next run will act on, and never a stack trace.
+ */
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { runStatus } from '../../../src/commands/status/status.js';
+import { tempDirPerTest } from '../../helpers/cli.js';
+import { testContext } from '../../helpers/context.js';
+import { writeJournal } from '../../helpers/journal.js';
+
+const dir = tempDirPerTest('vredact-status-damaged-');
+const AT = '2026-11-21T02:00:00.000Z';
+
+async function run(flags: Record<string, unknown>, options: { tty?: boolean } = {}) {
+  const outDir = join(dir.path, 'out');
+  const t = await testContext({
+    flags: { outDir, json: flags.json === true },
+    tty: options.tty === true,
+    columns: 1000,
+  });
+  const code = await runStatus(t.ctx, [], flags);
+  return { code, stdout: t.stdout(), stderr: t.stderr(), outDir };
+}
+
+interface Doc {
+  counts: Record<string, number>;
+  unreadableLines: number;
+  files: Record<string, unknown>[];
+}
+
+test('an event this version does not know (a later one’s) is failed, as the next run sends the file again', async () => {
+  await writeJournal(join(dir.path, 'out'), [
+    { at: AT, event: 'done', input: '/in/a.wav', output: 'a.wav' },
+    { at: AT, event: 'verified', input: '/in/a.wav', output: 'a.wav' },
+    { at: AT, event: 'done', input: '/in/b.wav', output: 'b.wav' },
+  ]);
+  const { code, stdout } = await run({ json: true });
+  expect(code).toBe(0);
+  const doc = JSON.parse(stdout) as Doc;
+  expect(doc.counts).toEqual({ done: 1, uploading: 0, pending: 0, failed: 1, rejected: 0, total: 2 });
+  expect(doc.files).toEqual([
+    expect.objectContaining({
+      input: '/in/a.wav',
+      state: 'failed',
+      reason: expect.stringMatching(/does not know \("verified"\): the next run sends it again$/),
+    }),
+  ]);
+  const tsv = await run({});
+  expect(tsv.stdout).toMatch(/^failed\t\/in\/a\.wav\t.*"verified"/);
+});
