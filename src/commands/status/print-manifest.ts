@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { escapeControls } from '../../output/sanitize.js';
+import { escapeJsonControls } from '../../output/table.js';
 import { MANIFEST_HEADER, manifestLine, manifestRow } from '../../status/manifest.js';
 import type { LatestRecords } from '../../status/read-journals.js';
 import { doneInputs } from '../../status/summary.js';
@@ -19,7 +20,7 @@ export async function printManifest(
     const record = latest.get(input);
     if (record === undefined) continue;
     const row = manifestRow(outDir, record);
-    const line = ctx.settings.json ? `${JSON.stringify(row)}\n` : manifestLine(row, show);
+    const line = ctx.settings.json ? `${escapeJsonControls(JSON.stringify(row))}\n` : manifestLine(row, show);
     if (!(await out.write(line))) return;
   }
   await out.flush();

@@ -8,6 +8,7 @@ import type { Context } from '../../context.js';
 import { fitWidth } from '../../output/fit.js';
 import { fitProblemLine } from '../../output/problem-line.js';
 import { displayText, truncate } from '../../output/sanitize.js';
+import { escapeJsonControls } from '../../output/table.js';
 import type { StatusRecord } from '../../status/records.js';
 import { stateOf } from '../../status/records.js';
 import { describe, fileStatus, type StatusCounts } from '../../status/summary.js';
@@ -74,10 +75,11 @@ export async function printJsonDocument(out: LineWriter, view: StatusView): Prom
     counts: view.counts,
     unreadableLines: view.unreadable,
   };
-  await out.write(`${JSON.stringify(head).slice(0, -1)},"files":[`);
+  // As every --json of vredact: DEL, C1 and the bidirectional controls escaped, the same JSON.
+  await out.write(`${escapeJsonControls(JSON.stringify(head)).slice(0, -1)},"files":[`);
   let first = true;
   for (const record of view.listed) {
-    const line = JSON.stringify(fileStatus(view.outDir, record));
+    const line = escapeJsonControls(JSON.stringify(fileStatus(view.outDir, record)));
     if (!(await out.write(`${first ? '' : ','}\n${line}`))) return;
     first = false;
   }

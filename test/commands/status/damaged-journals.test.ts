@@ -49,3 +49,24 @@ test('an event this version does not know (a later one’s) is failed, as the ne
   const tsv = await run({});
   expect(tsv.stdout).toMatch(/^failed\t\/in\/a\.wav\t.*"verified"/);
 });
+
+test('--json escapes DEL, C1 and bidirectional controls as every --json does; the values parse back exact', async () => {
+  const input = '/in/\u202eevaw.exe';
+  const reason = 'answer \u009b2J\u007f cut';
+  await writeJournal(join(dir.path, 'out'), [
+    { at: AT, event: 'failed', input, output: 'a.wav', reason },
+    { at: AT, event: 'done', input, output: 'a.wav' },
+    { at: AT, event: 'failed', input: '/in/b.wav', output: 'b.wav', reason },
+  ]);
+  const { stdout } = await run({ json: true, all: true });
+  expect(stdout).not.toMatch(/[\u007f-\u009f\u202e]/);
+  expect(stdout).toContain('\\u202e');
+  const files = (JSON.parse(stdout) as Doc).files;
+  expect(files.map((file) => [file.input, file.reason])).toEqual([
+    ['/in/b.wav', reason],
+    [input, undefined],
+  ]);
+  const manifest = await run({ json: true, manifest: true });
+  expect(manifest.stdout).not.toMatch(/[\u007f-\u009f\u202e]/);
+  expect((JSON.parse(manifest.stdout) as { input_path: string }).input_path).toBe(input);
+});
