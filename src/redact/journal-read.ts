@@ -56,11 +56,18 @@ export function emptyJournalState(latest: RecordStore = new RecordTable()): Jour
   };
 }
 
+/**
+ * A lone surrogate (`"\ud800"` in a damaged line): no real path holds one, and the tables keep paths as
+ * UTF-8, where it would become U+FFFD and take the record of a real path spelled so.
+ */
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
+
 export function isRecord(value: unknown): value is JournalRecord {
   if (!value || typeof value !== 'object') return false;
   const record = value as Partial<JournalRecord>;
   return (
     typeof record.input === 'string' &&
+    !LONE_SURROGATE.test(record.input) &&
     typeof record.event === 'string' &&
     typeof record.at === 'string' &&
     typeof record.size === 'number' &&

@@ -2,7 +2,8 @@
  * Strings held as UTF-8 outside V8's heap, each given back by its number: a batch holds one name or
  * path per input for its whole run, and as V8 strings (with their headers, and the heap V8 lets grow
  * to twice what it holds) those cost several times their bytes. A string is decoded anew each time it
- * is asked for. Strings from file names and JSON round-trip exactly: they hold no lone surrogates.
+ * is asked for. Strings from file names round-trip exactly: they hold no lone surrogates (a journal
+ * line whose input does is not read: see isRecord in journal-read.ts).
  */
 import { Uint32Column } from './chunked-columns.js';
 

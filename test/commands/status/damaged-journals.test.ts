@@ -70,3 +70,16 @@ test('--json escapes DEL, C1 and bidirectional controls as every --json does; th
   expect(manifest.stdout).not.toMatch(/[\u007f-\u009f\u202e]/);
   expect((JSON.parse(manifest.stdout) as { input_path: string }).input_path).toBe(input);
 });
+
+test('a line whose input holds a lone surrogate (no real path does) is unreadable; every input counted is listed', async () => {
+  await writeJournal(join(dir.path, 'out'), [
+    { at: AT, event: 'rejected', input: '/in/bad\ud800.wav', output: 'bad.wav', reason: 'not audio' },
+    { at: AT, event: 'failed', input: '/in/bad\ufffd.wav', output: 'bad.wav', reason: 'refused' },
+  ]);
+  const { stdout, stderr } = await run({ json: true });
+  const doc = JSON.parse(stdout) as Doc;
+  expect(doc.counts).toEqual({ done: 0, uploading: 0, pending: 0, failed: 1, rejected: 0, total: 1 });
+  expect(doc.unreadableLines).toBe(1);
+  expect(doc.files).toEqual([expect.objectContaining({ input: '/in/bad\ufffd.wav', reason: 'refused' })]);
+  expect(stderr).toContain('skipped 1 journal line(s)');
+});
