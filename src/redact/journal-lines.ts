@@ -26,7 +26,8 @@ const READ_BYTES = 256 * 1024;
  */
 export async function forEachLine(
   path: string,
-  onLine: (line: Buffer, offset: number) => void,
+  /** `ended` is false for a last line with no line feed: torn by a crash, or still being written. */
+  onLine: (line: Buffer, offset: number, ended: boolean) => void,
   onOversized: () => void,
   maxBytes = MAX_LINE_BYTES,
   /** Awaited after the lines of each read: where a caller writes out what it copied of them. */
@@ -77,7 +78,7 @@ export async function forEachLine(
         if (end < 0) break;
         if (skipping) onOversized();
         else if (length > 0)
-          onLine(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length), lineStart);
+          onLine(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length), lineStart, true);
         parts = [];
         length = 0;
         skipping = false;
@@ -90,7 +91,7 @@ export async function forEachLine(
       await afterRead?.();
     }
     if (skipping) onOversized();
-    else if (length > 0) onLine(Buffer.concat(parts, length), lineStart);
+    else if (length > 0) onLine(Buffer.concat(parts, length), lineStart, false);
   } finally {
     if (!kept) await handle.close();
   }

@@ -23,6 +23,11 @@ export interface JournalFileCounts {
   lines: number;
   /** Distinct inputs it names. */
   inputs: number;
+  /**
+   * Its last line has no line feed and could not be read (counted in `unreadable`): torn by a crash,
+   * or, while a run holds its lock, a line that run is writing now (status tells them apart).
+   */
+  tornTail?: true;
 }
 
 export interface JournalState {
@@ -181,18 +186,22 @@ export async function readJournalFiles(
     const counts: JournalFileCounts = { path, lines: 0, inputs: 0 };
     const read = await forEachLine(
       path,
-      (line, offset) => {
+      (line, offset, ended) => {
         state.lines++;
         counts.lines++;
+        const unreadable = () => {
+          state.unreadable++;
+          if (!ended) counts.tornTail = true;
+        };
         let parsed: unknown;
         try {
           parsed = JSON.parse(line.toString('utf8'));
         } catch {
-          state.unreadable++;
+          unreadable();
           return;
         }
         if (!isRecord(parsed)) {
-          state.unreadable++;
+          unreadable();
           return;
         }
         onRecord?.(parsed, counts.lines - 1);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { asLocalFsError, errnoCode } from '../fs/errors.js';
 import { emptyJournalState, MAX_LINE_BYTES, readJournalFiles } from '../redact/journal-read.js';
 import { JOURNAL_FILE, type JournalRecord, lockNameOfJournal, STATE_DIR } from '../redact/journal.js';
+import { type RunUnderWay, runsUnderWay } from '../redact/lock.js';
 import { type CutShortView, cutShortView } from './cut-short.js';
 import { type FileState, stateOfEvent, StatusTable, statusRecordOf, type StatusRecord } from './records.js';
 
@@ -28,6 +29,8 @@ export interface JournalsRead {
   lines: number;
   /** Lines that are not records (damage, a torn last line) or over the size bound: skipped. */
   unreadable: number;
+  /** The journals, by name, whose last line has no line feed and could not be read (in `unreadable`). */
+  tornTails: string[];
 }
 
 /** The journals of `outDir`, sorted by name; undefined when it has no state folder at all. */
@@ -117,8 +120,10 @@ export async function readJournals(
     throw asLocalFsError(error, (error as NodeJS.ErrnoException).path ?? stateDir, 'reading');
   }
   const read = new Set(state.files.map((file) => file.path));
+  const torn = new Set(state.files.filter((file) => file.tornTail).map((file) => file.path));
   return {
     files: names.filter((_, index) => read.has(paths[index] as string)),
+    tornTails: names.filter((_, index) => torn.has(paths[index] as string)),
     latest: latestView(
       store,
       cutShortView(outDir, state.interrupted),
@@ -127,4 +132,21 @@ export async function readJournals(
     lines: state.lines,
     unreadable: state.unreadable + state.oversized,
   };
+}
+
+/**
+ * How many torn last lines are lines a run under way is writing as they were read (it holds their
+ * journal's lock): not damage, and not a record yet. The locks are looked for again when one is not
+ * held in `runs`, which were looked for before the journals were read: a run may have started since.
+ */
+export async function linesBeingWritten(
+  outDir: string,
+  tornTails: readonly string[],
+  runs: readonly Pick<RunUnderWay, 'lock'>[],
+): Promise<number> {
+  const held = new Set(runs.map((run) => run.lock));
+  const writing = () => tornTails.filter((name) => held.has(lockNameOfJournal(name))).length;
+  if (writing() === tornTails.length) return writing();
+  for (const run of await runsUnderWay(outDir)) held.add(run.lock);
+  return writing();
 }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { displayText } from '../../output/sanitize.js';
-import { listJournals, readJournals } from '../../status/read-journals.js';
+import { linesBeingWritten, listJournals, readJournals } from '../../status/read-journals.js';
 import { summarize } from '../../status/summary.js';
 import { printJsonDocument, printTerminal, printTsv, type StatusView } from './render.js';
 import { printManifest } from './print-manifest.js';
@@ -42,10 +42,10 @@ export async function runStatus(
     // The manifest lists what is done, whatever a run is sending now.
     runsUnderWay: manifest ? undefined : new Map(runs.map((run) => [run.lock, run.startedMs])),
   });
-  if (read.unreadable > 0) {
-    ctx.log.warn(
-      `skipped ${read.unreadable} journal line(s) that could not be read (damaged, or over 1 MiB)`,
-    );
+  // A line a run is writing as it is read is not damage: it is left for the next look.
+  const unreadable = read.unreadable - (await linesBeingWritten(outDir, read.tornTails, runs));
+  if (unreadable > 0) {
+    ctx.log.warn(`skipped ${unreadable} journal line(s) that could not be read (damaged, or over 1 MiB)`);
   }
   for (const run of runs) {
     const shown = manifest ? '' : ': its uploads in flight show as uploading';
@@ -57,7 +57,7 @@ export async function runStatus(
     return ExitCode.ok;
   }
   const { counts, listed } = summarize(read.latest, flags.all === true);
-  const view: StatusView = { outDir, journals: read.files, counts, unreadable: read.unreadable, listed };
+  const view: StatusView = { outDir, journals: read.files, counts, unreadable, listed };
   if (ctx.settings.json) await printJsonDocument(out, view);
   else if (ctx.io.stdoutIsTTY) await printTerminal(ctx, out, view);
   else await printTsv(ctx, out, view);

@@ -2,12 +2,15 @@
  * `vredact status` over journals that years and accidents leave: lines of another version, damage,
  * text a terminal must not obey. Each prints what the next run will act on, and never a stack trace.
  */
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runStatus } from '../../../src/commands/status/status.js';
+import { acquireLock } from '../../../src/redact/lock.js';
 import { tempDirPerTest } from '../../helpers/cli.js';
 import { testContext } from '../../helpers/context.js';
-import { writeJournal } from '../../helpers/journal.js';
+import { journalLine, writeJournal } from '../../helpers/journal.js';
+import { silentLogger } from '../../../src/output/logger.js';
 
 const dir = tempDirPerTest('vredact-status-damaged-');
 const AT = '2026-11-21T02:00:00.000Z';
@@ -82,4 +85,28 @@ test('a line whose input holds a lone surrogate (no real path does) is unreadabl
   expect(doc.unreadableLines).toBe(1);
   expect(doc.files).toEqual([expect.objectContaining({ input: '/in/bad\ufffd.wav', reason: 'refused' })]);
   expect(stderr).toContain('skipped 1 journal line(s)');
+});
+
+test('a last line a run under way is writing is not damage; one no run is writing (a crash tore it) is', async () => {
+  const outDir = join(dir.path, 'out');
+  const half = journalLine({ at: AT, event: 'failed', input: '/in/c.wav', output: 'c.wav' }).slice(0, 40);
+  for (const shard of ['1-of-2', '2-of-2']) {
+    const name = `journal.${shard}.jsonl`;
+    const done = { at: AT, event: 'done', input: `/in/${shard}.wav`, output: `${shard}.wav` };
+    await appendFile(await writeJournal(outDir, [done], name), half);
+  }
+  // The run of shard 2 holds its lock: its torn line is the one it is appending as status reads.
+  const held = await acquireLock(outDir, silentLogger, Date.now, { name: 'lock.2-of-2' });
+  try {
+    const { stdout, stderr } = await run({ json: true });
+    const doc = JSON.parse(stdout) as Doc;
+    expect(doc.counts).toMatchObject({ done: 2, failed: 0, total: 2 });
+    expect(doc.unreadableLines).toBe(1);
+    expect(stderr).toContain('skipped 1 journal line(s) that could not be read');
+  } finally {
+    await held.release();
+  }
+  const after = JSON.parse((await run({ json: true })).stdout) as Doc;
+  expect(after.unreadableLines).toBe(2);
+  expect(after.counts).toMatchObject({ done: 2, total: 2 });
 });
