@@ -6,7 +6,8 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { asLocalFsError, errnoCode } from '../fs/errors.js';
+import { CliError } from '../errors.js';
+import { asLocalFsError, errnoCode, LocalFsError } from '../fs/errors.js';
 import { emptyJournalState, MAX_LINE_BYTES, readJournalFiles } from '../redact/journal-read.js';
 import { JOURNAL_FILE, type JournalRecord, lockNameOfJournal, STATE_DIR } from '../redact/journal.js';
 import { type RunUnderWay, runsUnderWay } from '../redact/lock.js';
@@ -41,9 +42,22 @@ export async function listJournals(outDir: string): Promise<string[] | undefined
     names = await readdir(stateDir);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
-    throw asLocalFsError(error, stateDir, 'reading');
+    throw readingError(error, stateDir);
   }
   return names.filter((name) => JOURNAL_FILE.test(name)).sort();
+}
+
+const READ_ACCESS_HINT =
+  'status reads every journal of the folder: run it as the user that runs `vredact redact` into it, or give yours read access to its .vredact folder';
+
+/**
+ * A local failure to read the journals, named with its path. Status only reads: a run's hint for a
+ * folder it may not use (choose one you can write to) would send the user to another folder.
+ */
+export function readingError(error: unknown, path: string): unknown {
+  const local = asLocalFsError(error, path, 'reading');
+  if (!(local instanceof LocalFsError) || (local.code !== 'EACCES' && local.code !== 'EPERM')) return local;
+  return new CliError(local.message, local.exitCode, READ_ACCESS_HINT);
 }
 
 export interface ReadOptions {
@@ -117,7 +131,7 @@ export async function readJournals(
       maxLineBytes: options.maxLineBytes ?? MAX_LINE_BYTES,
     });
   } catch (error) {
-    throw asLocalFsError(error, (error as NodeJS.ErrnoException).path ?? stateDir, 'reading');
+    throw readingError(error, (error as NodeJS.ErrnoException).path ?? stateDir);
   }
   const read = new Set(state.files.map((file) => file.path));
   const torn = new Set(state.files.filter((file) => file.tornTail).map((file) => file.path));

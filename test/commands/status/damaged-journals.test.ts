@@ -2,10 +2,12 @@
  * `vredact status` over journals that years and accidents leave: lines of another version, damage,
  * text a terminal must not obey. Each prints what the next run will act on, and never a stack trace.
  */
-import { appendFile } from 'node:fs/promises';
+import { appendFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runStatus } from '../../../src/commands/status/status.js';
+import type { CliError } from '../../../src/errors.js';
+import { readingError } from '../../../src/status/read-journals.js';
 import { acquireLock } from '../../../src/redact/lock.js';
 import { tempDirPerTest } from '../../helpers/cli.js';
 import { testContext } from '../../helpers/context.js';
@@ -110,3 +112,29 @@ test('a last line a run under way is writing is not damage; one no run is writin
   expect(after.unreadableLines).toBe(2);
   expect(after.counts).toMatchObject({ done: 2, total: 2 });
 });
+
+test('a journal status may not read: the error names it, and the hint says how to read it', async () => {
+  const denied = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+  const error = readingError(denied, '/srv/out/.vredact/journal.2-of-2.jsonl') as CliError;
+  expect(error.message).toBe('reading /srv/out/.vredact/journal.2-of-2.jsonl: permission denied (EACCES)');
+  expect(error.exitCode).toBe(1);
+  expect(error.hint).toMatch(
+    /run it as the user that runs `vredact redact` into it, or give yours read access/,
+  );
+  expect(error.hint).not.toMatch(/write to/);
+});
+
+test.skipIf(process.getuid?.() === 0)(
+  'a shard journal this user cannot read: no stack, a hint to read it',
+  async () => {
+    const outDir = join(dir.path, 'out');
+    await writeJournal(
+      outDir,
+      [{ at: AT, event: 'done', input: '/in/a.wav', output: 'a.wav' }],
+      'journal.1-of-2.jsonl',
+    );
+    await chmod(await writeJournal(outDir, [], 'journal.2-of-2.jsonl'), 0);
+    await expect(run({})).rejects.toThrow(/reading .*journal\.2-of-2\.jsonl: permission denied/);
+    await expect(run({})).rejects.toMatchObject({ hint: expect.stringMatching(/read access/) });
+  },
+);
