@@ -26,8 +26,11 @@ export async function runStatus(
   const outDir = resolve(ctx.cwd, ctx.settings.outDir ?? DEFAULT_OUT_DIR);
   const names = await listJournals(outDir);
   if (!names || names.length === 0) {
-    if (!(await isFolder(outDir))) {
-      throw new UsageError(`no folder ${displayText(outDir)}`, WHICH_FOLDER);
+    const folder = await isFolder(outDir);
+    if (folder !== true) {
+      const what =
+        folder === undefined ? `no folder ${displayText(outDir)}` : `${displayText(outDir)} is not a folder`;
+      throw new UsageError(what, WHICH_FOLDER);
     }
     throw new UsageError(
       `no journal in ${displayText(outDir)}: nothing has been redacted into this folder yet`,
@@ -69,9 +72,10 @@ export async function runStatus(
   return ExitCode.ok;
 }
 
-async function isFolder(path: string): Promise<boolean> {
+/** Undefined when nothing is there (or it cannot be seen). */
+async function isFolder(path: string): Promise<boolean | undefined> {
   return stat(path).then(
     (stats) => stats.isDirectory(),
-    () => false,
+    () => undefined,
   );
 }

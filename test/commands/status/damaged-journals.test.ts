@@ -2,7 +2,7 @@
  * `vredact status` over journals that years and accidents leave: lines of another version, damage,
  * text a terminal must not obey. Each prints what the next run will act on, and never a stack trace.
  */
-import { appendFile, chmod } from 'node:fs/promises';
+import { appendFile, chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runStatus } from '../../../src/commands/status/status.js';
@@ -138,3 +138,8 @@ test.skipIf(process.getuid?.() === 0)(
     await expect(run({})).rejects.toMatchObject({ hint: expect.stringMatching(/read access/) });
   },
 );
+
+test('-o naming a file says it is not a folder', async () => {
+  await writeFile(join(dir.path, 'out'), 'a recording, not a folder');
+  await expect(run({})).rejects.toThrow(/^.*out is not a folder$/);
+});
