@@ -10,6 +10,8 @@ import { type FileHandle, open } from 'node:fs/promises';
 /** A journal line is a few hundred bytes; anything past this is damage. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
 /** Bytes read from a journal at a time, into one buffer kept for the whole file. */
 const READ_BYTES = 256 * 1024;
 
@@ -62,6 +64,8 @@ export async function forEachLine(
       if (bytesRead === 0) break;
       const chunk = buffer.subarray(0, bytesRead);
       let start = 0;
+      // A byte-order mark, which an editor may add on saving, is not part of the first line.
+      if (position === 0 && chunk.subarray(0, 3).equals(UTF8_BOM)) start = lineStart = UTF8_BOM.length;
       for (;;) {
         const end = chunk.indexOf(0x0a, start);
         const piece = chunk.subarray(start, end < 0 ? chunk.length : end);

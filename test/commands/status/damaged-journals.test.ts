@@ -143,3 +143,16 @@ test('-o naming a file says it is not a folder', async () => {
   await writeFile(join(dir.path, 'out'), 'a recording, not a folder');
   await expect(run({})).rejects.toThrow(/^.*out is not a folder$/);
 });
+
+test('a journal saved with a byte-order mark by an editor keeps its first line', async () => {
+  const path = await writeJournal(join(dir.path, 'out'), []);
+  const lines = [
+    { at: AT, event: 'submitted', input: '/in/a.wav', output: 'a.wav', jobId: 'j1' },
+    { at: AT, event: 'done', input: '/in/b.wav', output: 'b.wav' },
+  ];
+  await writeFile(path, `\ufeff${lines.map((line) => `${journalLine(line)}\r\n`).join('')}`);
+  const doc = JSON.parse((await run({ json: true })).stdout) as Doc;
+  expect(doc.unreadableLines).toBe(0);
+  expect(doc.counts).toMatchObject({ done: 1, pending: 1, total: 2 });
+  expect(doc.files).toEqual([expect.objectContaining({ input: '/in/a.wav', jobId: 'j1' })]);
+});
