@@ -47,33 +47,45 @@ export async function checkStateFolderWritable(stateDir: string): Promise<void> 
     await ensurePrivateDir(stateDir);
     await probeWrite(stateDir);
   } catch (error) {
-    const code = errnoCode((error as { cause?: unknown }).cause ?? error) || errnoCode(error);
-    throw new UsageError(
-      `cannot use the state folder ${displayText(stateDir)}: ${
-        code === 'EPERM'
-          ? 'it belongs to another user'
-          : code === 'ENOTDIR' || code === 'EEXIST'
-            ? 'it is not a folder'
-            : describeFsError(error)
-      }`,
-      code === 'ENOSPC' || code === 'EDQUOT'
-        ? fsHint(code)
-        : 'it must be a folder of the user running vredact, writable by them (chmod 700); or choose another output folder (-o)',
-    );
+    throw refuseStateFolder(stateDir, error);
   }
 }
 
+function refuseStateFolder(stateDir: string, error: unknown): UsageError {
+  const code = errnoCode((error as { cause?: unknown }).cause ?? error) || errnoCode(error);
+  return new UsageError(
+    `cannot use the state folder ${displayText(stateDir)}: ${
+      code === 'EPERM'
+        ? 'it belongs to another user'
+        : code === 'ENOTDIR' || code === 'EEXIST'
+          ? 'it is not a folder'
+          : describeFsError(error)
+    }`,
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? fsHint(code)
+      : 'it must be a folder of the user running vredact, writable by them (chmod 700); or choose another output folder (-o)',
+  );
+}
+
 /**
- * What a dry run can tell of the output folder without writing: missing is fine (a run makes it), but
- * a file in its place (or in a folder's above it) is the usage error the run would stop with, not a
- * raw `ENOTDIR` from reading the journals there.
+ * What a dry run can tell of the output folder and its state folder without writing: missing is fine
+ * (a run makes them), but a file in the place of either (or of a folder above) is the usage error the
+ * run would stop with, not a raw `ENOTDIR` from reading the journals there.
  */
-export async function checkOutputFolderShape(outDir: string): Promise<void> {
+export async function checkOutputFolderShape(outDir: string, stateDir: string): Promise<void> {
   const info = await stat(outDir).catch((error: unknown) => {
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw refuse(outDir, 'cannot use the output folder', error);
   });
   if (info && !info.isDirectory()) throw refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });
+  // The same for its state folder, whose journals the dry run reads: a file there is the run's exit 2.
+  const state = info
+    ? await stat(stateDir).catch((error: unknown) => {
+        if (errnoCode(error) === 'ENOENT') return undefined;
+        throw refuseStateFolder(stateDir, error);
+      })
+    : undefined;
+  if (state && !state.isDirectory()) throw refuseStateFolder(stateDir, { code: 'ENOTDIR' });
 }
 
 /**

@@ -1,8 +1,10 @@
 /** --dry-run: the plan, the journals' view of it and the local checks; no lock, no writes, no network. */
+import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { checkOutputFolderShape } from '../fs/writable.js';
 import { checkInput } from './check.js';
+import { STATE_DIR } from './journal.js';
 import { readJournals } from './journal-read.js';
 import type { RedactOptions } from './options.js';
 import type { DryRunCounts, Outcome } from './outcome.js';
@@ -25,7 +27,7 @@ export async function runDryRun(
   stop: AbortSignal,
 ): Promise<number> {
   const { entries } = plan;
-  await checkOutputFolderShape(plan.outDir);
+  await checkOutputFolderShape(plan.outDir, join(plan.outDir, STATE_DIR));
   const journal = await readJournals(plan.outDir, plan.inputs);
   plan.inputs.release();
   settleHeap(entries.length);

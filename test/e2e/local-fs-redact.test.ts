@@ -65,6 +65,14 @@ describe('redact and a symbolic link out of the output folder', () => {
       );
       expect(server.received).toHaveLength(0);
       expect(await readFile(join(out, '.vredact'), 'utf8')).toBe('not a folder');
+      // A dry run says the same: it stopped on a raw "ENOTDIR: not a directory, scandir", exit 1.
+      const dry = await runCli(['redact', join(FIXTURES, 'speech-16bit.wav'), '-o', out, '--dry-run'], {
+        env: isolatedEnv(join(dir.path, 'config')),
+      });
+      expect(dry.exitCode).toBe(2);
+      expect(String(dry.stderr)).toContain(
+        `error: cannot use the state folder ${join(out, '.vredact')}: it is not a folder`,
+      );
     } finally {
       await server.close();
     }
