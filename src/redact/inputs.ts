@@ -212,7 +212,9 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
         async (add, readdir) => {
           const options = {
             cwd,
-            absolute: true,
+            // Not `absolute`: fast-glob turns every backslash of an absolute path into `/`, so a file
+            // named `back\slash.wav` was found as `back/slash.wav`, which is not there.
+            absolute: false,
             // Not `onlyFiles`: it drops a broken link or a FIFO named `x.wav` in silence, where the
             // shell passes it on. Every match but a folder's is found, to be rejected with its reason.
             onlyFiles: false,
@@ -226,7 +228,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
           };
           for await (const found of (await loadGlob()).stream(pattern, options)) {
             const entry = found as unknown as Entry;
-            if (!entry.dirent.isDirectory()) add(resolve(entry.path));
+            if (!entry.dirent.isDirectory()) add(resolve(cwd, entry.path));
           }
         },
         pattern,

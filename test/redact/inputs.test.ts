@@ -150,6 +150,17 @@ describe('named inputs', () => {
     expect(rels(files)).toEqual(['a\nb/x.wav', 'c\rd/y.WAV', 'e\tf/z.mp3', 'g\u2028h/w.wav', 'ok.wav']);
   });
 
+  it('a pattern finds a file whose name holds a backslash, a glob character or a line break, by that name', async () => {
+    // fast-glob's absolute paths turn every backslash into `/`: `back\slash.wav` was found as `back/slash.wav`.
+    await touch('calls/back\\slash.wav', 'calls/x/take[1]*.wav', 'calls/x/a\nb.wav');
+    const { files, problems } = await expand(['calls/**/*.wav']);
+    expect(problems).toEqual([]);
+    expect(rels(files)).toEqual(['back\\slash.wav', 'x/a\nb.wav', 'x/take[1]*.wav']);
+    expect(files.find((file) => file.rel === 'back\\slash.wav')?.path).toBe(
+      join(dir.path, 'calls', 'back\\slash.wav'),
+    );
+  });
+
   it('the same file named twice, or reached through a link, is kept once and counted as a duplicate', async () => {
     await touch('calls/a.wav');
     await symlink(join(dir.path, 'calls', 'a.wav'), join(dir.path, 'link.wav'));
