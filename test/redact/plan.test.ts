@@ -1,6 +1,7 @@
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PATH_MAX_BYTES, temporaryNameMaxBytes } from '../../src/fs/atomic-write.js';
 import { expandInputs } from '../../src/redact/inputs.js';
 import { buildPlan, inShard, outputRelFor, shardOf } from '../../src/redact/plan.js';
 import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
@@ -92,6 +93,44 @@ describe('output paths', () => {
     expect(outputRelFor('dir/..wav')).toBe('dir/..wav');
     expect(outputRelFor('a.')).toBe('a.wav');
     expect(outputRelFor('dir.x/take')).toBe('dir.x/take.wav');
+  });
+});
+
+describe('paths too long to be written', () => {
+  /** A relative folder path of `bytes` bytes, in parts of 200 (a part may have at most 255). */
+  function folderOf(bytes: number): string {
+    const parts: string[] = [];
+    let left = bytes;
+    for (; left > 201; left -= 201) parts.push('o'.repeat(200));
+    parts.push('p'.repeat(left));
+    return parts.join('/');
+  }
+  /** The output folder under the test's folder whose path, with its closing `/`, is `bytes` long. */
+  const outDirOf = (bytes: number) => folderOf(bytes - dir.path.length - 2);
+
+  it('rejects an output whose path, or its temporary name beside it, is past PATH_MAX, before sending it', async () => {
+    const long = `${'n'.repeat(96)}.wav`;
+    await touch('a.wav', long);
+    const temporary = temporaryNameMaxBytes(undefined);
+    const fits = await plan(['a.wav'], { outDir: outDirOf(PATH_MAX_BYTES - temporary) });
+    expect(fits.entries[0]?.rejected).toBeUndefined();
+    const temporaryOver = await plan(['a.wav'], { outDir: outDirOf(PATH_MAX_BYTES - temporary + 1) });
+    expect(Buffer.byteLength(temporaryOver.entries[0]?.output ?? '')).toBeLessThan(PATH_MAX_BYTES);
+    expect(temporaryOver.entries[0]?.rejected).toBe(
+      `the path of its temporary file would be ${PATH_MAX_BYTES + 1} bytes long, more than the ${PATH_MAX_BYTES} a path may have; choose an output folder with a shorter path (-o)`,
+    );
+    const outputOver = await plan([long], { outDir: outDirOf(PATH_MAX_BYTES - long.length + 1) });
+    expect(Buffer.byteLength(outputOver.entries[0]?.output ?? '')).toBe(PATH_MAX_BYTES + 1);
+    expect(outputOver.entries[0]?.rejected).toMatch(/^its output path would be \d+ bytes long/);
+  });
+
+  it('counts the mark of a shard in the temporary name', async () => {
+    await touch('a.wav');
+    const shard = { index: 1, count: 1 };
+    expect(temporaryNameMaxBytes(shard)).toBeGreaterThan(temporaryNameMaxBytes(undefined));
+    const outDir = outDirOf(PATH_MAX_BYTES - temporaryNameMaxBytes(undefined));
+    const { entries } = await plan(['a.wav'], { outDir, shard });
+    expect(entries[0]?.rejected).toMatch(/^the path of its temporary file would be/);
   });
 });
 
