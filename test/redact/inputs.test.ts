@@ -265,24 +265,50 @@ describe('named inputs', () => {
 
 describe('--files-from', () => {
   it('reads one path per line, ignoring blank lines and # comments', async () => {
-    expect(parseListText('a.wav\r\n\n  # comment\n  b c.wav  \n#x.wav\n')).toEqual(['a.wav', 'b c.wav']);
-    await touch('list/a.wav', 'list/b c.wav');
-    const fromStdin = await readFilesFrom(
-      '-',
-      dir.path,
-      Readable.from([Buffer.from('list/a.wav\nlist/b c.wav\n')]),
-    );
-    expect(fromStdin).toEqual(['list/a.wav', 'list/b c.wav']);
-    const { files } = await expand([], { listed: fromStdin });
-    expect(files.map((file) => file.rel)).toEqual(['a.wav', 'b c.wav']);
+    await touch('list/a.wav', 'list/b c.wav', 'c.wav');
+    const text = '\uFEFFlist/a.wav\r\n\n  # comment\n  list/b c.wav  \r\n#x.wav\n   \nc.wav';
+    expect(parseListText(text)).toEqual([
+      'list/a.wav',
+      '  # comment',
+      '  list/b c.wav  ',
+      '#x.wav',
+      '   ',
+      'c.wav',
+    ]);
+    const fromStdin = await readFilesFrom('-', dir.path, Readable.from([Buffer.from(text)]));
+    const { files, problems } = await expand([], { listed: fromStdin });
+    expect(problems).toEqual([]);
+    expect(files.map((file) => file.rel)).toEqual(['a.wav', 'b c.wav', 'c.wav']);
   });
 
-  it('rejects a NUL-separated list (find -print0) with a reason a user can act on', async () => {
+  it('takes a line as written when it names a file: one starting with # or a space is not lost', async () => {
+    // As `ls | vredact redact --files-from -` lists them: `#1.wav` was dropped in silence as a
+    // comment, and ` lead.wav` rejected as `lead.wav`, which is not there.
+    await touch('#1.wav', ' lead.wav', 'trail.wav ', '# notes.wav');
+    const listed = parseListText('#1.wav\n lead.wav\ntrail.wav \n# notes.wav\n# a comment\n');
+    const { files, problems } = await expand([], { listed });
+    expect(problems).toEqual([]);
+    expect(files.map((file) => file.rel)).toEqual(['#1.wav', ' lead.wav', 'trail.wav ', '# notes.wav']);
+  });
+
+  it('reads a NUL-separated list (find -print0) with -0: every entry a path as it is', async () => {
+    await touch('a\nb.wav', ' c.wav', 'd.wav');
+    const listed = parseListText('a\nb.wav\0 c.wav\0#d.wav\0 d.wav\0', true);
+    expect(listed).toEqual(['a\nb.wav', ' c.wav', '#d.wav', ' d.wav']);
+    const expanded = await expandInputs({ cwd: dir.path, args: [], listed, listedVerbatim: true });
+    expect([...expanded.files].map((file) => file.rel)).toEqual(['a\nb.wav', ' c.wav']);
+    expect(expanded.problems.map((problem) => [problem.arg, problem.reason])).toEqual([
+      ['#d.wav', 'no such file or folder'],
+      [' d.wav', 'no such file or folder'],
+    ]);
+  });
+
+  it('rejects a NUL-separated list read by lines, saying how to read it', async () => {
     await touch('a.wav', 'b.wav');
-    const { files, problems } = await expand([], { listed: ['a.wav\0b.wav\0'] });
+    const { files, problems } = await expand([], { listed: parseListText('a.wav\0b.wav\0') });
     expect(files).toEqual([]);
     expect(problems.map((problem) => problem.reason)).toEqual([
-      expect.stringMatching(/holds a NUL byte.*one path per line/),
+      expect.stringMatching(/holds a NUL byte.*read with -0 \(--null\)/),
     ]);
   });
 
