@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import type { Entry } from 'fast-glob';
 import { describeFsError } from '../fs/errors.js';
 import { walkFolder } from './folder-walk.js';
+import { withBracketedQuestionMarks } from './glob-pattern.js';
 import { describeInputError, notingReaddir, type UnreadableFolder } from './listing-errors.js';
 import { loopSafeReaddir } from './loop-guard.js';
 import { listedFallback } from './files-from.js';
@@ -238,7 +239,8 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
             suppressErrors: true,
             fs: { readdir },
           };
-          for await (const found of (await loadGlob()).stream(pattern, options)) {
+          const readable = withBracketedQuestionMarks(pattern);
+          for await (const found of (await loadGlob()).stream(readable, options)) {
             const entry = found as unknown as Entry;
             if (!entry.dirent.isDirectory()) add(resolve(cwd, entry.path));
           }

@@ -68,6 +68,13 @@ describe('named inputs', () => {
     expect(files.every((file) => file.origin === 'glob')).toBe(true);
   });
 
+  it('a pattern with ? in a folder matches as the shell does, not from a folder named with the ?', async () => {
+    await touch('calls/2026-01/a.wav', 'calls/2026-02/x/b.wav', 'calls/.h1/c.wav', 'calls/ab/d.wav');
+    const { files, problems } = await expand(['calls/2026-0?/**/*.wav', 'calls/?[b1]/*.wav']);
+    expect(problems).toEqual([]);
+    expect(rels(files)).toEqual(['2026-01/a.wav', '2026-02/x/b.wav', 'ab/d.wav']);
+  });
+
   it('finds the fixed part of a pattern', async () => {
     expect(await globBase('calls/**/*.wav')).toBe('calls');
     expect(await globBase('calls/2026/1?/*.wav')).toBe('calls/2026');
