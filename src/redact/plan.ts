@@ -135,6 +135,8 @@ function pathTooLong(file: FoundFile, temporaryBytes: number): string | undefine
   return `${what} would be ${bytes} bytes long, more than the ${PATH_MAX_BYTES} a path may have; choose an output folder with a shorter path (-o)`;
 }
 
+const OTHER_UNICODE_FORM = '(the same name, its accents written in the other Unicode form, NFC or NFD)';
+
 /** On case-insensitive file systems (macOS, Windows by default) `A.wav` and `a.wav` are one file. */
 const CASE_INSENSITIVE = process.platform === 'darwin' || process.platform === 'win32';
 
@@ -260,7 +262,11 @@ export async function buildPlan(
   for (const group of meetings.values()) {
     const shown = group.map((row) => files.at(row).display);
     group.forEach((row, at) => {
-      const others = shown.filter((_, other) => other !== at);
+      const own = shown[at]?.normalize('NFC');
+      // `café.wav` composed and decomposed look alike: "same output as café.wav" read as itself.
+      const others = shown
+        .filter((_, other) => other !== at)
+        .map((path) => (path.normalize('NFC') === own ? `${path} ${OTHER_UNICODE_FORM}` : path));
       files.reject(row, `same output ${files.at(row).outputDisplay} as ${others.join(', ')}`);
     });
   }

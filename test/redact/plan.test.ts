@@ -144,6 +144,19 @@ describe('conflicts', () => {
     expect(Object.values(twoFolders.byInput).every((entry) => entry.rejected)).toBe(true);
   });
 
+  it('says so when the two inputs on one output differ only in how their accents are written', async () => {
+    await touch('calls/caf\u00e9.wav', 'calls/cafe\u0301.wav', 'calls/x.wav', 'calls/x.mp3');
+    const { entries } = await plan(['calls']);
+    const reasons = entries.map((entry) => entry.rejected);
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        'same output out/caf\u00e9.wav as calls/cafe\u0301.wav (the same name, its accents written in the other Unicode form, NFC or NFD)',
+        'same output out/caf\u00e9.wav as calls/caf\u00e9.wav (the same name, its accents written in the other Unicode form, NFC or NFD)',
+        'same output out/x.wav as calls/x.mp3',
+      ]),
+    );
+  });
+
   it('sends a file named twice (or reached twice) once', async () => {
     await touch('calls/a.wav');
     await symlink(join(dir.path, 'calls', 'a.wav'), join(dir.path, 'link.wav'));
