@@ -78,6 +78,7 @@ export function addRedactCommand(program: Command): void {
     .argument('[inputs...]', 'files, folders (searched for .wav and .mp3) and quoted glob patterns')
     .description('redact the voices in WAV and MP3 recordings; re-run it to finish a batch')
     .addOption(option('--files-from <file>', 'read more inputs from a file, one path per line ("-": stdin)'))
+    .option('-0, --null', '--files-from separates paths with NUL bytes, not lines (find -print0)')
     .addOption(
       option('-o, --out-dir <dir>', 'where redacted WAV files and the journal go')
         .documentDefault('./redacted')
@@ -122,6 +123,7 @@ export function addRedactCommand(program: Command): void {
     ["vredact redact 'calls/**/*.mp3' -o /srv/redacted", 'a quoted pattern, expanded by vredact'],
     ['vredact redact calls/ --gender opposite --model advanced', 'a folder, with a target voice'],
     ["find /srv/rec -name '*.wav' -mtime -1 | vredact redact --files-from -", 'paths from a pipe'],
+    ["find /srv/rec -name '*.wav' -print0 | vredact redact -0 --files-from -", 'any names, line breaks too'],
     [
       'vredact redact -q --stats 10m -o /srv/redacted /srv/rec',
       'a cron run: problems and a line every 10 min',

@@ -13,8 +13,29 @@ export const PARTIAL_SUFFIX = '.vredact-partial';
 /** The longest name of one path component on the file systems vredact writes to (bytes). */
 export const NAME_MAX_BYTES = 255;
 
+/**
+ * The longest path (bytes, without the closing NUL) a system call takes: PATH_MAX less one. Windows
+ * paths are given to the system in their long form by Node.js, which takes 32,767 characters.
+ */
+export const PATH_MAX_BYTES =
+  process.platform === 'darwin' ? 1023 : process.platform === 'win32' ? 32_767 : 4095;
+
 /** `-<i>-of-<n>` in this process's temporary names once it runs as a shard; empty otherwise. */
 let shardTag = '';
+
+/** `-<i>-of-<n>`, the mark of shard `i` of `n` in temporary names. */
+function shardTagOf(shard: { index: number; count: number } | undefined): string {
+  return shard ? `-${shard.index}-of-${shard.count}` : '';
+}
+
+/**
+ * The bytes of the longest temporary name (see temporaryNameFor) a run as `shard` can give, whatever
+ * its pid (Linux's are at most 4,194,304): where it does not fit beside an output, that output
+ * cannot be written, and a plan made before the run has a pid of its own says the same.
+ */
+export function temporaryNameMaxBytes(shard: { index: number; count: number } | undefined): number {
+  return `.v${shardTagOf(shard)}.${'9'.repeat(7)}-${'f'.repeat(16)}${PARTIAL_SUFFIX}`.length;
+}
 
 /**
  * Marks this process's temporary names as shard `i` of `n`'s (`.v-<i>-of-<n>.<pid>-…`). A pid says
@@ -22,7 +43,7 @@ let shardTag = '';
  * can tell them for leftovers. One process runs one batch, so the mark is the process's, like its pid.
  */
 export function markTemporaryNamesAsShard(shard: { index: number; count: number } | undefined): void {
-  shardTag = shard ? `-${shard.index}-of-${shard.count}` : '';
+  shardTag = shardTagOf(shard);
 }
 
 /**

@@ -7,7 +7,13 @@ import { settleHeap } from './settle-heap.js';
 
 export async function discover(ctx: Context, request: BatchRequest, outDir: string): Promise<Plan> {
   const { shard } = request.options;
-  const expanded = await expandInputs({ cwd: ctx.cwd, args: request.args, listed: request.listed, outDir });
+  const expanded = await expandInputs({
+    cwd: ctx.cwd,
+    args: request.args,
+    listed: request.listed,
+    listedVerbatim: request.options.nullSeparated,
+    outDir,
+  });
   for (const folder of expanded.emptyFolders) ctx.log.warn(`no .wav or .mp3 files under ${folder}`);
   if (expanded.duplicates > 0) ctx.log.info(`${expanded.duplicates} duplicate input(s) will be sent once`);
   // The listings are garbage now, and the plan's index of outputs will be once it is built: over

@@ -1,10 +1,13 @@
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Entry } from 'fast-glob';
 import { describeFsError } from '../fs/errors.js';
 import { walkFolder } from './folder-walk.js';
+import { withBracketedQuestionMarks } from './glob-pattern.js';
 import { describeInputError, notingReaddir, type UnreadableFolder } from './listing-errors.js';
 import { loopSafeReaddir } from './loop-guard.js';
+import { listedFallback } from './files-from.js';
 import { findFile, type FoundFile, InputFolder, type InputOrigin, RealFolders } from './found-file.js';
 import { FoundFiles } from './found-files.js';
 import { KeyIndex } from './key-index.js';
@@ -50,8 +53,18 @@ export interface ExpandRequest {
   args: readonly string[];
   /** Paths from --files-from: files or folders, never patterns. */
   listed?: readonly string[];
+  /** Whether `listed` came NUL-separated: every entry is a path as it is, never a comment or trimmed. */
+  listedVerbatim?: boolean;
   /** Files under this folder are never inputs (a re-run must not redact its own outputs). */
   outDir?: string;
+}
+
+/** A named input and what a stat of it said. */
+interface Looked {
+  arg: string;
+  path: string;
+  info?: Stats;
+  failure?: unknown;
 }
 
 /** An .mp3's output lands beside it; the next run finds both, for one output: both rejected, every run. */
@@ -212,7 +225,9 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
         async (add, readdir) => {
           const options = {
             cwd,
-            absolute: true,
+            // Not `absolute`: fast-glob turns every backslash of an absolute path into `/`, so a file
+            // named `back\slash.wav` was found as `back/slash.wav`, which is not there.
+            absolute: false,
             // Not `onlyFiles`: it drops a broken link or a FIFO named `x.wav` in silence, where the
             // shell passes it on. Every match but a folder's is found, to be rejected with its reason.
             onlyFiles: false,
@@ -224,9 +239,10 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
             suppressErrors: true,
             fs: { readdir },
           };
-          for await (const found of (await loadGlob()).stream(pattern, options)) {
+          const readable = withBracketedQuestionMarks(pattern);
+          for await (const found of (await loadGlob()).stream(readable, options)) {
             const entry = found as unknown as Entry;
-            if (!entry.dirent.isDirectory()) add(resolve(entry.path));
+            if (!entry.dirent.isDirectory()) add(resolve(cwd, entry.path));
           }
         },
         pattern,
@@ -256,15 +272,16 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       result.problems.push({ arg: pattern, path: base, reason: 'no files match this pattern' });
   };
 
-  const expandPath = async (arg: string, allowPattern: boolean): Promise<void> => {
+  const statOf = async (arg: string): Promise<Looked> => {
     const path = resolve(cwd, arg);
-    let info: Awaited<ReturnType<typeof stat>> | undefined;
-    let failure: unknown;
     try {
-      info = await stat(path);
-    } catch (error) {
-      failure = error;
+      return { arg, path, info: await stat(path) };
+    } catch (failure) {
+      return { arg, path, failure };
     }
+  };
+
+  const expandLooked = async ({ arg, path, info, failure }: Looked, allowPattern: boolean) => {
     if (!info && allowPattern && (await loadGlob()).isDynamicPattern(arg)) return expandGlob(arg);
     if (!info) {
       result.problems.push({ arg, path, reason: describeInputError(failure, path) });
@@ -274,7 +291,18 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     await addIn(await folderOf(dirname(path), '', 'file', arg), basename(path), false);
   };
 
-  for (const arg of request.args) await expandPath(arg, true);
-  for (const line of request.listed ?? []) await expandPath(line, false);
+  /** A line of --files-from: the path as written when it names something, else its fallback. */
+  const expandListed = async (line: string): Promise<void> => {
+    let looked = await statOf(line);
+    if (!looked.info && !request.listedVerbatim) {
+      const fallback = listedFallback(line);
+      if (fallback === undefined) return;
+      if (fallback !== line) looked = await statOf(fallback);
+    }
+    await expandLooked(looked, false);
+  };
+
+  for (const arg of request.args) await expandLooked(await statOf(arg), true);
+  for (const line of request.listed ?? []) await expandListed(line);
   return result;
 }

@@ -19,7 +19,7 @@ const NOT_UTF8 =
 
 /** A --files-from list written by `find -print0`: its paths all on one line, between NUL bytes. */
 const HOLDS_NUL =
-  'the path holds a NUL byte, which no file name can: --files-from takes one path per line (find -print, not -print0)';
+  'the path holds a NUL byte, which no file name can: a NUL-separated list (find -print0) is read with -0 (--null)';
 
 const NO_DASH_FILE = 'no such file or folder (a list of inputs on stdin is read with --files-from -)';
 

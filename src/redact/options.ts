@@ -21,6 +21,8 @@ export interface Shard {
 /** The redact command's own options, checked; the shared settings (concurrency, voice, …) live in ctx.settings. */
 export interface RedactOptions {
   filesFrom: string | undefined;
+  /** `--files-from`'s paths are NUL-separated (`-0, --null`), each taken as it is. */
+  nullSeparated: boolean;
   dryRun: boolean;
   overwrite: boolean;
   wait: boolean;
@@ -205,6 +207,7 @@ export function parseRedactOptions(
   const shardText = shardFlag ?? (env.VREDACT_SHARD?.trim() || undefined);
   return {
     filesFrom: text(flags.filesFrom),
+    nullSeparated: flags.null === true,
     dryRun: flags.dryRun === true,
     overwrite: flags.overwrite === true,
     wait: flags.wait !== false,

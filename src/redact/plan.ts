@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { NAME_MAX_BYTES } from '../fs/atomic-write.js';
+import { NAME_MAX_BYTES, PATH_MAX_BYTES, temporaryNameMaxBytes } from '../fs/atomic-write.js';
 import { type FolderPlace, FoundFile, type InputFolder, wavName } from './found-file.js';
 import type { FoundFiles } from './found-files.js';
 import type { ExpandedInputs } from './inputs.js';
@@ -119,6 +119,24 @@ export function nameTooLong(outputRel: string): string | undefined {
   return undefined;
 }
 
+/**
+ * An output whose path is longer than a system call takes cannot be written, nor can its temporary
+ * name beside it: it is rejected before anything is sent. A path past PATH_MAX was sent, and failed
+ * with ENAMETOOLONG only when its answer was to be saved, on every run.
+ */
+function pathTooLong(file: FoundFile, temporaryBytes: number): string | undefined {
+  const output = file.output;
+  if (output.length * 3 + temporaryBytes <= PATH_MAX_BYTES) return undefined;
+  const nameBytes = Buffer.byteLength(file.outputName, 'utf8');
+  const folderBytes = Buffer.byteLength(output, 'utf8') - nameBytes;
+  const bytes = folderBytes + Math.max(nameBytes, temporaryBytes);
+  if (bytes <= PATH_MAX_BYTES) return undefined;
+  const what = nameBytes >= temporaryBytes ? 'its output path' : 'the path of its temporary file';
+  return `${what} would be ${bytes} bytes long, more than the ${PATH_MAX_BYTES} a path may have; choose an output folder with a shorter path (-o)`;
+}
+
+const OTHER_UNICODE_FORM = '(the same name, its accents written in the other Unicode form, NFC or NFD)';
+
 /** On case-insensitive file systems (macOS, Windows by default) `A.wav` and `a.wav` are one file. */
 const CASE_INSENSITIVE = process.platform === 'darwin' || process.platform === 'win32';
 
@@ -168,15 +186,16 @@ class PlannedEntries implements PlanEntries {
   }
 }
 
-/** Why a file's output cannot be had: a name too long, or an input it would overwrite. */
+/** Why a file's output cannot be had: a name or a path too long, or an input it would overwrite. */
 async function outputRefusal(
   file: FoundFile,
   realPaths: KeyIndex,
   files: FoundFiles,
   dirCache: Map<string, string>,
   cwd: string,
+  temporaryBytes: number,
 ): Promise<string | undefined> {
-  const tooLong = nameTooLong(file.outputRel);
+  const tooLong = nameTooLong(file.outputRel) ?? pathTooLong(file, temporaryBytes);
   if (tooLong) return tooLong;
   const real = await realOutputPath(file, dirCache);
   const victim = realPaths.find(real);
@@ -222,10 +241,11 @@ export async function buildPlan(
   const meetings = new Map<number, number[]>();
   const mine = options.shard ? new Uint8Array(files.length) : undefined;
   let mineCount = 0;
+  const temporaryBytes = temporaryNameMaxBytes(options.shard);
   for (let row = 0; row < files.length; row++) {
     if (turnDue()) await giveTurn();
     const file = files.at(row);
-    const refusal = await outputRefusal(file, realPaths, files, dirCache, options.cwd);
+    const refusal = await outputRefusal(file, realPaths, files, dirCache, options.cwd, temporaryBytes);
     if (refusal) files.reject(row, refusal);
     const met = outputs.add(row, collisionKey(file.outputRel));
     if (met >= 0) {
@@ -242,7 +262,11 @@ export async function buildPlan(
   for (const group of meetings.values()) {
     const shown = group.map((row) => files.at(row).display);
     group.forEach((row, at) => {
-      const others = shown.filter((_, other) => other !== at);
+      const own = shown[at]?.normalize('NFC');
+      // `café.wav` composed and decomposed look alike: "same output as café.wav" read as itself.
+      const others = shown
+        .filter((_, other) => other !== at)
+        .map((path) => (path.normalize('NFC') === own ? `${path} ${OTHER_UNICODE_FORM}` : path));
       files.reject(row, `same output ${files.at(row).outputDisplay} as ${others.join(', ')}`);
     });
   }

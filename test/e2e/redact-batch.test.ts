@@ -172,6 +172,24 @@ describe('vredact redact, end to end', () => {
     }
   });
 
+  it('takes a find -print0 list with -0: names with a line break or a leading # are sent, each once', async () => {
+    const t = await setup();
+    try {
+      await t.fixture('speech-8k-ulaw.wav', 'in/a\nb.wav');
+      await t.fixture('speech-8k-ulaw.wav', 'in/#2.wav');
+      const list = 'in/a\nb.wav\0in/#2.wav\0./in/#2.wav\0';
+      const result = await t.redact(['-0', '--files-from', '-', '--json'], { input: list });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect(await outputsUnder(join(t.dir, 'redacted'))).toEqual(['#2.wav', 'a\nb.wav']);
+      expect((await t.sandbox.stats()).uploads).toBe(2);
+      const alone = await t.redact(['-0', 'in']);
+      expect(alone.exitCode).toBe(2);
+      expect(String(alone.stderr)).toContain('-0 (--null) is about the --files-from list');
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   // Only Linux file systems take any bytes in a name.
   it.skipIf(process.platform !== 'linux')(
     'rejects a folder and a file whose names are not UTF-8, by their paths, and sends the rest (exit 1)',

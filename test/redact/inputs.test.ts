@@ -68,6 +68,13 @@ describe('named inputs', () => {
     expect(files.every((file) => file.origin === 'glob')).toBe(true);
   });
 
+  it('a pattern with ? in a folder matches as the shell does, not from a folder named with the ?', async () => {
+    await touch('calls/2026-01/a.wav', 'calls/2026-02/x/b.wav', 'calls/.h1/c.wav', 'calls/ab/d.wav');
+    const { files, problems } = await expand(['calls/2026-0?/**/*.wav', 'calls/?[b1]/*.wav']);
+    expect(problems).toEqual([]);
+    expect(rels(files)).toEqual(['2026-01/a.wav', '2026-02/x/b.wav', 'ab/d.wav']);
+  });
+
   it('finds the fixed part of a pattern', async () => {
     expect(await globBase('calls/**/*.wav')).toBe('calls');
     expect(await globBase('calls/2026/1?/*.wav')).toBe('calls/2026');
@@ -148,6 +155,17 @@ describe('named inputs', () => {
     const { files, problems } = await expand(['calls']);
     expect(problems).toEqual([]);
     expect(rels(files)).toEqual(['a\nb/x.wav', 'c\rd/y.WAV', 'e\tf/z.mp3', 'g\u2028h/w.wav', 'ok.wav']);
+  });
+
+  it('a pattern finds a file whose name holds a backslash, a glob character or a line break, by that name', async () => {
+    // fast-glob's absolute paths turn every backslash into `/`: `back\slash.wav` was found as `back/slash.wav`.
+    await touch('calls/back\\slash.wav', 'calls/x/take[1]*.wav', 'calls/x/a\nb.wav');
+    const { files, problems } = await expand(['calls/**/*.wav']);
+    expect(problems).toEqual([]);
+    expect(rels(files)).toEqual(['back\\slash.wav', 'x/a\nb.wav', 'x/take[1]*.wav']);
+    expect(files.find((file) => file.rel === 'back\\slash.wav')?.path).toBe(
+      join(dir.path, 'calls', 'back\\slash.wav'),
+    );
   });
 
   it('the same file named twice, or reached through a link, is kept once and counted as a duplicate', async () => {
@@ -254,24 +272,50 @@ describe('named inputs', () => {
 
 describe('--files-from', () => {
   it('reads one path per line, ignoring blank lines and # comments', async () => {
-    expect(parseListText('a.wav\r\n\n  # comment\n  b c.wav  \n#x.wav\n')).toEqual(['a.wav', 'b c.wav']);
-    await touch('list/a.wav', 'list/b c.wav');
-    const fromStdin = await readFilesFrom(
-      '-',
-      dir.path,
-      Readable.from([Buffer.from('list/a.wav\nlist/b c.wav\n')]),
-    );
-    expect(fromStdin).toEqual(['list/a.wav', 'list/b c.wav']);
-    const { files } = await expand([], { listed: fromStdin });
-    expect(files.map((file) => file.rel)).toEqual(['a.wav', 'b c.wav']);
+    await touch('list/a.wav', 'list/b c.wav', 'c.wav');
+    const text = '\uFEFFlist/a.wav\r\n\n  # comment\n  list/b c.wav  \r\n#x.wav\n   \nc.wav';
+    expect(parseListText(text)).toEqual([
+      'list/a.wav',
+      '  # comment',
+      '  list/b c.wav  ',
+      '#x.wav',
+      '   ',
+      'c.wav',
+    ]);
+    const fromStdin = await readFilesFrom('-', dir.path, Readable.from([Buffer.from(text)]));
+    const { files, problems } = await expand([], { listed: fromStdin });
+    expect(problems).toEqual([]);
+    expect(files.map((file) => file.rel)).toEqual(['a.wav', 'b c.wav', 'c.wav']);
   });
 
-  it('rejects a NUL-separated list (find -print0) with a reason a user can act on', async () => {
+  it('takes a line as written when it names a file: one starting with # or a space is not lost', async () => {
+    // As `ls | vredact redact --files-from -` lists them: `#1.wav` was dropped in silence as a
+    // comment, and ` lead.wav` rejected as `lead.wav`, which is not there.
+    await touch('#1.wav', ' lead.wav', 'trail.wav ', '# notes.wav');
+    const listed = parseListText('#1.wav\n lead.wav\ntrail.wav \n# notes.wav\n# a comment\n');
+    const { files, problems } = await expand([], { listed });
+    expect(problems).toEqual([]);
+    expect(files.map((file) => file.rel)).toEqual(['#1.wav', ' lead.wav', 'trail.wav ', '# notes.wav']);
+  });
+
+  it('reads a NUL-separated list (find -print0) with -0: every entry a path as it is', async () => {
+    await touch('a\nb.wav', ' c.wav', 'd.wav');
+    const listed = parseListText('a\nb.wav\0 c.wav\0#d.wav\0 d.wav\0', true);
+    expect(listed).toEqual(['a\nb.wav', ' c.wav', '#d.wav', ' d.wav']);
+    const expanded = await expandInputs({ cwd: dir.path, args: [], listed, listedVerbatim: true });
+    expect([...expanded.files].map((file) => file.rel)).toEqual(['a\nb.wav', ' c.wav']);
+    expect(expanded.problems.map((problem) => [problem.arg, problem.reason])).toEqual([
+      ['#d.wav', 'no such file or folder'],
+      [' d.wav', 'no such file or folder'],
+    ]);
+  });
+
+  it('rejects a NUL-separated list read by lines, saying how to read it', async () => {
     await touch('a.wav', 'b.wav');
-    const { files, problems } = await expand([], { listed: ['a.wav\0b.wav\0'] });
+    const { files, problems } = await expand([], { listed: parseListText('a.wav\0b.wav\0') });
     expect(files).toEqual([]);
     expect(problems.map((problem) => problem.reason)).toEqual([
-      expect.stringMatching(/holds a NUL byte.*one path per line/),
+      expect.stringMatching(/holds a NUL byte.*read with -0 \(--null\)/),
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PATH_MAX_BYTES, temporaryNameMaxBytes } from '../../src/fs/atomic-write.js';
 import { expandInputs } from '../../src/redact/inputs.js';
 import { buildPlan, inShard, outputRelFor, shardOf } from '../../src/redact/plan.js';
 import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
@@ -95,6 +96,44 @@ describe('output paths', () => {
   });
 });
 
+describe('paths too long to be written', () => {
+  /** A relative folder path of `bytes` bytes, in parts of 200 (a part may have at most 255). */
+  function folderOf(bytes: number): string {
+    const parts: string[] = [];
+    let left = bytes;
+    for (; left > 201; left -= 201) parts.push('o'.repeat(200));
+    parts.push('p'.repeat(left));
+    return parts.join('/');
+  }
+  /** The output folder under the test's folder whose path, with its closing `/`, is `bytes` long. */
+  const outDirOf = (bytes: number) => folderOf(bytes - dir.path.length - 2);
+
+  it('rejects an output whose path, or its temporary name beside it, is past PATH_MAX, before sending it', async () => {
+    const long = `${'n'.repeat(96)}.wav`;
+    await touch('a.wav', long);
+    const temporary = temporaryNameMaxBytes(undefined);
+    const fits = await plan(['a.wav'], { outDir: outDirOf(PATH_MAX_BYTES - temporary) });
+    expect(fits.entries[0]?.rejected).toBeUndefined();
+    const temporaryOver = await plan(['a.wav'], { outDir: outDirOf(PATH_MAX_BYTES - temporary + 1) });
+    expect(Buffer.byteLength(temporaryOver.entries[0]?.output ?? '')).toBeLessThan(PATH_MAX_BYTES);
+    expect(temporaryOver.entries[0]?.rejected).toBe(
+      `the path of its temporary file would be ${PATH_MAX_BYTES + 1} bytes long, more than the ${PATH_MAX_BYTES} a path may have; choose an output folder with a shorter path (-o)`,
+    );
+    const outputOver = await plan([long], { outDir: outDirOf(PATH_MAX_BYTES - long.length + 1) });
+    expect(Buffer.byteLength(outputOver.entries[0]?.output ?? '')).toBe(PATH_MAX_BYTES + 1);
+    expect(outputOver.entries[0]?.rejected).toMatch(/^its output path would be \d+ bytes long/);
+  });
+
+  it('counts the mark of a shard in the temporary name', async () => {
+    await touch('a.wav');
+    const shard = { index: 1, count: 1 };
+    expect(temporaryNameMaxBytes(shard)).toBeGreaterThan(temporaryNameMaxBytes(undefined));
+    const outDir = outDirOf(PATH_MAX_BYTES - temporaryNameMaxBytes(undefined));
+    const { entries } = await plan(['a.wav'], { outDir, shard });
+    expect(entries[0]?.rejected).toMatch(/^the path of its temporary file would be/);
+  });
+});
+
 describe('conflicts', () => {
   it('rejects both inputs that would land on one output, each naming the other', async () => {
     await touch('calls/a.wav', 'calls/a.mp3', 'elsewhere/a.wav');
@@ -103,6 +142,19 @@ describe('conflicts', () => {
     expect(byInput['calls/a.mp3']?.rejected).toMatch(/as calls\/a\.wav/);
     const twoFolders = await plan(['calls/a.wav', 'elsewhere/a.wav']);
     expect(Object.values(twoFolders.byInput).every((entry) => entry.rejected)).toBe(true);
+  });
+
+  it('says so when the two inputs on one output differ only in how their accents are written', async () => {
+    await touch('calls/caf\u00e9.wav', 'calls/cafe\u0301.wav', 'calls/x.wav', 'calls/x.mp3');
+    const { entries } = await plan(['calls']);
+    const reasons = entries.map((entry) => entry.rejected);
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        'same output out/caf\u00e9.wav as calls/cafe\u0301.wav (the same name, its accents written in the other Unicode form, NFC or NFD)',
+        'same output out/caf\u00e9.wav as calls/caf\u00e9.wav (the same name, its accents written in the other Unicode form, NFC or NFD)',
+        'same output out/x.wav as calls/x.mp3',
+      ]),
+    );
   });
 
   it('sends a file named twice (or reached twice) once', async () => {

@@ -5,13 +5,20 @@ import { readFilesFrom } from '../../redact/files-from.js';
 import { createInterruptController, listenForInterrupts } from '../../redact/interrupt.js';
 import { parseRedactOptions } from '../../redact/options.js';
 
+const NULL_HINT = 'give the list too: find … -print0 | vredact redact -0 --files-from -';
+
 export async function runRedact(
   ctx: Context,
   args: string[],
   flags: Record<string, unknown>,
 ): Promise<number> {
   const parsed = parseRedactOptions(flags, ctx.env);
-  const listed = parsed.filesFrom ? await readFilesFrom(parsed.filesFrom, ctx.cwd, ctx.streams.stdin) : [];
+  if (parsed.nullSeparated && !parsed.filesFrom) {
+    throw new UsageError('-0 (--null) is about the --files-from list, and none was given', NULL_HINT);
+  }
+  const listed = parsed.filesFrom
+    ? await readFilesFrom(parsed.filesFrom, ctx.cwd, ctx.streams.stdin, parsed.nullSeparated)
+    : [];
   if (args.length === 0 && !parsed.filesFrom) {
     throw new UsageError(
       'no inputs',

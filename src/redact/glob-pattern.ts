@@ -1,0 +1,51 @@
+/**
+ * A pattern as fast-glob can read it: its `?` wildcards written as bracket expressions. fast-glob
+ * starts its walk from the pattern's leading part without glob characters, as glob-parent finds it,
+ * and that one does not count `?` as one (fast-glob#380, is-glob#21): `calls/2026-0?/*.wav` was
+ * walked from a folder named `calls/2026-0?`, matched nothing and was rejected, where the shell
+ * matches `calls/2026-01/a.wav`.
+ */
+
+/** A `?` as the first character of a name, which never matches a leading dot (as the shell's). */
+const FIRST_CHARACTER = '[^.]';
+/** A `?` further on in a name, which matches any character (picomatch keeps `/` out of both). */
+const LATER_CHARACTER = '[^/]';
+
+/** Characters after which a `?` begins a name, or an alternative that may begin one (`{?a,b}`). */
+const NAME_STARTS_AFTER = new Set(['/', '{', ',', '(', '|']);
+
+/** Where the bracket expression opening at `start` ends (its `]`), or -1 when `[` is a literal. */
+function bracketEnd(pattern: string, start: number): number {
+  let at = start + 1;
+  if (pattern[at] === '!' || pattern[at] === '^') at++;
+  // A `]` first in the brackets is one of their characters, not their end.
+  if (pattern[at] === ']') at++;
+  for (; at < pattern.length; at++) {
+    if (pattern[at] === '\\') at++;
+    else if (pattern[at] === ']') return at;
+  }
+  return -1;
+}
+
+/** `pattern` with each `?` wildcard written as a bracket expression that matches what it matches. */
+export function withBracketedQuestionMarks(pattern: string): string {
+  if (!pattern.includes('?')) return pattern;
+  let out = '';
+  for (let at = 0; at < pattern.length; at++) {
+    const char = pattern[at] ?? '';
+    if (char === '\\') {
+      out += pattern.slice(at, at + 2);
+      at++;
+    } else if (char === '[' && bracketEnd(pattern, at) > at) {
+      const end = bracketEnd(pattern, at);
+      out += pattern.slice(at, end + 1);
+      at = end;
+    } else if (char === '?' && pattern[at + 1] !== '(') {
+      const before = at === 0 ? '/' : (pattern[at - 1] ?? '');
+      out += NAME_STARTS_AFTER.has(before) ? FIRST_CHARACTER : LATER_CHARACTER;
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
