@@ -1,10 +1,12 @@
 /**
- * A pattern as fast-glob can read it: its `?` wildcards written as bracket expressions. fast-glob
+ * Patterns through fast-glob: the options vredact asks with, and a pattern as fast-glob can read it,
+ * its `?` wildcards written as bracket expressions. fast-glob
  * starts its walk from the pattern's leading part without glob characters, as glob-parent finds it,
  * and that one does not count `?` as one (fast-glob#380, is-glob#21): `calls/2026-0?/*.wav` was
  * walked from a folder named `calls/2026-0?`, matched nothing and was rejected, where the shell
  * matches `calls/2026-01/a.wav`.
  */
+import type { Options as FastGlobOptions } from 'fast-glob';
 
 /** A `?` as the first character of a name, which never matches a leading dot (as the shell's). */
 const FIRST_CHARACTER = '[^.]';
@@ -48,4 +50,30 @@ export function withBracketedQuestionMarks(pattern: string): string {
     }
   }
   return out;
+}
+
+/**
+ * How vredact asks fast-glob for a pattern's matches, one by one (objectMode), through `readdir`
+ * (which notes the folders it cannot read and walks no loop).
+ */
+export function globOptions(
+  cwd: string,
+  readdir: NonNullable<FastGlobOptions['fs']>['readdir'],
+): FastGlobOptions {
+  return {
+    cwd,
+    // Not `absolute`: fast-glob turns every backslash of an absolute path into `/`, so a file named
+    // `back\slash.wav` was found as `back/slash.wav`, which is not there.
+    absolute: false,
+    // Not `onlyFiles`: it drops a broken link or a FIFO named `x.wav` in silence, where the shell
+    // passes it on. Every match but a folder's is found, to be rejected with its reason.
+    onlyFiles: false,
+    objectMode: true,
+    dot: false,
+    caseSensitiveMatch: true,
+    followSymbolicLinks: true,
+    unique: false,
+    suppressErrors: true,
+    fs: { readdir },
+  };
 }

@@ -4,7 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import type { Entry } from 'fast-glob';
 import { describeFsError } from '../fs/errors.js';
 import { walkFolder } from './folder-walk.js';
-import { withBracketedQuestionMarks } from './glob-pattern.js';
+import { globOptions, withBracketedQuestionMarks } from './glob-pattern.js';
 import { describeInputError, notingReaddir, type UnreadableFolder } from './listing-errors.js';
 import { loopSafeReaddir } from './loop-guard.js';
 import { listedFallback } from './files-from.js';
@@ -223,24 +223,8 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     try {
       found = await listAll(
         async (add, readdir) => {
-          const options = {
-            cwd,
-            // Not `absolute`: fast-glob turns every backslash of an absolute path into `/`, so a file
-            // named `back\slash.wav` was found as `back/slash.wav`, which is not there.
-            absolute: false,
-            // Not `onlyFiles`: it drops a broken link or a FIFO named `x.wav` in silence, where the
-            // shell passes it on. Every match but a folder's is found, to be rejected with its reason.
-            onlyFiles: false,
-            objectMode: true,
-            dot: false,
-            caseSensitiveMatch: true,
-            followSymbolicLinks: true,
-            unique: false,
-            suppressErrors: true,
-            fs: { readdir },
-          };
           const readable = withBracketedQuestionMarks(pattern);
-          for await (const found of (await loadGlob()).stream(readable, options)) {
+          for await (const found of (await loadGlob()).stream(readable, globOptions(cwd, readdir))) {
             const entry = found as unknown as Entry;
             if (!entry.dirent.isDirectory()) add(resolve(cwd, entry.path));
           }
