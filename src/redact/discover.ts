@@ -1,5 +1,6 @@
 /** The first two stages: discover the inputs, then plan their outputs (conflicts, names, shard). */
 import type { Context } from '../context.js';
+import { ignoresLetterCase, PLATFORM_IGNORES_CASE } from '../fs/letter-case.js';
 import type { BatchRequest } from './batch.js';
 import { expandInputs } from './inputs.js';
 import { buildPlan, type Plan } from './plan.js';
@@ -20,7 +21,8 @@ export async function discover(ctx: Context, request: BatchRequest, outDir: stri
   // 1,000,000 inputs, 25 and 16 MB outside the heap, which V8 frees only when it collects. A dry
   // run's peak (at the plan's end) was 166 MB without these two collections.
   settleHeap(expanded.files.length);
-  const plan = await buildPlan(expanded, { cwd: ctx.cwd, outDir, shard });
+  const ignoresCase = (await ignoresLetterCase(outDir)) ?? PLATFORM_IGNORES_CASE;
+  const plan = await buildPlan(expanded, { cwd: ctx.cwd, outDir, shard, ignoresCase });
   settleHeap(plan.entries.length);
   if (shard) {
     ctx.log.info(

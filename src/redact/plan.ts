@@ -9,6 +9,7 @@ import { giveTurn, turnDue } from './event-turn.js';
 import { KeyIndex } from './key-index.js';
 import type { Shard } from './options.js';
 import { PlannedInputs } from './planned-inputs.js';
+import { PLATFORM_IGNORES_CASE } from '../fs/letter-case.js';
 
 /** One input of the batch and where its output goes; `rejected` is set when the plan already refuses it. */
 export interface PlanEntry {
@@ -137,12 +138,10 @@ function pathTooLong(file: FoundFile, temporaryBytes: number): string | undefine
 
 const OTHER_UNICODE_FORM = '(the same name, its accents written in the other Unicode form, NFC or NFD)';
 
-/** On case-insensitive file systems (macOS, Windows by default) `A.wav` and `a.wav` are one file. */
-const CASE_INSENSITIVE = process.platform === 'darwin' || process.platform === 'win32';
-
-function collisionKey(path: string): string {
+/** Where the output folder ignores letter case (see fs/letter-case.ts), `A.wav` and `a.wav` are one file. */
+function collisionKey(path: string, ignoresCase: boolean): string {
   const normalized = path.normalize('NFC');
-  return CASE_INSENSITIVE ? normalized.toLowerCase() : normalized;
+  return ignoresCase ? normalized.toLowerCase() : normalized;
 }
 
 /**
@@ -215,8 +214,9 @@ async function outputRefusal(
  */
 export async function buildPlan(
   expanded: ExpandedInputs,
-  options: { cwd: string; outDir: string; shard?: Shard | undefined },
+  options: { cwd: string; outDir: string; shard?: Shard | undefined; ignoresCase?: boolean },
 ): Promise<Plan> {
+  const ignoresCase = options.ignoresCase ?? PLATFORM_IGNORES_CASE;
   const outDir = resolve(options.cwd, options.outDir);
   const { files, realPaths } = expanded;
   if (!realPaths) throw new Error('these inputs have been planned already');
@@ -235,7 +235,7 @@ export async function buildPlan(
   for (const folder of files.folders) placeFolder(folder, places);
 
   const dirCache = new Map<string, string>();
-  const outputs = new KeyIndex((row, key) => collisionKey(files.at(row).outputRel) === key);
+  const outputs = new KeyIndex((row, key) => collisionKey(files.at(row).outputRel, ignoresCase) === key);
   outputs.reserve(files.length);
   /** Rows whose outputs meet, by the first row on that output (the usual case has none). */
   const meetings = new Map<number, number[]>();
@@ -247,7 +247,7 @@ export async function buildPlan(
     const file = files.at(row);
     const refusal = await outputRefusal(file, realPaths, files, dirCache, options.cwd, temporaryBytes);
     if (refusal) files.reject(row, refusal);
-    const met = outputs.add(row, collisionKey(file.outputRel));
+    const met = outputs.add(row, collisionKey(file.outputRel, ignoresCase));
     if (met >= 0) {
       const group = meetings.get(met) ?? [met];
       group.push(row);

@@ -12,7 +12,12 @@ const touch = (...paths: string[]) => touchFiles(dir.path, ...paths);
 
 async function plan(
   args: string[],
-  options: { listed?: string[]; outDir?: string; shard?: { index: number; count: number } } = {},
+  options: {
+    listed?: string[];
+    outDir?: string;
+    shard?: { index: number; count: number };
+    ignoresCase?: boolean;
+  } = {},
 ) {
   const outDir = options.outDir ?? 'out';
   const expanded = await expandInputs({
@@ -21,7 +26,12 @@ async function plan(
     listed: options.listed,
     outDir: join(dir.path, outDir),
   });
-  const result = await buildPlan(expanded, { cwd: dir.path, outDir, shard: options.shard });
+  const result = await buildPlan(expanded, {
+    cwd: dir.path,
+    outDir,
+    shard: options.shard,
+    ignoresCase: options.ignoresCase ?? false,
+  });
   const entries = [...result.entries];
   expect(entries).toHaveLength(result.entries.length);
   const byInput = Object.fromEntries(entries.map((entry) => [entry.display, entry]));
@@ -155,6 +165,16 @@ describe('conflicts', () => {
         'same output out/x.wav as calls/x.mp3',
       ]),
     );
+  });
+
+  it('where the output folder ignores letter case, rejects both of two inputs that differ only in case', async () => {
+    await touch('calls/A.WAV', 'calls/a.wav');
+    const kept = await plan(['calls'], { ignoresCase: false });
+    expect(kept.entries.map((entry) => entry.rejected)).toEqual([undefined, undefined]);
+    // On a vfat drive or an SMB share, the second rename replaced the first, both journaled done.
+    const { byInput } = await plan(['calls'], { ignoresCase: true });
+    expect(byInput['calls/A.WAV']?.rejected).toBe('same output out/A.wav as calls/a.wav');
+    expect(byInput['calls/a.wav']?.rejected).toBe('same output out/a.wav as calls/A.WAV');
   });
 
   it('sends a file named twice (or reached twice) once', async () => {
