@@ -13,6 +13,7 @@ import { isTokenRefused } from '../api/errors.js';
 import { NAME_MAX_BYTES, writeFileAtomically } from '../fs/atomic-write.js';
 import { resolveInside } from '../fs/containment.js';
 import { asLocalFsError, LocalFsError } from '../fs/errors.js';
+import { foldLetterCase } from '../fs/letter-case.js';
 import { safeBaseName } from '../fs/safe-name.js';
 import { capped, downloadSizeCap } from './size-cap.js';
 
@@ -43,6 +44,8 @@ export interface DownloadRequest {
   overwrite: boolean;
   /** Each file's duration in seconds, as the job's listing gives it: the bound of its size. */
   durations?: ReadonlyMap<string, number | null>;
+  /** Whether the output folder ignores letter case (see fs/letter-case.ts): `Take.wav` is `take.wav` there. */
+  ignoresCase?: boolean;
 }
 
 export interface DownloadDeps {
@@ -71,6 +74,8 @@ async function exists(path: string): Promise<boolean> {
 }
 
 export const NOT_STARTED_REASON = 'not started: downloads stopped after a file-system problem';
+export const CASE_CLASH_REASON = (other: string): string =>
+  `${other} is saved under the same name but for letter case, which the output folder ignores; download this file into another folder (-o)`;
 export const FOLDER_IN_PLACE_REASON =
   'a folder of that name is in the output folder, so the file cannot be saved there; move the folder, or choose another -o';
 
@@ -104,11 +109,15 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
         reason: `its name is ${nameBytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have`,
       };
     }
-    const other = claimed.get(local);
+    // Where the folder ignores case, the second of `Take.wav` and `take.wav` would replace the first.
+    const claim = request.ignoresCase ? foldLetterCase(local) : local;
+    const other = claimed.get(claim);
     if (other !== undefined) {
-      return { fileName, path: null, status: 'failed', reason: `${other} is saved under the same name` };
+      const sameName = safeBaseName(other) === local;
+      const reason = sameName ? `${other} is saved under the same name` : CASE_CLASH_REASON(other);
+      return { fileName, path: null, status: 'failed', reason };
     }
-    claimed.set(local, fileName);
+    claimed.set(claim, fileName);
     let path: string | null = null;
     try {
       path = await resolveInside(request.outDir, local);

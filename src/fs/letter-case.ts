@@ -4,21 +4,34 @@
  * inputs that differ only in case have one output, and the second rename replaces the first while
  * the journal records both done.
  *
- * Asked without writing (a dry run may not write): a name already in the folder, its letters' case
- * swapped, is looked up. A folder that does not exist yet is asked of its nearest existing parent,
- * where it will be made; one with no name to swap (empty) answers undefined.
+ * Asked of a name in the folder, its letters' case swapped: the same file under both spellings means
+ * the folder ignores case. Exactly, of a file vredact has just made there itself (the write check's,
+ * see writable.ts), which a real run does before it plans its outputs; without writing (a dry run may
+ * not write), of a name already there. A folder that does not exist yet is asked of its nearest
+ * existing parent, where it will be made; one with no name to swap (empty) answers undefined.
  */
 import { lstat, opendir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { errnoCode } from './errors.js';
 
 /** The case systems default to, where a folder cannot be asked. */
-export const PLATFORM_IGNORES_CASE = process.platform === 'darwin' || process.platform === 'win32';
+const PLATFORM_IGNORES_CASE = process.platform === 'darwin' || process.platform === 'win32';
+
+/** A folder's answer, or where it could not be told (undefined), its system's default. */
+export function caseIgnored(answer: boolean | undefined): boolean {
+  return answer ?? PLATFORM_IGNORES_CASE;
+}
 
 /** How many names of a folder are looked at for one with a letter whose case can be swapped. */
 const NAMES_LOOKED_AT = 64;
 
-type Lstat = (path: string) => Promise<{ dev: number; ino: number }>;
+/** How a name is looked up (`lstat`; tests play a file system that ignores case, none here does). */
+export type CaseLookup = (path: string) => Promise<{ dev: number; ino: number }>;
+
+/** How names are compared where letter case is ignored: the one rule for every such comparison. */
+export function foldLetterCase(name: string): string {
+  return name.toLowerCase();
+}
 
 function swapCase(name: string): string {
   let swapped = '';
@@ -58,19 +71,35 @@ async function swappableName(dir: string): Promise<string | undefined> {
 }
 
 /**
- * True when `dir`'s file system ignores letter case, false when it does not, undefined when it cannot
- * be told without writing. `stat` is for tests (no file system here ignores case).
+ * Whether the file at `path` is found under its name with its letters' case swapped too: whether its
+ * folder ignores letter case. Undefined when the name has no letter, or the lookup fails otherwise.
  */
-export async function ignoresLetterCase(dir: string, stat: Lstat = lstat): Promise<boolean | undefined> {
-  const folder = await existingFolder(dir);
-  if (folder === undefined) return undefined;
-  const name = await swappableName(folder);
-  if (name === undefined) return undefined;
+export async function foundInOtherCase(
+  path: string,
+  lookUp: CaseLookup = lstat,
+): Promise<boolean | undefined> {
+  const name = basename(path);
+  const swapped = swapCase(name);
+  if (swapped === name) return undefined;
   try {
-    const [own, swapped] = await Promise.all([stat(join(folder, name)), stat(join(folder, swapCase(name)))]);
-    return own.dev === swapped.dev && own.ino === swapped.ino;
+    const [own, other] = await Promise.all([lookUp(path), lookUp(join(dirname(path), swapped))]);
+    return own.dev === other.dev && own.ino === other.ino;
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return false;
     return undefined;
   }
+}
+
+/**
+ * True when `dir`'s file system ignores letter case, false when it does not, undefined when it cannot
+ * be told without writing.
+ */
+export async function ignoresLetterCase(
+  dir: string,
+  lookUp: CaseLookup = lstat,
+): Promise<boolean | undefined> {
+  const folder = await existingFolder(dir);
+  if (folder === undefined) return undefined;
+  const name = await swappableName(folder);
+  return name === undefined ? undefined : foundInOtherCase(join(folder, name), lookUp);
 }

@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { displayText } from '../output/sanitize.js';
 import { temporaryNameFor } from './atomic-write.js';
 import { describeFsError, errnoCode, fsHint } from './errors.js';
+import { type CaseLookup, foundInOtherCase } from './letter-case.js';
 import { makeFolder } from './make-folder.js';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-dir.js';
 
@@ -18,11 +19,21 @@ function refuse(outDir: string, what: string, error: unknown): UsageError {
   );
 }
 
+/** What the write check learnt of the output folder on the way. */
+export interface OutputFolderTraits {
+  /** Whether it ignores letter case (see letter-case.ts): undefined when that could not be told. */
+  ignoresCase: boolean | undefined;
+}
+
 /**
  * Makes sure files can be created in the output folder before anything is sent (exit 2 otherwise):
- * creates the folder if missing, then creates and removes a file in it (probeWrite).
+ * creates the folder if missing, then creates and removes a file in it (probeWrite), which tells
+ * exactly whether the folder ignores letter case, even a fresh, empty one, with no write of its own.
  */
-export async function checkOutputFolderWritable(outDir: string): Promise<void> {
+export async function checkOutputFolderWritable(
+  outDir: string,
+  lookUp?: CaseLookup,
+): Promise<OutputFolderTraits> {
   try {
     // Each missing folder made by itself: a read-only file system gives its own error, not ENOENT.
     await makeFolder(outDir);
@@ -31,9 +42,12 @@ export async function checkOutputFolderWritable(outDir: string): Promise<void> {
   } catch (error) {
     throw refuse(outDir, 'cannot create the output folder', error);
   }
-  await probeWrite(outDir).catch((error: unknown) => {
-    throw refuse(outDir, 'cannot write to the output folder', error);
-  });
+  const ignoresCase = await probeWrite(outDir, (probe) => foundInOtherCase(probe, lookUp)).catch(
+    (error: unknown) => {
+      throw refuse(outDir, 'cannot write to the output folder', error);
+    },
+  );
+  return { ignoresCase };
 }
 
 /**
@@ -92,10 +106,18 @@ export async function checkOutputFolderShape(outDir: string, stateDir: string): 
  * Creates and removes a file in `dir`: whether outputs can be written there. Permission bits alone
  * cannot tell (root ignores them; a read-only mount, an ACL or a full inode table can still refuse),
  * so the file system itself is asked. Throws its error; a leftover probe is swept like any partial file.
+ * `whileThere` asks what only a file of the folder can tell (its letter case), before it is removed.
  */
-export async function probeWrite(dir: string): Promise<void> {
+export async function probeWrite<T>(
+  dir: string,
+  whileThere?: (probe: string) => Promise<T>,
+): Promise<T | undefined> {
   const probe = temporaryNameFor(join(dir, 'write-check'));
   const handle = await open(probe, 'wx', PRIVATE_FILE_MODE);
-  await handle.close();
-  await rm(probe, { force: true });
+  try {
+    await handle.close();
+    return await whileThere?.(probe);
+  } finally {
+    await rm(probe, { force: true });
+  }
 }

@@ -1,6 +1,6 @@
 /**
- * `vredact redact` from start to end, read top to bottom: discover inputs → plan outputs (conflicts,
- * shard) → lock, compact and read the journals → look up interrupted uploads → the stages (decide from
+ * `vredact redact` from start to end, read top to bottom: find inputs → make the output folder (a
+ * real run; it tells the folder's letter case) → plan outputs (conflicts, shard) → lock, compact and read the journals → look up interrupted uploads → the stages (decide from
  * the journal → check locally → send → collect jobs → verify and write → record) → report → exit code.
  * Everything comes in through the context and the interrupt signals, so it runs in-process in tests.
  */
@@ -10,6 +10,7 @@ import { ExitCode } from '../errors.js';
 import { DEFAULT_OUT_DIR } from '../settings/settings.js';
 import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
 import { resolveFolderInside } from '../fs/containment.js';
+import { type CaseLookup, ignoresLetterCase } from '../fs/letter-case.js';
 import { checkOutputFolderWritable, checkStateFolderWritable } from '../fs/writable.js';
 import { printJsonLine } from '../output/table.js';
 import { voiceFormFields } from '../settings/voice.js';
@@ -23,7 +24,7 @@ import { acquireLock } from './lock.js';
 import type { RedactOptions } from './options.js';
 import type { Counts, Outcome } from './outcome.js';
 import { adoptOutput } from './adopt.js';
-import { discover } from './discover.js';
+import { anyInputs, findInputs, planOutputs } from './discover.js';
 import { lookUpInterrupted } from './interrupted-look-up.js';
 import { buildEngine } from './setup.js';
 import { createHalt, Recorder } from './record.js';
@@ -48,6 +49,8 @@ export interface BatchDeps {
   client?: RedactClient;
   /** Called just before each upload (tests replace an input there). */
   beforeUpload?: (path: string) => Promise<void>;
+  /** How the output folder's names are looked up for its letter case (tests play one that ignores it). */
+  caseLookup?: CaseLookup;
 }
 
 /** Runs one batch and returns its exit code. Usage problems throw UsageError (exit 2) before anything is sent. */
@@ -64,7 +67,18 @@ export async function runBatch(
   const fields = voiceFormFields(ctx.settings.voice);
   const fingerprint = optionsFingerprint(fields);
 
-  const plan = await discover(ctx, request, outDir);
+  const dryRun = options.dryRun || !client;
+  const found = await findInputs(ctx, request, outDir);
+  // The plan needs the output folder's letter case. A real run makes the folder first (exit 2 where it
+  // cannot take outputs, before the lock and before anything is sent): the write check's own file
+  // there tells exactly, in a fresh, empty folder too. A dry run may not write: it asks by a name
+  // already there. With no inputs at all, nothing is planned, and no folder is made.
+  const ignoresCase = !anyInputs(found)
+    ? undefined
+    : dryRun
+      ? await ignoresLetterCase(outDir, deps.caseLookup)
+      : (await checkOutputFolderWritable(outDir, deps.caseLookup)).ignoresCase;
+  const plan = await planOutputs(ctx, request, found, outDir, ignoresCase);
   if (plan.entries.length === 0) {
     ctx.log.info('nothing to do: no input files');
     if (ctx.settings.json) {
@@ -75,11 +89,9 @@ export async function runBatch(
     }
     return ExitCode.ok;
   }
-  if (options.dryRun || !client) return runDryRun(ctx, plan, fingerprint, options, interrupt.stop);
+  if (dryRun || !client) return runDryRun(ctx, plan, fingerprint, options, interrupt.stop);
   client.rideOutOutages?.(options.maxOutageWaitMs);
 
-  // Before the lock and before anything is sent: a folder that cannot take outputs is exit 2.
-  await checkOutputFolderWritable(outDir);
   // Through no link that leads out of the output folder: nothing outside it is made private or written.
   await checkStateFolderWritable(await resolveFolderInside(outDir, STATE_DIR));
   // Marked first, so that the lock's own temporary name is the shard's, which its next run sweeps.

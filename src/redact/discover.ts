@@ -1,13 +1,19 @@
-/** The first two stages: discover the inputs, then plan their outputs (conflicts, names, shard). */
+/**
+ * The first two stages: find the inputs, then plan their outputs (conflicts, names, shard). Between
+ * them the caller asks the output folder's letter case (see fs/letter-case.ts), which the plan needs.
+ */
 import type { Context } from '../context.js';
-import { ignoresLetterCase, PLATFORM_IGNORES_CASE } from '../fs/letter-case.js';
+import { displayText } from '../output/sanitize.js';
 import type { BatchRequest } from './batch.js';
-import { expandInputs } from './inputs.js';
-import { buildPlan, type Plan } from './plan.js';
+import { type ExpandedInputs, expandInputs } from './inputs.js';
+import { displayPath, buildPlan, type Plan } from './plan.js';
 import { settleHeap } from './settle-heap.js';
 
-export async function discover(ctx: Context, request: BatchRequest, outDir: string): Promise<Plan> {
-  const { shard } = request.options;
+export async function findInputs(
+  ctx: Context,
+  request: BatchRequest,
+  outDir: string,
+): Promise<ExpandedInputs> {
   const expanded = await expandInputs({
     cwd: ctx.cwd,
     args: request.args,
@@ -21,9 +27,31 @@ export async function discover(ctx: Context, request: BatchRequest, outDir: stri
   // 1,000,000 inputs, 25 and 16 MB outside the heap, which V8 frees only when it collects. A dry
   // run's peak (at the plan's end) was 166 MB without these two collections.
   settleHeap(expanded.files.length);
-  const ignoresCase = (await ignoresLetterCase(outDir)) ?? PLATFORM_IGNORES_CASE;
+  return expanded;
+}
+
+/** Whether any input was named or found: with none, there is nothing to plan (nor a folder to ask). */
+export function anyInputs(expanded: ExpandedInputs): boolean {
+  return expanded.files.length > 0 || expanded.problems.length > 0;
+}
+
+/** `ignoresCase`: the output folder's letter case; undefined when it could not be told. */
+export async function planOutputs(
+  ctx: Context,
+  request: BatchRequest,
+  expanded: ExpandedInputs,
+  outDir: string,
+  ignoresCase: boolean | undefined,
+): Promise<Plan> {
+  const { shard } = request.options;
   const plan = await buildPlan(expanded, { cwd: ctx.cwd, outDir, shard, ignoresCase });
   settleHeap(plan.entries.length);
+  if (plan.caseUnknown) {
+    const { inputs, example } = plan.caseUnknown;
+    ctx.log.warn(
+      `cannot tell before the run whether the output folder ${displayText(displayPath(outDir, ctx.cwd))} ignores letter case (it has no name to ask yet): where it does (a vfat or exFAT drive, an SMB share), the run rejects ${inputs} input(s) whose outputs differ only in case, such as ${example.map((shown) => displayText(shown)).join(' and ')}`,
+    );
+  }
   if (shard) {
     ctx.log.info(
       `shard ${shard.index}/${shard.count}: ${plan.entries.length} input(s) here, ${plan.otherShards} in other shards`,

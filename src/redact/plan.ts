@@ -7,9 +7,9 @@ import type { FoundFiles } from './found-files.js';
 import type { ExpandedInputs } from './inputs.js';
 import { giveTurn, turnDue } from './event-turn.js';
 import { KeyIndex } from './key-index.js';
+import { collisionKey, type CaseUnknown, rejectMeetings } from './output-meetings.js';
 import type { Shard } from './options.js';
 import { PlannedInputs } from './planned-inputs.js';
-import { PLATFORM_IGNORES_CASE } from '../fs/letter-case.js';
 
 /** One input of the batch and where its output goes; `rejected` is set when the plan already refuses it. */
 export interface PlanEntry {
@@ -74,6 +74,11 @@ export interface Plan {
   /** Inputs left to other shards. */
   otherShards: number;
   duplicates: number;
+  /**
+   * Set when the output folder could not be asked whether it ignores letter case (see letter-case.ts)
+   * and outputs differ only in case: how many inputs those are, and two of them, as shown.
+   */
+  caseUnknown?: CaseUnknown;
 }
 
 /** Shows `path` relative to `cwd` when it is inside it, absolute otherwise. */
@@ -134,14 +139,6 @@ function pathTooLong(file: FoundFile, temporaryBytes: number): string | undefine
   if (bytes <= PATH_MAX_BYTES) return undefined;
   const what = nameBytes >= temporaryBytes ? 'its output path' : 'the path of its temporary file';
   return `${what} would be ${bytes} bytes long, more than the ${PATH_MAX_BYTES} a path may have; choose an output folder with a shorter path (-o)`;
-}
-
-const OTHER_UNICODE_FORM = '(the same name, its accents written in the other Unicode form, NFC or NFD)';
-
-/** Where the output folder ignores letter case (see fs/letter-case.ts), `A.wav` and `a.wav` are one file. */
-function collisionKey(path: string, ignoresCase: boolean): string {
-  const normalized = path.normalize('NFC');
-  return ignoresCase ? normalized.toLowerCase() : normalized;
 }
 
 /**
@@ -210,13 +207,16 @@ async function outputRefusal(
  * output are both rejected, and so is an output that would overwrite an input. The shard filter
  * comes last, so every machine sees the same rejections for the same arguments. The found files stay
  * packed (see found-files.ts): the plan keeps their refusals and which are this shard's, and hands
- * `expanded.realPaths` on to its inputs (see planned-inputs.ts).
+ * `expanded.realPaths` on to its inputs (see planned-inputs.ts). `ignoresCase` is the output
+ * folder's letter case; undefined when it could not be told, then the system's default is taken,
+ * and the outputs that differ only in case are counted (Plan.caseUnknown).
  */
 export async function buildPlan(
   expanded: ExpandedInputs,
-  options: { cwd: string; outDir: string; shard?: Shard | undefined; ignoresCase?: boolean },
+  options: { cwd: string; outDir: string; shard?: Shard | undefined; ignoresCase: boolean | undefined },
 ): Promise<Plan> {
-  const ignoresCase = options.ignoresCase ?? PLATFORM_IGNORES_CASE;
+  // Unknown, outputs meet by their folded names too, told apart by rejectMeetings.
+  const fold = options.ignoresCase ?? true;
   const outDir = resolve(options.cwd, options.outDir);
   const { files, realPaths } = expanded;
   if (!realPaths) throw new Error('these inputs have been planned already');
@@ -235,7 +235,7 @@ export async function buildPlan(
   for (const folder of files.folders) placeFolder(folder, places);
 
   const dirCache = new Map<string, string>();
-  const outputs = new KeyIndex((row, key) => collisionKey(files.at(row).outputRel, ignoresCase) === key);
+  const outputs = new KeyIndex((row, key) => collisionKey(files.at(row).outputRel, fold) === key);
   outputs.reserve(files.length);
   /** Rows whose outputs meet, by the first row on that output (the usual case has none). */
   const meetings = new Map<number, number[]>();
@@ -247,7 +247,7 @@ export async function buildPlan(
     const file = files.at(row);
     const refusal = await outputRefusal(file, realPaths, files, dirCache, options.cwd, temporaryBytes);
     if (refusal) files.reject(row, refusal);
-    const met = outputs.add(row, collisionKey(file.outputRel, ignoresCase));
+    const met = outputs.add(row, collisionKey(file.outputRel, fold));
     if (met >= 0) {
       const group = meetings.get(met) ?? [met];
       group.push(row);
@@ -259,17 +259,7 @@ export async function buildPlan(
     }
   }
   // A conflict is named above any other reason.
-  for (const group of meetings.values()) {
-    const shown = group.map((row) => files.at(row).display);
-    group.forEach((row, at) => {
-      const own = shown[at]?.normalize('NFC');
-      // `café.wav` composed and decomposed look alike: "same output as café.wav" read as itself.
-      const others = shown
-        .filter((_, other) => other !== at)
-        .map((path) => (path.normalize('NFC') === own ? `${path} ${OTHER_UNICODE_FORM}` : path));
-      files.reject(row, `same output ${files.at(row).outputDisplay} as ${others.join(', ')}`);
-    });
-  }
+  const caseUnknown = rejectMeetings(meetings.values(), files, options.ignoresCase);
 
   const myProblems = problems.filter((entry) => inShard(entry.key, options.shard));
   const fileCount = mine ? mineCount : files.length;
@@ -281,5 +271,6 @@ export async function buildPlan(
     outputFolders: new Set(files.folders.map((folder) => folder.placed?.outFolder ?? outDir)),
     otherShards: problems.length + files.length - length,
     duplicates: expanded.duplicates,
+    ...(caseUnknown ? { caseUnknown } : {}),
   };
 }

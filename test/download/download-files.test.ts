@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { systemClock } from '../../src/clock.js';
 import {
+  CASE_CLASH_REASON,
   downloadFiles,
   FOLDER_IN_PLACE_REASON,
   type FileWriter,
@@ -132,6 +133,45 @@ describe('downloadFiles', () => {
     }
     expect(server.fileGets('a.wav')).toBe(0);
     expect(await readFile(join(dir.path, 'a.wav', 'inside'), 'utf8')).toBe('kept');
+  });
+
+  it('where the folder ignores letter case, take.wav never replaces the Take.wav just saved: it fails unfetched', async () => {
+    const { server, client } = await setUp({ 'Take.wav': wav(10), 'take.wav': wav(20), 'b.wav': wav(30) });
+    const result = await downloadFiles(
+      { client, concurrency: 2, signal: new AbortController().signal },
+      {
+        jobId: 'job1',
+        fileNames: ['Take.wav', 'take.wav', 'b.wav'],
+        outDir: dir.path,
+        overwrite: true,
+        ignoresCase: true,
+      },
+    );
+    expect(result.outcomes.map((o) => [o.fileName, o.status, o.reason])).toEqual([
+      ['Take.wav', 'downloaded', undefined],
+      ['take.wav', 'failed', CASE_CLASH_REASON('Take.wav')],
+      ['b.wav', 'downloaded', undefined],
+    ]);
+    expect(server.fileGets('take.wav')).toBe(0);
+    expect((await readdir(dir.path)).sort()).toEqual(['Take.wav', 'b.wav']);
+    expect(await readFile(join(dir.path, 'Take.wav'))).toEqual(wav(10));
+  });
+
+  it('where the folder keeps case apart, Take.wav and take.wav are both saved', async () => {
+    const { client } = await setUp({ 'Take.wav': wav(10), 'take.wav': wav(20) });
+    const result = await downloadFiles(
+      { client, concurrency: 2, signal: new AbortController().signal },
+      {
+        jobId: 'job1',
+        fileNames: ['Take.wav', 'take.wav'],
+        outDir: dir.path,
+        overwrite: false,
+        ignoresCase: false,
+      },
+    );
+    expect(result.outcomes.map((o) => o.status)).toEqual(['downloaded', 'downloaded']);
+    expect(await readFile(join(dir.path, 'Take.wav'))).toEqual(wav(10));
+    expect(await readFile(join(dir.path, 'take.wav'))).toEqual(wav(20));
   });
 
   it('a file sent with a Content-Encoding is saved decoded; one that cannot be decoded fails, nothing left', async () => {

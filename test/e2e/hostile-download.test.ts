@@ -144,6 +144,27 @@ describe('download, a file named twice', () => {
     }
   });
 
+  test('two names that differ only in letter case, into a fresh folder that keeps case apart: both saved, exit 0', async () => {
+    const server = await service({
+      content: [item(1, 'Take.wav'), item(2, 'take.wav')],
+      files: (res, path) => {
+        const body = wav(path.endsWith('/Take.wav') ? 1 : 2);
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length });
+        res.end(body);
+      },
+    });
+    try {
+      const out = join(dir.path, 'fresh');
+      const result = await runCli(['download', 'job-1', '-o', out], { env: envFor(server) });
+      expect(result.exitCode).toBe(0);
+      expect((await readdir(out)).sort()).toEqual(['Take.wav', 'take.wav']);
+      expect(await readFile(join(out, 'Take.wav'))).toEqual(wav(1));
+      expect(await readFile(join(out, 'take.wav'))).toEqual(wav(2));
+    } finally {
+      await server.close();
+    }
+  });
+
   test('two names that reduce to one base name: the second is not fetched and fails, exit 1', async () => {
     const server = await service({ content: [item(1, 'x/a.wav'), item(2, 'y/a.wav')] });
     try {

@@ -1,8 +1,9 @@
 /** Whether an output folder's file system ignores letter case, asked without writing. */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ignoresLetterCase } from '../../src/fs/letter-case.js';
+import { caselessLstat } from '../helpers/caseless.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-letter-case-');
@@ -27,8 +28,5 @@ it('says so where the swapped spelling is the same file (as on a vfat drive or a
   const out = join(dir.path, 'share');
   await mkdir(out);
   await writeFile(join(out, 'Calls.wav'), '');
-  // No file system of this machine ignores case: one that does is played by the lookup.
-  const caseless = (path: string) =>
-    stat(path.toLowerCase() === join(out, 'calls.wav').toLowerCase() ? join(out, 'Calls.wav') : path);
-  expect(await ignoresLetterCase(out, caseless)).toBe(true);
+  expect(await ignoresLetterCase(out, caselessLstat)).toBe(true);
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { checkOutputFolderWritable } from '../../src/fs/writable.js';
+import { caselessLstat } from '../helpers/caseless.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 
@@ -31,6 +32,15 @@ describe('checkOutputFolderWritable', () => {
     const out = join(dir.path, 'a', 'b');
     await checkOutputFolderWritable(out);
     expect(await readdir(out)).toEqual([]);
+  });
+
+  it('tells whether a fresh, empty folder ignores letter case, by its own probe file: no name of the user is needed', async () => {
+    const out = join(dir.path, 'fresh');
+    expect(await checkOutputFolderWritable(out)).toEqual({ ignoresCase: false });
+    const share = join(dir.path, 'share');
+    expect(await checkOutputFolderWritable(share, caselessLstat)).toEqual({ ignoresCase: true });
+    expect(await readdir(out)).toEqual([]);
+    expect(await readdir(share)).toEqual([]);
   });
 
   it('refuses a file where the folder should be (exit 2, naming it)', async () => {

@@ -28,6 +28,7 @@ import { parseRedactOptions } from '../../src/redact/options.js';
 import { pickResult } from '../../src/redact/collect.js';
 import type { RedactClient } from '../../src/redact/engine.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
+import { caselessLstat } from '../helpers/caseless.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { makeWav } from '../helpers/mp3.js';
 
@@ -224,6 +225,8 @@ async function batch(
     plain?: { tty?: boolean; quiet?: boolean };
     /** Called just before each upload. */
     beforeUpload?: (path: string) => Promise<void>;
+    /** How the output folder's names are looked up for its letter case (see fs/letter-case.ts). */
+    caseLookup?: typeof caselessLstat;
   } = {},
 ) {
   const stdout = new PassThrough() as PassThrough & { isTTY?: boolean };
@@ -264,7 +267,11 @@ async function batch(
       options: parseRedactOptions({ wait: true, ...options.flags }),
     },
     controller.signals,
-    { client, ...(options.beforeUpload ? { beforeUpload: options.beforeUpload } : {}) },
+    {
+      client,
+      ...(options.beforeUpload ? { beforeUpload: options.beforeUpload } : {}),
+      ...(options.caseLookup ? { caseLookup: options.caseLookup } : {}),
+    },
   );
   if (options.plain) return { code, lines: [], outcomes: [], stdout: out, stderr: err };
   const lines = out
@@ -488,6 +495,55 @@ describe('asynchronous jobs', () => {
     expect(
       pickResult([item('3', 'late.wav'), item('1', 'x.mp3'), item('2', 'early.wav')], 'x.mp3')?.file_name,
     ).toBe('late.wav');
+  });
+});
+
+describe('the letter case of a fresh, empty output folder', () => {
+  /** The output folder made and empty, as a freshly mounted drive is: no name in it to ask by. */
+  async function caseTwins(): Promise<void> {
+    await mkdir(join(dir.path, 'out'));
+    await mkdir(join(dir.path, 'in'), { recursive: true });
+    await writeFile(join(dir.path, 'in', 'A.WAV'), makeWav(0.5));
+    await writeFile(join(dir.path, 'in', 'a.wav'), makeWav(0.3));
+  }
+
+  it("where it ignores case, A.WAV and a.wav are both rejected before anything is sent: asked of the run's own file", async () => {
+    await caseTwins();
+    const client = new FakeClient();
+    const result = await batch(client, { caseLookup: caselessLstat });
+    expect(result.code).toBe(1);
+    expect(client.uploads).toEqual([]);
+    expect(result.outcomes.map((o) => [o.input, o.status, o.reason])).toEqual([
+      ['in/A.WAV', 'rejected', 'same output out/A.wav as in/a.wav'],
+      ['in/a.wav', 'rejected', 'same output out/a.wav as in/A.WAV'],
+    ]);
+    expect(await outputs()).toEqual([]);
+  });
+
+  it('where it keeps case apart, both are sent and both saved, and nothing is said of case', async () => {
+    await caseTwins();
+    const client = new FakeClient();
+    const result = await batch(client, { plain: {} });
+    expect(result.code).toBe(0);
+    expect(client.uploads.sort()).toEqual(['A.WAV', 'a.wav']);
+    expect(await outputs()).toEqual(['A.wav', 'a.wav']);
+    expect(result.stderr).not.toMatch(/letter case/);
+  });
+
+  it('a dry run, which may not write, cannot tell: it sends both by the system default and says the run may reject them', async () => {
+    await caseTwins();
+    const client = new FakeClient();
+    const result = await batch(client, { flags: { dryRun: true }, plain: {}, caseLookup: caselessLstat });
+    expect(result.code).toBe(0);
+    expect(client.uploads).toEqual([]);
+    expect(result.stdout.split('\n').filter(Boolean).sort()).toEqual([
+      'would-send\tin/A.WAV\tout/A.wav',
+      'would-send\tin/a.wav\tout/a.wav',
+    ]);
+    expect(result.stderr).toContain(
+      'cannot tell before the run whether the output folder out ignores letter case (it has no name to ask yet): where it does (a vfat or exFAT drive, an SMB share), the run rejects 2 input(s) whose outputs differ only in case, such as in/A.WAV and in/a.wav',
+    );
+    expect(await readdir(join(dir.path, 'out'))).toEqual([]);
   });
 });
 

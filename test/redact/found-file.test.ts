@@ -70,7 +70,7 @@ describe('a found file', () => {
     const decomposed = 'cafe\u0301.wav';
     await touchFiles(dir.path, `calls/${decomposed}`, decomposed);
     const expanded = await expandInputs({ cwd: dir.path, args: ['calls', decomposed] });
-    const plan = await buildPlan(expanded, { cwd: dir.path, outDir: 'out' });
+    const plan = await buildPlan(expanded, { cwd: dir.path, outDir: 'out', ignoresCase: false });
     const [inFolder, named] = plan.entries;
     expect(inFolder?.key).toBe('caf\u00e9.wav');
     expect(inFolder?.outputRel).toBe('caf\u00e9.wav');

@@ -2,6 +2,7 @@ import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PATH_MAX_BYTES, temporaryNameMaxBytes } from '../../src/fs/atomic-write.js';
+import { caseIgnored } from '../../src/fs/letter-case.js';
 import { expandInputs } from '../../src/redact/inputs.js';
 import { buildPlan, inShard, outputRelFor, shardOf } from '../../src/redact/plan.js';
 import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
@@ -16,7 +17,8 @@ async function plan(
     listed?: string[];
     outDir?: string;
     shard?: { index: number; count: number };
-    ignoresCase?: boolean;
+    /** The output folder's letter case; 'unknown' where it could not be asked. */
+    ignoresCase?: boolean | 'unknown';
   } = {},
 ) {
   const outDir = options.outDir ?? 'out';
@@ -30,7 +32,7 @@ async function plan(
     cwd: dir.path,
     outDir,
     shard: options.shard,
-    ignoresCase: options.ignoresCase ?? false,
+    ignoresCase: options.ignoresCase === 'unknown' ? undefined : (options.ignoresCase ?? false),
   });
   const entries = [...result.entries];
   expect(entries).toHaveLength(result.entries.length);
@@ -175,6 +177,17 @@ describe('conflicts', () => {
     const { byInput } = await plan(['calls'], { ignoresCase: true });
     expect(byInput['calls/A.WAV']?.rejected).toBe('same output out/A.wav as calls/a.wav');
     expect(byInput['calls/a.wav']?.rejected).toBe('same output out/a.wav as calls/A.WAV');
+  });
+
+  it('where the letter case could not be asked, takes the system default and counts the outputs that differ only in case', async () => {
+    await touch('calls/A.WAV', 'calls/A.mp3', 'calls/a.wav', 'calls/b.wav');
+    const { byInput, caseUnknown } = await plan(['calls'], { ignoresCase: 'unknown' });
+    expect(caseUnknown).toEqual({ inputs: 3, example: ['calls/A.WAV', 'calls/a.wav'] });
+    expect(byInput['calls/A.mp3']?.rejected).toMatch(/^same output out\/A\.wav as calls\/A\.WAV/);
+    expect(byInput['calls/a.wav']?.rejected === undefined).toBe(!caseIgnored(undefined));
+    expect(byInput['calls/b.wav']?.rejected).toBeUndefined();
+    const known = await plan(['calls'], { ignoresCase: false });
+    expect(known.caseUnknown).toBeUndefined();
   });
 
   it('sends a file named twice (or reached twice) once', async () => {

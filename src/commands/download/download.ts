@@ -3,6 +3,7 @@ import { requireUserFileName, requireUserJobId } from '../../api/identifiers.js'
 import type { Context } from '../../context.js';
 import { downloadFiles, type DownloadOutcome, NOT_STARTED_REASON } from '../../download/download-files.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { caseIgnored } from '../../fs/letter-case.js';
 import { checkOutputFolderWritable } from '../../fs/writable.js';
 import { sweepPartials } from '../../redact/sweep.js';
 import { displayText } from '../../output/sanitize.js';
@@ -28,7 +29,8 @@ export async function runDownload(
   const interrupt = abortOnInterrupt(ctx.log);
   try {
     // Before any request: a folder that cannot take the files is a usage error (exit 2), nothing sent.
-    await checkOutputFolderWritable(outDir);
+    // The check's own file tells whether the folder ignores letter case, in a fresh, empty one too.
+    const { ignoresCase } = await checkOutputFolderWritable(outDir);
     const swept = await sweepPartials([outDir], outDir);
     if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
     interrupt.signal.throwIfAborted();
@@ -56,7 +58,14 @@ export async function runDownload(
     };
     const result = await downloadFiles(
       { client, concurrency: ctx.settings.concurrency, signal: interrupt.signal, onOutcome: show },
-      { jobId, fileNames: names, outDir, overwrite: options.overwrite === true, durations },
+      {
+        jobId,
+        fileNames: names,
+        outDir,
+        overwrite: options.overwrite === true,
+        durations,
+        ignoresCase: caseIgnored(ignoresCase),
+      },
     ).finally(() => spinner.stop());
 
     const { outcomes } = result;
