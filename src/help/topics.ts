@@ -74,6 +74,9 @@ A re-run reads the journal and, per input with the same size, time and options:
                                      sent again only when not found
   failed, rejected or changed        sent again
 
+A submitted line with no usable job id (edited by hand) counts as uploading.
+A line written by a newer vredact stops the run, exit 2: upgrade vredact.
+
 <out>/.vredact/lock keeps a second run off the same output folder (exit 2).
 \`vredact status -o <out>\` summarises the journal; \`redact --dry-run\` shows
 what a run would do without the network.

@@ -1,13 +1,15 @@
 /**
  * Reads the journals of an output folder once, streaming, O(lines): later lines (by `at`) win per
  * input. A torn last line (a crash mid-write) and a damaged or oversized line are skipped and counted:
- * no line is ever held whole beyond MAX_LINE_BYTES, so a 700 MB line costs a warning, not the run.
+ * no line is ever held whole beyond MAX_LINE_BYTES, so a 700 MB line costs a warning, not the run. A
+ * line of a later format stops the read (see journal-line.ts).
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forEachLine, MAX_LINE_BYTES } from './journal-lines.js';
 import { OpenJournals } from './journal-lines-at.js';
 import { JOURNAL_FILE, type JournalRecord, STATE_DIR, sameIdentity } from './journal.js';
+import { newerFormatError, readLine } from './journal-line.js';
 import { type KnownInputs, type RecordStore, WholeRecords } from './record-store.js';
 import { RecordTable } from './record-table.js';
 import { UploadStreaks } from './upload-streaks.js';
@@ -59,32 +61,6 @@ export function emptyJournalState(latest: RecordStore = new RecordTable()): Jour
     oversized: 0,
     files: [],
   };
-}
-
-/**
- * A lone surrogate (`"\ud800"` in a damaged line): no real path holds one, and the tables keep paths as
- * UTF-8, where it would become U+FFFD and take the record of a real path spelled so.
- */
-const LONE_SURROGATE = /[\ud800-\udfff]/u;
-
-export function isRecord(value: unknown): value is JournalRecord {
-  if (!value || typeof value !== 'object') return false;
-  const record = value as Partial<JournalRecord>;
-  return (
-    typeof record.input === 'string' &&
-    !LONE_SURROGATE.test(record.input) &&
-    typeof record.event === 'string' &&
-    typeof record.at === 'string' &&
-    typeof record.size === 'number' &&
-    typeof record.mtimeMs === 'number' &&
-    typeof record.options === 'string' &&
-    // An `uploading` line is of use only with its start time and upload name; a `withdrawn` one names it too.
-    (record.event !== 'uploading' ||
-      (typeof record.uploadName === 'string' &&
-        record.uploadName !== '' &&
-        Number.isFinite(Date.parse(record.at)))) &&
-    (record.event !== 'withdrawn' || typeof record.uploadName === 'string')
-  );
 }
 
 /**
@@ -200,14 +176,18 @@ export async function readJournalFiles(
           unreadable();
           return;
         }
-        if (!isRecord(parsed)) {
+        const reading = readLine(parsed);
+        // Lines are counted from 1 for the user, as an editor does.
+        if (reading.kind === 'newer') throw newerFormatError(path, counts.lines, reading.format);
+        if (reading.kind === 'damaged') {
           unreadable();
           return;
         }
-        onRecord?.(parsed, counts.lines - 1);
-        if (open && parsed.event === 'submitted') open.markPlace(parsed, source, offset);
-        applyRecord(state, full ? parsed : slim(parsed, state.latest), source);
-        if (state.latest.firstNamedIn(parsed.input, source)) counts.inputs++;
+        const { record } = reading;
+        onRecord?.(record, counts.lines - 1);
+        if (open && record.event === 'submitted') open.markPlace(record, source, offset);
+        applyRecord(state, full ? record : slim(record, state.latest), source);
+        if (state.latest.firstNamedIn(record.input, source)) counts.inputs++;
       },
       () => {
         state.lines++;

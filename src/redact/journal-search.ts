@@ -4,30 +4,33 @@
  */
 import type { JournalRecord } from './journal.js';
 import { forEachLine } from './journal-lines.js';
-import { isRecord } from './journal-read.js';
+import { readLine } from './journal-line.js';
 
 /**
- * Each record of the journal files whose line holds `needle` (the others are not parsed): the reads
- * that look for a few job ids or upload names in the journals, which the run does not hold.
+ * Each record of the journal files whose line holds one of `needles` (the others are not parsed): the
+ * reads that look for a few job ids or upload names in the journals, which the run does not hold.
+ * Records as the reader takes them (journal-line.ts); a line of a later format, which only a run of a
+ * newer version started since can have written, is passed over.
  */
 async function forEachRecordWith(
   paths: readonly string[],
-  needle: string,
+  needles: readonly string[],
   visit: (record: JournalRecord) => void,
 ): Promise<void> {
-  const bytes = Buffer.from(needle);
+  const patterns = needles.map((needle) => Buffer.from(needle));
   for (const path of paths) {
     await forEachLine(
       path,
       (line) => {
-        if (!line.includes(bytes)) return;
+        if (!patterns.some((pattern) => line.includes(pattern))) return;
         let parsed: unknown;
         try {
           parsed = JSON.parse(line.toString('utf8'));
         } catch {
           return;
         }
-        if (isRecord(parsed)) visit(parsed);
+        const reading = readLine(parsed);
+        if (reading.kind === 'record') visit(reading.record);
       },
       () => {},
     );
@@ -46,7 +49,7 @@ export async function jobIdsNamed(
 ): Promise<Set<string>> {
   const named = new Set<string>();
   if (among.size === 0) return named;
-  await forEachRecordWith(paths, '"jobId"', ({ event, jobId }) => {
+  await forEachRecordWith(paths, ['"jobId"'], ({ event, jobId }) => {
     if (event !== 'withdrawn' && typeof jobId === 'string' && among.has(jobId)) named.add(jobId);
   });
   return named;
@@ -69,7 +72,8 @@ export async function uploadsNamed(
   const byInput = new Map<string, UploadLine[]>();
   const seen = new Set<string>();
   if (names.size === 0) return byInput;
-  await forEachRecordWith(paths, '"uploading"', (record) => {
+  // A submitted line whose job id cannot be used is read as the upload it names (journal-line.ts).
+  await forEachRecordWith(paths, ['"uploading"', '"submitted"'], (record) => {
     const { event, uploadName, input, size, mtimeMs, options, durationSec, inputSha256 } = record;
     if (event !== 'uploading' || uploadName === undefined || !names.has(uploadName) || seen.has(uploadName))
       return;
@@ -108,7 +112,7 @@ export async function outputsClaimed(
 ): Promise<Map<string, OutputClaim>> {
   const claimed = new Map<string, OutputClaim>();
   if (outputs.size === 0) return claimed;
-  await forEachRecordWith(paths, '"output"', ({ event, output, input, at }) => {
+  await forEachRecordWith(paths, ['"output"'], ({ event, output, input, at }) => {
     if (event !== 'done' && event !== 'submitted' && event !== 'uploading') return;
     if (typeof output !== 'string' || !outputs.has(output) || outputs.get(output) === input) return;
     const known = claimed.get(output);

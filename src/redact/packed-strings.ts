@@ -3,7 +3,7 @@
  * path per input for its whole run, and as V8 strings (with their headers, and the heap V8 lets grow
  * to twice what it holds) those cost several times their bytes. A string is decoded anew each time it
  * is asked for. Strings from file names round-trip exactly: they hold no lone surrogates (a journal
- * line whose input does is not read: see isRecord in journal-read.ts).
+ * line whose input does is not read: see isRecord in journal-line.ts).
  */
 import { Uint32Column } from './chunked-columns.js';
 

@@ -1,7 +1,8 @@
 /** Random journal records, for tests that hold one table of them against another. */
 import { expect } from 'vitest';
 import type { JournalRecord } from '../../src/redact/journal.js';
-import { isRecord, type JournalState } from '../../src/redact/journal-read.js';
+import { isRecord } from '../../src/redact/journal-line.js';
+import type { JournalState } from '../../src/redact/journal-read.js';
 
 const EVENTS = ['uploading', 'withdrawn', 'submitted', 'done', 'failed', 'rejected'] as const;
 
