@@ -7,6 +7,7 @@
 import { UsageError } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import { InvalidResponseError } from './errors.js';
+import { type JsonNumber, literalOf } from './exact-json.js';
 
 /** Longest identifier accepted; the interface states no bound, and nothing real comes near it. */
 export const MAX_IDENTIFIER_CHARS = 1024;
@@ -26,6 +27,40 @@ export function jobIdProblem(id: string): string | undefined {
   if (CONTROL.test(id)) return 'it contains control characters';
   if (PATH_CHANGING.test(id)) return 'it contains a character that would change the request path';
   return undefined;
+}
+
+/**
+ * Why a JSON number cannot stand for an identifier, or undefined when it can: its literal is plain
+ * digits (the identifier is those digits, as written). Read by exact-json.ts, a number past 2^53
+ * comes with its literal; one that did not (a number with no literal kept) is exact only up to 2^53.
+ */
+export function numberIdProblem(value: JsonNumber): string | undefined {
+  const text = literalOf(value);
+  if (text.startsWith('-')) return 'it is negative';
+  if (/e/i.test(text)) return 'it is written with an exponent';
+  if (!/^\d+$/.test(text)) return 'it is not a whole number';
+  if (typeof value === 'number' && !Number.isSafeInteger(value))
+    return 'it is past 2^53, where a number loses digits';
+  return undefined;
+}
+
+/** How a refused number is quoted: its literal, cut (an answer may hold a number of a megabyte). */
+export function numberShown(value: JsonNumber): string {
+  return truncate(literalOf(value), 80);
+}
+
+/**
+ * The job id an answer gives in `field`, a string or a JSON number (its digits as written); a number
+ * that cannot be an id is an error naming the field, never rounded.
+ */
+export function jobIdFromAnswer(value: string | JsonNumber, field: string, where: string): string {
+  if (typeof value === 'string') return value;
+  const problem = numberIdProblem(value);
+  if (problem)
+    throw new UnsafeIdentifierError(
+      `${where}: the service gave the job id as the number ${numberShown(value)} in \`${field}\`, which cannot be used (${problem})`,
+    );
+  return literalOf(value);
 }
 
 /**

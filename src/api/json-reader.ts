@@ -3,11 +3,12 @@
  * a small cap. Lists (`GET /api/jobs`, a job's content) are parsed as a stream, item by item, so an
  * account with hundreds of thousands of jobs is read in flat memory per byte of JSON: only the items
  * themselves are kept, and no single item may exceed MAX_ITEM_BYTES. Either way an answer may nest
- * at most MAX_JSON_DEPTH levels (json-depth.ts).
+ * at most MAX_JSON_DEPTH levels (json-depth.ts), and its numbers are read exactly (exact-json.ts).
  */
 import * as v from 'valibot';
 import { InvalidResponseError } from './errors.js';
-import { depthCheck, depthCounter } from './json-depth.js';
+import { exactJsonParser, parseExactJson } from './exact-json.js';
+import { depthCheck } from './json-depth.js';
 import { describeIssues } from './schemas.js';
 import { type Scrub, scrubDeep } from './scrub.js';
 
@@ -48,8 +49,9 @@ export async function readSmallJson<S extends v.GenericSchema>(
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
+    parsed = await parseExactJson(Buffer.concat(chunks), what);
+  } catch (error) {
+    if (error instanceof InvalidResponseError) throw error;
     throw notJson(what, status);
   }
   return checked(schema, scrubDeep(parsed, scrub), what);
@@ -88,11 +90,9 @@ export async function readJsonList<S extends v.GenericSchema>(
   body: AsyncIterable<Uint8Array>,
   options: ListReadOptions<S>,
 ): Promise<number> {
-  const { JSONParser, TokenType } = await import('@streamparser/json');
   const { key, what } = options;
   const maxItems = options.maxItems ?? MAX_LIST_ITEMS;
-  const parser = new JSONParser({ paths: [`$.${key}.*`], keepStack: false });
-  parser.onToken = depthCounter(what, TokenType);
+  const parser = await exactJsonParser(what, { paths: [`$.${key}.*`], keepStack: false });
   let count = 0;
   let sinceItem = 0;
   let failure: unknown;

@@ -2,9 +2,10 @@
 import type { Dispatcher } from 'undici';
 import { escapeControls } from '../output/sanitize.js';
 import { InvalidResponseError } from './errors.js';
-import { assertJobId } from './identifiers.js';
+import { parseExactJson } from './exact-json.js';
+import { assertJobId, jobIdFromAnswer } from './identifiers.js';
 import { SMALL_JSON_LIMIT } from './json-reader.js';
-import { jobIdOf } from './schemas.js';
+import { jobIdFieldOf } from './schemas.js';
 import type { Scrub } from './scrub.js';
 import { closeBody, headerValue, networkError, peek } from './transport.js';
 import { isRiffWave } from '../audio/riff.js';
@@ -61,13 +62,16 @@ async function answerOf<T>(
   } catch (error) {
     throw networkError(error, what, url);
   }
-  let jobId: string | undefined;
+  let body: unknown;
   try {
-    jobId = jobIdOf(JSON.parse(text));
+    body = await parseExactJson(text, what);
   } catch {
-    jobId = undefined;
+    body = undefined;
   }
-  if (jobId !== undefined) return { kind: 'job', jobId: assertJobId(scrub(jobId), what) };
+  const named = jobIdFieldOf(body);
+  if (named !== undefined) {
+    return { kind: 'job', jobId: assertJobId(scrub(jobIdFromAnswer(named.value, named.field, what)), what) };
+  }
   throw new InvalidResponseError(
     `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${escapeControls(scrub(contentType)) || 'no content type'})`,
   );

@@ -1,10 +1,26 @@
 import * as v from 'valibot';
 import { truncate } from '../output/sanitize.js';
+import { type JsonNumber, literalOf, NumberLiteral } from './exact-json.js';
+import { numberIdProblem, numberShown } from './identifiers.js';
 
-/** Identifiers are strings in the interface; a number is tolerated and read as its decimal text. */
+/** A JSON number as exact-json.ts reads it (a number, or the literal a number would not hold). */
+const JsonNumberValue = v.union([v.number(), v.instance(NumberLiteral)]);
+
+/**
+ * Identifiers are strings in the interface; a number is tolerated and read as its digits as written
+ * (`12345678901234567891`, not the 12345678901234567000 a JavaScript number holds). A number that is
+ * not plain digits (`1.5`, `-3`, `1e3`) is no identifier: the answer is refused, naming the field.
+ */
 const Id = v.pipe(
-  v.union([v.string(), v.number()]),
-  v.transform((value) => String(value)),
+  v.union([v.string(), JsonNumberValue]),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const value: string | JsonNumber = dataset.value;
+    if (typeof value === 'string') return value;
+    const problem = numberIdProblem(value);
+    if (problem === undefined) return literalOf(value);
+    addIssue({ message: `the number ${numberShown(value)} cannot be an id: ${problem}` });
+    return NEVER;
+  }),
 );
 
 /**
@@ -13,8 +29,8 @@ const Id = v.pipe(
  */
 const Described = v.optional(
   v.pipe(
-    v.nullable(v.union([v.string(), v.number()])),
-    v.transform((value) => (value === null ? '' : String(value))),
+    v.nullable(v.union([v.string(), JsonNumberValue])),
+    v.transform((value) => (value === null ? '' : typeof value === 'string' ? value : literalOf(value))),
   ),
   '',
 );
@@ -27,9 +43,11 @@ const Duration = v.optional(
       const seconds =
         typeof value === 'number'
           ? value
-          : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value)
-            ? Number(value)
-            : Number.NaN;
+          : value instanceof NumberLiteral
+            ? Number(value.text)
+            : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value)
+              ? Number(value)
+              : Number.NaN;
       return Number.isFinite(seconds) ? seconds : null;
     }),
   ),
@@ -67,14 +85,17 @@ export const JobContentSchema = v.looseObject({ jobContent: v.array(JobContentIt
 /** Absolute, or relative to the service URL (the client resolves it and checks its scheme). */
 export const DownloadUrlSchema = v.looseObject({ signedUrl: v.pipe(v.string(), v.nonEmpty()) });
 
-/** Reads the job id of an asynchronous redaction answer: `job_id`, `jobId` or `id`, whatever the 2xx status. */
-export function jobIdOf(body: unknown): string | undefined {
+/**
+ * The field naming the job of an asynchronous redaction answer, whatever the 2xx status: the first of
+ * `job_id`, `jobId` and `id` holding a string or a number, with its value as the answer gave it.
+ */
+export function jobIdFieldOf(body: unknown): { field: string; value: string | JsonNumber } | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const record = body as Record<string, unknown>;
-  for (const key of ['job_id', 'jobId', 'id']) {
-    const value = record[key];
-    if (typeof value === 'string' && value !== '') return value;
-    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  for (const field of ['job_id', 'jobId', 'id']) {
+    const value = record[field];
+    if (typeof value === 'string' && value !== '') return { field, value };
+    if (typeof value === 'number' || value instanceof NumberLiteral) return { field, value };
   }
   return undefined;
 }

@@ -4,6 +4,7 @@
  * Authorization header in its answers never gets the token onto a terminal or into a file.
  */
 import { maskToken, MIN_SHOWN_TOKEN, redactSecrets } from '../settings/mask.js';
+import { NumberLiteral } from './exact-json.js';
 
 /** How deep a parsed answer is walked; deeper parts are dropped rather than kept unscrubbed. */
 const MAX_DEPTH = 32;
@@ -64,7 +65,8 @@ export function scrubberFor(secrets: ReadonlyArray<string | undefined>): Scrub {
 /** Every string of a parsed JSON value (keys too) scrubbed; the value is rebuilt, never mutated. */
 export function scrubDeep(value: unknown, scrub: Scrub, depth = 0): unknown {
   if (typeof value === 'string') return scrub(value);
-  if (value === null || typeof value !== 'object') return value;
+  // A number's literal holds digits, a sign, a point or an exponent: nothing of a secret.
+  if (value === null || typeof value !== 'object' || value instanceof NumberLiteral) return value;
   if (depth >= MAX_DEPTH) return null;
   if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub, depth + 1));
   const out: Record<string, unknown> = {};

@@ -34,10 +34,11 @@ export function pickResult(items: readonly JobContentItem[], uploadName: string)
   const named = stem ? wavs.filter((item) => item.file_name.startsWith(stem)) : [];
   const candidates = named.length > 0 ? named : wavs;
   if (candidates.length <= 1) return candidates[0];
-  const byId = (item: JobContentItem) => (/^\d+$/.test(item.id) ? Number(item.id) : Number.NaN);
+  // Compared as integers of any size: ids past 2^53 that differ read as one Number.
+  const byId = (item: JobContentItem) => (/^\d+$/.test(item.id) ? BigInt(item.id) : undefined);
   return [...candidates].sort((a, b) => {
-    const ids = byId(a) - byId(b);
-    if (!Number.isNaN(ids) && ids !== 0) return ids;
+    const [x, y] = [byId(a), byId(b)];
+    if (x !== undefined && y !== undefined && x !== y) return x < y ? -1 : 1;
     return a.created_at.localeCompare(b.created_at);
   })[candidates.length - 1];
 }

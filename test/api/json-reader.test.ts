@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { InvalidResponseError } from '../../src/api/errors.js';
 import { MAX_JSON_DEPTH } from '../../src/api/json-depth.js';
 import { MAX_ITEM_BYTES, readJsonList, readSmallJson } from '../../src/api/json-reader.js';
-import { JobSchema } from '../../src/api/schemas.js';
+import { CreatedJobSchema, JobContentItemSchema, JobSchema } from '../../src/api/schemas.js';
 import { scrubberFor } from '../../src/api/scrub.js';
 
 const TOKEN = 'vr_secret_0123456789abcd';
@@ -200,5 +200,60 @@ describe('an answer that fails its check', () => {
     expect(listed).toBeInstanceOf(InvalidResponseError);
     expect((listed as Error).message).toMatch(/audio_duration: /);
     expect((listed as Error).message.length).toBeLessThan(1000);
+  });
+});
+
+describe('numbers past 2^53 (JSON.parse reads 12345678901234567891 as 12345678901234567000)', () => {
+  const BIG = '12345678901234567891';
+
+  test('a created job id is the digits the answer wrote', async () => {
+    const created = await readSmallJson(
+      chunks(`{"job_id": ${BIG}}`),
+      CreatedJobSchema,
+      'creating a job',
+      201,
+      scrub,
+    );
+    expect(created.job_id).toBe(BIG);
+  });
+
+  test('listed ids are exact, a number split across chunks too; durations stay numbers', async () => {
+    const items: v.InferOutput<typeof JobContentItemSchema>[] = [];
+    await readJsonList(
+      chunks(
+        `{"jobContent":[{"id":${BIG}2,"job_id":${BIG},"file_name":"a.wav","audio_duration":10.50},` +
+          `{"id":7,"job_id":9007199254740993,"file_name":"b.wav","audio_duration":1e1}]}`,
+        3,
+      ),
+      {
+        key: 'jobContent',
+        item: JobContentItemSchema,
+        what: 'reading job a',
+        status: 200,
+        scrub,
+        onItem: (item) => items.push(item),
+      },
+    );
+    expect(items.map((item) => [item.id, item.job_id, item.audio_duration])).toEqual([
+      [`${BIG}2`, BIG, 10.5],
+      ['7', '9007199254740993', 10],
+    ]);
+  });
+
+  test('an unknown field holding one is passed on as the number it was before', async () => {
+    const [job] = await list(`{"jobs":[{"job_id":"a","size":${BIG}}]}`, 4);
+    expect(JSON.stringify(job)).toContain(`"size":${Number(BIG)}`);
+  });
+
+  test.each([
+    ['2.5', 'it is not a whole number'],
+    ['1.0', 'it is not a whole number'],
+    ['-4', 'it is negative'],
+    ['1e3', 'it is written with an exponent'],
+    ['1E+21', 'it is written with an exponent'],
+  ])('a job id given as %s fails the answer, naming the field and why', async (number, why) => {
+    await expect(list(`{"jobs":[{"job_id":${number}}]}`)).rejects.toThrow(
+      `listing jobs (item 1): unexpected answer from the service (job_id: the number ${number} cannot be an id: ${why})`,
+    );
   });
 });

@@ -60,6 +60,8 @@ describe('readRedactionAnswer', () => {
     ['{"job_id":"job-1"}', 'job-1'],
     ['{"jobId":"job-2"}', 'job-2'],
     ['{"id":77}', '77'],
+    ['{"id": 18446744073709551617}', '18446744073709551617'],
+    ['{"job_id": 9007199254740993}', '9007199254740993'],
   ])('a JSON answer %s is a job to collect later', async (body, jobId) => {
     const { answer, consumed } = await read(response(202, 'application/json', Buffer.from(body)));
     expect(answer).toEqual({ kind: 'job', jobId });
@@ -71,6 +73,23 @@ describe('readRedactionAnswer', () => {
       read(response(202, 'application/json', Buffer.from('{"job_id":"../../x"}'))),
     ).rejects.toBeInstanceOf(UnsafeIdentifierError);
   });
+
+  it.each([
+    ['{"id": 1.5}', 'the number 1.5 in `id`', 'it is not a whole number'],
+    ['{"job_id": -12}', 'the number -12 in `job_id`', 'it is negative'],
+    ['{"jobId": 12e3}', 'the number 12e3 in `jobId`', 'it is written with an exponent'],
+  ])(
+    'a job id given as a number that is no id, %s, is refused naming the field',
+    async (body, named, why) => {
+      const failure = await read(response(202, 'application/json', Buffer.from(body))).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(UnsafeIdentifierError);
+      expect((failure as Error).message).toBe(
+        `redacting a.wav: the service gave the job id as ${named}, which cannot be used (${why})`,
+      );
+    },
+  );
 
   it('neither audio nor a job id is an InvalidResponseError naming the status and type, scrubbed', async () => {
     const failure = await read(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NumberLiteral } from '../../src/api/exact-json.js';
 import { scrubberFor, scrubDeep } from '../../src/api/scrub.js';
 
 const TOKEN = 'vr_live_0123456789abcdef';
@@ -43,6 +44,11 @@ describe('scrubbing secrets from what the service sends', () => {
       n: 3,
     });
     expect(answer.message).toBe(TOKEN);
+  });
+
+  it('a number kept as its literal is passed on as it is, not rebuilt as an object', () => {
+    const id = new NumberLiteral('12345678901234567891');
+    expect((scrubDeep({ id }, scrubberFor([TOKEN])) as { id: unknown }).id).toBe(id);
   });
 
   it('parts nested deeper than it walks are dropped, not kept unscrubbed', () => {

@@ -96,7 +96,17 @@ export function sendJson(
   value: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const body = Buffer.from(JSON.stringify(value));
+  sendJsonText(res, status, JSON.stringify(value), headers);
+}
+
+/** Sends a JSON answer as written: numbers a JavaScript number cannot hold (`{"id": 12345678901234567891}`). */
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = Buffer.from(text);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length, ...headers });
   res.end(body);
 }

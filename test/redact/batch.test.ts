@@ -495,6 +495,13 @@ describe('asynchronous jobs', () => {
     expect(
       pickResult([item('3', 'late.wav'), item('1', 'x.mp3'), item('2', 'early.wav')], 'x.mp3')?.file_name,
     ).toBe('late.wav');
+    // Ids past 2^53 that differ by one read as the same Number.
+    expect(
+      pickResult(
+        [item('12345678901234567893', 'late.wav'), item('12345678901234567891', 'early.wav')],
+        'x.mp3',
+      )?.file_name,
+    ).toBe('late.wav');
   });
 });
 

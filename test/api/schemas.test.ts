@@ -1,0 +1,55 @@
+import * as v from 'valibot';
+import { describe, expect, test } from 'vitest';
+import { NumberLiteral } from '../../src/api/exact-json.js';
+import { CreatedJobSchema, JobContentItemSchema, JobSchema, jobIdFieldOf } from '../../src/api/schemas.js';
+
+const BIG = '12345678901234567891';
+
+describe('ids given as numbers', () => {
+  test('a number is read as its digits as written; a string stays as it is', () => {
+    expect(v.parse(CreatedJobSchema, { job_id: new NumberLiteral(BIG) }).job_id).toBe(BIG);
+    expect(v.parse(CreatedJobSchema, { job_id: 77 }).job_id).toBe('77');
+    expect(v.parse(CreatedJobSchema, { job_id: '1.5' }).job_id).toBe('1.5');
+    expect(v.parse(JobSchema, { job_id: new NumberLiteral(BIG) }).job_id).toBe(BIG);
+    const item = v.parse(JobContentItemSchema, {
+      id: new NumberLiteral(`${BIG}1`),
+      job_id: new NumberLiteral(BIG),
+      file_name: 'a.wav',
+      audio_duration: new NumberLiteral('10.50'),
+      created_at: 7,
+    });
+    expect([item.id, item.job_id, item.audio_duration, item.created_at]).toEqual([`${BIG}1`, BIG, 10.5, '7']);
+  });
+
+  test.each([
+    [1.5, 'the number 1.5 cannot be an id: it is not a whole number'],
+    [-3, 'the number -3 cannot be an id: it is negative'],
+    [new NumberLiteral('2.0'), 'the number 2.0 cannot be an id: it is not a whole number'],
+    [new NumberLiteral('1e3'), 'the number 1e3 cannot be an id: it is written with an exponent'],
+    [new NumberLiteral('-0'), 'the number -0 cannot be an id: it is negative'],
+    // A number whose literal was not kept (not read by exact-json.ts) is never taken past 2^53.
+    [
+      2 ** 64,
+      'the number 18446744073709552000 cannot be an id: it is past 2^53, where a number loses digits',
+    ],
+  ])('%s is refused, the issue naming the field', (value, message) => {
+    const result = v.safeParse(JobContentItemSchema, { id: value, file_name: 'a.wav' });
+    expect(result.success).toBe(false);
+    expect(result.issues?.map((issue) => [issue.path?.map((p) => p.key).join('.'), issue.message])).toEqual([
+      ['id', message],
+    ]);
+  });
+});
+
+describe('jobIdFieldOf', () => {
+  test('the first of job_id, jobId and id holding a string or a number, as given', () => {
+    expect(jobIdFieldOf({ id: new NumberLiteral(BIG) })).toEqual({
+      field: 'id',
+      value: new NumberLiteral(BIG),
+    });
+    expect(jobIdFieldOf({ job_id: '', jobId: 1.5, id: 'x' })).toEqual({ field: 'jobId', value: 1.5 });
+    expect(jobIdFieldOf({ job_id: null, id: 'x' })).toEqual({ field: 'id', value: 'x' });
+    expect(jobIdFieldOf({ status: 'queued' })).toBeUndefined();
+    expect(jobIdFieldOf(null)).toBeUndefined();
+  });
+});
