@@ -19,6 +19,12 @@ export interface ProgressFigures {
   failed: number;
   inFlight: number;
   waiting: number;
+  /** Files begun (sent, or their job waited for) and not settled yet. */
+  underWay: number;
+  /** When the newest of those was begun (ms since the epoch). */
+  newestBegunAt?: number | undefined;
+  /** How long a file takes from its start to its outcome, on average so far (ms); unknown before one has. */
+  typicalFileMs?: number | undefined;
   bytesSent: number;
   /** When the run started (ms since the epoch). */
   startedAt: number;
@@ -26,17 +32,38 @@ export interface ProgressFigures {
 
 export const SEPARATOR = ' · ';
 
+/** Shown for any work left, however little: `ETA 0:00` would read as done. */
+const LEAST_ETA_SECONDS = 1;
+
 /**
- * The remaining time, in seconds, from the pace of the files settled by the service so far:
- * undefined until one has been. Files still to be skipped count as work too, so the estimate leans
- * long rather than short.
+ * The remaining time, in seconds: the files still to settle at the pace of those the service has
+ * settled so far, but never less than the last files need on their own. At the end of a run the
+ * pace says a file per second when each takes 8 s with 8 at once; the newest file under way still
+ * needs the typical time of a file less what it has taken, and a file not begun yet the whole of it.
+ * Undefined when it cannot be told: before the service has settled a file, or when every file left
+ * is under way and has taken longer than a file takes. Files still to be skipped count as work too,
+ * so the estimate leans long rather than short.
  */
 export function etaSeconds(figures: ProgressFigures, now: number): number | undefined {
   const remaining = Math.max(0, figures.total - figures.settled);
   if (remaining === 0) return 0;
   const elapsed = (now - figures.startedAt) / 1000;
   if (figures.worked === 0 || elapsed <= 0) return undefined;
-  return (remaining * elapsed) / figures.worked;
+  const atPace = (remaining * elapsed) / figures.worked;
+  const last = lastFilesSeconds(figures, now, remaining);
+  if (last === undefined) return undefined;
+  return Math.max(LEAST_ETA_SECONDS, atPace, last);
+}
+
+/** What the files left need however many go at once; undefined when it cannot be told. */
+function lastFilesSeconds(figures: ProgressFigures, now: number, remaining: number): number | undefined {
+  const notBegun = remaining - figures.underWay;
+  const typical = figures.typicalFileMs;
+  if (typical === undefined) return notBegun > 0 ? 0 : undefined;
+  const newestTaken = figures.newestBegunAt === undefined ? 0 : now - figures.newestBegunAt;
+  const newestLeft = figures.underWay > 0 ? typical - newestTaken : 0;
+  if (notBegun > 0) return Math.max(typical, newestLeft) / 1000;
+  return newestLeft > 0 ? newestLeft / 1000 : undefined;
 }
 
 /**

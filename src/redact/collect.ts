@@ -77,6 +77,7 @@ export async function collectOne(engine: Engine, work: CollectWork): Promise<voi
     }
     durationSec = probe.durationSec;
   }
+  recorder.begun(entry);
   recorder.progress.waiting++;
   recorder.changed();
   try {

@@ -32,6 +32,12 @@ export interface Progress {
   inFlight: number;
   /** Asynchronous jobs being waited for. */
   waiting: number;
+  /** Files begun (sent, or their job waited for) and not settled yet. */
+  underWay: number;
+  /** When the newest of those was begun (ms since the epoch). */
+  newestBegunAt?: number | undefined;
+  /** How long a file has taken from its start to its outcome, on average so far (ms). */
+  typicalFileMs?: number | undefined;
   /** Bytes of the inputs sent so far (uploads finished, plus what is streamed of those under way). */
   bytesSent: number;
   /** Bytes of all the inputs this run will send (known after the local checks; grows as they finish). */

@@ -4,6 +4,7 @@
  * sent, and the run ends with the file-system error naming the journal.
  */
 import type { Clock } from '../clock.js';
+import { FileTimes } from './file-times.js';
 import type { Outcome, Progress } from './outcome.js';
 import type { JournalEntry, JournalRecord } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
@@ -51,6 +52,7 @@ export interface RecorderDeps {
 
 export class Recorder {
   readonly progress: Progress;
+  readonly #times = new FileTimes();
   #lastProgress = 0;
   #trailing: NodeJS.Timeout | undefined;
 
@@ -65,6 +67,7 @@ export class Recorder {
       queued: deps.total,
       inFlight: 0,
       waiting: 0,
+      underWay: 0,
       bytesSent: 0,
       bytesTotal: 0,
       startedAt: deps.clock.now(),
@@ -94,7 +97,12 @@ export class Recorder {
     clearTimeout(this.#trailing);
     this.#trailing = undefined;
     this.#lastProgress = now;
-    this.deps.onProgress?.({ ...this.progress });
+    this.deps.onProgress?.({ ...this.progress, ...this.#times.snapshot() });
+  }
+
+  /** A file's upload starts, or this run starts waiting for its job: the ETA counts its time from here. */
+  begun(entry: PlanEntry): void {
+    this.#times.begun(entry.input, this.deps.clock.now());
   }
 
   #base(entry: PlanEntry, identity: Identity) {
@@ -125,6 +133,7 @@ export class Recorder {
   }
 
   #finish(entry: PlanEntry, outcome: Omit<Outcome, 'input' | 'output'>): void {
+    this.#times.settled(entry.input, this.deps.clock.now());
     const status = outcome.status;
     if (
       status === 'done' ||

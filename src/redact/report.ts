@@ -119,6 +119,9 @@ export class Reporter {
         failed: p.failed,
         inFlight: p.inFlight,
         waiting: p.waiting,
+        underWay: p.underWay,
+        newestBegunAt: p.newestBegunAt,
+        typicalFileMs: p.typicalFileMs,
         bytesSent: p.bytesSent,
         startedAt: p.startedAt,
       };
@@ -133,6 +136,7 @@ export class Reporter {
       failed: seen('failed'),
       inFlight: 0,
       waiting: 0,
+      underWay: 0,
       bytesSent: 0,
       startedAt: this.#startedAt,
     };

@@ -116,6 +116,7 @@ export async function sendOne(
   await engine.beforeUpload?.(entry.input);
   let work = checked;
   const uploadName = checked.uploadName ?? uploadNameFor(entry.input);
+  recorder.begun(entry);
   recorder.progress.inFlight++;
   recorder.changed();
   let journaled = checked.uploadName !== undefined;

@@ -76,6 +76,21 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
     expect(await complete('completion', 'bash', '')).toEqual([]);
   });
 
+  test("vredact help <command> offers that command's subcommands, as vredact <command> does", async () => {
+    expect(await complete('help', 'jobs', '')).toEqual(['list', 'create', 'content']);
+    expect(await complete('help', 'jobs', 'c')).toEqual(['create', 'content']);
+    expect(await complete('help', 'config', '')).toEqual(['set', 'get', 'unset', 'list', 'path']);
+    // Options before the command are skipped, as anywhere.
+    expect(await complete('help', '-h', 'config', 'l')).toEqual(['list']);
+    // Past a command without subcommands, or a word that names none, nothing more is offered:
+    // `help` takes commands only (not `config set`'s keys, nor another topic).
+    expect(await complete('help', 'jobs', 'list', '')).toEqual([]);
+    expect(await complete('help', 'config', 'set', '')).toEqual([]);
+    expect(await complete('help', 'redact', '')).toEqual([]);
+    expect(await complete('help', 'nonsense', '')).toEqual([]);
+    expect(await complete('help', 'jobs', '-')).toEqual(['-h', '--help']);
+  });
+
   test('the options of the program itself are offered once each', async () => {
     expect(await complete('-')).toEqual(['-V', '--version', '-h', '--help']);
   });
@@ -83,7 +98,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
 
 describe('bash on a terminal', () => {
   test.skipIf(!hasShell('tmux'))(
-    'typing vredact re and Tab in an interactive bash gives vredact redact',
+    'typing vredact re and Tab in an interactive bash gives vredact redact; help jobs cr and Tab, help jobs create',
     async () => {
       const session = `vredact-completion-${process.pid}-${Date.now()}`;
       const script = join(work.path, 'completion.bash');
@@ -111,6 +126,14 @@ describe('bash on a terminal', () => {
           screen = String((await tmux('capture-pane', '-p', '-t', session)).stdout);
         }
         expect(screen).toContain('$ vredact redact');
+        // After help, the words name a command: its subcommands complete too.
+        await tmux('send-keys', '-t', session, 'C-u', 'clear', 'Enter');
+        await tmux('send-keys', '-t', session, 'vredact help jobs cr', 'Tab');
+        for (let attempt = 0; attempt < 100 && !screen.includes('vredact help jobs create'); attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          screen = String((await tmux('capture-pane', '-p', '-t', session)).stdout);
+        }
+        expect(screen).toContain('$ vredact help jobs create');
       } finally {
         await tmux('kill-server');
       }
@@ -144,6 +167,9 @@ describe('zsh and fish', () => {
     expect(fish).toContain(
       "complete -c vredact -n '__vredact_at exact help' -a 'exit-codes environment journal redact status",
     );
+    // After `help jobs`: the subcommands of jobs, as after `jobs`.
+    expect(fish).toContain("complete -c vredact -n '__vredact_at exact help jobs' -a 'list'");
+    expect(fish).toContain("complete -c vredact -n '__vredact_at exact help config' -a 'unset'");
     if (hasShell('fish')) {
       // From a file: fish cannot read a script from the socket that Node gives a child as its stdin.
       const script = join(work.path, 'vredact.fish');
@@ -175,6 +201,16 @@ describe('zsh and fish', () => {
           .split('\n')
           .map((line) => line.split('\t')[0]),
       ).toEqual(['jobs', 'journal']);
+      const helpJobs = await execa(
+        'fish',
+        ['--no-config', '-c', `source ${script}; complete -C 'vredact help jobs '`],
+        { cwd: work.path, reject: false },
+      );
+      expect(
+        String(helpJobs.stdout)
+          .split('\n')
+          .map((line) => line.split('\t')[0]),
+      ).toEqual(['content', 'create', 'list']);
     }
   });
 

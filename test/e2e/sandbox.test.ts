@@ -41,7 +41,8 @@ describe('vredact sandbox (built binary)', () => {
 
     await sandbox.stop();
     const result = await sandbox.process;
-    expect(result.exitCode).toBe(0);
+    // Stopped by SIGTERM: interrupted, as the contract's exit codes say (and as redact does).
+    expect(result.exitCode).toBe(130);
     await expect(fetch(`${sandbox.baseUrl}/api/jobs`)).rejects.toThrow();
   });
 
@@ -71,7 +72,7 @@ describe('vredact sandbox (built binary)', () => {
       });
       child.kill('SIGINT');
       const result = await child;
-      expect(result.exitCode).toBe(0);
+      expect(result.exitCode).toBe(130);
       expect(result.stdout).toMatch(
         /^export VREDACT_BASE_URL=http:\/\/127\.0\.0\.1:\d+\nexport VREDACT_TOKEN=vr_sandbox_[0-9a-f]{32}$/,
       );
@@ -144,6 +145,31 @@ describe('vredact sandbox (built binary)', () => {
     }
   });
 
+  test('Ctrl-C (SIGINT) stops it cleanly, exit 130: its port and its --data-dir are free again at once; SIGTERM likewise', async () => {
+    const dir = await tempDir();
+    try {
+      const data = join(dir.path, 'data');
+      const first = await startSandboxProcess(['--data-dir', data]);
+      started.push(first);
+      first.process.kill('SIGINT');
+      expect((await first.process).exitCode).toBe(130);
+      expect(existsSync(join(data, 'sandbox.lock'))).toBe(false);
+      await expect(fetch(`${first.baseUrl}/api/jobs`)).rejects.toThrow();
+
+      // A second sandbox takes the same port and the same data folder.
+      const port = new URL(first.baseUrl).port;
+      const second = await startSandboxProcess(['--data-dir', data, '--port', port]);
+      started.push(second);
+      expect(second.baseUrl).toBe(first.baseUrl);
+      expect((await second.stats()).jobs).toBe(0);
+      second.process.kill('SIGTERM');
+      expect((await second.process).exitCode).toBe(130);
+      expect(existsSync(join(data, 'sandbox.lock'))).toBe(false);
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
   test('a lock left by a sandbox that died on this host is taken over, with a warning', async () => {
     const dir = await tempDir();
     try {
@@ -166,7 +192,7 @@ describe('vredact sandbox (built binary)', () => {
       expect(owner.pid).toBe(child.pid);
       child.kill('SIGTERM');
       const result = await child;
-      expect(result.exitCode).toBe(0);
+      expect(result.exitCode).toBe(130);
       expect(result.stderr).toContain(
         `warning: took over the lock of the data folder ${data}: its sandbox (pid ${dead}, started ${lock.startedAt}) ended without removing it`,
       );

@@ -1,12 +1,17 @@
 /**
  * What a person's screen shows, through a terminal emulator (tmux) rather than the raw bytes: the
- * echo of a key after the live line, the tick or cross of the end summary, and the cursor after the
- * run is suspended.
+ * echo of a key after the live line, the ETA while the last file is still under way, the tick or
+ * cross of the end summary, and the cursor after the run is suspended.
  */
+import { readdir } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { BIN, isolatedEnv, tempDir } from '../helpers/cli.js';
 import { type E2E, setup } from '../helpers/e2e.js';
 import { runInPty, screenLines } from '../helpers/pty.js';
+import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 let e2e: E2E | undefined;
@@ -47,6 +52,52 @@ describe.skipIf(!hasTmux)('the live line on screen', () => {
     // The live line gave way to the warning and then to the summary: no frame of it is left.
     expect(rows.filter((row) => LIVE_ROW.test(row))).toEqual([]);
     expect(rows).toContainEqual(expect.stringMatching(/^✖ /));
+  });
+});
+
+describe.skipIf(!hasTmux)('the ETA while the last file is under way', () => {
+  it('is never 0:00 while the service still holds the last upload; a dash once it is overdue', async () => {
+    const FILES = 20;
+    const REDACTION = '/api/speech-to-speech-biometric-redaction';
+    let uploads = 0;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const server = await startScriptedServer(async (req, res: ServerResponse) => {
+      if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
+      // The last upload is answered only once the test has read the screen.
+      if (++uploads === FILES) await held;
+      return answerWithSpeech(res);
+    });
+    const dir = await tempDir('vredact-eta-');
+    try {
+      await speechInputs(dir.path, FILES);
+      term = await startTmux(`${vredact} redact in -c 4 -o out`, {
+        cwd: dir.path,
+        env: isolatedEnv(dir.path, {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_eta_0123456789abcdef',
+          NO_COLOR: '1',
+        }),
+        columns: 120,
+      });
+      const lastUnderWay = new RegExp(`^. redacting ${FILES - 1}/${FILES} · 1 in flight .*ETA`);
+      const first = (await term.waitFor(lastUnderWay)).find((row) => lastUnderWay.test(row));
+      // At the run's pace the last file was due at once: the line said 0:00 while it was sent.
+      expect(first).not.toMatch(/ETA 0:00/);
+      await term.waitFor(new RegExp(`${lastUnderWay.source} -:--$`));
+      release();
+      expect(await term.exited()).toBe(0);
+      expect(await term.rows()).toContainEqual(expect.stringMatching(new RegExp(`^✔ redacted ${FILES} `)));
+      expect((await readdir(join(dir.path, 'out'))).filter((name) => name.endsWith('.wav'))).toHaveLength(
+        FILES,
+      );
+    } finally {
+      release();
+      await server.close();
+      await term?.kill();
+      term = undefined;
+      await dir.cleanup();
+    }
   });
 });
 

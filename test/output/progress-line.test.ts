@@ -13,6 +13,7 @@ function figures(overrides: Partial<ProgressFigures> = {}): ProgressFigures {
     failed: 0,
     inFlight: 8,
     waiting: 0,
+    underWay: 8,
     bytesSent: 36_200_000,
     startedAt: T0,
     ...overrides,
@@ -55,7 +56,15 @@ describe('progressLine', () => {
   });
 
   it('keeps the jobs waiting for the service before those in flight: they explain a long stall', () => {
-    const stalled = figures({ total: 11, settled: 8, worked: 8, inFlight: 2, waiting: 2, bytesSent: 0 });
+    const stalled = figures({
+      total: 11,
+      settled: 8,
+      worked: 8,
+      inFlight: 2,
+      waiting: 2,
+      underWay: 2,
+      bytesSent: 0,
+    });
     expect(progressLine(stalled, T0 + 4000, undefined, 160)).toBe(
       'redacting 8/11 · 2 in flight · 2 waiting for the service · 0:04 elapsed · ETA 0:02',
     );
@@ -73,6 +82,45 @@ describe('etaSeconds', () => {
     expect(etaSeconds(figures({ total: 100, settled: 50, worked: 25 }), T0 + 10_000)).toBe(20);
     expect(etaSeconds(figures({ total: 100, settled: 100 }), T0 + 10_000)).toBe(0);
     expect(etaSeconds(figures({ worked: 0 }), T0 + 10_000)).toBeUndefined();
+  });
+
+  // 480 files, 8 at a time, 8 s each: the run settles one a second, but a file takes 8 s.
+  const tail = (overrides: Partial<ProgressFigures>) =>
+    figures({
+      total: 480,
+      settled: 479,
+      worked: 479,
+      inFlight: 1,
+      underWay: 1,
+      typicalFileMs: 8000,
+      ...overrides,
+    });
+
+  it('is, for the last files under way, the typical time of a file less what they have taken', () => {
+    // At the run's pace the last file would be due in a second; it has taken 2 s of its 8.
+    expect(etaSeconds(tail({ newestBegunAt: T0 + 478_000 }), T0 + 480_000)).toBe(6);
+    // A few under way: the newest one decides.
+    const few = tail({ settled: 475, worked: 475, inFlight: 5, underWay: 5, newestBegunAt: T0 + 479_000 });
+    expect(etaSeconds(few, T0 + 480_000)).toBe(7);
+  });
+
+  it('is at least the typical time of a file while some have not begun', () => {
+    const notBegun = tail({ settled: 478, worked: 478, newestBegunAt: T0 + 479_000 });
+    expect(etaSeconds(notBegun, T0 + 480_000)).toBe(8);
+  });
+
+  it('is unknown, not 0:00, when the files left have all taken longer than a file takes', () => {
+    expect(etaSeconds(tail({ newestBegunAt: T0 + 470_000 }), T0 + 480_000)).toBeUndefined();
+    expect(progressLine(tail({ newestBegunAt: T0 + 470_000 }), T0 + 480_000)).toMatch(/ETA -:--$/);
+    // Nothing known of a file's time yet, and every file left under way: no figure either.
+    expect(etaSeconds(tail({ typicalFileMs: undefined }), T0 + 480_000)).toBeUndefined();
+  });
+
+  it('never reads 0:00 while a file remains', () => {
+    // 479 files of 0.2 s settled in 20 s: at that pace the last one is due in 0.04 s.
+    const quick = tail({ typicalFileMs: 200, newestBegunAt: T0 + 19_900 });
+    expect(etaSeconds(quick, T0 + 20_000)).toBe(1);
+    expect(progressLine(quick, T0 + 20_000)).toMatch(/ETA 0:01$/);
   });
 });
 

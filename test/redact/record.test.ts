@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHalt, Recorder } from '../../src/redact/record.js';
 import type { Progress } from '../../src/redact/outcome.js';
+import type { PlanEntry } from '../../src/redact/plan.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -57,5 +58,26 @@ describe('Recorder progress', () => {
     expect(vi.getTimerCount()).toBe(0);
     vi.runOnlyPendingTimers();
     expect(count()).toBe(after);
+  });
+
+  it('tells the report the files under way, when the newest began, and how long a file takes', () => {
+    const { rec, last } = recorder();
+    const entry = (name: string) => ({ input: `/in/${name}`, display: name, outputDisplay: '' }) as PlanEntry;
+    const [a, b, c] = [entry('a.wav'), entry('b.wav'), entry('c.wav')];
+    const t0 = Date.now();
+    rec.begun(a);
+    vi.advanceTimersByTime(1000);
+    rec.begun(b);
+    vi.advanceTimersByTime(3000);
+    rec.pending(a, 'not finished');
+    rec.changed(true);
+    expect(last()).toMatchObject({ underWay: 1, newestBegunAt: t0 + 1000, typicalFileMs: 4000 });
+    // Its job waited for after the upload: the file keeps the time it began.
+    rec.begun(b);
+    vi.advanceTimersByTime(3000);
+    rec.skipped(c, 'already done');
+    rec.pending(b, 'not finished');
+    rec.changed(true);
+    expect(last()).toMatchObject({ underWay: 0, newestBegunAt: undefined, typicalFileMs: 5000 });
   });
 });

@@ -253,6 +253,7 @@ describe('--stats', () => {
       queued: 4,
       inFlight: 2,
       waiting: 0,
+      underWay: 2,
       bytesSent: 2_000_000,
       bytesTotal: 9_000_000,
       startedAt: T0,

@@ -3,6 +3,19 @@ import { type CommandSpec, flatten } from './tree.js';
 /** A fish string literal: single quotes, with `\\` and `'` escaped. */
 const quote = (text: string) => `'${text.replace(/[\\']/g, '\\$&')}'`;
 
+/** After `help jobs`: the subcommands of jobs, as after `jobs` (the command named so far). */
+function namedSubcommands(root: CommandSpec, help: CommandSpec, program: string): string[] {
+  return flatten(root)
+    .filter((named) => named.path.length > 0)
+    .flatMap((named) => {
+      const at = `__${program}_at exact ${[...help.path, ...named.path].join(' ')}`;
+      return named.subcommands.map(
+        (sub) =>
+          `complete -c ${program} -n ${quote(at)} -a ${quote(sub.path[sub.path.length - 1] as string)} -d ${quote(sub.description)}`,
+      );
+    });
+}
+
 /** fish completions: one `complete` line per subcommand and per option, scoped by the words seen. */
 export function fishScript(root: CommandSpec, program: string): string {
   const lines = [
@@ -37,6 +50,7 @@ export function fishScript(root: CommandSpec, program: string): string {
       const first = `__${program}_at exact ${spec.path.join(' ')}`.trimEnd();
       lines.push(`complete -c ${program} -n ${quote(first)} -a ${quote(spec.argumentChoices.join(' '))}`);
     }
+    if (spec.namesCommands) lines.push(...namedSubcommands(root, spec, program));
     if (spec.takesFiles) lines.push(`complete -c ${program} -n ${quote(at)} -F`);
     for (const option of spec.options) {
       const parts = [`complete -c ${program} -n ${quote(at)}`];

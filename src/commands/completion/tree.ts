@@ -22,6 +22,8 @@ export interface CommandSpec {
   takesFiles: boolean;
   /** Allowed values of the first positional argument (config keys, shells, help's topics and commands). */
   argumentChoices: readonly string[];
+  /** Whether its arguments name a command, word by word (`help jobs list`): each its subcommand's. */
+  namesCommands: boolean;
 }
 
 function optionSpec(option: Option): OptionSpec {
@@ -44,14 +46,18 @@ const HELP: OptionSpec = {
   description: 'show help',
 };
 
+/** The program's `help`, which takes a topic or a command path (`help jobs list`). */
+function isHelp(command: Command): boolean {
+  return command.name() === 'help' && command.parent !== null && !command.parent.parent;
+}
+
 /**
- * What `vredact help` takes: a topic or a command. Not commander choices: those would refuse the
- * words after a command (`help jobs list`).
+ * What `vredact help` takes first: a topic or a command. Not commander choices: those would refuse
+ * the words after a command (`help jobs list`).
  */
 function firstArgumentWords(command: Command): readonly string[] {
-  const program = command.parent;
-  if (command.name() === 'help' && program && !program.parent) {
-    return [...Object.keys(HELP_TOPICS), ...program.commands.map((sub) => sub.name())];
+  if (command.parent && isHelp(command)) {
+    return [...Object.keys(HELP_TOPICS), ...command.parent.commands.map((sub) => sub.name())];
   }
   return command.registeredArguments[0]?.argChoices ?? [];
 }
@@ -70,6 +76,7 @@ export function describeTree(command: Command, path: string[] = []): CommandSpec
     subcommands: command.commands.map((sub) => describeTree(sub, [...path, sub.name()])),
     takesFiles: command.registeredArguments.some((argument) => /input|file/i.test(argument.name())),
     argumentChoices: firstArgumentWords(command),
+    namesCommands: isHelp(command),
   };
 }
 

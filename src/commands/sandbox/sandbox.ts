@@ -1,19 +1,22 @@
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import { describeFsError, isLocalFsError } from '../../fs/errors.js';
 import { DataDirInUseError, startSandbox } from '../../sandbox/index.js';
+import { takeOverInterrupts } from '../../signals.js';
 import { parseSandboxFlags } from './options.js';
 
-/** Resolves at the first SIGINT or SIGTERM; a second one then takes the default action (exit at once). */
-function waitForStopSignal(): Promise<NodeJS.Signals> {
+/**
+ * Resolves at the first SIGINT or SIGTERM; a second one leaves at once (exit 130), as in redact and
+ * download. (See takeOverInterrupts for why other listeners are set aside meanwhile.)
+ */
+function waitForStopSignal(): Promise<void> {
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    let stopping = false;
+    takeOverInterrupts(() => {
+      if (stopping) process.exit(ExitCode.interrupted);
+      stopping = true;
+      resolve();
+    });
   });
 }
 
@@ -67,5 +70,6 @@ export async function runSandbox(
   await stopped;
   ctx.log.info('sandbox: stopping');
   await sandbox.close();
-  return 0;
+  // Stopped by a signal, like any command: a script can tell it from a sandbox that ended on its own.
+  return ExitCode.interrupted;
 }

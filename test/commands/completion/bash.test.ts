@@ -57,7 +57,7 @@ describe('bashScript', () => {
       expect(opts).toEqual(spec.options.flatMap((option) => option.names));
       for (const sub of spec.subcommands) {
         expect(script).toContain(
-          `"${spec.path.join(' ')}|${sub.path.at(-1)}") path="${sub.path.join(' ')}" ;;`,
+          `"${spec.path.join(' ')}|${sub.path.at(-1)}") to="${sub.path.join(' ')}" ;;`,
         );
       }
     }
@@ -105,6 +105,21 @@ describe('bashScript', () => {
     );
     withChoices.forEach(([spec, name, choices], i) => {
       expect(replies[i], `${spec.path.join(' ')} ${name}`).toEqual([...choices]);
+    });
+  });
+
+  it.skipIf(!hasBash)('after help, follows the command named and offers its subcommands', async () => {
+    const parents = flatten(tree).filter((spec) => spec.path.length > 0 && spec.subcommands.length > 0);
+    expect(parents.length).toBeGreaterThan(0);
+    const cases = parents.flatMap((spec) => [
+      ['help', ...spec.path, ''],
+      ['help', ...spec.path, spec.subcommands[0]!.path.at(-1)!, ''],
+    ]);
+    const replies = await completeAll(script, '_vredact_complete', cases);
+    parents.forEach((spec, i) => {
+      const where = `help ${spec.path.join(' ')}`;
+      expect(replies[2 * i], where).toEqual(spec.subcommands.map((sub) => sub.path.at(-1)!));
+      expect(replies[2 * i + 1], `${where} ${spec.subcommands[0]!.path.at(-1)!}`).toEqual([]);
     });
   });
 

@@ -96,10 +96,12 @@ describe('fishScript', () => {
           subcommands: [],
           takesFiles: false,
           argumentChoices: [],
+          namesCommands: false,
         },
       ],
       takesFiles: false,
       argumentChoices: [],
+      namesCommands: false,
     };
     const out = fishScript(spec, 'tool').split('\n');
     // Inside single quotes fish expands nothing; only \' and \\ are escapes.

@@ -88,6 +88,8 @@ describe('describeTree over the real program', () => {
       'journal',
       ...program.commands.map((command) => command.name()),
     ]);
+    // Its words after the first follow the command tree (`help jobs list`).
+    expect([...specs].filter(([, spec]) => spec.namesCommands).map(([path]) => path)).toEqual(['help']);
   });
 });
 
