@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { moveGlobalFlags } from './cli/global-flags.js';
 import { buildProgram } from './cli/program.js';
 import { CliError, ExitCode } from './errors.js';
+import { releaseHungUpTerminalAtExit } from './output/hung-up-terminal.js';
 import { reportError } from './report-error.js';
 
 export { buildProgram };
@@ -12,6 +13,7 @@ export async function main(argv: string[]): Promise<void> {
   // errors otherwise: a reader that has gone (`vredact --help | true`) ends it quietly, not with an
   // uncaught EPIPE and its stack trace.
   process.stdout.on('error', () => {});
+  releaseHungUpTerminalAtExit();
   try {
     const [node = 'node', script = 'vredact', ...words] = argv;
     await program.parseAsync([node, script, ...moveGlobalFlags(program, words)]);

@@ -1,23 +1,27 @@
 /**
- * The one home for taking over Ctrl-C (SIGINT) and SIGTERM while a command runs.
+ * The one home for taking over Ctrl-C (SIGINT), SIGTERM and, for a command that asks, SIGHUP (a
+ * closed terminal) while a command runs.
  *
  * Listeners other modules put on these signals are set aside meanwhile: the config store's `conf` →
- * `atomically` → `when-exit` re-raises every SIGINT it sees (`process.kill(pid, signal)`), which would
- * turn one Ctrl-C into two or kill the process before it has recorded what was in flight. They are
- * put back by the returned function; their `exit` hooks still run as usual.
+ * `atomically` → `when-exit` (and the spinner's `signal-exit`) re-raises every SIGINT, SIGTERM or
+ * SIGHUP it sees (`process.kill(pid, signal)`), which would turn one Ctrl-C into two or kill the
+ * process before it has recorded what was in flight. They are put back by the returned function;
+ * their `exit` hooks still run as usual.
  */
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const INTERRUPTS = ['SIGINT', 'SIGTERM'] as const;
 
-export function takeOverInterrupts(onSignal: () => void): () => void {
-  const setAside = SIGNALS.map((signal) => {
+export function takeOverInterrupts(onSignal: () => void, onHangup?: () => void): () => void {
+  const handlers = new Map<NodeJS.Signals, () => void>(INTERRUPTS.map((signal) => [signal, onSignal]));
+  if (onHangup) handlers.set('SIGHUP', onHangup);
+  const setAside = [...handlers].map(([signal, handler]) => {
     const listeners = process.rawListeners(signal) as Array<(...args: unknown[]) => void>;
     process.removeAllListeners(signal);
-    process.on(signal, onSignal);
-    return { signal, listeners };
+    process.on(signal, handler);
+    return { signal, handler, listeners };
   });
   return () => {
-    for (const { signal, listeners } of setAside) {
-      process.off(signal, onSignal);
+    for (const { signal, handler, listeners } of setAside) {
+      process.off(signal, handler);
       for (const listener of listeners) process.on(signal, listener);
     }
   };

@@ -1,6 +1,6 @@
 /**
- * Patterns through fast-glob: the options vredact asks with, and a pattern as fast-glob can read it,
- * its `?` wildcards written as bracket expressions. fast-glob
+ * Patterns through fast-glob: the options vredact asks with, a pattern's fixed leading folder, and a
+ * pattern as fast-glob can read it, its `?` wildcards written as bracket expressions. fast-glob
  * starts its walk from the pattern's leading part without glob characters, as glob-parent finds it,
  * and that one does not count `?` as one (fast-glob#380, is-glob#21): `calls/2026-0?/*.wav` was
  * walked from a folder named `calls/2026-0?`, matched nothing and was rejected, where the shell
@@ -50,6 +50,29 @@ export function withBracketedQuestionMarks(pattern: string): string {
     }
   }
   return out;
+}
+
+/** A character escaped with a backslash (`\[`): the character itself, never a glob character. */
+const ESCAPED = /\\(.)/gsu;
+
+/**
+ * The fixed leading folder of a glob pattern, the one outputs mirror their paths below: every
+ * `/`-separated segment before the first one with a glob character, its escapes read.
+ * `calls/**\/*.wav` → `calls`; `x/{a,b}/*.wav` → `x`; `*.wav` → `.`;
+ * `take\[1\]/**\/*.wav` → `take[1]`.
+ */
+export async function globBase(pattern: string): Promise<string> {
+  const { default: fg } = await import('fast-glob');
+  const fixed: string[] = [];
+  for (const segment of pattern.split('/').slice(0, -1)) {
+    // fast-glob's isDynamicPattern counts any backslash as a glob character: it is asked about the
+    // segment without its escaped characters, which are literal whatever they are.
+    if (segment !== '' && fg.isDynamicPattern(segment.replace(ESCAPED, ''))) break;
+    fixed.push(segment.replace(ESCAPED, '$1'));
+  }
+  if (fixed.length === 0) return '.';
+  if (fixed.length === 1 && fixed[0] === '') return '/';
+  return fixed.join('/');
 }
 
 /**

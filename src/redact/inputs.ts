@@ -4,7 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import type { Entry } from 'fast-glob';
 import { describeFsError } from '../fs/errors.js';
 import { walkFolder } from './folder-walk.js';
-import { globOptions, withBracketedQuestionMarks } from './glob-pattern.js';
+import { globBase, globOptions, withBracketedQuestionMarks } from './glob-pattern.js';
 import { describeInputError, notingReaddir, type UnreadableFolder } from './listing-errors.js';
 import { loopSafeReaddir } from './loop-guard.js';
 import { listedFallback } from './files-from.js';
@@ -73,23 +73,6 @@ const IS_OUTPUT_FOLDER =
 
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
-}
-
-/**
- * The fixed leading folder of a glob pattern: every `/`-separated segment before the first one
- * with a glob character. `calls/**\/*.wav` → `calls`; `x/{a,b}/*.wav` → `x`; `*.wav` → `.`.
- */
-export async function globBase(pattern: string): Promise<string> {
-  const { default: fg } = await import('fast-glob');
-  const segments = pattern.split('/');
-  const fixed: string[] = [];
-  for (const segment of segments.slice(0, -1)) {
-    if (segment !== '' && fg.isDynamicPattern(segment)) break;
-    fixed.push(segment);
-  }
-  if (fixed.length === 0) return '.';
-  if (fixed.length === 1 && fixed[0] === '') return '/';
-  return fixed.join('/');
 }
 
 /**

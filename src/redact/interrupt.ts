@@ -37,13 +37,20 @@ export function createInterruptController(): InterruptController {
 
 /**
  * Routes SIGINT (Ctrl-C; the terminal is kept in its normal mode so the keyboard raises it), SIGTERM
- * (cron, systemd) and a closed stdout to the controller. The first stops starting new uploads and
- * lets those in flight finish; the second aborts them; a third leaves at once. Returns a function
+ * (cron, systemd), SIGHUP and a closed stdout to the controller. The first stops starting new uploads
+ * and lets those in flight finish; the second aborts them; a third leaves at once. Returns a function
  * that undoes it all.
+ *
+ * A hangup (the terminal closed, an ssh session dropped) is only ever a first interrupt: the shell
+ * of a closed terminal may send it twice, and nobody is left to mean the second. It is ignored when
+ * neither stdout nor stderr is a terminal, as under nohup, which sends them elsewhere when they are
+ * one. Whether SIGHUP was ignored at the start cannot tell nohup apart: Node.js sets every signal it
+ * inherits ignored (but SIGPIPE and SIGXFSZ) back to the default before any of vredact runs, so
+ * /proc/self/status always shows SIGHUP not ignored, and a run under nohup was killed by the hangup.
  */
 export function listenForInterrupts(
   controller: InterruptController,
-  io: Pick<IOStreams, 'onStdoutClosed'>,
+  io: Pick<IOStreams, 'onStdoutClosed' | 'stdoutIsTTY' | 'stderrIsTTY'>,
   log: Logger,
   dryRun = false,
 ): () => void {
@@ -61,7 +68,8 @@ export function listenForInterrupts(
       process.exit(ExitCode.interrupted);
     }
   };
-  const restoreSignals = takeOverInterrupts(onSignal);
+  const onHangup = hangupListener(controller, io.stdoutIsTTY || io.stderrIsTTY, log, dryRun);
+  const restoreSignals = takeOverInterrupts(onSignal, onHangup);
   const unlisten = io.onStdoutClosed((error) => {
     const why = error.code === 'EPIPE' ? 'the output was closed' : `the output failed (${error.message})`;
     log.info(
@@ -72,5 +80,29 @@ export function listenForInterrupts(
   return () => {
     unlisten();
     restoreSignals();
+  };
+}
+
+/** A hangup: a first interrupt for a run on a terminal, said once; nothing otherwise (see above). */
+function hangupListener(
+  controller: InterruptController,
+  onTerminal: boolean,
+  log: Logger,
+  dryRun: boolean,
+): () => void {
+  let heard = false;
+  return () => {
+    const first = !heard;
+    heard = true;
+    if (!onTerminal) {
+      if (first) log.info('hangup ignored: no output goes to a terminal (SIGINT or SIGTERM stops the run)');
+      return;
+    }
+    if (controller.signals.stop.aborted) return;
+    const stopping = dryRun
+      ? 'the dry run stops'
+      : 'finishing the uploads in flight and recording pending jobs';
+    log.warn(`hangup: ${stopping}`);
+    controller.stop();
   };
 }

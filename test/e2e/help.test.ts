@@ -28,7 +28,7 @@ describe('help topics', () => {
   test('exit-codes: 130 names what interrupts each command (SIGTERM ends jobs list with 143)', async () => {
     const text = oneLine((await runCli(['help', 'exit-codes'], { env: env() })).stdout);
     expect(text).toContain(
-      '130 interrupted: Ctrl-C; for redact, download and sandbox SIGTERM too, and for redact a closed stdout;',
+      '130 interrupted: Ctrl-C; for redact, download and sandbox SIGTERM too, and for redact a closed stdout or a hangup (its terminal closed);',
     );
   });
 

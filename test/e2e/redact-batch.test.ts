@@ -138,6 +138,32 @@ describe('vredact redact, end to end', () => {
     }
   });
 
+  it('an escaped [ in a quoted glob is a literal: take\\[1\\]/**/*.wav mirrors as take1/**/*.wav does', async () => {
+    const t = await setup();
+    try {
+      for (const folder of ['take[1]', 'take1']) {
+        await t.fixture('speech-8k-ulaw.wav', `${folder}/a/x.wav`);
+        await t.fixture('speech-8k-ulaw.wav', `${folder}/a/y[2].wav`);
+      }
+      const runs: Array<[string, string, string[]]> = [
+        ['take1/**/*.wav', 'plain', ['a/x.wav', 'a/y[2].wav']],
+        // The fixed part is the folder take[1]: its name is not kept under the output folder.
+        ['take\\[1\\]/**/*.wav', 'escaped', ['a/x.wav', 'a/y[2].wav']],
+        ['take\\[1\\]/a/y\\[2\\].wav', 'escaped-name', ['y[2].wav']],
+        ['take\\[1\\]/*/x.wav', 'escaped-then-star', ['a/x.wav']],
+        // Escaped after a wildcard: the fixed part is `.`, and the whole path is kept.
+        ['tak?\\[1\\]/a/*\\[2\\].wav', 'star-then-escaped', ['take[1]/a/y[2].wav']],
+      ];
+      for (const [pattern, out, expected] of runs) {
+        const run = await t.redact([pattern, '-o', out]);
+        expect(run.exitCode, `${pattern}: ${String(run.stderr)}`).toBe(0);
+        expect(await outputsUnder(join(t.dir, out)), pattern).toEqual(expected);
+      }
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it('sends duplicates once and rejects two inputs on one output before sending anything', async () => {
     const t = await setup();
     try {

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { parseListText, readFilesFrom } from '../../src/redact/files-from.js';
-import { expandInputs, globBase } from '../../src/redact/inputs.js';
+import { expandInputs } from '../../src/redact/inputs.js';
 import { tempDirPerTest, touchFiles } from '../helpers/cli.js';
 
 const dir = tempDirPerTest('vredact-inputs-');
@@ -73,14 +73,6 @@ describe('named inputs', () => {
     const { files, problems } = await expand(['calls/2026-0?/**/*.wav', 'calls/?[b1]/*.wav']);
     expect(problems).toEqual([]);
     expect(rels(files)).toEqual(['2026-01/a.wav', '2026-02/x/b.wav', 'ab/d.wav']);
-  });
-
-  it('finds the fixed part of a pattern', async () => {
-    expect(await globBase('calls/**/*.wav')).toBe('calls');
-    expect(await globBase('calls/2026/1?/*.wav')).toBe('calls/2026');
-    expect(await globBase('x/{a,b}/*.wav')).toBe('x');
-    expect(await globBase('*.wav')).toBe('.');
-    expect(await globBase('/srv/rec/**/*.mp3')).toBe('/srv/rec');
   });
 
   it('a pattern that matches nothing and a named input that does not exist are problems, not errors', async () => {

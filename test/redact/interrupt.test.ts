@@ -4,9 +4,11 @@ import { createIOStreams } from '../../src/output/iostreams.js';
 import { createInterruptController, listenForInterrupts } from '../../src/redact/interrupt.js';
 import { recordingLogger } from '../helpers/logger.js';
 
-function io() {
+/** Streams whose stdout is a terminal when `terminal` says so. */
+function io(terminal = false) {
+  const stdout = Object.assign(new PassThrough(), { isTTY: terminal });
   return createIOStreams({
-    streams: { stdout: new PassThrough(), stderr: new PassThrough(), stdin: Readable.from([]) },
+    streams: { stdout, stderr: new PassThrough(), stdin: Readable.from([]) },
     env: {},
     color: false,
     quiet: false,
@@ -69,6 +71,36 @@ describe('listenForInterrupts', () => {
     expect(controller.signals.abort.aborted).toBe(false);
     expect(log.lines).toEqual([
       'info: the output was closed: starting nothing new, finishing the uploads in flight',
+    ]);
+  });
+
+  it('a hangup on a terminal is a first interrupt, said once, and never escalates to an abort', () => {
+    const other = () => {};
+    process.on('SIGHUP', other);
+    const controller = createInterruptController();
+    const log = recordingLogger();
+    dispose = listenForInterrupts(controller, io(true), log);
+    expect(process.listeners('SIGHUP')).not.toContain(other);
+    process.emit('SIGHUP', 'SIGHUP');
+    process.emit('SIGHUP', 'SIGHUP');
+    expect(controller.signals.stop.aborted).toBe(true);
+    expect(controller.signals.abort.aborted).toBe(false);
+    expect(log.lines).toEqual(['warn: hangup: finishing the uploads in flight and recording pending jobs']);
+    dispose();
+    dispose = undefined;
+    expect(process.listeners('SIGHUP')).toContain(other);
+    process.off('SIGHUP', other);
+  });
+
+  it('a hangup with no output on a terminal (nohup) is ignored, said once', () => {
+    const controller = createInterruptController();
+    const log = recordingLogger();
+    dispose = listenForInterrupts(controller, io(false), log);
+    process.emit('SIGHUP', 'SIGHUP');
+    process.emit('SIGHUP', 'SIGHUP');
+    expect(controller.signals.stop.aborted).toBe(false);
+    expect(log.lines).toEqual([
+      'info: hangup ignored: no output goes to a terminal (SIGINT or SIGTERM stops the run)',
     ]);
   });
 });
