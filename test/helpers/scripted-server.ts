@@ -32,6 +32,8 @@ export interface ScriptedServer {
   port: number;
   /** Every request received so far, in arrival order. */
   received: ReceivedRequest[];
+  /** Connections open now: none once a killed client's last requests have all been taken in. */
+  openConnections(): number;
   /** Stops taking connections (a new one is refused); those open go on until they end. */
   stopListening(): void;
   /** Destroys every open connection and stops listening. */
@@ -76,6 +78,7 @@ export async function startScriptedServer(handler: ScriptedHandler, port = 0): P
     baseUrl: `http://127.0.0.1:${bound}`,
     port: bound,
     received,
+    openConnections: () => sockets.size,
     stopListening: () => server.close(),
     close: () =>
       new Promise<void>((resolve) => {
