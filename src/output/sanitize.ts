@@ -18,9 +18,21 @@ export const MAX_MESSAGE_CHARS = 300;
  */
 export const SHOWN_ESCAPED_PAST_C0 =
   '\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff';
-const CONTROL = new RegExp(`[\\u0000-\\u0008\\u000a-\\u001f${SHOWN_ESCAPED_PAST_C0}]`, 'g');
+/**
+ * Half of a surrogate pair with no other half: it cannot be written as UTF-8, so a terminal got
+ * U+FFFD in its place, and a name shown that way cannot be typed back. Shown escaped (`\\ud800`).
+ */
+const LONE_SURROGATE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+const CONTROL = new RegExp(`[\\u0000-\\u0008\\u000a-\\u001f${SHOWN_ESCAPED_PAST_C0}]|${LONE_SURROGATE}`, 'g');
 
-/** `ESC[2J` becomes `\x1b[2J`, CR `\r`, LF `\n`, U+202E `\u202e`; everything else is kept. */
+const HAS_LONE_SURROGATE = new RegExp(LONE_SURROGATE);
+
+/** Whether `text` holds a lone surrogate: text no terminal, URL or file name can carry as it is. */
+export function hasLoneSurrogate(text: string): boolean {
+  return HAS_LONE_SURROGATE.test(text);
+}
+
+/** `ESC[2J` becomes `\x1b[2J`, CR `\r`, LF `\n`, U+202E `\u202e`, a lone U+D800 `\ud800`; everything else is kept. */
 export function escapeControls(text: string): string {
   return text.replace(CONTROL, (char) => {
     if (char === '\n') return '\\n';
@@ -35,7 +47,9 @@ export function escapeControls(text: string): string {
 /** Cuts `text` to `max` characters, saying how much was left out. */
 export function truncate(text: string, max = MAX_MESSAGE_CHARS): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  // Never between the halves of a pair (an emoji): that would leave a lone surrogate.
+  const cut = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return `${text.slice(0, cut)}… (${text.length - cut} more characters)`;
 }
 
 /** For a terminal, a plain line or a TSV field: control characters escaped, tabs as spaces. */

@@ -47,3 +47,15 @@ describe('escapeJsonControls', () => {
     expect(JSON.parse(line)).toEqual(value);
   });
 });
+
+test('escapeControls shows a lone surrogate escaped, not as the U+FFFD a terminal would get; pairs are kept', () => {
+  // A lone half cannot be written as UTF-8: the terminal showed `x\ufffdy`, a name no one can type back.
+  expect(escapeControls('x\ud800y \udc00z')).toBe('x\\ud800y \\udc00z');
+  expect(escapeControls('end\ud83d')).toBe('end\\ud83d');
+  expect(escapeControls('\u{1f600} ok')).toBe('\u{1f600} ok');
+  expect(displayText('a\udfffb')).toBe('a\\udfffb');
+});
+
+test('truncate never cuts between the halves of a pair', () => {
+  expect(truncate(`ab\u{1f600}cd`, 3)).toBe('ab… (4 more characters)');
+});
