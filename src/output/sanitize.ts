@@ -11,13 +11,15 @@ export const MAX_MESSAGE_CHARS = 300;
 /**
  * DEL, the C1 block, the bidirectional controls (marks, embeddings, overrides, isolates: they
  * reorder what the terminal shows, so `a\u202Evaw.exe` reads as `aexe.wav`) and the invisible
- * characters that have no place in a name (zero-width space, word joiner, byte-order mark: they make
- * `invoice\u200B.wav` read as `invoice.wav`; line and paragraph separators), as a character class's
- * body. The joiners U+200C/U+200D stay: Indic and Persian text and emoji need them. With C0 but tab,
- * every character shown escaped; JSON.stringify escapes C0 itself.
+ * characters that have no place in a name (zero-width space, word joiner, byte-order mark, soft
+ * hyphen, Mongolian vowel separator, invisible operators, deprecated format controls, interlinear
+ * annotation marks: they make `invoice\u200B.wav` read as `invoice.wav`; line and paragraph
+ * separators), as a character class's body. The joiners U+200C/U+200D stay: Indic and Persian text
+ * and emoji need them. With C0 but tab, every character shown escaped; JSON.stringify escapes C0
+ * itself.
  */
 export const SHOWN_ESCAPED_PAST_C0 =
-  '\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff';
+  '\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb';
 /**
  * Half of a surrogate pair with no other half: it cannot be written as UTF-8, so a terminal got
  * U+FFFD in its place, and a name shown that way cannot be typed back. Shown escaped (`\\ud800`).

@@ -51,19 +51,19 @@ describe('a service that echoes the token base64-encoded', () => {
 });
 
 describe('text that is not valid Unicode', () => {
-  test('jobs list: a job id with a lone surrogate is left out; a date with one is shown escaped', async () => {
+  test('jobs list: a job id with a lone surrogate is left out; a date with one (and invisible characters) is shown escaped', async () => {
     const server = await startScriptedServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         '{"jobs":[{"job_id":"x\\ud800y","token":"t","created_at":"2026-11-21T10:00:00Z"},' +
-          '{"job_id":"ok","token":"t","created_at":"then\\udc00"}]}',
+          '{"job_id":"ok","token":"t","created_at":"then\\udc00\\u00ad\\u2062"}]}',
       );
     });
     try {
       const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
       const list = await runCli(['jobs', 'list'], { env });
       expect(list.exitCode).toBe(0);
-      expect(String(list.stdout).trim()).toBe('ok\tthen\\udc00\t…');
+      expect(String(list.stdout).trim()).toBe('ok\tthen\\udc00\\xad\\u2062\t…');
       expect(String(list.stdout)).not.toContain('\ufffd');
       expect(String(list.stderr)).toContain('left out 1 job(s)');
     } finally {
