@@ -1,7 +1,8 @@
 /**
  * A hostile service that echoes the token encoded (base64, as a debugging page shows a header) and
  * hands out text that is not valid Unicode (lone surrogates, which JSON can carry): no form of the
- * token reaches the user, and no lone surrogate reaches a URL or reaches the terminal unescaped.
+ * token reaches the user, and no lone surrogate reaches a URL or reaches the terminal unescaped. And
+ * a file name a shell expands into the arguments (`vredact redact *`) is escaped in a parse error.
  */
 import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -101,5 +102,22 @@ describe('text that is not valid Unicode', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('arguments echoed by a parse error', () => {
+  test('a file name taken for an option, or a bad choice, is shown escaped (exit 2)', async () => {
+    // `vredact redact *` in a folder holding this file: the shell makes it an argument.
+    const name = '-\u001b[2J\u202evaw.wav';
+    const env = isolatedEnv(dir.path);
+    const redact = await runCli(['redact', name, '--dry-run'], { env, cwd: dir.path });
+    const config = await runCli(['config', 'get', 'k\u001b]0;owned\u0007\u009b'], { env });
+    for (const run of [redact, config]) {
+      expect(run.exitCode).toBe(2);
+      const stderr = String(run.stderr);
+      for (const raw of ['\u001b', '\u0007', '\u009b', '\u202e']) expect(stderr).not.toContain(raw);
+    }
+    expect(String(redact.stderr)).toContain("unknown option '-\\x1b[2J\\u202evaw.wav'");
+    expect(String(config.stderr)).toContain("'k\\x1b]0;owned\\x07\\x9b'");
   });
 });
