@@ -7,7 +7,8 @@
 import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { BIN, FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { runInPty } from '../helpers/pty.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_hostile_0123456789abcdef';
@@ -68,6 +69,28 @@ describe('text that is not valid Unicode', () => {
       expect(String(list.stdout)).not.toContain('\ufffd');
       expect(String(list.stderr)).toContain('left out 1 job(s)');
     } finally {
+      await server.close();
+    }
+  });
+
+  test('jobs list on a terminal: the table shows them escaped, never as U+FFFD or drawn as nothing', async () => {
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"jobs":[{"job_id":"ok","token":"t","created_at":"then\\udc00\\u00ad\\u202e\\u001b[2J"}]}');
+    });
+    const env = isolatedEnv(dir.path, {
+      VREDACT_BASE_URL: server.baseUrl,
+      VREDACT_TOKEN: TOKEN,
+      NO_COLOR: '1',
+    });
+    const term = runInPty(`node ${BIN} jobs list`, { cwd: dir.path, env, columns: 120 });
+    try {
+      expect(await term.exited).toBe(0);
+      const shown = term.output();
+      expect(shown).toContain('then\\udc00\\xad\\u202e\\x1b[2J');
+      for (const raw of ['\ufffd', '\u00ad', '\u202e', '\u001b[2J']) expect(shown).not.toContain(raw);
+    } finally {
+      term.kill();
       await server.close();
     }
   });
