@@ -5,7 +5,7 @@
  * answer) and from the user (`jobs content <id>`, `download <id> [names]`) alike.
  */
 import { UsageError } from '../errors.js';
-import { displayText, truncate } from '../output/sanitize.js';
+import { displayText, hasLoneSurrogate, truncate } from '../output/sanitize.js';
 import { InvalidResponseError } from './errors.js';
 import { type JsonNumber, literalOf } from './exact-json.js';
 
@@ -18,6 +18,10 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // decodes once more would see `/`, `\`, `.`, `?`, `#` or `%` again).
 const PATH_CHANGING = /[/\\?#]|%(2f|5c|2e|3f|23|25|00)/i;
 
+// A lone surrogate cannot be percent-encoded (encodeURIComponent throws "URI malformed") nor
+// written to a file name or a terminal as it is: no one could type such an identifier back.
+const NOT_UNICODE = 'it is not valid Unicode (a lone surrogate)';
+
 /** Why `id` cannot be used as a job id, or undefined when it can. */
 export function jobIdProblem(id: string): string | undefined {
   if (id === '') return 'it is empty';
@@ -25,6 +29,7 @@ export function jobIdProblem(id: string): string | undefined {
   if (id === '.' || id === '..') return `"${id}" would name another path`;
   if (id.length > MAX_IDENTIFIER_CHARS) return `it is longer than ${MAX_IDENTIFIER_CHARS} characters`;
   if (CONTROL.test(id)) return 'it contains control characters';
+  if (hasLoneSurrogate(id)) return NOT_UNICODE;
   if (PATH_CHANGING.test(id)) return 'it contains a character that would change the request path';
   return undefined;
 }
@@ -73,6 +78,7 @@ export function fileNameProblem(name: string): string | undefined {
   if (name === '.' || name === '..') return `"${name}" is not a file name`;
   if (name.length > MAX_IDENTIFIER_CHARS) return `it is longer than ${MAX_IDENTIFIER_CHARS} characters`;
   if (CONTROL.test(name)) return 'it contains control characters';
+  if (hasLoneSurrogate(name)) return NOT_UNICODE;
   return undefined;
 }
 

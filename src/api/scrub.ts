@@ -4,6 +4,7 @@
  * Authorization header in its answers never gets the token onto a terminal or into a file.
  */
 import { maskToken, MIN_SHOWN_TOKEN, redactSecrets } from '../settings/mask.js';
+import { hasLoneSurrogate } from '../output/sanitize.js';
 import { NumberLiteral } from './exact-json.js';
 
 /** How deep a parsed answer is walked; deeper parts are dropped rather than kept unscrubbed. */
@@ -52,14 +53,51 @@ function partMasker(secret: string): Scrub {
   };
 }
 
+/**
+ * The other forms a server plausibly echoes a secret in: percent-encoded (in a URL, a `Location`),
+ * either case of hex digit, and base64, standard and URL-safe, at each of the three alignments the
+ * secret can have inside a longer encoded text (`Bearer <token>` encoded whole), as CI runners mask
+ * their secrets. Base64 only of a secret long enough to show masked: the form of a short one could
+ * turn up by chance in a signed URL's signature, which must stay as sent.
+ */
+function encodedForms(secret: string): string[] {
+  const forms = new Set<string>();
+  const percent = hasLoneSurrogate(secret) ? secret : encodeURIComponent(secret);
+  if (percent !== secret) {
+    forms.add(percent);
+    forms.add(percent.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+  }
+  if (secret.length >= MIN_SHOWN_TOKEN) {
+    const bytes = Buffer.from(secret);
+    for (let skip = 0; skip < 3; skip++) {
+      const groups = bytes.subarray(skip, skip + Math.floor((bytes.length - skip) / 3) * 3);
+      forms.add(groups.toString('base64'));
+      forms.add(groups.toString('base64url'));
+    }
+  }
+  return [...forms];
+}
+
+/** A masker of each encoded form of `secret`, whole, as the secret's own masked form. */
+function encodedMasker(secret: string): Scrub {
+  const forms = encodedForms(secret);
+  const masked = maskToken(secret);
+  return (text) => forms.reduce((out, form) => out.split(form).join(masked), text);
+}
+
 /** A scrubber for the token and whatever else the caller counts as secret (URL credentials). */
 export function scrubberFor(secrets: ReadonlyArray<string | undefined>): Scrub {
   const present = secrets.filter((secret): secret is string => !!secret && secret.length >= 4);
   if (present.length === 0) return (text) => text;
+  const encoded = present.map(encodedMasker);
   // A secret too short to show masked has no part worth hiding apart from the whole.
   const parts = present.filter((secret) => secret.length >= MIN_SHOWN_TOKEN).map(partMasker);
-  // `Bearer <token>` is the form an echo takes; the bare token is matched inside it too.
-  return (text) => parts.reduce((out, mask) => mask(out), redactSecrets(text, present));
+  // `Bearer <token>` is the form an echo takes; the bare token is matched inside it too. Encoded
+  // forms first: a percent-encoded one holds runs of the secret's own characters.
+  return (text) => {
+    const unencoded = encoded.reduce((out, mask) => mask(out), text);
+    return parts.reduce((out, mask) => mask(out), redactSecrets(unencoded, present));
+  };
 }
 
 /** Every string of a parsed JSON value (keys too) scrubbed; the value is rebuilt, never mutated. */

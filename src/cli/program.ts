@@ -3,6 +3,7 @@ import { Argument, Command } from 'commander';
 import { SHELLS } from '../commands/completion/shells.js';
 import { UsageError } from '../errors.js';
 import { HELP_TOPICS, topicList } from '../help/topics.js';
+import { escapeControls } from '../output/sanitize.js';
 import { versionLine } from '../version.js';
 import { addConfigCommands, addLogoutCommand, addSandboxCommand } from './local-commands.js';
 import { addExamples, describeArgument, describeOption } from './option.js';
@@ -25,6 +26,10 @@ export function buildProgram(): Command {
     // Both are inherited by the subcommands added below: help lines show defaults, env and config
     // keys, and parse errors exit 2 too.
     .configureHelp({ optionDescription: describeOption, argumentDescription: describeArgument })
+    // A parse error quotes the words it was given, and a shell's `*` makes a file name one of them.
+    .configureOutput({
+      outputError: (text, write) => write(text.split('\n').map(escapeControls).join('\n')),
+    })
     .exitOverride()
     .helpCommand(false);
 

@@ -52,3 +52,14 @@ describe('identifiers: one rule for what goes into a request', () => {
       expect(fileNameProblem(bad)).toBeDefined();
   });
 });
+
+describe('identifiers that are not valid Unicode', () => {
+  test('a job id or a file name with a lone surrogate is refused: it cannot be put in a URL nor typed back', () => {
+    // encodeURIComponent throws on it: every poll of such a job failed with "URI malformed".
+    expect(jobIdProblem('ab\ud800cd')).toBe('it is not valid Unicode (a lone surrogate)');
+    expect(jobIdProblem('\udc00')).toBe('it is not valid Unicode (a lone surrogate)');
+    expect(fileNameProblem('a\ud800.wav')).toBe('it is not valid Unicode (a lone surrogate)');
+    expect(() => jobPath('ab\ud800cd', '/content', 'job')).toThrow(UnsafeIdentifierError);
+    expect(jobIdProblem('job-\u{1f600}')).toBeUndefined();
+  });
+});

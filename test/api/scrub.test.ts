@@ -57,3 +57,36 @@ describe('scrubbing secrets from what the service sends', () => {
     expect(JSON.stringify(scrubDeep(nested, scrubberFor([TOKEN])))).not.toContain(TOKEN);
   });
 });
+
+describe('a token echoed in another encoding', () => {
+  const SLASHY = 'vr_live_ab/cd+ef=gh0123456789';
+
+  it('percent-encoded (in a Location or a URL in a message): masked whole', () => {
+    const scrub = scrubberFor([SLASHY]);
+    expect(scrub(`https://x.example/?t=${encodeURIComponent(SLASHY)}&a=1`)).toBe(
+      'https://x.example/?t=vr_…6789&a=1',
+    );
+  });
+
+  it('base64 (standard and URL-safe), at any of the three alignments inside an encoded text', () => {
+    const scrub = scrubberFor([TOKEN]);
+    for (const before of ['', 'B', 'Be', 'Bearer ', 'Authorization: Bearer ']) {
+      const plain = `${before}${TOKEN} and more`;
+      for (const encoded of [
+        Buffer.from(plain).toString('base64'),
+        Buffer.from(plain).toString('base64url'),
+      ]) {
+        const shown = scrub(`echo ${encoded}.`);
+        expect(shown, plain).toContain('vr_…cdef');
+        // Decoded, what is left holds no run of 10 of the token's characters.
+        const left = Buffer.from(shown.replace('vr_…cdef', ''), 'base64').toString('latin1');
+        for (let i = 0; i + 10 <= TOKEN.length; i++) expect(left).not.toContain(TOKEN.slice(i, i + 10));
+      }
+    }
+  });
+
+  it("an ordinary base64 text is left as it is (a signed URL's signature)", () => {
+    const signature = Buffer.from('a signature of some other bytes entirely').toString('base64url');
+    expect(scrubberFor([TOKEN])(signature)).toBe(signature);
+  });
+});

@@ -47,3 +47,25 @@ describe('escapeJsonControls', () => {
     expect(JSON.parse(line)).toEqual(value);
   });
 });
+
+test('escapeControls shows a lone surrogate escaped, not as the U+FFFD a terminal would get; pairs are kept', () => {
+  // A lone half cannot be written as UTF-8: the terminal showed `x\ufffdy`, a name no one can type back.
+  expect(escapeControls('x\ud800y \udc00z')).toBe('x\\ud800y \\udc00z');
+  expect(escapeControls('end\ud83d')).toBe('end\\ud83d');
+  expect(escapeControls('\u{1f600} ok')).toBe('\u{1f600} ok');
+  expect(displayText('a\udfffb')).toBe('a\\udfffb');
+});
+
+test('truncate never cuts between the halves of a pair', () => {
+  expect(truncate(`ab\u{1f600}cd`, 3)).toBe('ab… (4 more characters)');
+});
+
+test('escapeControls shows the other invisible format characters escaped: a soft hyphen, invisible operators', () => {
+  // Each is drawn as nothing on a terminal: `invoice\u00ad.wav` read as `invoice.wav`.
+  const invisible = '\u00ad\u180e\u2061\u2062\u2063\u2064\u206a\u206f\ufff9\ufffb';
+  expect(escapeControls(`a${invisible}b`)).toBe(
+    'a\\xad\\u180e\\u2061\\u2062\\u2063\\u2064\\u206a\\u206f\\ufff9\\ufffbb',
+  );
+  // Visible neighbours stay: the replacement character, an object replacement, Arabic and Hebrew.
+  expect(escapeControls('\ufffd\ufffc שלום مرحبا')).toBe('\ufffd\ufffc שלום مرحبا');
+});
