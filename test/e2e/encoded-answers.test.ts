@@ -134,7 +134,9 @@ describe('an answer sent gzip-encoded', () => {
         cwd: dir.path,
       });
       expect(result.exitCode).toBe(1);
-      expect(String(result.stderr)).toMatch(/downloading a\.wav from 127\.0\.0\.1:\d+: the answer does not decode as the gzip it was sent as/);
+      expect(String(result.stderr)).toMatch(
+        /downloading a\.wav from 127\.0\.0\.1:\d+: the answer does not decode as the gzip it was sent as/,
+      );
       expect(host.fileGets('a.wav')).toBe(1);
       expect(await listFiles(join(dir.path, 'got'))).toEqual([]);
     } finally {
