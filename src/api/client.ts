@@ -11,7 +11,6 @@ import { ExitCode } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import { maskToken } from '../settings/mask.js';
 import type { BodySink, ClientOptions, UploadOptions } from './client-types.js';
-import { codingProblem, contentCodings, decodedBody } from './content-encoding.js';
 import { InvalidResponseError, LinkRefusedError } from './errors.js';
 import { assertFileName, assertNewJobId, jobIdProblem, jobPath } from './identifiers.js';
 import { readJsonList, readSmallJson } from './json-reader.js';
@@ -182,13 +181,12 @@ export class ApiClient {
     sink: BodySink<T>,
     what: string,
     url: URL,
-    codings: readonly string[] = [],
   ): Promise<T> {
     try {
       return await sink({
-        body: codings.length > 0 ? decodedBody(taggedBody(body), codings, what) : taggedBody(body),
-        // The announced length is the encoded body's, not the file's.
-        contentLength: codings.length > 0 ? undefined : contentLengthOf(headers),
+        body: taggedBody(body),
+        // An encoded answer's length is the encoded body's: ServiceHttp dropped it.
+        contentLength: contentLengthOf(headers),
         contentType: headerValue(headers, 'content-type').toLowerCase(),
       });
     } catch (error) {
@@ -224,13 +222,7 @@ export class ApiClient {
       if (response.statusCode < 200 || response.statusCode > 299) {
         return this.#http.fail(response, at, what, RETRYABLE_STATUSES);
       }
-      const codings = contentCodings(headerValue(response.headers, 'content-encoding'));
-      const problem = codingProblem(codings);
-      if (problem) {
-        closeBody(response.body);
-        throw new InvalidResponseError(`${what}: ${problem}`);
-      }
-      return this.#consume(response.body, response.headers, sink, what, at, codings);
+      return this.#consume(response.body, response.headers, sink, what, at);
     };
     return this.#http.retry(what, request, { signal, toService: false });
   }

@@ -29,6 +29,8 @@ export async function readRedactionAnswer<T>(
   try {
     peeked = await peek(response.body, 12);
   } catch (error) {
+    // An encoded body that does not decode fails at its first bytes: an invalid answer, not the network.
+    if (error instanceof InvalidResponseError) throw error;
     throw networkError(error, what, url);
   }
   try {

@@ -20,6 +20,7 @@ import {
 } from './retry.js';
 import { type Scrub, scrubberFor } from './scrub.js';
 import { Throttle } from './throttle.js';
+import { decodedResponse } from './content-encoding.js';
 import { headerValue, networkError, readText } from './transport.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import { formatWait } from './wait-text.js';
@@ -124,20 +125,22 @@ export class ServiceHttp {
     this.#options.log.debug(
       `${method} ${init.authorized ? url.href : `${url.origin}${url.pathname}`}${through}`,
     );
+    let response: Dispatcher.ResponseData;
     try {
-      const response = await request(url, {
+      response = await request(url, {
         method,
         headers,
         body: init.form?.body ?? init.body,
         dispatcher: this.#agent,
         signal: init.signal,
       });
-      this.#options.log.debug(`${method} ${url.pathname} → ${response.statusCode}`);
-      this.#slowConnectNoticed = false;
-      return response;
     } catch (error) {
       throw networkError(error, what, url, route);
     }
+    this.#options.log.debug(`${method} ${url.pathname} → ${response.statusCode}`);
+    this.#slowConnectNoticed = false;
+    // Outside the catch: a coding vredact cannot decode is the answer's fault, not the network's.
+    return decodedResponse(response, what);
   }
 
   /** A 404 on the jobs list means the base URL's path is wrong more often than anything else. */

@@ -2,7 +2,13 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
-import { CertificateError, ConnectionError, ConnectTimeoutError, TimeoutError } from './errors.js';
+import {
+  CertificateError,
+  ConnectionError,
+  ConnectTimeoutError,
+  InvalidResponseError,
+  TimeoutError,
+} from './errors.js';
 import { LOW_SPEED_BYTES } from './low-speed.js';
 import { type ProxyRoute, proxyHint, proxyShown, tunnelRefusal } from './proxy.js';
 
@@ -91,6 +97,8 @@ export async function* taggedBody(body: AsyncIterable<Uint8Array>): AsyncIterabl
         next = await iterator.next();
       } catch (error) {
         done = true;
+        // Bytes read whole that do not decode are an invalid answer, not a failed read.
+        if (error instanceof InvalidResponseError) throw error;
         throw new BodyReadError(error);
       }
       if (next.done) {

@@ -2,7 +2,7 @@
  * The collect stage: an asynchronous job is polled (about 1 s growing to 30 s, with jitter) without
  * holding an upload slot, and its result downloaded, verified and written like a synchronous one.
  */
-import { NotFoundError } from '../api/errors.js';
+import { NotFoundError, RateLimitError } from '../api/errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
 import type { JobContentItem } from '../api/schemas.js';
 import { ApiError } from '../api/errors.js';
@@ -148,6 +148,16 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number): Pro
       }
       if (isPermanent(error)) {
         await recorder.failed(entry, work.identity, messageOf(error), jobId);
+        return;
+      }
+      if (error instanceof RateLimitError) {
+        // Only a throttle that gave up comes out of the client (past --max-throttle-wait): every later
+        // poll of this run is refused the same way, so polling on only held the run for minutes.
+        recorder.pending(
+          entry,
+          `job ${jobId} could not be checked: ${messageOf(error)}; a later run collects it`,
+          jobId,
+        );
         return;
       }
       failures++;

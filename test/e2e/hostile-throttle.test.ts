@@ -101,6 +101,34 @@ describe('throttling', () => {
     }
   });
 
+  test('a Retry-After past any date while a job is collected leaves the job pending at once, for a later run, rather than polling on', async () => {
+    const server = await startScriptedServer((req, res) => {
+      if (req.url === REDACTION) return sendJson(res, 202, { job_id: 'j1' });
+      return sendJson(res, 429, { error: 429, message: 'never' }, { 'retry-after': '99999999999999999999' });
+    });
+    try {
+      const run = await runCli(
+        ['redact', await speechInputs(dir.path, 1), '-o', join(dir.path, 'out'), '--json', '--verbose'],
+        { env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }) },
+      );
+      expect(run.exitCode).toBe(1);
+      expect(JSON.parse(String(run.stdout).split('\n')[0] ?? '')).toMatchObject({
+        status: 'pending',
+        jobId: 'j1',
+        reason: expect.stringMatching(
+          /the service asked to wait more than a year; try again then.*a later run collects it/,
+        ),
+      });
+      // Each poll after the refusal is refused in the run itself: the job was given up at the first.
+      expect(String(run.stderr).match(/job j1: reading job j1: the service asked to wait/g) ?? []).toEqual(
+        [],
+      );
+      expect(server.received.filter((r) => r.url === '/api/jobs/j1/content')).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  }, 150_000);
+
   test('a batch against `vredact sandbox --rate-limit 2/1s` finishes every file', async () => {
     const sandbox = await startSandboxProcess(['--rate-limit', '2/1s']);
     try {

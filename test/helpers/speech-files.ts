@@ -1,4 +1,7 @@
-/** The speech fixture as a batch's inputs, and as a scripted service's answer to each upload. */
+/**
+ * The speech fixture as a batch's inputs, and as a scripted service's answer to each upload; slices of
+ * it as inputs of many lengths.
+ */
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -22,4 +25,25 @@ export async function answerWithSpeech(
   const wav = await readFile(SPEECH);
   res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length, ...headers });
   res.end(wav);
+}
+
+/** A WAV of the speech fixture's first `samples` samples (16 kHz mono 16-bit). */
+export async function speechSlice(samples: number): Promise<Buffer> {
+  const fixture = await readFile(SPEECH);
+  const dataAt = fixture.indexOf('data') + 8;
+  const data = fixture.subarray(dataAt, dataAt + samples * 2);
+  const head = Buffer.alloc(44);
+  head.write('RIFF', 0, 'latin1');
+  head.writeUInt32LE(36 + data.length, 4);
+  head.write('WAVEfmt ', 8, 'latin1');
+  head.writeUInt32LE(16, 16);
+  head.writeUInt16LE(1, 20);
+  head.writeUInt16LE(1, 22);
+  head.writeUInt32LE(16000, 24);
+  head.writeUInt32LE(32000, 28);
+  head.writeUInt16LE(2, 32);
+  head.writeUInt16LE(16, 34);
+  head.write('data', 36, 'latin1');
+  head.writeUInt32LE(data.length, 40);
+  return Buffer.concat([head, data]);
 }
