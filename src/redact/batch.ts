@@ -61,6 +61,9 @@ export async function runBatch(
   deps: BatchDeps = {},
 ): Promise<number> {
   const { options } = request;
+  // Before this run writes anything (the write checks of the output and state folders, the lock):
+  // a shard sweeps only names marked as its own, so an unmarked file it left by dying stayed for good.
+  markTemporaryNamesAsShard(options.shard);
   const outDir = resolve(ctx.cwd, ctx.settings.outDir ?? DEFAULT_OUT_DIR);
   // A missing URL or token is a usage error (exit 2) before anything else; a dry run needs neither.
   const client = options.dryRun ? undefined : (deps.client ?? (await ctx.client()));
@@ -94,8 +97,6 @@ export async function runBatch(
 
   // Through no link that leads out of the output folder: nothing outside it is made private or written.
   await checkStateFolderWritable(await resolveFolderInside(outDir, STATE_DIR));
-  // Marked first, so that the lock's own temporary name is the shard's, which its next run sweeps.
-  markTemporaryNamesAsShard(options.shard);
   const lock = await acquireLock(outDir, ctx.log, ctx.clock.now, { name: lockNameFor(options.shard) });
   let writer: JournalWriter | undefined;
   let reporter: Reporter | undefined;

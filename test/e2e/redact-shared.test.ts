@@ -5,6 +5,7 @@
  */
 import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { WavReader } from '../../src/audio/riff.js';
 import { jsonLines, listFiles, setup, until } from '../helpers/e2e.js';
@@ -179,6 +180,50 @@ describe('vredact redact: exact recovery and shared folders', () => {
       await t.cleanup();
     }
   });
+
+  it.each([
+    ['beside the outputs', 'out'],
+    ['in .vredact/', '.vredact'],
+  ])(
+    'a shard killed while it checks it can write %s leaves a temporary file that its own next run sweeps',
+    async (_where, folder) => {
+      const t = await setup();
+      try {
+        await mkdir(join(t.dir, 'in'));
+        for (let i = 0; i < 4; i++) await writeFile(join(t.dir, 'in', `f${i}.wav`), makeWav(0.5));
+        // The run dies (SIGKILL: the OOM killer, a drained node) with its write check's file made.
+        const preload = join(t.dir, 'die-in-write-check.mjs');
+        await writeFile(
+          preload,
+          [
+            "import fs from 'node:fs/promises';",
+            "import { basename, dirname } from 'node:path';",
+            "import { syncBuiltinESMExports } from 'node:module';",
+            'const open = fs.open;',
+            'fs.open = async (path, ...rest) => {',
+            '  const handle = await open(path, ...rest);',
+            `  if (String(path).endsWith('.vredact-partial') && basename(dirname(String(path))) === '${folder}')`,
+            "    process.kill(process.pid, 'SIGKILL');",
+            '  return handle;',
+            '};',
+            'syncBuiltinESMExports();',
+          ].join('\n'),
+        );
+        const killed = await t.redact(['in', '-o', 'out', '--shard', '1/2'], {
+          env: { ...t.env, NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` },
+        });
+        expect(killed.signal).toBe('SIGKILL');
+        const dir = join(t.dir, 'out', ...(folder === 'out' ? [] : [folder]));
+        const hidden = async () => (await readdir(dir)).filter((name) => name.endsWith('.vredact-partial'));
+        expect(await hidden()).toHaveLength(1);
+
+        expect((await t.redact(['in', '-o', 'out', '--shard', '1/2'])).exitCode).toBe(0);
+        expect(await hidden()).toEqual([]);
+      } finally {
+        await t.cleanup();
+      }
+    },
+  );
 
   it('a compacted journal still skips what is done', async () => {
     const t = await setup();

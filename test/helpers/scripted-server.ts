@@ -34,6 +34,8 @@ export interface ScriptedServer {
   received: ReceivedRequest[];
   /** Connections open now: none once a killed client's last requests have all been taken in. */
   openConnections(): number;
+  /** The connections open now, to tell whose they are (see chaos-service.ts). */
+  openSockets(): Socket[];
   /** Stops taking connections (a new one is refused); those open go on until they end. */
   stopListening(): void;
   /** Destroys every open connection and stops listening. */
@@ -79,6 +81,7 @@ export async function startScriptedServer(handler: ScriptedHandler, port = 0): P
     port: bound,
     received,
     openConnections: () => sockets.size,
+    openSockets: () => [...sockets],
     stopListening: () => server.close(),
     close: () =>
       new Promise<void>((resolve) => {
