@@ -17,10 +17,14 @@ const TOKEN = 'vr_encoded_0123456789abcdef';
 const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-encoded-');
 
-function sendGzip(res: Parameters<ScriptedHandler>[1], status: number, type: string, bytes: Buffer) {
-  const body = gzipSync(bytes);
+/** Answers `body`, gzip bytes as they are (a test may have spoilt them), labelled gzip. */
+function sendGzipped(res: Parameters<ScriptedHandler>[1], status: number, type: string, body: Buffer) {
   res.writeHead(status, { 'content-type': type, 'content-encoding': 'gzip', 'content-length': body.length });
   res.end(body);
+}
+
+function sendGzip(res: Parameters<ScriptedHandler>[1], status: number, type: string, bytes: Buffer) {
+  sendGzipped(res, status, type, gzipSync(bytes));
 }
 
 /** A gzip stream whose deflate data and checksum no longer agree. */
@@ -99,13 +103,7 @@ describe('an answer sent gzip-encoded', () => {
     const out = join(dir.path, 'out');
     const result = await run(
       (req, res) => {
-        const body = corruptGzip(speech);
-        res.writeHead(200, {
-          'content-type': 'audio/wav',
-          'content-encoding': 'gzip',
-          'content-length': body.length,
-        });
-        res.end(body);
+        sendGzipped(res, 200, 'audio/wav', corruptGzip(speech));
       },
       ['redact', await speechInputs(dir.path, 1), '-o', out, '--json'],
     );
@@ -119,13 +117,7 @@ describe('an answer sent gzip-encoded', () => {
   test('a download whose gzip does not decode fails its file at once, saying so, not as a network error retried', async () => {
     const speech = await readFile(fixture('speech-16bit.wav'));
     const host = await startFileHost({}, (name, res) => {
-      const body = corruptGzip(speech);
-      res.writeHead(200, {
-        'content-type': 'audio/wav',
-        'content-encoding': 'gzip',
-        'content-length': body.length,
-      });
-      res.end(body);
+      sendGzipped(res, 200, 'audio/wav', corruptGzip(speech));
     });
     try {
       const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: host.baseUrl, VREDACT_TOKEN: TOKEN });

@@ -5,6 +5,7 @@
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { FIXTURES } from './cli.js';
 
 const SPEECH = join(FIXTURES, 'speech-16bit.wav');
@@ -32,18 +33,5 @@ export async function speechSlice(samples: number): Promise<Buffer> {
   const fixture = await readFile(SPEECH);
   const dataAt = fixture.indexOf('data') + 8;
   const data = fixture.subarray(dataAt, dataAt + samples * 2);
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0, 'latin1');
-  head.writeUInt32LE(36 + data.length, 4);
-  head.write('WAVEfmt ', 8, 'latin1');
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22);
-  head.writeUInt32LE(16000, 24);
-  head.writeUInt32LE(32000, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write('data', 36, 'latin1');
-  head.writeUInt32LE(data.length, 40);
-  return Buffer.concat([head, data]);
+  return Buffer.concat([pcm16MonoHeader(data.length / 2, 16_000), data]);
 }
