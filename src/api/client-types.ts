@@ -2,6 +2,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../output/logger.js';
 import type { ProxySettings } from './proxy.js';
+import type { Job, JobContentItem } from './schemas.js';
 
 export interface ClientOptions {
   baseUrl: URL;
@@ -49,3 +50,15 @@ export interface UploadOptions {
  * retried and pass through as they are.
  */
 export type BodySink<T> = (response: ResponseBody) => Promise<T>;
+
+/** Takes the jobs of a listing one by one, keeping only what its command needs. */
+export interface JobSink {
+  add(job: Job): void;
+}
+
+/** Takes a job's content items one by one, as they are read. */
+export interface ContentSink {
+  add(item: JobContentItem): void;
+  /** Awaited after each chunk of the answer: an output that is full holds the reading back. */
+  drain?: () => Promise<void>;
+}

@@ -10,13 +10,13 @@ import type * as v from 'valibot';
 import { ExitCode } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import { maskToken } from '../settings/mask.js';
-import type { BodySink, ClientOptions, UploadOptions } from './client-types.js';
+import type { BodySink, ClientOptions, ContentSink, JobSink, UploadOptions } from './client-types.js';
 import { InvalidResponseError, LinkRefusedError } from './errors.js';
 import { assertFileName, assertNewJobId, jobIdProblem, jobPath } from './identifiers.js';
 import { readJsonList, readSmallJson } from './json-reader.js';
 import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
-import { RETRYABLE_STATUSES } from './retry.js';
+import { isRetryableByDefault, RETRYABLE_STATUSES } from './retry.js';
 import {
   CreatedJobSchema,
   DownloadUrlSchema,
@@ -40,7 +40,14 @@ import { NOT_ACCEPTED_STATUSES, uploadSafeToResend } from './upload-fate.js';
 
 export type { RedactionAnswer } from './redaction-answer.js';
 
-export type { BodySink, ClientOptions, ResponseBody, UploadOptions } from './client-types.js';
+export type {
+  BodySink,
+  ClientOptions,
+  ContentSink,
+  JobSink,
+  ResponseBody,
+  UploadOptions,
+} from './client-types.js';
 
 const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
 
@@ -86,17 +93,18 @@ export class ApiClient {
   }
 
   /**
-   * Every job of the token, read as a stream (no cap on the number of jobs). A job's `token` field
-   * comes back masked; a job whose id is unsafe to put in a path is left out, with a warning.
+   * Every job of the token, read as a stream, handed to a sink made afresh for each attempt (a retry
+   * starts over), which keeps what it needs: the answer itself is never held. A job's `token` field
+   * comes to the sink masked; a job whose id is unsafe to put in a path is left out, with a warning.
    */
-  async listJobs(signal?: AbortSignal): Promise<Job[]> {
+  async eachJob<S extends JobSink>(makeSink: () => S, signal?: AbortSignal): Promise<S> {
     const what = 'listing jobs';
-    const jobs = await this.#http.call(
+    return this.#http.call(
       'GET',
       JOBS_PATH,
       what,
       async (response) => {
-        const out: Job[] = [];
+        const sink = makeSink();
         let unsafe = 0;
         await readJsonList(response.body, {
           key: 'jobs',
@@ -107,19 +115,27 @@ export class ApiClient {
           before: maskJobToken,
           onItem: (job) => {
             if (jobIdProblem(job.job_id)) unsafe++;
-            else out.push(job);
+            else sink.add(job);
           },
         });
         if (unsafe > 0)
           this.#http.options.log.warn(
             `${what}: left out ${unsafe} job(s) whose id cannot be used safely in a request`,
           );
-        return out;
+        return sink;
       },
       undefined,
       signal,
     );
-    return jobs;
+  }
+
+  /** Every job of the token, held (at most MAX_LIST_ITEMS of them). */
+  async listJobs(signal?: AbortSignal): Promise<Job[]> {
+    const sink = await this.eachJob(() => {
+      const jobs: Job[] = [];
+      return { jobs, add: (job: Job) => void jobs.push(job) };
+    }, signal);
+    return sink.jobs;
   }
 
   async createJob(signal?: AbortSignal): Promise<string> {
@@ -138,28 +154,42 @@ export class ApiClient {
     return assertNewJobId(created.job_id, what);
   }
 
-  /** A job's content items, read as a stream; file names are checked only when one is asked for. */
+  /** A job's content items, read as a stream and held; file names are checked only when one is asked for. */
   async jobContent(jobId: string, signal?: AbortSignal): Promise<JobContentItem[]> {
+    const items: JobContentItem[] = [];
+    await this.eachContentItem(jobId, { add: (item) => void items.push(item) }, signal);
+    return items;
+  }
+
+  /**
+   * A job's content items, handed to `sink` as they are read, and none held here. Once the sink has
+   * had an item the request is not retried (it would hand that item again): a failure then is the
+   * command's. Returns how many items the sink had.
+   */
+  async eachContentItem(jobId: string, sink: ContentSink, signal?: AbortSignal): Promise<number> {
     const what = `reading job ${jobId}`;
     const path = jobPath(jobId, '/content', what);
+    let handed = 0;
     return this.#http.call(
       'GET',
       path,
       what,
-      async (response) => {
-        const items: JobContentItem[] = [];
-        await readJsonList(response.body, {
+      (response) =>
+        readJsonList(response.body, {
           key: 'jobContent',
           item: JobContentItemSchema,
           what,
           status: response.statusCode,
           scrub: this.#http.scrub,
-          onItem: (item) => items.push(item),
-        });
-        return items;
-      },
+          onItem: (item) => {
+            handed++;
+            sink.add(item);
+          },
+          ...(sink.drain ? { afterChunk: sink.drain } : {}),
+        }),
       undefined,
       signal,
+      (error) => handed === 0 && isRetryableByDefault(error),
     );
   }
 

@@ -78,6 +78,8 @@ export interface ListReadOptions<S extends v.GenericSchema> {
   before?: (raw: unknown) => unknown;
   /** Called with each item, checked and scrubbed, in the order of the answer. */
   onItem: (item: v.InferOutput<S>) => void;
+  /** Awaited after each chunk's items were handed over: a slow consumer holds the reading back. */
+  afterChunk?: () => Promise<void>;
   /** Most items read (MAX_LIST_ITEMS unless told). */
   maxItems?: number;
 }
@@ -142,6 +144,7 @@ export async function readJsonList<S extends v.GenericSchema>(
     if (!parser.isEnded) parser.write(chunk);
     // Stop reading at the first failure: the rest of a hostile body is never pulled.
     if (failure !== undefined) break;
+    await options.afterChunk?.();
   }
   if (failure === undefined && !parser.isEnded) {
     try {

@@ -85,7 +85,7 @@ export function parseConcurrency(text: string, what = 'concurrency'): number {
   return parseInteger(text, what, CONCURRENCY_RANGE.min, CONCURRENCY_RANGE.max);
 }
 
-function parseInteger(text: string, what: string, min: number, max: number): number {
+export function parseInteger(text: string, what: string, min: number, max: number): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new UsageError(`${what} must be a whole number from ${min} to ${max} (got "${text}")`);

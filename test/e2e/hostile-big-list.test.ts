@@ -1,6 +1,9 @@
 /**
- * Big answers: 200,000 jobs (about 22 MB of JSON) list whole, through `jobs list` and the crash
- * recovery's look-up alike (both read the list as a stream). The peak memory is measured in the README.
+ * Big answers: 200,000 jobs (about 22 MB of JSON) list whole, through `jobs list --all` and the crash
+ * recovery's look-up alike (both read the list as a stream). `jobs list` keeps only the jobs it shows,
+ * and `jobs content` prints items as they come: both run in a heap far too small to hold the listing
+ * (that is the outcome asserted: holding it would crash the child). The peak memory is measured in
+ * the README.
  */
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -9,30 +12,52 @@ import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 const TOKEN = 'vr_biglist_0123456789abcdef';
 const JOBS = 200_000;
 const dir = tempDirPerTest('vredact-hostile-big-');
+/** A heap in which 200,000 jobs (or 150,000 content items) held at once do not fit. */
+const SMALL_HEAP = { NODE_OPTIONS: '--max-old-space-size=32' };
+const START = Date.parse('2026-01-01T00:00:00Z');
 
-/** `{"jobs":[…]}` with `count` jobs, oldest first, about 110 bytes each. */
-function bigJobList(count: number, token: string): Buffer {
+const jobId = (i: number) => `${String(i).padStart(8, '0')}-5c1b-4aa6-9c0f-0b1f2e3d4c5b`;
+
+/**
+ * `{"jobs":[…]}` with `count` jobs, about 110 bytes each: job i created i seconds after the start,
+ * listed oldest first, or in the order `at` gives (a permutation of 0…count-1).
+ */
+function bigJobList(count: number, token: string, at: (i: number) => number = (i) => i): Buffer {
   const parts: string[] = [];
-  const start = Date.parse('2026-01-01T00:00:00Z');
   for (let i = 0; i < count; i++) {
-    const id = `${String(i).padStart(8, '0')}-5c1b-4aa6-9c0f-0b1f2e3d4c5b`;
+    const n = at(i);
     parts.push(
-      `{"job_id":"${id}","token":"${token}","created_at":"${new Date(start + i * 1000).toISOString()}"}`,
+      `{"job_id":"${jobId(n)}","token":"${token}","created_at":"${new Date(START + n * 1000).toISOString()}"}`,
     );
   }
   return Buffer.from(`{"jobs":[${parts.join(',')}]}`);
 }
 
+/** `{"jobContent":[…]}` with `count` items named f0.wav, f1.wav, … */
+function bigContent(count: number): Buffer {
+  const parts: string[] = [];
+  for (let i = 0; i < count; i++) {
+    parts.push(
+      `{"id":${i},"job_id":"job-1","file_name":"f${i}.wav","audio_duration":75,"created_at":"2026-01-01T00:00:00Z"}`,
+    );
+  }
+  return Buffer.from(`{"jobContent":[${parts.join(',')}]}`);
+}
+
+async function serving(body: Buffer) {
+  return startScriptedServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  });
+}
+
 describe('a list of 200,000 jobs', () => {
-  test('jobs list prints every job, newest first', async () => {
+  test('jobs list --all prints every job, newest first', async () => {
     const body = bigJobList(JOBS, TOKEN);
     expect(body.length).toBeGreaterThan(20 * 1024 * 1024);
-    const server = await startScriptedServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-      res.end(body);
-    });
+    const server = await serving(body);
     try {
-      const run = await runCli(['jobs', 'list'], {
+      const run = await runCli(['jobs', 'list', '--all'], {
         env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
       });
       expect(run.exitCode, String(run.stderr)).toBe(0);
@@ -40,6 +65,74 @@ describe('a list of 200,000 jobs', () => {
       expect(lines).toHaveLength(JOBS);
       expect(lines[0]?.startsWith(String(JOBS - 1).padStart(8, '0'))).toBe(true);
       expect(lines[0]?.endsWith('\tvr_…cdef')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  test('jobs list keeps only the newest 30 (--limit): in a heap too small for the list, in order', async () => {
+    // Listed in a scattered order: the newest are found wherever they come.
+    const body = bigJobList(JOBS, TOKEN, (i) => (i * 7919) % JOBS);
+    const server = await serving(body);
+    try {
+      const env = isolatedEnv(dir.path, {
+        VREDACT_BASE_URL: server.baseUrl,
+        VREDACT_TOKEN: TOKEN,
+        ...SMALL_HEAP,
+      });
+      const run = await runCli(['jobs', 'list'], { env });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      const ids = String(run.stdout)
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split('\t')[0]);
+      expect(ids).toEqual(Array.from({ length: 30 }, (_, i) => jobId(JOBS - 1 - i)));
+      expect(String(run.stderr)).toContain(
+        'showing the newest 30 of 200,000 jobs; --limit <n> or --all for more',
+      );
+
+      const json = await runCli(['jobs', 'list', '--json', '--limit', '3', '-q'], { env });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      const jobs = JSON.parse(String(json.stdout)) as { job_id: string }[];
+      expect(jobs.map((job) => job.job_id)).toEqual([jobId(JOBS - 1), jobId(JOBS - 2), jobId(JOBS - 3)]);
+      expect(String(json.stderr)).toBe('');
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  test('jobs list --limit takes a whole number from 1 to 1,000,000, and not with --all', async () => {
+    const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: 'http://127.0.0.1:9', VREDACT_TOKEN: TOKEN });
+    for (const given of ['0', '-1', '2.5', 'many', '1000001']) {
+      const run = await runCli(['jobs', 'list', '--limit', given], { env });
+      expect(run.exitCode, given).toBe(2);
+      expect(String(run.stderr)).toContain('--limit must be a whole number from 1 to 1000000');
+    }
+    const both = await runCli(['jobs', 'list', '--limit', '5', '--all'], { env });
+    expect(both.exitCode).toBe(2);
+  });
+
+  test('jobs content prints 150,000 items as they come, in a pipe and as JSON, in a heap too small for them', async () => {
+    const ITEMS = 150_000;
+    const server = await serving(bigContent(ITEMS));
+    try {
+      const env = isolatedEnv(dir.path, {
+        VREDACT_BASE_URL: server.baseUrl,
+        VREDACT_TOKEN: TOKEN,
+        ...SMALL_HEAP,
+      });
+      const plain = await runCli(['jobs', 'content', 'job-1'], { env });
+      expect(plain.exitCode, String(plain.stderr)).toBe(0);
+      const lines = String(plain.stdout).trimEnd().split('\n');
+      expect(lines).toHaveLength(ITEMS);
+      expect(lines[0]).toBe('0\tf0.wav\t1:15\t2026-01-01 00:00:00');
+      expect(lines[ITEMS - 1]).toBe(`${ITEMS - 1}\tf${ITEMS - 1}.wav\t1:15\t2026-01-01 00:00:00`);
+
+      const json = await runCli(['jobs', 'content', 'job-1', '--json'], { env });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      const items = JSON.parse(String(json.stdout)) as { id: string; file_name: string }[];
+      expect(items).toHaveLength(ITEMS);
+      expect(items[ITEMS - 1]).toMatchObject({ id: String(ITEMS - 1), file_name: `f${ITEMS - 1}.wav` });
     } finally {
       await server.close();
     }

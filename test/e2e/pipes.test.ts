@@ -70,7 +70,7 @@ describe('a closed stdout', () => {
         headers: { authorization: `Bearer ${sandbox.token}` },
       }).then((response) => response.arrayBuffer());
     for (let batch = 0; batch < 30; batch++) await Promise.all(Array.from({ length: 50 }, create));
-    const result = await intoHead(e2e, 'jobs list');
+    const result = await intoHead(e2e, 'jobs list --all');
     expect(result.stdout.split('\n')).toHaveLength(1);
     expect(result.stdout).toMatch(/^\S+\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\t/);
     expect(result.stderr).toBe('');

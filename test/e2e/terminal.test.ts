@@ -10,6 +10,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { columnsOf } from '../../src/output/fit.js';
 import { BIN, runCli } from '../helpers/cli.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
 import { type Pty, runInPty, screenLines } from '../helpers/pty.js';
 import { type E2E, setup } from '../helpers/e2e.js';
 
@@ -219,6 +220,38 @@ describe('tables on a terminal', () => {
     expect(await term.exited).toBe(0);
     expect(term.output()).toMatch(/JOB ID/);
     expect(term.output()).not.toMatch(/\u001b\[[\d;]*m/);
+  });
+  it('`jobs content` of 5,000 files prints every row as aligned columns, not a drawn table', async () => {
+    // cli-table3 builds its whole table in memory, in time that grows faster than its rows: 100,000
+    // rows took 700 s.
+    const ITEMS = 5000;
+    const items = Array.from({ length: ITEMS }, (_, i) => ({
+      id: i,
+      job_id: 'job-1',
+      file_name: `f${i}.wav`,
+      audio_duration: 75,
+      created_at: '2026-01-01T00:00:00Z',
+    }));
+    const body = Buffer.from(JSON.stringify({ jobContent: items }));
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+      res.end(body);
+    });
+    try {
+      e2e = await setup();
+      const env = { ...e2e.env, VREDACT_BASE_URL: server.baseUrl };
+      term = runInPty(`${vredact} jobs content job-1`, { cwd: e2e.dir, env, columns: 120 });
+      expect(await term.exited).toBe(0);
+      const lines = screenLines(term.output()).filter(Boolean);
+      expect(lines[0]).toMatch(/^ID +FILE NAME +DURATION +CREATED$/);
+      expect(lines).toContain(`4999  f4999.wav  1:15      2026-01-01 00:00:00`);
+      expect(lines.filter((line) => /^\d+ +f\d+\.wav +1:15 +2026-01-01 00:00:00$/.test(line))).toHaveLength(
+        ITEMS,
+      );
+      expect(term.output()).not.toMatch(/[│┌─]/);
+    } finally {
+      await server.close();
+    }
   });
 });
 

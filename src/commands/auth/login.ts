@@ -31,7 +31,8 @@ export async function runLogin(
   requireSendableToken(token);
   const client = await ctx.clientWithToken(token);
   try {
-    await client.listJobs();
+    // The answer is read to its end, as any listing is, but no job is kept.
+    await client.eachJob(() => ({ add() {} }));
   } catch (error) {
     // Said as what it is for this command: the API error names "listing jobs" and says to log in.
     if (isTokenRefused(error)) throw tokenRefused(error as ApiError, ctx.settings.baseUrl);

@@ -1,29 +1,53 @@
+import type { JobContentItem } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { formatDuration, formatTimestamp } from '../../output/format.js';
 import { startSpinner } from '../../output/spinner.js';
 import { displayText } from '../../output/sanitize.js';
-import { printJson, printTable } from '../../output/table.js';
 import { requireUserJobId } from '../../api/identifiers.js';
+import { jsonArrayElement, jsonArrayEnd, LineBatches, printRows } from './write-lines.js';
 
+function row(item: JobContentItem): string[] {
+  return [item.id, item.file_name, formatDuration(item.audio_duration), formatTimestamp(item.created_at)].map(
+    displayText,
+  );
+}
+
+/**
+ * A job's files. In a pipe and as JSON each item is printed as it is read, and none is held: a job of
+ * 100,000 files costs the memory of one batch of output. A terminal's table needs every row to align
+ * its columns, so there they are held.
+ */
 export async function runJobsContent(ctx: Context, [given = '']: string[]): Promise<number> {
   const jobId = requireUserJobId(given);
   const client = await ctx.client();
   const spinner = await startSpinner(ctx.io, `Reading job ${displayText(jobId)}`);
-  const items = await client.jobContent(jobId).finally(() => spinner.stop());
-  if (ctx.settings.json) {
-    printJson(ctx.io, items);
+  const json = ctx.settings.json;
+  const rows: string[][] | undefined = !json && ctx.io.stdoutIsTTY ? [] : undefined;
+  const out = new LineBatches(ctx.streams.stdout);
+  let count = 0;
+  await client
+    .eachContentItem(jobId, {
+      add: (item) => {
+        if (json) out.push(jsonArrayElement(item, count));
+        else if (rows) rows.push(row(item));
+        else out.push(`${row(item).join('\t')}\n`);
+        count++;
+      },
+      drain: async () => {
+        // The spinner's line and the output never share the terminal.
+        if (out.pending) spinner.stop();
+        await out.flush();
+      },
+    })
+    .finally(() => spinner.stop());
+  if (json) {
+    out.push(jsonArrayEnd(count));
+    await out.flush();
     return ExitCode.ok;
   }
-  if (items.length === 0) ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
-  await printTable(
-    ctx.io,
-    ['ID', 'FILE NAME', 'DURATION', 'CREATED'],
-    items.map((item) =>
-      [item.id, item.file_name, formatDuration(item.audio_duration), formatTimestamp(item.created_at)].map(
-        displayText,
-      ),
-    ),
-  );
+  await out.flush();
+  if (count === 0) ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
+  if (rows) await printRows(ctx.io, ['ID', 'FILE NAME', 'DURATION', 'CREATED'], rows);
   return ExitCode.ok;
 }

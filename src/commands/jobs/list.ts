@@ -1,25 +1,16 @@
 import type { Job } from '../../api/schemas.js';
+import { MAX_LIST_ITEMS } from '../../api/json-reader.js';
 import type { Context } from '../../context.js';
-import { ExitCode } from '../../errors.js';
-import { timestampMs } from '../../api/timestamps.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import { formatTimestamp } from '../../output/format.js';
 import { displayText } from '../../output/sanitize.js';
 import { startSpinner } from '../../output/spinner.js';
-import { escapeJsonControls, printTable } from '../../output/table.js';
-import { alignedLines, writeLines } from './write-lines.js';
+import { parseInteger } from '../../settings/settings.js';
+import { NewestJobs } from './newest-jobs.js';
+import { jsonArrayLines, printRows, writeLines } from './write-lines.js';
 
-/** Beyond this many rows a terminal gets aligned columns rather than a drawn table. */
-const MAX_DRAWN_ROWS = 2000;
-
-function* jsonArrayLines(jobs: readonly Job[]): Iterable<string> {
-  // The same text as JSON.stringify(jobs, null, 2), one element at a time.
-  yield '[\n';
-  for (let i = 0; i < jobs.length; i++) {
-    const item = JSON.stringify(jobs[i], null, 2).replace(/\n/g, '\n  ');
-    yield `  ${escapeJsonControls(item)}${i < jobs.length - 1 ? ',' : ''}\n`;
-  }
-  yield ']\n';
-}
+/** Jobs shown when neither --limit nor --all is given: the recent ones, as gh lists runs and issues. */
+export const DEFAULT_JOBS_LIMIT = 30;
 
 function row(job: Job): string[] {
   return [job.job_id, formatTimestamp(job.created_at), job.token].map(displayText);
@@ -29,17 +20,35 @@ function* tsvLines(jobs: readonly Job[]): Iterable<string> {
   for (const job of jobs) yield `${row(job).join('\t')}\n`;
 }
 
+/** How many of the newest jobs to keep: `--limit`, every one with `--all`. */
+function jobsLimit(flags: { limit?: unknown; all?: unknown }): number {
+  if (flags.all === true) {
+    if (flags.limit !== undefined) throw new UsageError('--all and --limit cannot be used together');
+    return Number.POSITIVE_INFINITY;
+  }
+  if (flags.limit === undefined) return DEFAULT_JOBS_LIMIT;
+  return parseInteger(String(flags.limit), '--limit', 1, MAX_LIST_ITEMS);
+}
+
 /**
- * Every job of the token, newest first. Sorting needs them all, so they are kept (about 1 KB each
- * at most in memory); the output is written in batches, never built whole.
+ * The newest jobs of the token, newest first. Only the jobs shown are kept while the listing is read
+ * (all of them with --all, to be sorted); the output is written in batches, never built whole.
  */
-export async function runJobsList(ctx: Context): Promise<number> {
+export async function runJobsList(
+  ctx: Context,
+  _args: string[],
+  flags: Record<string, unknown>,
+): Promise<number> {
+  const limit = jobsLimit(flags);
   const client = await ctx.client();
   const spinner = await startSpinner(ctx.io, 'Listing jobs');
-  const jobs = await client.listJobs().finally(() => spinner.stop());
+  const newest = await client.eachJob(() => new NewestJobs(limit)).finally(() => spinner.stop());
   // The client gives each job's token masked.
-  // A job whose time cannot be read goes last.
-  jobs.sort((a, b) => (timestampMs(b.created_at) ?? 0) - (timestampMs(a.created_at) ?? 0));
+  const jobs = newest.jobs();
+  if (newest.seen > jobs.length) {
+    const seen = newest.seen.toLocaleString('en-US');
+    ctx.log.info(`showing the newest ${jobs.length} of ${seen} jobs; --limit <n> or --all for more`);
+  }
   if (ctx.settings.json) {
     await writeLines(ctx.streams.stdout, jsonArrayLines(jobs));
     return ExitCode.ok;
@@ -49,8 +58,6 @@ export async function runJobsList(ctx: Context): Promise<number> {
     await writeLines(ctx.streams.stdout, tsvLines(jobs));
     return ExitCode.ok;
   }
-  const head = ['JOB ID', 'CREATED', 'TOKEN'];
-  if (jobs.length > MAX_DRAWN_ROWS) await writeLines(ctx.streams.stdout, alignedLines(head, jobs.map(row)));
-  else await printTable(ctx.io, head, jobs.map(row));
+  await printRows(ctx.io, ['JOB ID', 'CREATED', 'TOKEN'], jobs.map(row));
   return ExitCode.ok;
 }

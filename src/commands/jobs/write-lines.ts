@@ -1,8 +1,32 @@
 import type { Writable } from 'node:stream';
 import { columnsOf } from '../../output/fit.js';
+import type { IOStreams } from '../../output/iostreams.js';
+import { escapeJsonControls, printTable } from '../../output/table.js';
+
+/** Beyond this many rows a terminal gets aligned columns rather than a drawn table. */
+const MAX_DRAWN_ROWS = 2000;
 
 /** Bytes gathered before one write: few write calls, and never the whole output in memory at once. */
 const BATCH_CHARS = 64 * 1024;
+
+/**
+ * One element of a JSON array printed as it comes: the same text as JSON.stringify(all, null, 2), each
+ * element after the separator it needs (whether an element is the last is not known when it comes).
+ */
+export function jsonArrayElement(value: unknown, index: number): string {
+  const item = escapeJsonControls(JSON.stringify(value, null, 2).replace(/\n/g, '\n  '));
+  return `${index === 0 ? '[\n' : ',\n'}  ${item}`;
+}
+
+/** What closes an array of `count` elements printed by jsonArrayElement. */
+export function jsonArrayEnd(count: number): string {
+  return count === 0 ? '[]\n' : '\n]\n';
+}
+
+export function* jsonArrayLines(values: readonly unknown[]): Iterable<string> {
+  for (let i = 0; i < values.length; i++) yield jsonArrayElement(values[i], i);
+  yield jsonArrayEnd(values.length);
+}
 
 /** Resolves when the stream can take more, or will never take more (closed, failed: `| head`). */
 function writable(stream: Writable): Promise<void> {
@@ -16,25 +40,50 @@ function writable(stream: Writable): Promise<void> {
 }
 
 /**
- * Writes `lines` (each with its own newline) in batches, waiting whenever the stream's buffer is full:
- * 200,000 rows into a slow pipe do not pile up in memory. A stream that closes (a reader gone) ends
- * the writing quietly; saying so is the terminal layer's job.
+ * Lines gathered into batches for a stream: few write calls, and a full stream's buffer is waited on
+ * (`flush`), so 200,000 rows into a slow pipe do not pile up in memory. A stream that closes (a reader
+ * gone) takes nothing more, quietly; saying so is the terminal layer's job.
  */
-export async function writeLines(stream: Writable, lines: Iterable<string>): Promise<void> {
-  let batch = '';
-  const gone = () => stream.destroyed || stream.writableEnded || stream.errored !== null;
-  const flush = async () => {
-    if (batch === '' || gone()) return;
-    const full = !stream.write(batch);
-    batch = '';
-    if (full && !gone()) await writable(stream);
-  };
-  for (const line of lines) {
-    if (gone()) return;
-    batch += line;
-    if (batch.length >= BATCH_CHARS) await flush();
+export class LineBatches {
+  readonly #stream: Writable;
+  #batch = '';
+
+  constructor(stream: Writable) {
+    this.#stream = stream;
   }
-  await flush();
+
+  get gone(): boolean {
+    const stream = this.#stream;
+    return stream.destroyed || stream.writableEnded || stream.errored !== null;
+  }
+
+  /** Whether lines are waiting for the next flush. */
+  get pending(): boolean {
+    return this.#batch !== '';
+  }
+
+  /** Adds `line` (with its own newline); returns true when the batch is big enough to flush. */
+  push(line: string): boolean {
+    if (!this.gone) this.#batch += line;
+    return this.#batch.length >= BATCH_CHARS;
+  }
+
+  async flush(): Promise<void> {
+    if (this.#batch === '' || this.gone) return;
+    const full = !this.#stream.write(this.#batch);
+    this.#batch = '';
+    if (full && !this.gone) await writable(this.#stream);
+  }
+}
+
+/** Writes `lines` (each with its own newline) in batches (LineBatches). */
+export async function writeLines(stream: Writable, lines: Iterable<string>): Promise<void> {
+  const out = new LineBatches(stream);
+  for (const line of lines) {
+    if (out.gone) return;
+    if (out.push(line)) await out.flush();
+  }
+  await out.flush();
 }
 
 /**
@@ -56,4 +105,14 @@ export function* alignedLines(
       .trimEnd()}\n`;
   yield line(head);
   for (const row of rows) yield line(row);
+}
+
+/** Rows on a terminal: a drawn table, or aligned columns for a list too long for one. */
+export async function printRows(
+  io: Pick<IOStreams, 'stdout' | 'stdoutIsTTY' | 'color'>,
+  head: string[],
+  rows: string[][],
+): Promise<void> {
+  if (rows.length > MAX_DRAWN_ROWS) await writeLines(io.stdout, alignedLines(head, rows));
+  else await printTable(io, head, rows);
 }
