@@ -37,12 +37,16 @@ export function addJobsCommands(program: Command): void {
   const list = jobs
     .command('list')
     .description('list the newest jobs of your token, newest first')
-    .addOption(option('-L, --limit <n>', 'show at most this many jobs, the newest').documentDefault('30'))
+    .addOption(
+      option('-L, --limit <n>', 'show at most this many jobs, the newest').documentDefault(
+        '30; all with --json',
+      ),
+    )
     .option('--all', 'show every job (all are held in memory to be sorted)');
   addExamples(leaf(list, true), [
     ['vredact jobs list', 'the 30 newest: a table on a terminal, tab-separated lines in a pipe'],
     ['vredact jobs list --limit 500', 'the 500 newest'],
-    ['vredact jobs list --all --json | jq -r ".[].job_id"', 'every job id, for a script'],
+    ['vredact jobs list --json | jq -r ".[].job_id"', 'every job id, for a script'],
   ]).action(action(async () => (await import('../commands/jobs/list.js')).runJobsList));
   addExamples(leaf(jobs.command('create').description('create an empty job and print its id'), true), [
     ['vredact jobs create', 'prints the new job id'],

@@ -70,7 +70,7 @@ describe('a list of 200,000 jobs', () => {
     }
   }, 120_000);
 
-  test('jobs list keeps only the newest 30 (--limit): in a heap too small for the list, in order', async () => {
+  test('jobs list keeps only the newest 30 (--limit): in a heap too small for the list, in order; --json keeps all', async () => {
     // Listed in a scattered order: the newest are found wherever they come.
     const body = bigJobList(JOBS, TOKEN, (i) => (i * 7919) % JOBS);
     const server = await serving(body);
@@ -90,6 +90,12 @@ describe('a list of 200,000 jobs', () => {
       expect(String(run.stderr)).toContain(
         'showing the newest 30 of 200,000 jobs; --limit <n> or --all for more',
       );
+
+      // --json is the whole listing unless --limit is given: scripts were promised every job.
+      const all = await runCli(['jobs', 'list', '--json'], { env: { ...env, NODE_OPTIONS: '' } });
+      expect(all.exitCode, String(all.stderr)).toBe(0);
+      expect((JSON.parse(String(all.stdout)) as unknown[]).length).toBe(JOBS);
+      expect(String(all.stderr)).not.toContain('showing the newest');
 
       const json = await runCli(['jobs', 'list', '--json', '--limit', '3', '-q'], { env });
       expect(json.exitCode, String(json.stderr)).toBe(0);

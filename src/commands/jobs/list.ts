@@ -20,13 +20,16 @@ function* tsvLines(jobs: readonly Job[]): Iterable<string> {
   for (const job of jobs) yield `${row(job).join('\t')}\n`;
 }
 
-/** How many of the newest jobs to keep: `--limit`, every one with `--all`. */
-function jobsLimit(flags: { limit?: unknown; all?: unknown }): number {
+/**
+ * How many of the newest jobs to keep: `--limit`, every one with `--all`. A person reads the newest
+ * (the table and its plain lines); `--json` is the whole listing, as scripts were promised it.
+ */
+function jobsLimit(flags: { limit?: unknown; all?: unknown }, json: boolean): number {
   if (flags.all === true) {
     if (flags.limit !== undefined) throw new UsageError('--all and --limit cannot be used together');
     return Number.POSITIVE_INFINITY;
   }
-  if (flags.limit === undefined) return DEFAULT_JOBS_LIMIT;
+  if (flags.limit === undefined) return json ? Number.POSITIVE_INFINITY : DEFAULT_JOBS_LIMIT;
   return parseInteger(String(flags.limit), '--limit', 1, MAX_LIST_ITEMS);
 }
 
@@ -39,7 +42,7 @@ export async function runJobsList(
   _args: string[],
   flags: Record<string, unknown>,
 ): Promise<number> {
-  const limit = jobsLimit(flags);
+  const limit = jobsLimit(flags, ctx.settings.json);
   const client = await ctx.client();
   const spinner = await startSpinner(ctx.io, 'Listing jobs');
   const newest = await client.eachJob(() => new NewestJobs(limit)).finally(() => spinner.stop());
