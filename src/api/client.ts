@@ -9,22 +9,15 @@ import type { Dispatcher } from 'undici';
 import type * as v from 'valibot';
 import { ExitCode } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
-import { maskToken } from '../settings/mask.js';
 import type { BodySink, ClientOptions, ContentSink, JobSink, UploadOptions } from './client-types.js';
 import { InvalidResponseError, LinkRefusedError } from './errors.js';
-import { assertFileName, assertNewJobId, jobIdProblem, jobPath } from './identifiers.js';
-import { readJsonList, readSmallJson } from './json-reader.js';
+import { assertFileName, assertNewJobId, jobPath } from './identifiers.js';
+import { eachContentItem, eachJob } from './job-listings.js';
+import { readSmallJson } from './json-reader.js';
 import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
-import { isRetryableByDefault, RETRYABLE_STATUSES } from './retry.js';
-import {
-  CreatedJobSchema,
-  DownloadUrlSchema,
-  type Job,
-  type JobContentItem,
-  JobContentItemSchema,
-  JobSchema,
-} from './schemas.js';
+import { RETRYABLE_STATUSES } from './retry.js';
+import { CreatedJobSchema, DownloadUrlSchema, type Job, type JobContentItem } from './schemas.js';
 import { JOBS_PATH, ServiceHttp } from './service-http.js';
 import {
   BodyReadError,
@@ -50,12 +43,6 @@ export type {
 } from './client-types.js';
 
 const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
-
-/** A job's `token` field is a secret whoever's it is: masked before anything else sees it. */
-function maskJobToken(raw: unknown): unknown {
-  if (!raw || typeof raw !== 'object' || !('token' in raw) || typeof raw.token !== 'string') return raw;
-  return { ...raw, token: maskToken(raw.token) };
-}
 
 export class ApiClient {
   readonly #http: ServiceHttp;
@@ -92,41 +79,9 @@ export class ApiClient {
     );
   }
 
-  /**
-   * Every job of the token, read as a stream, handed to a sink made afresh for each attempt (a retry
-   * starts over), which keeps what it needs: the answer itself is never held. A job's `token` field
-   * comes to the sink masked; a job whose id is unsafe to put in a path is left out, with a warning.
-   */
-  async eachJob<S extends JobSink>(makeSink: () => S, signal?: AbortSignal): Promise<S> {
-    const what = 'listing jobs';
-    return this.#http.call(
-      'GET',
-      JOBS_PATH,
-      what,
-      async (response) => {
-        const sink = makeSink();
-        let unsafe = 0;
-        await readJsonList(response.body, {
-          key: 'jobs',
-          item: JobSchema,
-          what,
-          status: response.statusCode,
-          scrub: this.#http.scrub,
-          before: maskJobToken,
-          onItem: (job) => {
-            if (jobIdProblem(job.job_id)) unsafe++;
-            else sink.add(job);
-          },
-        });
-        if (unsafe > 0)
-          this.#http.options.log.warn(
-            `${what}: left out ${unsafe} job(s) whose id cannot be used safely in a request`,
-          );
-        return sink;
-      },
-      undefined,
-      signal,
-    );
+  /** Every job of the token, streamed to a sink made afresh for each attempt (see job-listings.ts). */
+  eachJob<S extends JobSink>(makeSink: () => S, signal?: AbortSignal): Promise<S> {
+    return eachJob(this.#http, makeSink, signal);
   }
 
   /** Every job of the token, held (at most MAX_LIST_ITEMS of them). */
@@ -161,36 +116,9 @@ export class ApiClient {
     return items;
   }
 
-  /**
-   * A job's content items, handed to `sink` as they are read, and none held here. Once the sink has
-   * had an item the request is not retried (it would hand that item again): a failure then is the
-   * command's. Returns how many items the sink had.
-   */
-  async eachContentItem(jobId: string, sink: ContentSink, signal?: AbortSignal): Promise<number> {
-    const what = `reading job ${jobId}`;
-    const path = jobPath(jobId, '/content', what);
-    let handed = 0;
-    return this.#http.call(
-      'GET',
-      path,
-      what,
-      (response) =>
-        readJsonList(response.body, {
-          key: 'jobContent',
-          item: JobContentItemSchema,
-          what,
-          status: response.statusCode,
-          scrub: this.#http.scrub,
-          onItem: (item) => {
-            handed++;
-            sink.add(item);
-          },
-          ...(sink.drain ? { afterChunk: sink.drain } : {}),
-        }),
-      undefined,
-      signal,
-      (error) => handed === 0 && isRetryableByDefault(error),
-    );
+  /** A job's content items, streamed to `sink` (see job-listings.ts); returns how many it had. */
+  eachContentItem(jobId: string, sink: ContentSink, signal?: AbortSignal): Promise<number> {
+    return eachContentItem(this.#http, jobId, sink, signal);
   }
 
   async downloadUrl(jobId: string, fileName: string, signal?: AbortSignal): Promise<URL> {

@@ -1,0 +1,96 @@
+/**
+ * The service's two listings, read as streams and handed item by item to a caller's sink: the jobs
+ * of the token and a job's content items. Neither answer is held here, so a listing of a million
+ * costs what the sink keeps.
+ */
+import { maskToken } from '../settings/mask.js';
+import type { ContentSink, JobSink } from './client-types.js';
+import { jobIdProblem, jobPath } from './identifiers.js';
+import { readJsonList } from './json-reader.js';
+import { isRetryableByDefault } from './retry.js';
+import { JobContentItemSchema, JobSchema } from './schemas.js';
+import { JOBS_PATH, type ServiceHttp } from './service-http.js';
+
+/** A job's `token` field is a secret whoever's it is: masked before anything else sees it. */
+function maskJobToken(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || !('token' in raw) || typeof raw.token !== 'string') return raw;
+  return { ...raw, token: maskToken(raw.token) };
+}
+
+/**
+ * Every job of the token, handed to a sink made afresh for each attempt (a retry starts over), which
+ * keeps what it needs. A job's `token` field comes to the sink masked; a job whose id is unsafe to put
+ * in a path is left out, with a warning.
+ */
+export async function eachJob<S extends JobSink>(
+  http: ServiceHttp,
+  makeSink: () => S,
+  signal?: AbortSignal,
+): Promise<S> {
+  const what = 'listing jobs';
+  return http.call(
+    'GET',
+    JOBS_PATH,
+    what,
+    async (response) => {
+      const sink = makeSink();
+      let unsafe = 0;
+      await readJsonList(response.body, {
+        key: 'jobs',
+        item: JobSchema,
+        what,
+        status: response.statusCode,
+        scrub: http.scrub,
+        before: maskJobToken,
+        onItem: (job) => {
+          if (jobIdProblem(job.job_id)) unsafe++;
+          else sink.add(job);
+        },
+      });
+      if (unsafe > 0)
+        http.options.log.warn(
+          `${what}: left out ${unsafe} job(s) whose id cannot be used safely in a request`,
+        );
+      return sink;
+    },
+    undefined,
+    signal,
+  );
+}
+
+/**
+ * A job's content items, handed to `sink` as they are read. Once the sink has had an item the request
+ * is not retried (it would hand that item again): a failure then is the command's. Returns how many
+ * items the sink had.
+ */
+export async function eachContentItem(
+  http: ServiceHttp,
+  jobId: string,
+  sink: ContentSink,
+  signal?: AbortSignal,
+): Promise<number> {
+  const what = `reading job ${jobId}`;
+  const path = jobPath(jobId, '/content', what);
+  let handed = 0;
+  return http.call(
+    'GET',
+    path,
+    what,
+    (response) =>
+      readJsonList(response.body, {
+        key: 'jobContent',
+        item: JobContentItemSchema,
+        what,
+        status: response.statusCode,
+        scrub: http.scrub,
+        onItem: (item) => {
+          handed++;
+          sink.add(item);
+        },
+        ...(sink.drain ? { afterChunk: sink.drain } : {}),
+      }),
+    undefined,
+    signal,
+    (error) => handed === 0 && isRetryableByDefault(error),
+  );
+}
