@@ -86,7 +86,11 @@ export interface RetryOptions {
   signal?: AbortSignal | undefined;
   /** Whether this failure may be retried; the default is the contract's rule for idempotent-enough requests. */
   shouldRetry?: (error: unknown) => boolean;
-  onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
+  /**
+   * Said before each retry: `delayMs` is the backoff's wait (0 is a wait like any other, full jitter
+   * draws it), undefined where the request waits at the throttle's gate instead.
+   */
+  onRetry?: (error: unknown, attempt: number, delayMs: number | undefined) => void;
   /**
    * The client's shared gate and window: every attempt waits for it, and throttle answers are ridden
    * out through it without using up retries. Without it, Retry-After is honoured per request.
@@ -155,13 +159,13 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     if (options.signal?.aborted) throw error;
     if (outage) {
       if (!outage.retry) throw outageError(what, outage.reason);
-      options.onRetry?.(error, n + 1, 0);
+      options.onRetry?.(error, n + 1, undefined);
       continue;
     }
     if (throttled && isThrottleAnswer(error)) {
       const decision = throttled;
       if (!decision.retry) throw throttledError(what, decision.reason);
-      options.onRetry?.(error, n + 1, 0);
+      options.onRetry?.(error, n + 1, undefined);
       continue;
     }
     if (throttle && error instanceof ApiError && error.status !== undefined) throttle.onAnswered();

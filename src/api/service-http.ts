@@ -214,7 +214,7 @@ export class ServiceHttp {
         const message = (error as Error).message;
         const said = message.startsWith(`${what}: `) ? message : `${what}: ${message}`;
         log.debug(
-          delayMs === 0
+          delayMs === undefined
             ? `${said}; waiting at the gate (window ${this.#throttle.window})`
             : `${said}; retry ${attempt}/${maxRetries} in ${formatWait(delayMs)}`,
         );

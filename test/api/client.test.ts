@@ -91,6 +91,30 @@ describe('--verbose retry lines', () => {
     expect(retry).toMatch(/^listing jobs: /);
     expect(retry).not.toMatch(/^listing jobs: listing jobs/);
   });
+
+  it('call a backoff that drew 0 ms a retry, not a wait at the gate', async () => {
+    const server = await startScriptedServer((_req, res, _body, index) =>
+      index === 0 ? sendJson(res, 500, { message: 'hiccup' }) : sendJson(res, 200, { jobs: [] }),
+    );
+    const debug: string[] = [];
+    const client = new ApiClient({
+      baseUrl: new URL(server.baseUrl),
+      token: TOKEN,
+      timeoutMs: 10_000,
+      maxRetries: 2,
+      // Full jitter draws the wait from [0, cap): a draw of 0 is a wait of 0 ms.
+      clock: { ...systemClock, random: () => 0, sleep: async () => {} },
+      log: { ...recordingLogger(), debug: (message) => debug.push(message) },
+      userAgent: 'vredact-test/1',
+    });
+    cleanups.push(
+      () => server.close(),
+      () => client.close(),
+    );
+    await expect(client.listJobs()).resolves.toEqual([]);
+    expect(debug.filter((line) => line.includes('retry 1/2 in 0s'))).toHaveLength(1);
+    expect(debug.join('\n')).not.toContain('waiting at the gate');
+  });
 });
 
 describe('an answer that comes too slowly', () => {
