@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -79,6 +80,29 @@ function refuseStateFolder(stateDir: string, error: unknown): UsageError {
       ? fsHint(code)
       : 'it must be a folder of the user running vredact, writable by them (chmod 700); or choose another output folder (-o)',
   );
+}
+
+/**
+ * Makes sure the run's own journal, when there is one, can be appended to before the lock is taken and
+ * anything is sent (exit 2 otherwise): a read-only journal (chmod 400, a read-only bind mount) stopped
+ * the run later, with exit 1, as if files had failed. Only a regular file is asked (a FIFO there is
+ * refused when the journal is opened); without blocking, so a FIFO swapped in cannot hang the check.
+ */
+export async function checkJournalWritable(journal: string): Promise<void> {
+  const info = await stat(journal).catch(() => undefined);
+  if (!info?.isFile()) return;
+  try {
+    const handle = await open(journal, constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK);
+    await handle.close();
+  } catch (error) {
+    const code = errnoCode(error);
+    throw new UsageError(
+      `cannot write the journal ${displayText(journal)}: ${describeFsError(error)}`,
+      code === 'EACCES' || code === 'EPERM'
+        ? `make it writable (chmod 600 ${displayText(journal)}) by the user running vredact, or choose another output folder (-o)`
+        : CANNOT_WRITE_HINT,
+    );
+  }
 }
 
 /**
