@@ -1,23 +1,49 @@
 import { constants } from 'node:fs';
-import { open, rm, stat } from 'node:fs/promises';
+import { open, readlink, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { displayText } from '../output/sanitize.js';
 import { temporaryNameFor } from './atomic-write.js';
-import { describeFsError, errnoCode, fsHint } from './errors.js';
+import { describeFsError, errnoCode, fsHint, InTheWay } from './errors.js';
 import { type CaseLookup, foundInOtherCase } from './letter-case.js';
-import { makeFolder } from './make-folder.js';
+import { blockerAbove, makeFolder } from './make-folder.js';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-dir.js';
 
 const CANNOT_WRITE_HINT = 'choose an output folder you can write to (-o), or fix its permissions';
 
-function refuse(outDir: string, what: string, error: unknown): UsageError {
+/**
+ * What stands where the output folder should be, when mkdir or stat said EEXIST or ENOTDIR: a file
+ * above it, a link to a folder that is not there, or a file in its own place. "out/sub: it is not a
+ * folder" sent the user looking for out/sub, where the file in the way was out.
+ */
+async function inTheWay(outDir: string, error: unknown): Promise<{ reason: string; hint: string }> {
+  const blocker = error instanceof InTheWay ? error.blocker : await blockerAbove(outDir);
+  if (blocker !== undefined && blocker !== outDir) {
+    return {
+      reason: `the file ${displayText(blocker)} is in the way`,
+      hint: 'move or rename it, or choose another output folder (-o)',
+    };
+  }
+  const target = await readlink(outDir).catch(() => undefined);
+  if (target !== undefined && !(await stat(outDir).catch(() => undefined))) {
+    return {
+      reason: `it is a symbolic link to ${displayText(target)}, which does not exist`,
+      hint: 'create that folder, or choose another output folder (-o)',
+    };
+  }
+  return { reason: 'it is not a folder', hint: CANNOT_WRITE_HINT };
+}
+
+async function refuse(outDir: string, what: string, error: unknown): Promise<UsageError> {
   const code = errnoCode(error);
-  const reason = code === 'EEXIST' || code === 'ENOTDIR' ? 'it is not a folder' : describeFsError(error);
-  return new UsageError(
-    `${what} ${displayText(outDir)}: ${reason}`,
-    code === 'ENOSPC' || code === 'EDQUOT' ? fsHint(code) : CANNOT_WRITE_HINT,
-  );
+  const { reason, hint } =
+    code === 'EEXIST' || code === 'ENOTDIR'
+      ? await inTheWay(outDir, error)
+      : {
+          reason: describeFsError(error),
+          hint: code === 'ENOSPC' || code === 'EDQUOT' ? fsHint(code) : CANNOT_WRITE_HINT,
+        };
+  return new UsageError(`${what} ${displayText(outDir)}: ${reason}`, hint);
 }
 
 /** What the write check learnt of the output folder on the way. */
@@ -41,11 +67,11 @@ export async function checkOutputFolderWritable(
     if (!(await stat(outDir)).isDirectory())
       throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
   } catch (error) {
-    throw refuse(outDir, 'cannot create the output folder', error);
+    throw await refuse(outDir, 'cannot create the output folder', error);
   }
   const ignoresCase = await probeWrite(outDir, (probe) => foundInOtherCase(probe, lookUp)).catch(
-    (error: unknown) => {
-      throw refuse(outDir, 'cannot write to the output folder', error);
+    async (error: unknown) => {
+      throw await refuse(outDir, 'cannot write to the output folder', error);
     },
   );
   return { ignoresCase };
@@ -111,11 +137,12 @@ export async function checkJournalWritable(journal: string): Promise<void> {
  * run would stop with, not a raw `ENOTDIR` from reading the journals there.
  */
 export async function checkOutputFolderShape(outDir: string, stateDir: string): Promise<void> {
-  const info = await stat(outDir).catch((error: unknown) => {
+  const info = await stat(outDir).catch(async (error: unknown) => {
     if (errnoCode(error) === 'ENOENT') return undefined;
-    throw refuse(outDir, 'cannot use the output folder', error);
+    throw await refuse(outDir, 'cannot use the output folder', error);
   });
-  if (info && !info.isDirectory()) throw refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });
+  if (info && !info.isDirectory())
+    throw await refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });
   // The same for its state folder, whose journals the dry run reads: a file there is the run's exit 2.
   const state = info
     ? await stat(stateDir).catch((error: unknown) => {
