@@ -74,6 +74,9 @@ const IS_OUTPUT_FOLDER =
 /** Its files are outputs of earlier runs: redacted again, each run would add a copy one folder up. */
 const IN_OUTPUT_FOLDER =
   'this folder is inside the output folder: its files would be outputs taken as inputs; choose another output folder (-o)';
+/** Every output is a `.wav`: one named below the output folder is taken for one. */
+const NAMED_IN_OUTPUT_FOLDER =
+  'it lies inside the output folder, where outputs are: an output is never redacted again; move it out, or choose another output folder (-o)';
 const MATCHES_IN_OUTPUT_FOLDER =
   'every file it matches is inside the output folder: outputs are never taken as inputs; choose another output folder (-o)';
 
@@ -175,8 +178,15 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
    */
   const addIn = async (folder: InputFolder, name: string): Promise<boolean> => {
     const file = await find(folder, name);
-    // Named files are kept: the plan rejects one whose output would overwrite it.
-    if (file && folder.origin !== 'file' && outputFolder.holds(file)) return false;
+    if (file && outputFolder.holds(file)) {
+      if (folder.origin !== 'file') return false;
+      // A named `.wav` in the output folder itself is left to the plan, which rejects it as its own
+      // output; an `.mp3` there is no output, and is redacted beside itself.
+      if (name.endsWith('.wav') && !(await outputFolder.isOutputFolder(folder.dir))) {
+        result.problems.push({ arg: folder.arg, path: file.path, reason: NAMED_IN_OUTPUT_FOLDER });
+        return true;
+      }
+    }
     if (file) add(file);
     return true;
   };

@@ -3,7 +3,8 @@
  * the searched folder that leads into the output folder, or a folder or pattern named inside it.
  * Through the built binary against the sandbox, counting the uploads it took.
  */
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { fixture } from '../helpers/cli.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines, listFiles, setup } from '../helpers/e2e.js';
@@ -58,6 +59,38 @@ describe('vredact redact: its own outputs are never inputs', () => {
       }
       expect((await t.sandbox.stats()).uploads).toBe(1);
       expect(await listFiles(join(t.dir, 'out'))).toEqual(['.vredact/journal.jsonl', '2026/a.wav']);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('a .wav named below the output folder is rejected, as outputs are there; an .mp3 there is still redacted', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'calls', '2026'), { recursive: true });
+      await writeFile(join(t.dir, 'calls', '2026', 'a.wav'), makeWav(0.5));
+      expect((await t.redact(['calls', '-o', 'out'])).exitCode).toBe(0);
+      await writeFile(join(t.dir, 'out', '2026', 'b.mp3'), await readFile(fixture('speech-cbr.mp3')));
+      const run = await t.redact(['out/2026/a.wav', 'out/2026/b.mp3', '-o', 'out', '--json']);
+      const listed = await t.redact(['--files-from', '-', '-o', 'out', '--json'], {
+        input: 'out/2026/a.wav\n',
+      });
+      for (const result of [run, listed]) {
+        // Before: the output of calls/2026/a.wav was redacted again, into out/a.wav.
+        expect(result.exitCode).toBe(1);
+        expect(jsonLines(result.stdout)[0]).toMatchObject({
+          input: 'out/2026/a.wav',
+          status: 'rejected',
+          reason: expect.stringMatching(/^it lies inside the output folder, where outputs are:/),
+        });
+      }
+      // The .mp3 beside it is no output: redacted, as a named file in the output folder always was.
+      expect(jsonLines(run.stdout)[1]).toMatchObject({ input: 'out/2026/b.mp3', status: 'done' });
+      expect((await t.sandbox.stats()).uploads).toBe(2);
+      expect((await listFiles(join(t.dir, 'out'))).filter((path) => path.endsWith('.wav'))).toEqual([
+        '2026/a.wav',
+        'b.wav',
+      ]);
     } finally {
       await t.cleanup();
     }
