@@ -4,16 +4,19 @@
  * batch goes on; an output the file system refuses (too large, no space) fails by its path, as a
  * file-system error, is never sent again in that run, and is sent again by the next.
  */
-import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { isWav, jsonLines, listFiles, setup } from '../helpers/e2e.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { makeWav } from '../helpers/mp3.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
 import { PERMISSIONS_SKIP_REASON, permissionBitsPrefix, runCliUnder } from '../helpers/unprivileged.js';
+
+const dir = tempDirPerTest('vredact-e2e-local-fs-files-');
 
 /** Each input's latest journal event, by the input's file name. */
 async function latestEvents(outDir: string): Promise<Record<string, string>> {
@@ -83,6 +86,43 @@ describe('vredact redact: inputs the file system will not give', () => {
       expect((await t.sandbox.stats()).uploads).toBe(1);
     } finally {
       await t.cleanup();
+    }
+  });
+});
+
+describe('vredact redact: inputs deleted while the run goes on', () => {
+  it('files deleted after the listing, before or after their check, are rejected unsent; the rest is done', async () => {
+    const wav = makeWav(0.5);
+    const inDir = join(dir.path, 'in');
+    await mkdir(inDir);
+    const names = Array.from({ length: 12 }, (_, i) => `f${String(i).padStart(2, '0')}.wav`);
+    for (const name of names) await writeFile(join(inDir, name), wav);
+    // While the first upload is held, the checks run ahead of it: f02 is checked by then, f11 is not.
+    const server = await startScriptedServer(async (_req, res, _body, index) => {
+      if (index === 0) for (const name of ['f02.wav', 'f11.wav']) await rm(join(inDir, name));
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
+      res.end(wav);
+    });
+    try {
+      const run = await runCli(['redact', 'in', '-o', 'out', '-c', '1'], {
+        cwd: dir.path,
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_test_deleted',
+        }),
+      });
+      expect(run.exitCode).toBe(1);
+      const lines = String(run.stdout).split('\n');
+      for (const name of ['f02.wav', 'f11.wav'])
+        expect(lines).toContain(`rejected\tin/${name}\tno such file or folder`);
+      expect(server.received).toHaveLength(10);
+      const outputs = (await listFiles(join(dir.path, 'out'))).filter((path) => path.endsWith('.wav'));
+      expect(outputs).toEqual(names.filter((name) => name !== 'f02.wav' && name !== 'f11.wav'));
+      const events = await latestEvents(join(dir.path, 'out'));
+      // Never sent: an upload line journaled ahead for it is taken back; a missing file has no record.
+      for (const name of ['f02.wav', 'f11.wav']) expect([undefined, 'withdrawn']).toContain(events[name]);
+    } finally {
+      await server.close();
     }
   });
 });
