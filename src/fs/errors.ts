@@ -28,7 +28,8 @@ const LOCAL_CODES: Record<string, string> = {
   EISDIR: 'is a folder',
   EEXIST: 'already exists',
   EIO: 'input/output error',
-  EFBIG: 'file too large for the file system',
+  // Mostly the process's own limit (ulimit -f): no file system vredact writes to stops below 4 GiB.
+  EFBIG: 'file too large: over the file-size limit (ulimit -f) or the largest file the file system takes',
   // BSD's errno for "inappropriate file type"; vredact also gives it to a FIFO or device where a file must be.
   EFTYPE: 'not a regular file',
 };

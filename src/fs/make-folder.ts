@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { errnoCode, InTheWay } from './errors.js';
 
 /** The first folder above `path` that is there and not a folder (ENOTDIR says only that one is). */
-async function blockerAbove(path: string): Promise<string | undefined> {
+export async function blockerAbove(path: string): Promise<string | undefined> {
   for (let at = dirname(path); at !== dirname(at); at = dirname(at)) {
     const stats = await stat(at).catch(() => undefined);
     if (stats) return stats.isDirectory() ? undefined : at;

@@ -1,22 +1,49 @@
-import { open, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readlink, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { displayText } from '../output/sanitize.js';
 import { temporaryNameFor } from './atomic-write.js';
-import { describeFsError, errnoCode, fsHint } from './errors.js';
+import { describeFsError, errnoCode, fsHint, InTheWay } from './errors.js';
 import { type CaseLookup, foundInOtherCase } from './letter-case.js';
-import { makeFolder } from './make-folder.js';
+import { blockerAbove, makeFolder } from './make-folder.js';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-dir.js';
 
 const CANNOT_WRITE_HINT = 'choose an output folder you can write to (-o), or fix its permissions';
 
-function refuse(outDir: string, what: string, error: unknown): UsageError {
+/**
+ * What stands where the output folder should be, when mkdir or stat said EEXIST or ENOTDIR: a file
+ * above it, a link to a folder that is not there, or a file in its own place. "out/sub: it is not a
+ * folder" sent the user looking for out/sub, where the file in the way was out.
+ */
+async function inTheWay(outDir: string, error: unknown): Promise<{ reason: string; hint: string }> {
+  const blocker = error instanceof InTheWay ? error.blocker : await blockerAbove(outDir);
+  if (blocker !== undefined && blocker !== outDir) {
+    return {
+      reason: `the file ${displayText(blocker)} is in the way`,
+      hint: 'move or rename it, or choose another output folder (-o)',
+    };
+  }
+  const target = await readlink(outDir).catch(() => undefined);
+  if (target !== undefined && !(await stat(outDir).catch(() => undefined))) {
+    return {
+      reason: `it is a symbolic link to ${displayText(target)}, which does not exist`,
+      hint: 'create that folder, or choose another output folder (-o)',
+    };
+  }
+  return { reason: 'it is not a folder', hint: CANNOT_WRITE_HINT };
+}
+
+async function refuse(outDir: string, what: string, error: unknown): Promise<UsageError> {
   const code = errnoCode(error);
-  const reason = code === 'EEXIST' || code === 'ENOTDIR' ? 'it is not a folder' : describeFsError(error);
-  return new UsageError(
-    `${what} ${displayText(outDir)}: ${reason}`,
-    code === 'ENOSPC' || code === 'EDQUOT' ? fsHint(code) : CANNOT_WRITE_HINT,
-  );
+  const { reason, hint } =
+    code === 'EEXIST' || code === 'ENOTDIR'
+      ? await inTheWay(outDir, error)
+      : {
+          reason: describeFsError(error),
+          hint: code === 'ENOSPC' || code === 'EDQUOT' ? fsHint(code) : CANNOT_WRITE_HINT,
+        };
+  return new UsageError(`${what} ${displayText(outDir)}: ${reason}`, hint);
 }
 
 /** What the write check learnt of the output folder on the way. */
@@ -40,11 +67,11 @@ export async function checkOutputFolderWritable(
     if (!(await stat(outDir)).isDirectory())
       throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
   } catch (error) {
-    throw refuse(outDir, 'cannot create the output folder', error);
+    throw await refuse(outDir, 'cannot create the output folder', error);
   }
   const ignoresCase = await probeWrite(outDir, (probe) => foundInOtherCase(probe, lookUp)).catch(
-    (error: unknown) => {
-      throw refuse(outDir, 'cannot write to the output folder', error);
+    async (error: unknown) => {
+      throw await refuse(outDir, 'cannot write to the output folder', error);
     },
   );
   return { ignoresCase };
@@ -82,16 +109,40 @@ function refuseStateFolder(stateDir: string, error: unknown): UsageError {
 }
 
 /**
+ * Makes sure the run's own journal, when there is one, can be appended to before the lock is taken and
+ * anything is sent (exit 2 otherwise): a read-only journal (chmod 400, a read-only bind mount) stopped
+ * the run later, with exit 1, as if files had failed. Only a regular file is asked (a FIFO there is
+ * refused when the journal is opened); without blocking, so a FIFO swapped in cannot hang the check.
+ */
+export async function checkJournalWritable(journal: string): Promise<void> {
+  const info = await stat(journal).catch(() => undefined);
+  if (!info?.isFile()) return;
+  try {
+    const handle = await open(journal, constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK);
+    await handle.close();
+  } catch (error) {
+    const code = errnoCode(error);
+    throw new UsageError(
+      `cannot write the journal ${displayText(journal)}: ${describeFsError(error)}`,
+      code === 'EACCES' || code === 'EPERM'
+        ? `make it writable (chmod 600 ${displayText(journal)}) by the user running vredact, or choose another output folder (-o)`
+        : CANNOT_WRITE_HINT,
+    );
+  }
+}
+
+/**
  * What a dry run can tell of the output folder and its state folder without writing: missing is fine
  * (a run makes them), but a file in the place of either (or of a folder above) is the usage error the
  * run would stop with, not a raw `ENOTDIR` from reading the journals there.
  */
 export async function checkOutputFolderShape(outDir: string, stateDir: string): Promise<void> {
-  const info = await stat(outDir).catch((error: unknown) => {
+  const info = await stat(outDir).catch(async (error: unknown) => {
     if (errnoCode(error) === 'ENOENT') return undefined;
-    throw refuse(outDir, 'cannot use the output folder', error);
+    throw await refuse(outDir, 'cannot use the output folder', error);
   });
-  if (info && !info.isDirectory()) throw refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });
+  if (info && !info.isDirectory())
+    throw await refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });
   // The same for its state folder, whose journals the dry run reads: a file there is the run's exit 2.
   const state = info
     ? await stat(stateDir).catch((error: unknown) => {

@@ -11,7 +11,7 @@ import { DEFAULT_OUT_DIR } from '../settings/settings.js';
 import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
 import { resolveFolderInside } from '../fs/containment.js';
 import { type CaseLookup, ignoresLetterCase } from '../fs/letter-case.js';
-import { checkOutputFolderWritable, checkStateFolderWritable } from '../fs/writable.js';
+import { checkJournalWritable, checkOutputFolderWritable, checkStateFolderWritable } from '../fs/writable.js';
 import { printJsonLine } from '../output/table.js';
 import { voiceFormFields } from '../settings/voice.js';
 import { readJournalsCompacting } from './compact.js';
@@ -97,12 +97,13 @@ export async function runBatch(
 
   // Through no link that leads out of the output folder: nothing outside it is made private or written.
   await checkStateFolderWritable(await resolveFolderInside(outDir, STATE_DIR));
+  const own = journalPath(outDir, options.shard);
+  await checkJournalWritable(own);
   const lock = await acquireLock(outDir, ctx.log, ctx.clock.now, { name: lockNameFor(options.shard) });
   let writer: JournalWriter | undefined;
   let reporter: Reporter | undefined;
   let journal: JournalState | undefined;
   try {
-    const own = journalPath(outDir, options.shard);
     journal = await readJournalsCompacting(outDir, own, plan.inputs, (line) => ctx.log.info(line));
     plan.inputs.release();
     if (journal.unreadable > 0)

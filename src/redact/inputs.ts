@@ -71,6 +71,15 @@ interface Looked {
 const IS_OUTPUT_FOLDER =
   'this folder is the output folder: its outputs would be taken as inputs; choose another output folder (-o)';
 
+/** Its files are outputs of earlier runs: redacted again, each run would add a copy one folder up. */
+const IN_OUTPUT_FOLDER =
+  'this folder is inside the output folder: its files would be outputs taken as inputs; choose another output folder (-o)';
+/** Every output is a `.wav`: one named below the output folder is taken for one. */
+const NAMED_IN_OUTPUT_FOLDER =
+  'it lies inside the output folder, where outputs are: an output is never redacted again; move it out, or choose another output folder (-o)';
+const MATCHES_IN_OUTPUT_FOLDER =
+  'every file it matches is inside the output folder: outputs are never taken as inputs; choose another output folder (-o)';
+
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
 }
@@ -164,12 +173,20 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
 
   /**
    * Adds the file `name` of `folder`; returns whether it counts as found (a file that is gone counts:
-   * its problem is reported). Under an output folder inside the root, the outputs are left out.
+   * its problem is reported). A file a listing finds in the output folder (below the root, or through a
+   * link to it) is an output, and is left out.
    */
-  const addIn = async (folder: InputFolder, name: string, skipOutDir: boolean): Promise<boolean> => {
+  const addIn = async (folder: InputFolder, name: string): Promise<boolean> => {
     const file = await find(folder, name);
-    // Named files are kept: the plan rejects one whose output would overwrite it.
-    if (file && skipOutDir && outputFolder.holds(file)) return false;
+    if (file && outputFolder.holds(file)) {
+      if (folder.origin !== 'file') return false;
+      // A named `.wav` in the output folder itself is left to the plan, which rejects it as its own
+      // output; an `.mp3` there is no output, and is redacted beside itself.
+      if (name.endsWith('.wav') && !(await outputFolder.isOutputFolder(folder.dir))) {
+        result.problems.push({ arg: folder.arg, path: file.path, reason: NAMED_IN_OUTPUT_FOLDER });
+        return true;
+      }
+    }
     if (file) add(file);
     return true;
   };
@@ -177,6 +194,10 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   const expandFolder = async (dir: string, arg: string): Promise<void> => {
     if (await outputFolder.isOutputFolder(dir)) {
       result.problems.push({ arg, path: dir, reason: IS_OUTPUT_FOLDER });
+      return;
+    }
+    if (await outputFolder.contains(dir)) {
+      result.problems.push({ arg, path: dir, reason: IN_OUTPUT_FOLDER });
       return;
     }
     const skip = await outputFolder.below(dir);
@@ -188,14 +209,13 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       return;
     }
     if (!found) return;
-    const skipOutDir = skip !== undefined;
     let count = 0;
     for (const rel of found) {
       if (turnDue()) await giveTurn();
       const slash = rel.lastIndexOf('/');
       const relDir = slash < 0 ? '' : rel.slice(0, slash);
       const folder = await folderOf(relDir ? join(dir, relDir) : dir, relDir, 'folder', arg);
-      if (await addIn(folder, rel.slice(slash + 1), skipOutDir)) count++;
+      if (await addIn(folder, rel.slice(slash + 1))) count++;
     }
     if (count === 0) result.emptyFolders.push(arg);
   };
@@ -224,19 +244,24 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       return;
     }
     if (!found) return;
-    const skipOutDir = (await outputFolder.below(base)) !== undefined;
     let count = 0;
+    let matched = 0;
     for (const path of found) {
       if (turnDue()) await giveTurn();
+      matched++;
       const dir = dirname(path);
       // A file outside the fixed part (`../x/*.wav`) mirrors only its name.
       let relDir = toPosix(relative(base, dir));
       if (relDir.startsWith('..') || isAbsolute(relDir)) relDir = '';
       const folder = await folderOf(dir, relDir, 'glob', pattern);
-      if (await addIn(folder, basename(path), skipOutDir)) count++;
+      if (await addIn(folder, basename(path))) count++;
     }
     if (count === 0)
-      result.problems.push({ arg: pattern, path: base, reason: 'no files match this pattern' });
+      result.problems.push({
+        arg: pattern,
+        path: base,
+        reason: matched > 0 ? MATCHES_IN_OUTPUT_FOLDER : 'no files match this pattern',
+      });
   };
 
   const statOf = async (arg: string): Promise<Looked> => {
@@ -255,7 +280,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
       return;
     }
     if (info.isDirectory()) return expandFolder(path, arg);
-    await addIn(await folderOf(dirname(path), '', 'file', arg), basename(path), false);
+    await addIn(await folderOf(dirname(path), '', 'file', arg), basename(path));
   };
 
   /** A line of --files-from: the path as written when it names something, else its fallback. */

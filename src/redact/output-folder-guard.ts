@@ -15,6 +15,15 @@ function isInside(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+/**
+ * isInside for two normalised absolute paths, by their strings: asked of every file a listing finds,
+ * where path.relative, which resolves both paths again, would cost more than the rest of the check.
+ */
+function isAtOrUnder(child: string, parent: string): boolean {
+  if (!child.startsWith(parent)) return false;
+  return child.length === parent.length || parent.endsWith(sep) || child[parent.length] === sep;
+}
+
 /** Strictly inside: `child` is below `parent`, not `parent` itself. */
 function isBelow(child: string, parent: string): boolean {
   return child !== parent && isInside(child, parent);
@@ -47,6 +56,12 @@ export class OutputFolderGuard {
     return this.real !== undefined && (await realOrSelf(dir)) === this.real;
   }
 
+  /** Whether the folder `dir` lies inside the output folder (or is it), by its path or its real path. */
+  async contains(dir: string): Promise<boolean> {
+    if (!this.path || !this.real) return false;
+    return isInside(dir, this.path) || isInside(await realOrSelf(dir), this.real);
+  }
+
   /**
    * Where the output folder lies strictly inside the searched folder `root`: its path below `root`
    * (`/`-separated, for a walker to leave out), or undefined when it does not lie there.
@@ -58,9 +73,12 @@ export class OutputFolderGuard {
     return isBelow(this.real, realRoot) ? toPosix(relative(realRoot, this.real)) : undefined;
   }
 
-  /** Whether the found file lies in the output folder, by its path or by its real path. */
+  /**
+   * Whether the found file lies in the output folder, by its path or by its real path: reached through
+   * a link (`calls/old -> ../redacted`) it is an output all the same.
+   */
   holds(file: Pick<FoundFile, 'path' | 'realPath'>): boolean {
     if (!this.path || !this.real) return false;
-    return isInside(file.path, this.path) || isInside(file.realPath, this.real);
+    return isAtOrUnder(file.path, this.path) || isAtOrUnder(file.realPath, this.real);
   }
 }

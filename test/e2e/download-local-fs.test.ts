@@ -1,9 +1,9 @@
 /**
- * `vredact download` meets local file-system trouble: a read-only output folder (exit 2, nothing
- * sent), a full disk (one file-system error naming the path, not fetched again, nothing new started,
+ * `vredact download` meets local file-system trouble: a read-only output folder or one a file stands
+ * in the way of (exit 2, nothing sent), a folder in a file's place (that file fails, unfetched), a full disk (one file-system error naming the path, not fetched again, nothing new started,
  * exit 1), and its own leftovers from dead runs (swept).
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -46,6 +46,46 @@ describe('download and the local file system', () => {
       expect(result.stderr).toMatch(/read-only file system/);
     }
     expect(server.received).toHaveLength(0);
+  });
+
+  it('an output folder that a file or a broken link stands in the way of is exit 2, naming what is there', async () => {
+    const { server, env } = await host({ 'a.wav': Buffer.alloc(10) });
+    const file = join(dir.path, 'notes');
+    await writeFile(file, 'not a folder');
+    await symlink(join(dir.path, 'gone'), join(dir.path, 'link'));
+    const cases = [
+      // It said "…/notes/sub: it is not a folder", of the folder that was not there.
+      [join(file, 'sub'), `the file ${file} is in the way`],
+      [file, 'it is not a folder'],
+      // It said "it is not a folder" of a link to a folder that is not there.
+      [join(dir.path, 'link'), `it is a symbolic link to ${join(dir.path, 'gone')}, which does not exist`],
+    ];
+    for (const [out, reason] of cases) {
+      const result = await runCli(['download', 'job1', '-o', out as string], { env });
+      expect(result.exitCode).toBe(2);
+      expect(String(result.stderr).split('\n')[0]).toBe(
+        `error: cannot create the output folder ${out}: ${reason}`,
+      );
+    }
+    expect(server.received).toHaveLength(0);
+    expect(await readFile(file, 'utf8')).toBe('not a folder');
+  });
+
+  it("a folder in a file's place fails that file unfetched, with --overwrite too; the rest is saved", async () => {
+    const { server, env } = await host({ 'a.wav': Buffer.alloc(10, 1), 'b.wav': Buffer.alloc(10, 2) });
+    const out = join(dir.path, 'out');
+    await mkdir(join(out, 'a.wav'), { recursive: true });
+    for (const extra of [[], ['--overwrite']]) {
+      const result = await runCli(['download', 'job1', 'a.wav', 'b.wav', '-o', out, ...extra], { env });
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toBe(join(out, 'b.wav'));
+      expect(result.stderr).toContain(
+        'error: a.wav: a folder of that name is in the output folder, so the file cannot be saved there',
+      );
+    }
+    expect(server.fileGets('a.wav')).toBe(0);
+    expect(await readdir(join(out, 'a.wav'))).toEqual([]);
+    expect(await readFile(join(out, 'b.wav'))).toEqual(Buffer.alloc(10, 2));
   });
 
   it('a full disk is one file-system error naming the path; the file is not fetched again and nothing new starts', async ({

@@ -1,17 +1,19 @@
 /**
  * `vredact redact` and local file-system trouble: a `.vredact` or an output sub-folder that leads
- * outside the output folder is refused, and a read-only output folder is exit 2 before anything is sent.
+ * outside the output folder is refused, and a read-only output folder or journal is exit 2 before
+ * anything is sent.
  */
-import { copyFile, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
+import { PERMISSIONS_SKIP_REASON, permissionBitsPrefix, runCliUnder } from '../helpers/unprivileged.js';
 
 const dir = tempDirPerTest('vredact-e2e-local-fs-');
 
-describe('redact and a symbolic link out of the output folder', () => {
+describe('redact and the file system of its output folder', () => {
   it('refuses a .vredact folder that leads elsewhere, before anything is sent', async () => {
     const server = await startScriptedServer((_req, res) => {
       res.writeHead(500);
@@ -132,6 +134,41 @@ describe('redact and a symbolic link out of the output folder', () => {
     } finally {
       await server.close();
       await mounted.unmount();
+    }
+  });
+
+  it('a journal that cannot be written is exit 2 before anything is sent, saying how to fix it', async ({
+    skip,
+  }) => {
+    const prefix = permissionBitsPrefix();
+    if (!prefix) return skip(PERMISSIONS_SKIP_REASON);
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(500);
+      res.end();
+    });
+    try {
+      const out = join(dir.path, 'out');
+      const journal = join(out, '.vredact', 'journal.jsonl');
+      await mkdir(join(out, '.vredact'), { recursive: true, mode: 0o700 });
+      await writeFile(journal, '', { mode: 0o400 });
+      await chmod(journal, 0o400);
+      const result = await runCliUnder(prefix, ['redact', join(FIXTURES, 'speech-16bit.wav'), '-o', out], {
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_test_local_fs',
+        }),
+      });
+      // It was exit 1, as if some files had failed, advising another output folder.
+      expect(result.exitCode).toBe(2);
+      expect(String(result.stderr)).toContain(
+        `error: cannot write the journal ${journal}: permission denied`,
+      );
+      expect(String(result.stderr)).toContain(`hint: make it writable (chmod 600 ${journal})`);
+      expect(server.received).toHaveLength(0);
+      expect((await stat(journal)).mode & 0o777).toBe(0o400);
+      expect(await readdir(join(out, '.vredact'))).toEqual(['journal.jsonl']);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -13,6 +13,8 @@ export interface Mounted {
   path: string;
   /** Remounts read-only. */
   readOnly(): Promise<void>;
+  /** Remounts with another size (like `4m`): a disk freed. */
+  resize(size: string): Promise<void>;
   unmount(): Promise<void>;
 }
 
@@ -31,6 +33,9 @@ export async function tryMountTmpfs(path: string, size = '1m'): Promise<Mounted 
     path,
     readOnly: async () => {
       await run('mount', ['-o', 'remount,ro', path]);
+    },
+    resize: async (size: string) => {
+      await run('mount', ['-o', `remount,size=${size}`, path]);
     },
     unmount: async () => {
       if (!mounted) return;

@@ -1,0 +1,204 @@
+/**
+ * `vredact redact` and what the file system does to its inputs and outputs, through the built binary
+ * against the sandbox: inputs that are not readable files are rejected, each with its reason, and the
+ * batch goes on; an output the file system refuses (too large, no space) fails by its path, as a
+ * file-system error, is never sent again in that run, and is sent again by the next.
+ */
+import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { isWav, jsonLines, listFiles, setup } from '../helpers/e2e.js';
+import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
+import { makeWav } from '../helpers/mp3.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
+import { PERMISSIONS_SKIP_REASON, permissionBitsPrefix, runCliUnder } from '../helpers/unprivileged.js';
+
+const dir = tempDirPerTest('vredact-e2e-local-fs-files-');
+
+/** Each input's latest journal event, by the input's file name. */
+async function latestEvents(outDir: string): Promise<Record<string, string>> {
+  const text = await readFile(join(outDir, '.vredact', 'journal.jsonl'), 'utf8');
+  const latest: Record<string, string> = {};
+  for (const line of text.split('\n').filter(Boolean)) {
+    const { input, event } = JSON.parse(line) as { input: string; event: string };
+    latest[input.slice(input.lastIndexOf('/') + 1)] = event;
+  }
+  return latest;
+}
+
+describe('vredact redact: inputs the file system will not give', () => {
+  it('a FIFO, a socket, a device, a link loop, a broken link and a folder are rejected unopened; the rest is sent', async () => {
+    const t = await setup();
+    const socket = createServer();
+    try {
+      const inDir = join(t.dir, 'in');
+      await mkdir(join(inDir, 'folder.wav'), { recursive: true });
+      await writeFile(join(inDir, 'ok.wav'), makeWav(0.5));
+      await execa('mkfifo', [join(inDir, 'fifo.wav')]);
+      await new Promise<void>((resolve) => socket.listen(join(inDir, 'socket.wav'), resolve));
+      await symlink('/dev/zero', join(inDir, 'device.wav'));
+      await symlink('loop.wav', join(inDir, 'loop.wav'));
+      await symlink('gone.wav', join(inDir, 'broken.wav'));
+      const reasons = {
+        'in/fifo.wav': 'not a regular file',
+        'in/socket.wav': 'not a regular file',
+        'in/device.wav': 'not a regular file',
+        'in/loop.wav': 'too many levels of symbolic links',
+        'in/broken.wav': 'a broken symbolic link: it points to gone.wav, which does not exist',
+      };
+      // Found in a folder, and named one by one (a FIFO never hangs the run: it is never opened).
+      for (const args of [['in'], [...Object.keys(reasons), 'in/folder.wav', 'in/ok.wav']]) {
+        const run = await t.redact([...args, '-o', 'out', '--json', '--overwrite']);
+        expect(run.exitCode).toBe(1);
+        const lines = jsonLines(run.stdout).filter((line) => line.input !== undefined);
+        const byInput = Object.fromEntries(lines.map((line) => [line.input, line]));
+        for (const [input, reason] of Object.entries(reasons))
+          expect(byInput[input]).toMatchObject({ status: 'rejected', reason });
+        expect(byInput['in/ok.wav']).toMatchObject({ status: 'done' });
+      }
+      expect((await t.sandbox.stats()).uploads).toBe(2);
+    } finally {
+      socket.close();
+      await t.cleanup();
+    }
+  });
+
+  it('an input that cannot be read is rejected as "permission denied"; the rest is sent', async ({
+    skip,
+  }) => {
+    const prefix = permissionBitsPrefix();
+    if (!prefix) return skip(PERMISSIONS_SKIP_REASON);
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      await writeFile(join(t.dir, 'in', 'a.wav'), makeWav(0.5));
+      await writeFile(join(t.dir, 'in', 'b.wav'), makeWav(0.5));
+      await chmod(join(t.dir, 'in', 'a.wav'), 0o000);
+      const run = await runCliUnder(prefix, ['redact', 'in', '-o', 'out'], { cwd: t.dir, env: t.env });
+      expect(run.exitCode).toBe(1);
+      expect(String(run.stdout).split('\n').sort()).toEqual([
+        'done\tin/b.wav\tout/b.wav',
+        'rejected\tin/a.wav\tpermission denied',
+      ]);
+      expect((await t.sandbox.stats()).uploads).toBe(1);
+    } finally {
+      await t.cleanup();
+    }
+  });
+});
+
+describe('vredact redact: inputs deleted while the run goes on', () => {
+  it('files deleted after the listing, before or after their check, are rejected unsent; the rest is done', async () => {
+    const wav = makeWav(0.5);
+    const inDir = join(dir.path, 'in');
+    await mkdir(inDir);
+    const names = Array.from({ length: 12 }, (_, i) => `f${String(i).padStart(2, '0')}.wav`);
+    for (const name of names) await writeFile(join(inDir, name), wav);
+    // While the first upload is held, the checks run ahead of it: f02 is checked by then, f11 is not.
+    const server = await startScriptedServer(async (_req, res, _body, index) => {
+      if (index === 0) for (const name of ['f02.wav', 'f11.wav']) await rm(join(inDir, name));
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
+      res.end(wav);
+    });
+    try {
+      const run = await runCli(['redact', 'in', '-o', 'out', '-c', '1'], {
+        cwd: dir.path,
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_test_deleted',
+        }),
+      });
+      expect(run.exitCode).toBe(1);
+      const lines = String(run.stdout).split('\n');
+      for (const name of ['f02.wav', 'f11.wav'])
+        expect(lines).toContain(`rejected\tin/${name}\tno such file or folder`);
+      expect(server.received).toHaveLength(10);
+      const outputs = (await listFiles(join(dir.path, 'out'))).filter((path) => path.endsWith('.wav'));
+      expect(outputs).toEqual(names.filter((name) => name !== 'f02.wav' && name !== 'f11.wav'));
+      const events = await latestEvents(join(dir.path, 'out'));
+      // Never sent: an upload line journaled ahead for it is taken back; a missing file has no record.
+      for (const name of ['f02.wav', 'f11.wav']) expect([undefined, 'withdrawn']).toContain(events[name]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('vredact redact: outputs the file system refuses', () => {
+  it('over the file-size limit (ulimit -f): failed by its path, never as a network error; the next run sends it again', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      await writeFile(join(t.dir, 'in', 'a.wav'), makeWav(4));
+      // 64 KiB: the journal fits, a result of 4 s (128 KB) does not.
+      const limited = await execa(
+        'sh',
+        ['-c', 'ulimit -f 128 && exec "$0" "$@"', process.execPath, BIN, 'redact', 'in', '-o', 'out'],
+        {
+          cwd: t.dir,
+          env: t.env,
+          extendEnv: false,
+          reject: false,
+          stdin: 'ignore',
+        },
+      );
+      expect(limited.exitCode).toBe(1);
+      const output = join(t.dir, 'out', 'a.wav');
+      // It said "file too large for the file system", of a file system that takes files of terabytes.
+      expect(limited.stdout).toBe(
+        `failed\tin/a.wav\twriting ${output}: file too large: over the file-size limit (ulimit -f) or the largest file the file system takes (EFBIG)`,
+      );
+      expect(limited.stderr).not.toMatch(/network/);
+      expect(await listFiles(join(t.dir, 'out'))).toEqual(['.vredact/journal.jsonl']);
+      expect(await latestEvents(join(t.dir, 'out'))).toEqual({ 'a.wav': 'failed' });
+      const again = await t.redact(['in', '-o', 'out']);
+      expect(again.exitCode).toBe(0);
+      expect(await isWav(output)).toBe(true);
+      expect((await t.sandbox.stats()).uploads).toBe(2);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('no space left: the batch stops naming the path, nothing half-written, and the next run finishes', async ({
+    skip,
+  }) => {
+    const t = await setup();
+    const mounted = await tryMountTmpfs(join(t.dir, 'out'), '600k');
+    try {
+      if (!mounted) return skip(MOUNT_SKIP_REASON);
+      await mkdir(join(t.dir, 'in'));
+      // Five results of 224 KB: two fit.
+      for (const name of ['a', 'b', 'c', 'd', 'e'])
+        await writeFile(join(t.dir, 'in', `${name}.wav`), makeWav(7));
+      const full = await t.redact(['in', '-o', 'out', '-c', '1']);
+      expect(full.exitCode).toBe(1);
+      expect(full.stderr).toMatch(
+        new RegExp(
+          `error: the batch stopped: writing ${join(t.dir, 'out')}/[a-e]\\.wav: no space left on the device`,
+        ),
+      );
+      expect(full.stderr).toContain('hint: free some space (or choose another -o), then run again');
+      expect(full.stderr).not.toMatch(/network/);
+      const sent = (await t.sandbox.stats()).uploads;
+      const events = await latestEvents(join(t.dir, 'out'));
+      const done = Object.keys(events).filter((name) => events[name] === 'done');
+      expect(Object.values(events).filter((event) => event === 'failed').length).toBeGreaterThan(0);
+      // Nothing under an output name but a whole result, no temporary file left.
+      expect(await listFiles(join(t.dir, 'out'))).toEqual(['.vredact/journal.jsonl', ...done].sort());
+      for (const name of done) expect(await isWav(join(t.dir, 'out', name))).toBe(true);
+      await mounted.resize('4m');
+      const again = await t.redact(['in', '-o', 'out', '-c', '1']);
+      expect(again.exitCode).toBe(0);
+      // The done ones are not sent again; the others are, once each.
+      expect((await t.sandbox.stats()).uploads).toBe(sent + 5 - done.length);
+      expect(Object.values(await latestEvents(join(t.dir, 'out')))).toEqual(Array(5).fill('done'));
+    } finally {
+      await mounted?.unmount();
+      await t.cleanup();
+    }
+  });
+});
