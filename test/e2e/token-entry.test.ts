@@ -123,3 +123,22 @@ test.each([
   expect(String(result.stderr)).toMatch(/^error: (concurrency must be a whole number|--out-dir was given)/);
   expect(existsSync(configFile())).toBe(false);
 });
+
+test('an empty token (blank standard input) says what to do next; nothing is sent or stored', async () => {
+  const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  try {
+    const env = isolatedEnv(join(work.path, 'cfg'), { VREDACT_BASE_URL: server.baseUrl });
+    for (const input of ['', ' \r\n']) {
+      const login = await runCli(['login', '--token-stdin'], { env, input });
+      expect(login.exitCode).toBe(2);
+      expect(String(login.stderr).trim().split('\n')).toEqual([
+        'error: no token was given',
+        'hint: pipe the token in alone (`vredact login --token-stdin < token.txt`), or run `vredact login` at a terminal',
+      ]);
+    }
+    expect(server.received).toHaveLength(0);
+    expect(existsSync(configFile())).toBe(false);
+  } finally {
+    await server.close();
+  }
+});

@@ -36,7 +36,11 @@ export async function runLogin(
       'pipe the token in with `vredact login --token-stdin`',
     );
   }
-  if (!token) throw new UsageError('no token was given');
+  if (!token)
+    throw new UsageError(
+      'no token was given',
+      'pipe the token in alone (`vredact login --token-stdin < token.txt`), or run `vredact login` at a terminal',
+    );
   // Checked as the token given here, not as the one the settings would have used.
   requireSendableToken(token);
   const client = await ctx.clientWithToken(token);
