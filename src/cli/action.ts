@@ -23,6 +23,10 @@ export function action(
       const [{ createContext }, run] = await Promise.all([import('../context.js'), load()]);
       if (uses.userSettings) {
         ctx = await createContext(flags);
+        if (ctx.settings.sources.token === 'flag')
+          ctx.log.warn(
+            '--token is visible to other users of this machine (ps); prefer `vredact login` or VREDACT_TOKEN',
+          );
       } else {
         // The sandbox is a server of its own: the user's settings (a bad VREDACT_CONCURRENCY, a broken
         // config file) must not stop it, and its `--token` list is not the client's token.

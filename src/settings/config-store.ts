@@ -57,6 +57,19 @@ function readConfigFile(path: string): Record<string, unknown> {
 }
 
 /**
+ * A key's value as text. A number written by hand (`"concurrency": 8`) is taken as its digits and
+ * null as unset; any other kind stops the command rather than being dropped without a word.
+ */
+function settingText(value: unknown, key: ConfigKey, path: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  const kind =
+    typeof value === 'boolean' ? 'true or false' : Array.isArray(value) ? 'a list' : `an ${typeof value}`;
+  throw new UsageError(`the config file ${path} holds ${kind} as ${key}, where a setting is text`, FIX_HINT);
+}
+
+/**
  * Opens the config file. Every command reads it, so reading is a plain JSON read; conf, whose
  * schema library alone costs more start-up time than the rest of a command, is loaded only by
  * `set` and `delete`, which need its atomic write.
@@ -66,8 +79,8 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
   const file = readConfigFile(path);
   const values = new Map<ConfigKey, string>();
   for (const key of CONFIG_KEYS) {
-    const value = file[key];
-    if (typeof value === 'string') values.set(key, value);
+    const value = settingText(file[key], key, path);
+    if (value !== undefined) values.set(key, value);
   }
   const write = async (change: (conf: Conf<Record<string, string>>) => void) => {
     try {

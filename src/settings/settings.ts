@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
-import { isLoopbackHost } from '../net/loopback.js';
 import { parseDurationMs } from '../redact/options.js';
+import { baseUrlProblem, validateBaseUrl } from './base-url.js';
 import type { ConfigKey } from './config-keys.js';
 import type { ConfigStore } from './config-store.js';
 import { requireSendableToken } from './token.js';
@@ -67,12 +67,33 @@ export const ENV_NAMES: Partial<Record<ConfigKey | 'max-throttle-wait', string>>
   'max-throttle-wait': 'VREDACT_MAX_THROTTLE_WAIT',
 };
 
+/** The flag of each key that has one, as an error names it. */
+const FLAG_NAMES: Record<ConfigKey, string> = {
+  'base-url': '--base-url',
+  token: '--token',
+  concurrency: '--concurrency',
+  'out-dir': '--out-dir',
+  age: '--age',
+  gender: '--gender',
+  language: '--language',
+  model: '--model',
+  emotion: '--emotion',
+};
+
 function pick(
+  key: ConfigKey,
   flag: string | undefined,
   env: string | undefined,
   config: string | undefined,
 ): [string | undefined, SettingSource] {
-  if (flag !== undefined && flag !== '') return [flag, 'flag'];
+  // A flag typed with nothing after it (`--base-url "$URL"`, URL unset) is a mistake, not "unset":
+  // taking the next source would send the config file's token to the config file's service.
+  if (flag === '')
+    throw new UsageError(
+      `${FLAG_NAMES[key]} was given an empty value`,
+      `give it a value, or leave the flag out to use ${ENV_NAMES[key] ? `${ENV_NAMES[key]}, ` : ''}the config file or the default`,
+    );
+  if (flag !== undefined) return [flag, 'flag'];
   if (env !== undefined && env !== '') return [env, 'env'];
   if (config !== undefined && config !== '') return [config, 'config'];
   return [undefined, 'default'];
@@ -86,7 +107,8 @@ export function parseConcurrency(text: string, what = 'concurrency'): number {
 }
 
 export function parseInteger(text: string, what: string, min: number, max: number): number {
-  const n = Number(text);
+  // Digits only: Number() also takes "1e1", "0x10", "8.0", " 8" and "" (as 0).
+  const n = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new UsageError(`${what} must be a whole number from ${min} to ${max} (got "${text}")`);
   }
@@ -134,7 +156,7 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
   const problems: Settings['problems'] = {};
   const resolve = (key: ConfigKey, flag: string | undefined) => {
     const envName = ENV_NAMES[key];
-    const [value, source] = pick(flag, envName ? env[envName] : undefined, store.get(key));
+    const [value, source] = pick(key, flag, envName ? env[envName] : undefined, store.get(key));
     sources[key] = source;
     return value;
   };
@@ -225,53 +247,6 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     sources,
     problems,
   };
-}
-
-/**
- * Checks a base URL: https anywhere, http only on loopback unless the user insists, because the
- * token would otherwise cross the network in clear text.
- */
-export function validateBaseUrl(text: string, allowInsecureHttp: boolean): URL {
-  const problem = baseUrlProblem(text);
-  if (problem) {
-    throw new UsageError(
-      problem,
-      problem.includes('user name')
-        ? 'remove the part before "@": the service takes only the usage token (`vredact login`)'
-        : 'set it like https://redaction.example.com',
-    );
-  }
-  const url = new URL(text);
-  if (url.protocol === 'https:') return url;
-  if (url.protocol !== 'http:')
-    throw new UsageError(`the service URL must start with https:// (got ${url.protocol}//)`);
-  if (isLoopbackHost(url.hostname) || allowInsecureHttp) return url;
-  throw new UsageError(
-    `refusing to send the token over plain http to ${url.host}`,
-    'use an https:// URL, or pass --allow-insecure-http if you really mean it',
-  );
-}
-
-/**
- * A base URL as it may be shown: whatever stands between `//` and `@` (a user name, a password) is
- * replaced, so no message, `-v` line or `config list` ever repeats it.
- */
-export function displayBaseUrl(text: string): string {
-  return text.replace(/\/\/[^/?#]*@/, '//***@');
-}
-
-/** What makes `text` unusable as a base URL whatever the flags (unparsable, user information). */
-export function baseUrlProblem(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return `the service URL "${displayBaseUrl(text)}" is not a valid URL`;
-  }
-  if (url.username || url.password || /\/\/[^/?#]*@/.test(text)) {
-    return `the service URL must not contain a user name or password (${displayBaseUrl(text)})`;
-  }
-  return undefined;
 }
 
 export interface ServiceSettings {

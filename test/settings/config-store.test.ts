@@ -54,12 +54,32 @@ describe('openConfigStore', () => {
     },
   );
 
-  it('all() lists only the known keys that hold strings', async () => {
+  it('all() lists only the known keys; a number written by hand is read as its digits, null as unset', async () => {
     const store = await openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
     await store.set('model', 'mini');
     const raw = JSON.parse(await readFile(store.path, 'utf8'));
-    await writeFile(store.path, JSON.stringify({ ...raw, stray: 'x', concurrency: 4 }));
-    expect((await openConfigStore({ VREDACT_CONFIG_DIR: dir.path })).all()).toEqual({ model: 'mini' });
+    await writeFile(store.path, JSON.stringify({ ...raw, stray: 'x', concurrency: 8, gender: null }));
+    // `"concurrency": 8` was dropped without a word, and the run went on at 4.
+    expect((await openConfigStore({ VREDACT_CONFIG_DIR: dir.path })).all()).toEqual({
+      model: 'mini',
+      concurrency: '8',
+    });
+  });
+
+  it.each([
+    ['token', true, 'true or false'],
+    ['gender', ['f'], 'a list'],
+    ['base-url', { host: 'x' }, 'an object'],
+  ])('a %s that is %j is a usage error naming the file and the key', async (key, value, what) => {
+    const path = configFilePath({ VREDACT_CONFIG_DIR: dir.path });
+    await writeFile(path, JSON.stringify({ [key]: value }));
+    await expect(openConfigStore({ VREDACT_CONFIG_DIR: dir.path })).rejects.toThrowError(
+      expect.objectContaining({
+        exitCode: 2,
+        message: `the config file ${path} holds ${what} as ${key}, where a setting is text`,
+        hint: expect.stringMatching(/^correct it, or delete it/),
+      }),
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { maskToken, redactSecrets } from '../../src/settings/mask.js';
-import { requireService, resolveSettings, validateBaseUrl } from '../../src/settings/settings.js';
+import { validateBaseUrl } from '../../src/settings/base-url.js';
+import { requireService, resolveSettings } from '../../src/settings/settings.js';
 import { voiceFormFields } from '../../src/settings/voice.js';
 
 describe('settings precedence', () => {
@@ -155,5 +156,66 @@ describe('bad values from the environment or the config file', () => {
       resolveSettings({ maxThrottleWait: '2h' }, { VREDACT_MAX_THROTTLE_WAIT: '90s' }, memoryConfigStore())
         .maxThrottleWaitMs,
     ).toBe(7_200_000);
+  });
+});
+
+describe('whole numbers are written as digits only', () => {
+  // Number() took all of these: `-c 1e1` ran 10 at once, `config set concurrency 8.0` stored "8.0".
+  const notDigits = ['1e1', '0x10', '8.0', ' 8', '8 ', '+8', '4x', ''];
+
+  test.each(notDigits)('-c %j is refused at once', (text) => {
+    expect(() => resolveSettings({ concurrency: text }, {}, memoryConfigStore())).toThrowError(
+      expect.objectContaining({ exitCode: 2 }),
+    );
+  });
+
+  test.each(notDigits.filter((text) => text !== ''))(
+    'VREDACT_CONCURRENCY=%j is a problem, and refused when read',
+    (text) => {
+      const settings = resolveSettings({}, { VREDACT_CONCURRENCY: text }, memoryConfigStore());
+      expect(settings.problems.concurrency).toMatch(/from VREDACT_CONCURRENCY/);
+      expect(() => settings.concurrency).toThrowError(expect.objectContaining({ exitCode: 2 }));
+    },
+  );
+
+  test.each(['', '1e1', '2.0', ' 3'])('--max-retries %j is refused (an empty one was 0 retries)', (text) => {
+    expect(() => resolveSettings({ maxRetries: text }, {}, memoryConfigStore())).toThrow(/--max-retries/);
+  });
+
+  test('plain digits still pass, leading zeros included', () => {
+    expect(resolveSettings({ concurrency: '08' }, {}, memoryConfigStore()).concurrency).toBe(8);
+    expect(resolveSettings({ maxRetries: '0' }, {}, memoryConfigStore()).maxRetries).toBe(0);
+  });
+});
+
+describe('a flag given an empty value', () => {
+  // `--base-url "$URL"` with URL unset went on to the config file's service, and `--token ""` to its token.
+  const store = memoryConfigStore({ 'base-url': 'https://config.example', token: 'vr_config_token_0000' });
+  test.each<[keyof Parameters<typeof resolveSettings>[0], string]>([
+    ['baseUrl', '--base-url'],
+    ['token', '--token'],
+    ['concurrency', '--concurrency'],
+    ['outDir', '--out-dir'],
+  ])('%s: a usage error naming %s, never the next source', (flag, name) => {
+    expect(() => resolveSettings({ [flag]: '' }, {}, store)).toThrowError(
+      expect.objectContaining({ exitCode: 2, message: `${name} was given an empty value` }),
+    );
+  });
+});
+
+describe('base URLs with a query or a fragment', () => {
+  test.each([
+    'https://api.example.com/?sig=s3cret',
+    'https://api.example.com/v1?x=1',
+    'https://api.example.com#top',
+  ])('%s is refused without repeating the query', (url) => {
+    expect(() => validateBaseUrl(url, false)).toThrow(/must not hold a query \(\?…\) or a fragment \(#…\)/);
+    const settings = resolveSettings({}, { VREDACT_BASE_URL: url }, memoryConfigStore());
+    expect(settings.problems['base-url']).toMatch(/must not hold a query/);
+    expect(settings.problems['base-url']).not.toContain('s3cret');
+  });
+
+  test('a path prefix, with or without a trailing slash, is kept', () => {
+    expect(validateBaseUrl('https://api.example.com/prefix/', false).pathname).toBe('/prefix/');
   });
 });

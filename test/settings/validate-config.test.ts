@@ -50,3 +50,9 @@ describe('config set checks', () => {
     expect(checkConfigValue(key, value, false)).toBe(value);
   });
 });
+
+describe('config set concurrency', () => {
+  it.each(['8.0', '1e1', '0x10', ' 8'])('%j is refused, not stored as it was typed', (value) => {
+    expect(() => checkConfigValue('concurrency', value, false)).toThrow(UsageError);
+  });
+});

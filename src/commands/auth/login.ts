@@ -4,7 +4,7 @@ import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { maskToken } from '../../settings/mask.js';
 import { readStdinValue } from '../../settings/stdin-value.js';
 import { requireSendableToken } from '../../settings/token.js';
-import { promptSecret } from './prompt-secret.js';
+import { promptSecret, TOKEN_QUESTION } from './prompt-secret.js';
 
 /** Reads a token, checks it with `GET /api/jobs`, and stores it only when the service accepts it. */
 export async function runLogin(
@@ -13,10 +13,20 @@ export async function runLogin(
   options: { tokenStdin?: boolean },
 ): Promise<number> {
   let token: string;
-  if (options.tokenStdin) {
+  const fromFlag = ctx.settings.sources.token === 'flag' ? ctx.settings.token : undefined;
+  if (fromFlag !== undefined && options.tokenStdin) {
+    throw new UsageError(
+      'give the token one way: --token or --token-stdin, not both',
+      'prefer --token-stdin (or the prompt of `vredact login`): ps shows --token',
+    );
+  }
+  if (fromFlag !== undefined) {
+    // Taken as the token to check and store: it was taken, then ignored for the prompt.
+    token = fromFlag;
+  } else if (options.tokenStdin) {
     token = await readStdinValue(ctx.streams.stdin, 'a token');
   } else if (ctx.streams.stdin.isTTY) {
-    const typed = await promptSecret(ctx.streams, 'Paste your usage token (it will not be shown): ');
+    const typed = await promptSecret(ctx.streams, TOKEN_QUESTION);
     // Ctrl-C at the prompt: an interrupt like any other, nothing stored.
     if (typed === undefined) return ExitCode.interrupted;
     token = typed;
@@ -26,7 +36,11 @@ export async function runLogin(
       'pipe the token in with `vredact login --token-stdin`',
     );
   }
-  if (!token) throw new UsageError('no token was given');
+  if (!token)
+    throw new UsageError(
+      'no token was given',
+      'pipe the token in alone (`vredact login --token-stdin < token.txt`), or run `vredact login` at a terminal',
+    );
   // Checked as the token given here, not as the one the settings would have used.
   requireSendableToken(token);
   const client = await ctx.clientWithToken(token);

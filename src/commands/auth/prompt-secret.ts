@@ -2,6 +2,9 @@ import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import type { Streams } from '../../context.js';
 
+/** The question `login` and `config set token -` ask at a terminal. */
+export const TOKEN_QUESTION = 'Paste your usage token (it will not be shown): ';
+
 /**
  * Asks for a secret on the terminal without echoing it. node:readline has no hidden mode, so the
  * prompt is written once and everything readline would echo afterwards is swallowed. Resolves with

@@ -1,9 +1,11 @@
 import type { Context } from '../../context.js';
+import { promptSecret, TOKEN_QUESTION } from '../auth/prompt-secret.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { printJson, printTable } from '../../output/table.js';
 import { CONFIG_KEYS, type ConfigKey } from '../../settings/config-keys.js';
 import { maskToken } from '../../settings/mask.js';
-import { displayBaseUrl, ENV_NAMES } from '../../settings/settings.js';
+import { displayBaseUrl } from '../../settings/base-url.js';
+import { ENV_NAMES } from '../../settings/settings.js';
 import { readStdinValue } from '../../settings/stdin-value.js';
 import { displayText } from '../../output/sanitize.js';
 import { checkConfigValue, parseConfigKey } from '../../settings/validate-config.js';
@@ -54,10 +56,15 @@ function warnProblems(ctx: Context, keys: readonly ConfigKey[]): void {
 
 export async function runConfigSet(ctx: Context, [key = '', value = '']: string[]): Promise<number> {
   const name = parseConfigKey(key);
-  const raw =
-    value === '-'
-      ? await readStdinValue(ctx.streams.stdin, name === 'token' ? 'a token' : `a ${name} value`)
-      : value;
+  let raw = value;
+  if (value === '-' && name === 'token' && ctx.streams.stdin.isTTY) {
+    // At a terminal, standard input would echo the token and wait for Ctrl-D with no word said.
+    const typed = await promptSecret(ctx.streams, TOKEN_QUESTION);
+    if (typed === undefined) return ExitCode.interrupted;
+    raw = typed;
+  } else if (value === '-') {
+    raw = await readStdinValue(ctx.streams.stdin, name === 'token' ? 'a token' : `a ${name} value`);
+  }
   const checked = checkConfigValue(name, raw, ctx.settings.allowInsecureHttp);
   await ctx.config.set(name, checked);
   ctx.log.info(`Set ${name} in ${ctx.config.path}`);
@@ -127,6 +134,7 @@ export async function runConfigList(ctx: Context): Promise<number> {
 }
 
 export async function runConfigPath(ctx: Context): Promise<number> {
-  ctx.streams.stdout.write(`${ctx.config.path}\n`);
+  if (ctx.settings.json) printJson(ctx.io, { path: ctx.config.path });
+  else ctx.streams.stdout.write(`${ctx.config.path}\n`);
   return ExitCode.ok;
 }
