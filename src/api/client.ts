@@ -217,7 +217,8 @@ export class ApiClient {
     const { signal, bytes, onFileSent } = options;
     const what = `redacting ${basename(filePath)}`;
     const url = this.#http.url(REDACTION_PATH);
-    const type = extname(filePath).toLowerCase() === '.mp3' ? 'audio/mpeg' : 'audio/wav';
+    // The caller names the upload by what its content is (see uploadNameFor), never by the file's name.
+    const type = extname(uploadName).toLowerCase() === '.mp3' ? 'audio/mpeg' : 'audio/wav';
     return this.#http.retry(
       what,
       async () => {

@@ -1,6 +1,8 @@
 /**
  * The one home of the RIFF/WAVE header rules: `RIFF` <size> `WAVE`, then chunks (`id`, little-endian
- * size, body padded to an even length), a `fmt ` chunk before the `data` chunk. Read incrementally,
+ * size, body padded to an even length), a `fmt ` chunk before the `data` chunk. RF64 (EBU Tech 3306,
+ * which some recorders write whatever the length) is the same with `RF64`, and a `ds64` chunk that
+ * holds the data chunk's 64-bit size where its own size field says 0xFFFFFFFF. Read incrementally,
  * chunk by chunk of a stream, so that a whole file is never held: used by the local checks of an
  * input and by the verification of a result as it is written.
  */
@@ -33,17 +35,28 @@ export class WavFormatError extends Error {
   override name = 'WavFormatError';
 }
 
-/** Whether the first bytes are a RIFF/WAVE header. */
+/** Whether the first bytes are a RIFF/WAVE (or RF64/WAVE) header. */
 export function isRiffWave(head: Uint8Array): boolean {
   const bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
-  return (
-    bytes.length >= 12 &&
-    bytes.toString('latin1', 0, 4) === 'RIFF' &&
-    bytes.toString('latin1', 8, 12) === 'WAVE'
-  );
+  const id = bytes.toString('latin1', 0, 4);
+  return bytes.length >= 12 && (id === 'RIFF' || id === 'RF64') && bytes.toString('latin1', 8, 12) === 'WAVE';
 }
 
-/** A `fmt ` chunk is small: anything larger is not one. */
+/** Whether a RIFF/WAVE header is RF64's. */
+export function isRf64(head: Uint8Array): boolean {
+  return isRiffWave(head) && Buffer.from(head.buffer, head.byteOffset, 4).toString('latin1') === 'RF64';
+}
+
+/**
+ * The data chunk's size an RF64 file's `ds64` chunk body holds (a 64-bit value after the RIFF size),
+ * or undefined when the body is too short to hold it.
+ */
+export function ds64DataBytes(body: Uint8Array): number | undefined {
+  if (body.length < 16) return undefined;
+  return Number(new DataView(body.buffer, body.byteOffset, body.byteLength).getBigUint64(8, true));
+}
+
+/** A `fmt ` (or `ds64`) chunk is small: anything larger is not one. */
 const MAX_FMT_BYTES = 1024;
 /**
  * Whether a RIFF or data chunk size declares a length: 0xFFFFFFFF (or 0) is written by streaming
@@ -57,6 +70,7 @@ type State =
   | { kind: 'riff' }
   | { kind: 'chunk-header' }
   | { kind: 'fmt'; size: number; pad: number }
+  | { kind: 'ds64'; size: number; pad: number }
   | { kind: 'skip'; remaining: number }
   | { kind: 'data'; remaining: number }
   | { kind: 'after-data' };
@@ -72,6 +86,9 @@ export class WavReader {
   #pending: Buffer = Buffer.alloc(0);
   #format: WavFormat | undefined;
   #declared = -1;
+  #rf64 = false;
+  /** The data chunk's size as RF64's `ds64` chunk gives it. */
+  #ds64Data: number | undefined;
   #dataBytes = 0;
   #total = 0;
 
@@ -119,6 +136,7 @@ export class WavReader {
         if (available < 12) return -1;
         if (!isRiffWave(bytes.subarray(offset, offset + 12)))
           throw new WavFormatError('not a WAV file (no RIFF/WAVE header)');
+        this.#rf64 = isRf64(bytes.subarray(offset, offset + 12));
         this.#state = { kind: 'chunk-header' };
         return 12;
       }
@@ -131,13 +149,16 @@ export class WavReader {
           if (size < 16 || size > MAX_FMT_BYTES)
             throw new WavFormatError(`a WAV file with a ${size}-byte fmt chunk`);
           this.#state = { kind: 'fmt', size, pad };
+        } else if (id === 'ds64' && this.#rf64 && size <= MAX_FMT_BYTES) {
+          this.#state = { kind: 'ds64', size, pad };
         } else if (id === 'data') {
           if (!this.#format)
             throw new WavFormatError('a WAV file whose data chunk comes before its fmt chunk');
-          this.#declared = size;
-          const known = declaresLength(size);
-          this.#state = { kind: 'data', remaining: known ? size : Infinity };
-          this.options.onData?.(known ? this.#seconds(size) : Infinity, known ? size : Infinity);
+          const declared = size === 0xffffffff && this.#ds64Data !== undefined ? this.#ds64Data : size;
+          this.#declared = declared;
+          const known = declaresLength(declared);
+          this.#state = { kind: 'data', remaining: known ? declared : Infinity };
+          this.options.onData?.(known ? this.#seconds(declared) : Infinity, known ? declared : Infinity);
         } else {
           this.#state = { kind: 'skip', remaining: size + pad };
         }
@@ -146,6 +167,12 @@ export class WavReader {
       case 'fmt': {
         if (available < state.size) return -1;
         this.#format = readFormat(bytes.subarray(offset, offset + state.size));
+        this.#state = state.pad ? { kind: 'skip', remaining: 1 } : { kind: 'chunk-header' };
+        return state.size;
+      }
+      case 'ds64': {
+        if (available < state.size) return -1;
+        this.#ds64Data = ds64DataBytes(bytes.subarray(offset, offset + state.size));
         this.#state = state.pad ? { kind: 'skip', remaining: 1 } : { kind: 'chunk-header' };
         return state.size;
       }

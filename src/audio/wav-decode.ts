@@ -11,7 +11,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { AudioDecodeError } from './errors.js';
 import { readAt, readChunks } from './file-io.js';
 import { ALAW_TABLE, ULAW_TABLE } from './g711.js';
-import { declaresLength } from './riff.js';
+import { declaresLength, ds64DataBytes, isRf64, isRiffWave } from './riff.js';
 import { fmtEncoding, sampleBytes, type WavEncoding } from './wav-layout.js';
 
 export type { WavEncoding } from './wav-layout.js';
@@ -33,12 +33,8 @@ export interface WavInfo {
 const ascii = (b: Uint8Array, at: number): string =>
   String.fromCharCode(b[at]!, b[at + 1]!, b[at + 2]!, b[at + 3]!);
 
-/** True for a RIFF/RF64 header with the WAVE form type. */
-export function looksLikeWav(head: Uint8Array): boolean {
-  if (head.length < 12) return false;
-  const id = ascii(head, 0);
-  return (id === 'RIFF' || id === 'RF64') && ascii(head, 8) === 'WAVE';
-}
+/** True for a RIFF/RF64 header with the WAVE form type: the client's local check's own rule. */
+export const looksLikeWav = isRiffWave;
 
 interface FmtChunk {
   encoding: WavEncoding;
@@ -75,7 +71,7 @@ function validate(fmt: FmtChunk): number {
 export async function readWavInfo(handle: FileHandle, fileSize: number): Promise<WavInfo> {
   const head = await readAt(handle, 0, 12);
   if (!looksLikeWav(head)) throw new AudioDecodeError('not a WAV or MP3 file');
-  const rf64 = ascii(head, 0) === 'RF64';
+  const rf64 = isRf64(head);
   let rf64DataSize: number | undefined;
   let fmt: FmtChunk | undefined;
   let pos = 12;
@@ -87,18 +83,15 @@ export async function readWavInfo(handle: FileHandle, fileSize: number): Promise
     if (id === 'fmt ') {
       fmt = parseFmt(await readAt(handle, body, Math.min(size, 64)));
     } else if (id === 'ds64' && rf64) {
-      const ds = await readAt(handle, body, Math.min(size, 28));
-      if (ds.length >= 16)
-        rf64DataSize = Number(new DataView(ds.buffer, ds.byteOffset).getBigUint64(8, true));
+      rf64DataSize = ds64DataBytes(await readAt(handle, body, Math.min(size, 28)));
     } else if (id === 'data') {
       if (!fmt) throw new AudioDecodeError('the WAV file has no fmt chunk before its data');
       const bytesPerSample = validate(fmt);
       const available = fileSize - body;
-      let declared = size;
-      if (rf64 && size === 0xffffffff && rf64DataSize !== undefined) declared = rf64DataSize;
+      const declared = size === 0xffffffff && rf64DataSize !== undefined ? rf64DataSize : size;
       // 0xFFFFFFFF (or 0) is what recorders write when they never came back to fix the header: the
       // audio runs to the end of the file, as the client's local check counts it (riff.ts).
-      const dataBytes = !declaresLength(size) && !rf64 ? available : Math.min(declared, available);
+      const dataBytes = declaresLength(declared) ? Math.min(declared, available) : available;
       const frames = Math.floor(dataBytes / fmt.blockAlign);
       if (frames === 0) throw new AudioDecodeError('the WAV file has no samples');
       return {

@@ -30,6 +30,7 @@ export async function checkInput(
     entry: work.entry,
     last: work.last,
     identity: { size: probe.size, mtimeMs: probe.mtimeMs },
+    format: probe.format,
     durationSec: probe.durationSec,
     sha256: probe.sha256,
     bytes: probe.bytes,

@@ -82,7 +82,6 @@ const OTHER_FORMATS: Array<[RegExp, string]> = [
   [/^OggS/, 'Ogg'],
   [/^.{4}ftyp/s, 'MP4/M4A'],
   [/^FORM.{4}AIF/s, 'AIFF'],
-  [/^RF64/, 'RF64 (a WAV over 4 GB)'],
   [/^\x1aE\xdf\xa3/, 'Matroska/WebM'],
   [/^#!AMR/, 'AMR'],
 ];

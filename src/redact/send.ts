@@ -41,14 +41,17 @@ function sentAsChecked(work: CheckedWork, sentSha256: string | undefined): boole
 const NOT_IN_A_HEADER = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
- * `<stem>.<8 hex><ext>`: unique to the input and the attempt, so recovery can look for exactly it.
- * Control characters in the name (an escape sequence in a file name) are sent as `_`.
+ * `<stem>.<8 hex>.wav` or `.mp3`: unique to the input and the attempt, so recovery can look for
+ * exactly it. The extension is what the content is, in lower case (`call.mp3` holding a WAV goes as
+ * `call.<hex>.wav`, `A.WAV` as `A.<hex>.wav`): a service that goes by the name reads it right, and
+ * the client types the upload by it. Control characters in the name (an escape sequence in a file
+ * name) are sent as `_`.
  */
-export function uploadNameFor(path: string, tag = randomHex(8)): string {
+export function uploadNameFor(path: string, format: 'WAV' | 'MP3', tag = randomHex(8)): string {
   const name = basename(path).replace(NOT_IN_A_HEADER, '_');
   const ext = extname(name);
   const stem = ext && ext !== name ? name.slice(0, -ext.length) : name;
-  return `${stem}.${tag}${ext}`;
+  return `${stem}.${tag}.${format.toLowerCase()}`;
 }
 
 /**
@@ -72,7 +75,7 @@ function uploadOf(work: CheckedWork, uploadName: string) {
  * costs the next run one look-up among the jobs, which finds nothing for it and sends it.
  */
 export async function journalAhead(engine: Engine, work: CheckedWork): Promise<CheckedWork | undefined> {
-  const uploadName = uploadNameFor(work.entry.input);
+  const uploadName = uploadNameFor(work.entry.input, work.format);
   try {
     await engine.recorder.uploading(work.entry, work.identity, uploadOf(work, uploadName));
   } catch (error) {
@@ -115,7 +118,6 @@ export async function sendOne(
   }
   await engine.beforeUpload?.(entry.input);
   let work = checked;
-  const uploadName = checked.uploadName ?? uploadNameFor(entry.input);
   recorder.begun(entry);
   recorder.progress.inFlight++;
   recorder.changed();
@@ -131,6 +133,11 @@ export async function sendOne(
     work = again;
     journaled = false;
   }
+  // A file replaced by one of the other format since its name was journaled goes by a name of its own.
+  const uploadName =
+    checked.uploadName !== undefined && work.format === checked.format
+      ? checked.uploadName
+      : uploadNameFor(entry.input, work.format);
   const failure = journaled
     ? undefined
     : await recorder.uploading(entry, work.identity, uploadOf(work, uploadName)).then(

@@ -50,6 +50,8 @@ export interface CheckedWork {
   entry: PlanEntry;
   last: JournalRecord | undefined;
   identity: Identity;
+  /** What its content is, whatever its name says: its upload is named and typed so. */
+  format: 'WAV' | 'MP3';
   durationSec: number;
   sha256: string;
   /**

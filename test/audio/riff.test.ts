@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRiffWave, WavFormatError, WavReader } from '../../src/audio/riff.js';
 import { makeWav } from '../helpers/mp3.js';
+import { fmtBody, rf64 } from '../helpers/odd-audio.js';
 
 function read(bytes: Buffer, strict: boolean, piece = bytes.length) {
   const reader = new WavReader({ strict });
@@ -46,5 +47,21 @@ describe('WavReader', () => {
   it('recognises a RIFF/WAVE header', () => {
     expect(isRiffWave(makeWav(0.1))).toBe(true);
     expect(isRiffWave(Buffer.from('RIFF\0\0\0\0AVI '))).toBe(false);
+  });
+
+  it('reads RF64 by its ds64 sizes, in pieces of every size, and holds a result to them', () => {
+    const fmt = fmtBody({ tag: 1, channels: 1, rate: 8000, bits: 16, block: 2 });
+    const whole = rf64(fmt, Buffer.alloc(24_000));
+    expect(isRiffWave(whole)).toBe(true);
+    for (const piece of [1, 5, 64, 1 << 20]) {
+      expect(read(whole, true, piece)).toMatchObject({ durationSec: 1.5, declaredDataBytes: 24_000 });
+    }
+    expect(() => read(whole.subarray(0, whole.length - 8000), true)).toThrow(
+      /cut short: 16000 of the 24000 bytes/,
+    );
+    expect(read(whole.subarray(0, whole.length - 8000), false)).toMatchObject({
+      durationSec: 1,
+      cutShort: true,
+    });
   });
 });

@@ -9,6 +9,7 @@ import { FIXTURES, tempDir } from '../helpers/cli.js';
 import { framesDuration, framesFor, MP3_LAYOUT_CASES, makeMp3, makeWav, writeMp3 } from '../helpers/mp3.js';
 import { withLameTag } from '../helpers/lame-tag.js';
 import { chunk, fmtPcm, riff } from '../helpers/signal.js';
+import { rf64 } from '../helpers/odd-audio.js';
 
 const limits = { maxSize: DEFAULT_MAX_SIZE, maxDurationSec: DEFAULT_MAX_DURATION_SECONDS };
 let dir: { path: string; cleanup: () => Promise<void> };
@@ -217,6 +218,14 @@ describe('generated MP3 traps', () => {
     });
   });
 
+  it('accepts a few junk bytes before the first frame, as the sandbox decodes it, and measures it alike', async () => {
+    const path = join(dir.path, 'junk-first.mp3');
+    await writeFile(path, Buffer.concat([Buffer.from('\0\0\r\n'), makeMp3({ frames: 50 })]));
+    const result = await probeFile(path, limits);
+    expect(result).toMatchObject({ ok: true, format: 'MP3', durationSec: framesDuration(50) });
+    expect(await measureAudioDuration(path)).toBe(framesDuration(50));
+  });
+
   it('rejects an ID3 tag with no audio frames after it', async () => {
     const path = join(dir.path, 'tag-only.mp3');
     const tagged = Buffer.concat([
@@ -351,6 +360,18 @@ describe('odd WAV layouts: the local check and the sandbox judge alike', () => {
     await writeFile(path, riff([chunk('fmt ', body), chunk('data', audio)]));
     expect(await probeFile(path, limits)).toMatchObject({ ok: true, durationSec: seconds });
     expect(await measureAudioDuration(path)).toBe(seconds);
+  });
+
+  it('accepts RF64 (small ones are written by recorders too), measured by its ds64 chunk as the sandbox does', async () => {
+    const path = join(dir.path, 'rf64.wav');
+    await writeFile(path, rf64(fmt({}), audio));
+    expect(await probeFile(path, limits)).toMatchObject({ ok: true, format: 'WAV', durationSec: 1.5 });
+    expect(await measureAudioDuration(path)).toBe(1.5);
+    const cut = join(dir.path, 'rf64-cut.wav');
+    await writeFile(cut, rf64(fmt({}), audio).subarray(0, -8000));
+    const short = await probeFile(cut, limits);
+    expect(short).toMatchObject({ ok: true, durationSec: 1, warning: expect.stringMatching(/cut short/) });
+    expect(await measureAudioDuration(cut)).toBe(1);
   });
 
   it('takes a data chunk that declares 0 bytes (a streaming writer) to the end of the file, as the sandbox does', async () => {
