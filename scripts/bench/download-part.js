@@ -1,13 +1,13 @@
 /** Part 4 of bench:batch: `vredact download` of a job listing many tiny files. */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mb, s } from './figures.js';
+import { cpuOf, mb, s } from './figures.js';
 import { measure } from './measure.js';
 
 /**
  * Runs `download` (the `bin` given, its default -c) of a job of each size in `sizes`, served by the
  * stand-in (`standIn.contentItems` set for each), into a folder under `scratch`. Each run must exit 0
- * with every file saved. Returns how many runs went wrong.
+ * with every file saved; its wall time, CPU and peak RSS are printed. Returns how many runs went wrong.
  */
 export async function downloadPart({ bin, scratch, env, standIn, sizes }) {
   let failures = 0;
@@ -27,7 +27,9 @@ export async function downloadPart({ bin, scratch, env, standIn, sizes }) {
         `  ! download of ${files} files: exit ${result.code}, ${saved} saved: ${result.stderr.trim()}`,
       );
     }
-    console.log(`  ${files} files: ${s(result.wallS)}, peak RSS ${mb(result.maxRssMb)}`);
+    console.log(
+      `  ${files} files: ${s(result.wallS)}, CPU ${s(cpuOf(result))}, peak RSS ${mb(result.maxRssMb)}`,
+    );
     await rm(outDir, { recursive: true, force: true });
   }
   return failures;
