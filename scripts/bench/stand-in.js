@@ -1,10 +1,13 @@
 /**
  * A minimal stand-in of the service for `bench:batch`, costing the machine almost nothing: it answers
  * a redaction after a fixed latency with the uploaded WAV echoed back (same duration, so a client
- * that verifies its results accepts it), and `GET /api/jobs` with no jobs. Every answer is written
- * whole in one write on a socket without Nagle's delay, so the latency measured is the one set.
+ * that verifies its results accepts it), and `GET /api/jobs` with no jobs. For `download`, a job's
+ * content lists `contentItems` tiny WAVs (streamed, as a real listing of that size comes), each
+ * served through a relative signed URL. Every other answer is written whole in one write on a socket
+ * without Nagle's delay, so the latency measured is the one set.
  */
 import { createServer } from 'node:http';
+import { toneWav } from './wav-files.js';
 
 const REDACT_PATH = '/api/speech-to-speech-biometric-redaction';
 /** The largest upload read; the bench's files are far smaller. */
@@ -29,16 +32,64 @@ function answerJson(res, status, value) {
   answer(res, status, 'application/json', Buffer.from(JSON.stringify(value)));
 }
 
+const CONTENT_PATH = /^\/api\/jobs\/[^/]+\/content$/;
+const DOWNLOAD_URL_PATH = /^\/api\/jobs\/[^/]+\/files\/download-url$/;
+const FILE = toneWav(0.05);
+
+function writable(res) {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
+
+/** `{"jobContent": [...]}` of `count` items, written in batches as the socket takes them. */
+async function streamContent(res, count) {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const created = new Date(0).toISOString();
+  let batch = '{"jobContent":[';
+  for (let i = 0; i < count && !res.destroyed; i++) {
+    const item = { id: i + 1, job_id: 'job-bench', file_name: `f${i}.wav`, audio_duration: 0.05 };
+    batch += `${i === 0 ? '' : ','}${JSON.stringify({ ...item, created_at: created })}`;
+    if (batch.length >= 64 * 1024) {
+      if (!res.write(batch)) await writable(res);
+      batch = '';
+    }
+  }
+  res.end(`${batch}]}`);
+}
+
 /** Starts the stand-in on 127.0.0.1, a free port. `latencyMs` (settable later) delays each redaction answer. */
 export async function startStandIn({ latencyMs }) {
-  const stats = { uploads: 0, listings: 0 };
+  const stats = { uploads: 0, listings: 0, fileGets: 0 };
   const timers = new Set();
-  const standIn = { latencyMs };
+  const standIn = { latencyMs, contentItems: 0 };
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/api/jobs') {
       stats.listings++;
       answerJson(res, 200, { jobs: [] });
+      return;
+    }
+    if (req.method === 'GET' && CONTENT_PATH.test(path)) {
+      void streamContent(res, standIn.contentItems);
+      return;
+    }
+    if (req.method === 'POST' && DOWNLOAD_URL_PATH.test(path)) {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        const { fileName } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        answerJson(res, 200, { signedUrl: `/files/${encodeURIComponent(fileName)}` });
+      });
+      return;
+    }
+    if (req.method === 'GET' && path.startsWith('/files/')) {
+      stats.fileGets++;
+      answer(res, 200, 'audio/wav', FILE);
       return;
     }
     if (req.method !== 'POST' || path !== REDACT_PATH) {

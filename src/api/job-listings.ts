@@ -61,7 +61,10 @@ export async function eachJob<S extends JobSink>(
 /**
  * A job's content items, handed to `sink` as they are read. Once the sink has had an item the request
  * is not retried (it would hand that item again): a failure then is the command's. Returns how many
- * items the sink had.
+ * items the sink had. A sink that holds the reading back (`drain`) may be waiting on requests of its
+ * own (`download` fetching the files listed): read through the gate, the listing would hold one of
+ * their turns while they hold it back (at -c 1 the only one, and neither went on), so it is read
+ * outside it.
  */
 export async function eachContentItem(
   http: ServiceHttp,
@@ -92,5 +95,6 @@ export async function eachContentItem(
     undefined,
     signal,
     (error) => handed === 0 && isRetryableByDefault(error),
+    sink.drain === undefined,
   );
 }

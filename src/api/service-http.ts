@@ -44,6 +44,8 @@ export interface RequestRetry {
   stopWaiting?: AbortSignal | undefined;
   shouldRetry?: (error: unknown) => boolean;
   toService?: boolean;
+  /** Through the shared gate (the default); outside it, a throttle answer is waited out by this request alone. */
+  gated?: boolean;
 }
 
 export class ServiceHttp {
@@ -208,7 +210,7 @@ export class ServiceHttp {
       shouldRetry: how.shouldRetry ?? isRetryableByDefault,
       what,
       toService: how.toService ?? true,
-      throttle: this.#throttle,
+      throttle: how.gated === false ? undefined : this.#throttle,
       onRetry: (error, attempt, delayMs) => {
         // The client's errors already begin with what was being done: said once.
         const message = (error as Error).message;
@@ -253,6 +255,7 @@ export class ServiceHttp {
     body?: unknown,
     signal?: AbortSignal,
     shouldRetry = isRetryableByDefault,
+    gated = true,
   ): Promise<T> {
     const url = this.url(path);
     return this.retry(
@@ -274,7 +277,7 @@ export class ServiceHttp {
           throw networkError(error, what, url);
         }
       },
-      { signal, shouldRetry },
+      { signal, shouldRetry, gated },
     );
   }
 }

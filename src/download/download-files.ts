@@ -3,7 +3,9 @@
  * reduced to a base name inside the output folder, existing files are skipped unless overwriting,
  * every file appears whole or not at all, and none can fill the disk (size-cap.ts). A local
  * file-system failure is that, never a network error: it is not fetched again, and one that no other
- * file can escape (a full disk) stops new downloads from starting.
+ * file can escape (a full disk) stops new downloads from starting. The files are pulled by a fixed
+ * pool as the listing comes (pull-pool.ts): memory does not grow with their number but for their
+ * names (name-claims.ts).
  */
 import type { Readable } from 'node:stream';
 import { setMaxListeners } from 'node:events';
@@ -13,8 +15,10 @@ import { isTokenRefused } from '../api/errors.js';
 import { NAME_MAX_BYTES, writeFileAtomically } from '../fs/atomic-write.js';
 import { resolveInside } from '../fs/containment.js';
 import { asLocalFsError, LocalFsError } from '../fs/errors.js';
-import { foldLetterCase } from '../fs/letter-case.js';
 import { safeBaseName } from '../fs/safe-name.js';
+import type { Interrupt } from '../interrupt.js';
+import { NameClaims } from './name-claims.js';
+import { type ItemSource, runPullPool } from './pull-pool.js';
 import { capped, downloadSizeCap } from './size-cap.js';
 
 export interface DownloadOutcome {
@@ -37,13 +41,19 @@ export type FileWriter = (
   signal?: AbortSignal,
 ) => Promise<number>;
 
+/** One file to fetch: a name the service gave or the user typed, and its listed duration if any. */
+export interface DownloadItem {
+  fileName: string;
+  /** Its duration in seconds, as the job's listing gives it: the bound of its size. */
+  duration?: number | null;
+}
+
 export interface DownloadRequest {
   jobId: string;
-  fileNames: readonly string[];
+  /** The files, as the job's listing streams them or as named (pull-pool.ts). */
+  source: ItemSource<DownloadItem>;
   outDir: string;
   overwrite: boolean;
-  /** Each file's duration in seconds, as the job's listing gives it: the bound of its size. */
-  durations?: ReadonlyMap<string, number | null>;
   /** Whether the output folder ignores letter case (see fs/letter-case.ts): `Take.wav` is `take.wav` there. */
   ignoresCase?: boolean;
 }
@@ -51,16 +61,18 @@ export interface DownloadRequest {
 export interface DownloadDeps {
   client: DownloadClient;
   concurrency: number;
-  /** Ctrl-C: aborts the transfers in flight (their temporary files are removed) and starts no more. */
-  signal: AbortSignal;
+  /**
+   * The interrupt rule (interrupt.ts): `stop` starts no more files and lets those in flight finish;
+   * `abort` aborts them (their temporary files are removed).
+   */
+  signals: Interrupt;
   /** Where the bytes go; tests inject a failing one. */
   write?: FileWriter;
-  /** Called as each file settles, in the order they settle. */
-  onOutcome?: (outcome: DownloadOutcome) => void;
+  /** Told each file as it settles, in the order they settle; awaited (a full stdout holds the pool). */
+  onOutcome?: (outcome: DownloadOutcome) => void | Promise<void>;
 }
 
 export interface DownloadResult {
-  outcomes: DownloadOutcome[];
   /** The file-system failure that stopped new downloads (a full disk, a read-only folder). */
   stoppedBy?: LocalFsError;
   interrupted: boolean;
@@ -81,43 +93,42 @@ export const FOLDER_IN_PLACE_REASON =
 
 export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest): Promise<DownloadResult> {
   const write = deps.write ?? writeFileAtomically;
-  const { default: pLimit } = await import('p-limit');
-  const limit = pLimit(deps.concurrency);
-  // A refused token stops everything at once; Ctrl-C too.
-  const abort = new AbortController();
-  const signal = AbortSignal.any([deps.signal, abort.signal]);
+  // A refused token stops everything at once: no file is started, those in flight are aborted.
+  const refusal = new AbortController();
+  const stop = AbortSignal.any([deps.signals.stop, refusal.signal]);
+  const signal = AbortSignal.any([deps.signals.abort, refusal.signal]);
   // Every transfer in flight listens to these (`-c` up to 64): not a leak, and no Node.js warning.
-  setMaxListeners(0, signal, deps.signal, abort.signal);
-  const claimed = new Map<string, string>();
+  setMaxListeners(0, signal, deps.signals.abort, refusal.signal);
+  const claims = new NameClaims(request.ignoresCase === true);
   let stoppedBy: LocalFsError | undefined;
   let refused: unknown;
 
-  const fetchOne = async (fileName: string): Promise<DownloadOutcome> => {
-    if (signal.aborted) return { fileName, path: null, status: 'failed', reason: 'interrupted' };
-    if (stoppedBy) return { fileName, path: null, status: 'failed', reason: NOT_STARTED_REASON };
+  /** The file's outcome; none for a name given twice (one file, fetched and reported once). */
+  const fetchOne = async ({ fileName, duration }: DownloadItem): Promise<DownloadOutcome | undefined> => {
+    const unsaved = (reason: string): DownloadOutcome | undefined =>
+      claims.settleUnsaved(fileName) === 'new'
+        ? { fileName, path: null, status: 'failed', reason }
+        : undefined;
     const local = safeBaseName(fileName);
-    if (!local) {
-      return { fileName, path: null, status: 'failed', reason: 'the file name has no usable base name' };
-    }
+    if (!local) return unsaved('the file name has no usable base name');
     // Such a name could never be saved: it fails before a signed URL is asked for and fetched.
     const nameBytes = Buffer.byteLength(local);
     if (nameBytes > NAME_MAX_BYTES) {
-      return {
-        fileName,
-        path: null,
-        status: 'failed',
-        reason: `its name is ${nameBytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have`,
-      };
+      return unsaved(
+        `its name is ${nameBytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have`,
+      );
     }
     // Where the folder ignores case, the second of `Take.wav` and `take.wav` would replace the first.
-    const claim = request.ignoresCase ? foldLetterCase(local) : local;
-    const other = claimed.get(claim);
-    if (other !== undefined) {
-      const sameName = safeBaseName(other) === local;
-      const reason = sameName ? `${other} is saved under the same name` : CASE_CLASH_REASON(other);
+    const claim = claims.claim(fileName, local);
+    if (claim.kind === 'repeat') return undefined;
+    if (claim.kind === 'taken') {
+      const sameName = safeBaseName(claim.other) === local;
+      const reason = sameName
+        ? `${claim.other} is saved under the same name`
+        : CASE_CLASH_REASON(claim.other);
       return { fileName, path: null, status: 'failed', reason };
     }
-    claimed.set(claim, fileName);
+    if (stoppedBy) return { fileName, path: null, status: 'failed', reason: NOT_STARTED_REASON };
     let path: string | null = null;
     try {
       path = await resolveInside(request.outDir, local);
@@ -135,7 +146,7 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
         };
       }
       const dest = path;
-      const cap = downloadSizeCap(request.durations?.get(fileName));
+      const cap = downloadSizeCap(duration);
       const bytes = await deps.client.downloadJobFile(
         request.jobId,
         fileName,
@@ -149,28 +160,35 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
     } catch (error) {
       if (isTokenRefused(error)) {
         refused ??= error;
-        abort.abort(error);
+        refusal.abort(error);
       }
       if (refused !== undefined) return { fileName, path, status: 'failed', reason: 'the token was refused' };
-      if (deps.signal.aborted) return { fileName, path, status: 'failed', reason: 'interrupted' };
+      if (deps.signals.abort.aborted) return { fileName, path, status: 'failed', reason: 'interrupted' };
       if (error instanceof LocalFsError && error.stopsBatch) stoppedBy ??= error;
       return { fileName, path, status: 'failed', reason: (error as Error).message };
     }
   };
 
-  // A name given twice (a listing that repeats an item, an argument typed twice) is one file, fetched
-  // and reported once: the work asked for is done, so it is no failure.
-  const fileNames = [...new Set(request.fileNames)];
   // Every transfer settles (and removes its temporary file) before a refused token is thrown.
-  const outcomes = await Promise.all(
-    fileNames.map((name) =>
-      limit(async () => {
-        const outcome = await fetchOne(name);
-        if (refused === undefined) deps.onOutcome?.(outcome);
-        return outcome;
-      }),
-    ),
-  );
+  await runPullPool({
+    source: request.source,
+    workers: deps.concurrency,
+    stop,
+    work: async (item) => {
+      const outcome = await fetchOne(item);
+      if (outcome && refused === undefined) await deps.onOutcome?.(outcome);
+    },
+  }).catch((error: unknown) => {
+    // The listing, cut by the refusal, fails too: the refusal is what to say.
+    if (refused === undefined) throw error;
+  });
   if (refused !== undefined) throw refused;
-  return { outcomes, ...(stoppedBy ? { stoppedBy } : {}), interrupted: deps.signal.aborted };
+  return { ...(stoppedBy ? { stoppedBy } : {}), interrupted: deps.signals.stop.aborted };
+}
+
+/** A source of the files named (on the command line): all handed at once, they are few. */
+export function namedFiles(fileNames: readonly string[]): ItemSource<DownloadItem> {
+  return async (sink) => {
+    for (const fileName of fileNames) sink.add({ fileName });
+  };
 }

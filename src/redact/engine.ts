@@ -27,10 +27,7 @@ export type RedactClient = Pick<
  * Ctrl-C, as signals: `stop` (first interrupt) starts nothing new and lets what is in flight finish;
  * `abort` (second interrupt) aborts what is in flight.
  */
-export interface Interrupt {
-  stop: AbortSignal;
-  abort: AbortSignal;
-}
+export type { Interrupt } from '../interrupt.js';
 
 export interface Engine {
   client: RedactClient;

@@ -6,7 +6,10 @@ import { ApiClient } from '../../src/api/client.js';
 import { systemClock } from '../../src/clock.js';
 import {
   CASE_CLASH_REASON,
+  type DownloadDeps,
   downloadFiles,
+  type DownloadOutcome,
+  type DownloadRequest,
   FOLDER_IN_PLACE_REASON,
   type FileWriter,
   NOT_STARTED_REASON,
@@ -57,10 +60,45 @@ function failingFor(code: string, names: string[]): FileWriter {
 
 const wav = (n: number) => Buffer.alloc(n, 7);
 
+/**
+ * downloadFiles over `fileNames`, handed as a listing would hand them (with `durations`), `signal`
+ * standing for both interrupts; the outcomes gathered in the order of the names, as the assertions
+ * read them (they settle in any order).
+ */
+async function fetchFiles(
+  deps: Omit<DownloadDeps, 'signals'> & { signal: AbortSignal },
+  request: Omit<DownloadRequest, 'source'> & {
+    fileNames: string[];
+    durations?: ReadonlyMap<string, number | null>;
+  },
+) {
+  const { signal, ...rest } = deps;
+  const { fileNames, durations, ...common } = request;
+  const outcomes: DownloadOutcome[] = [];
+  const result = await downloadFiles(
+    {
+      ...rest,
+      signals: { stop: signal, abort: signal },
+      onOutcome: (outcome) => {
+        outcomes.push(outcome);
+        return deps.onOutcome?.(outcome);
+      },
+    },
+    {
+      ...common,
+      source: async (sink) => {
+        for (const fileName of fileNames) sink.add({ fileName, duration: durations?.get(fileName) ?? null });
+      },
+    },
+  );
+  outcomes.sort((a, b) => fileNames.indexOf(a.fileName) - fileNames.indexOf(b.fileName));
+  return { ...result, outcomes };
+}
+
 describe('downloadFiles', () => {
   it('a full disk is a file-system problem naming the path: not fetched again, no new download started', async () => {
     const { server, client } = await setUp({ 'a.wav': wav(5000), 'b.wav': wav(10), 'c.wav': wav(10) });
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       {
         client,
         concurrency: 1,
@@ -83,7 +121,7 @@ describe('downloadFiles', () => {
 
   it('a file that cannot be written for itself alone (permissions) fails alone; the others go on', async () => {
     const { server, client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(20) });
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       {
         client,
         concurrency: 1,
@@ -105,7 +143,7 @@ describe('downloadFiles', () => {
     await mkdir(out);
     await writeFile(join(dir.path, 'secret.wav'), 'outside');
     await symlink(join(dir.path, 'secret.wav'), join(out, 'x.wav'));
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       { client, concurrency: 1, signal: new AbortController().signal },
       { jobId: 'job1', fileNames: ['x.wav'], outDir: out, overwrite: true },
     );
@@ -119,7 +157,7 @@ describe('downloadFiles', () => {
     await mkdir(join(dir.path, 'a.wav'));
     await writeFile(join(dir.path, 'a.wav', 'inside'), 'kept');
     for (const overwrite of [false, true]) {
-      const result = await downloadFiles(
+      const result = await fetchFiles(
         { client, concurrency: 2, signal: new AbortController().signal },
         { jobId: 'job1', fileNames: ['a.wav', 'b.wav'], outDir: dir.path, overwrite },
       );
@@ -137,7 +175,7 @@ describe('downloadFiles', () => {
 
   it('where the folder ignores letter case, take.wav never replaces the Take.wav just saved: it fails unfetched', async () => {
     const { server, client } = await setUp({ 'Take.wav': wav(10), 'take.wav': wav(20), 'b.wav': wav(30) });
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       { client, concurrency: 2, signal: new AbortController().signal },
       {
         jobId: 'job1',
@@ -159,7 +197,7 @@ describe('downloadFiles', () => {
 
   it('where the folder keeps case apart, Take.wav and take.wav are both saved', async () => {
     const { client } = await setUp({ 'Take.wav': wav(10), 'take.wav': wav(20) });
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       { client, concurrency: 2, signal: new AbortController().signal },
       {
         jobId: 'job1',
@@ -193,7 +231,7 @@ describe('downloadFiles', () => {
     };
     const { client } = await setUp({}, false, serve);
     const names = Object.keys(encoded);
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       { client, concurrency: 2, signal: new AbortController().signal },
       {
         jobId: 'job1',
@@ -221,7 +259,7 @@ describe('downloadFiles', () => {
   it('a name longer than a file name may be fails unfetched; the others go on', async () => {
     const long = `${'é'.repeat(130)}.wav`; // 130 characters, 264 bytes
     const { server, client } = await setUp({ [long]: wav(10), 'b.wav': wav(20) });
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       { client, concurrency: 2, signal: new AbortController().signal },
       { jobId: 'job1', fileNames: [long, 'b.wav'], outDir: dir.path, overwrite: false },
     );
@@ -237,12 +275,12 @@ describe('downloadFiles', () => {
     const { client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(10) }, true);
     const reported: string[] = [];
     await expect(
-      downloadFiles(
+      fetchFiles(
         {
           client,
           concurrency: 2,
           signal: new AbortController().signal,
-          onOutcome: (o) => reported.push(o.fileName),
+          onOutcome: (o) => void reported.push(o.fileName),
         },
         { jobId: 'job1', fileNames: ['a.wav', 'b.wav'], outDir: dir.path, overwrite: false },
       ),
@@ -275,7 +313,7 @@ describe('downloadFiles', () => {
       res.end();
     };
     const { server, client } = await setUp({}, false, endless);
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       { client, concurrency: 2, signal: new AbortController().signal },
       {
         jobId: 'job1',
@@ -307,7 +345,7 @@ describe('downloadFiles', () => {
       res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(50 * 1024 * 1024) });
       res.end(wav(50 * 1024 * 1024));
     });
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       { client, concurrency: 1, signal: new AbortController().signal },
       {
         jobId: 'job1',
@@ -328,7 +366,7 @@ describe('downloadFiles', () => {
     const { server, client } = await setUp({ 'a.wav': wav(10) });
     const interrupt = new AbortController();
     interrupt.abort();
-    const result = await downloadFiles(
+    const result = await fetchFiles(
       { client, concurrency: 1, signal: interrupt.signal },
       { jobId: 'job1', fileNames: ['a.wav'], outDir: dir.path, overwrite: false },
     );

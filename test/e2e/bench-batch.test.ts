@@ -30,6 +30,8 @@ test('bench:batch --quick runs every case, prints its figures and leaves its scr
       '200',
       '--status-inputs',
       '200',
+      '--download-files',
+      '200',
     ],
     { cwd: REPO_ROOT, reject: false, env: { NO_COLOR: '1' } },
   );
@@ -43,6 +45,7 @@ test('bench:batch --quick runs every case, prints its figures and leaves its scr
   expect(result.stdout).toMatch(/200 files/);
   expect(result.stdout).toMatch(/first run .*\n.*re-run \(all done\) .*\n.*dry run /);
   expect(result.stdout).toMatch(/200 inputs: status .* peak RSS .*; --manifest /);
+  expect(result.stdout).toMatch(/download of a job .*\n +200 files: .* peak RSS /);
   expect(await readdir(scratch)).toEqual([]);
 });
 

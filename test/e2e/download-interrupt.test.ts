@@ -1,20 +1,117 @@
-/** Ctrl-C during `vredact download`: the transfer is aborted, its temporary file removed, exit 130. */
+/**
+ * Interrupts of `vredact download` through the built binary, its stdout and stderr pipes: the first
+ * (SIGINT, SIGTERM) starts no new file and lets those in flight finish, whole, then exits 130; a
+ * second aborts them, leaving nothing behind; a hangup with no terminal is ignored. A re-run skips
+ * what was saved and fetches the rest.
+ */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { until } from '../helpers/e2e.js';
 import { startFileHost } from '../helpers/file-host.js';
+import { type HoldingFileHost, savedFiles, startHoldingFileHost } from '../helpers/holding-file-host.js';
 
+const FILES = 6;
 const dir = tempDirPerTest('vredact-e2e-download-int-');
 
-/** Waits until `check` holds (polling; no timing is asserted, the test's timeout bounds it). */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await delay(50);
+let host: HoldingFileHost | undefined;
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+});
+
+function envFor(baseUrl: string): NodeJS.ProcessEnv {
+  return isolatedEnv(join(dir.path, 'config'), {
+    VREDACT_BASE_URL: baseUrl,
+    VREDACT_TOKEN: 'vr_test_interrupt',
+  });
+}
+
+/** `download` of the whole job at -c 2 (or of the files named), its stderr gathered as it comes. */
+function startDownload(baseUrl: string, out: string, named: string[] = []) {
+  const child = runCli(['download', 'job1', ...named, '-c', '2', '-o', out], { env: envFor(baseUrl) });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  return { child, stderr: () => stderr };
+}
+
+/** Resolves once `check` holds or the run has ended (set-up, not an assertion). */
+async function untilOrEnded(check: () => boolean, ended: Promise<unknown>): Promise<void> {
+  let over = false;
+  const end = () => {
+    over = true;
+  };
+  ended.then(end, end);
+  await until(async () => over || check(), 30_000);
 }
 
 describe('download, interrupted', () => {
-  it('SIGINT while a body trickles in leaves no partial file and exits 130', async () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'a first %s lets the files in flight finish whole, starts no other, exits 130; a re-run fetches the rest',
+    async (signal) => {
+      host = await startHoldingFileHost(FILES);
+      const out = join(dir.path, 'out');
+      const run = startDownload(host.baseUrl, out);
+      await until(async () => host!.gets() === 2, 30_000);
+      run.child.kill(signal);
+      await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
+      host.release();
+      const result = await run.child;
+
+      expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
+      expect(host.gets()).toBe(2);
+      expect(await savedFiles(out, host)).toEqual({ names: ['f0.wav', 'f1.wav'], whole: true });
+      expect(String(result.stdout).split('\n').sort()).toEqual([join(out, 'f0.wav'), join(out, 'f1.wav')]);
+      expect(run.stderr()).toMatch(/^warning: interrupted: finishing the downloads in flight/m);
+
+      const again = await runCli(['download', 'job1', '-c', '2', '-o', out], { env: envFor(host.baseUrl) });
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      expect(await savedFiles(out, host)).toEqual({
+        names: Object.keys(host.files).sort(),
+        whole: true,
+      });
+      expect(host.fileGets('f0.wav')).toBe(1);
+      expect(host.fileGets('f1.wav')).toBe(1);
+      expect(host.gets()).toBe(FILES);
+    },
+    60_000,
+  );
+
+  it('a second SIGINT aborts the files in flight: nothing is left, not even a temporary file; exit 130', async () => {
+    host = await startHoldingFileHost(FILES);
+    const out = join(dir.path, 'out');
+    const run = startDownload(host.baseUrl, out);
+    await until(async () => host!.gets() === 2, 30_000);
+    run.child.kill('SIGINT');
+    await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
+    run.child.kill('SIGINT');
+    const result = await run.child;
+
+    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
+    expect(await readdir(out)).toEqual([]);
+    expect(host.gets()).toBe(2);
+  }, 60_000);
+
+  it('a hangup with no terminal on stdout or stderr (nohup) is ignored: every file is fetched, exit 0', async () => {
+    host = await startHoldingFileHost(FILES);
+    const out = join(dir.path, 'out');
+    const run = startDownload(host.baseUrl, out);
+    await until(async () => host!.gets() === 2, 30_000);
+    run.child.kill('SIGHUP');
+    await untilOrEnded(() => run.stderr().includes('hangup'), run.child);
+    host.release();
+    const result = await run.child;
+
+    expect(result.signal, run.stderr()).toBeUndefined();
+    expect(result.exitCode, run.stderr()).toBe(0);
+    expect(await savedFiles(out, host)).toEqual({ names: Object.keys(host.files).sort(), whole: true });
+    expect(run.stderr()).toMatch(/^hangup ignored/m);
+  }, 60_000);
+
+  it('a second SIGINT while a body trickles in leaves no partial file and exits 130', async () => {
     // Sends the headers and a first part of a long body, then holds the rest back. The part is
     // larger than what a writer gathers before its first write, so a partial file is on disk.
     const server = await startFileHost({}, (_name, res) => {
@@ -23,12 +120,7 @@ describe('download, interrupted', () => {
     });
     try {
       const out = join(dir.path, 'out');
-      const child = runCli(['download', 'job1', 'slow.wav', '-o', out], {
-        env: isolatedEnv(join(dir.path, 'config'), {
-          VREDACT_BASE_URL: server.baseUrl,
-          VREDACT_TOKEN: 'vr_test_interrupt',
-        }),
-      });
+      const run = startDownload(server.baseUrl, out, ['slow.wav']);
       // The download's own partial file, with bytes in it (the folder's write check makes an empty one).
       await until(async () => {
         const names = await readdir(out).catch(() => [] as string[]);
@@ -43,15 +135,16 @@ describe('download, interrupted', () => {
             ),
         );
         return sizes.some((size) => size > 0);
-      });
-      child.kill('SIGINT');
-      const result = await child;
-      expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${String(result.stderr)}`).toBe(130);
-      expect(result.stderr).toMatch(/interrupted/);
+      }, 30_000);
+      run.child.kill('SIGINT');
+      await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
+      run.child.kill('SIGINT');
+      const result = await run.child;
+      expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
       expect(await readdir(out)).toEqual([]);
       expect(server.fileGets('slow.wav')).toBe(1);
     } finally {
       await server.close();
     }
-  });
+  }, 60_000);
 });

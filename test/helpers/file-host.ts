@@ -1,7 +1,8 @@
 /**
  * A scripted service that hands out signed URLs pointing back at itself, for download tests:
  * `POST /api/jobs/<job>/files/download-url` answers `/files/<name>`, and `GET /files/<name>` is
- * answered by `serveFile` (default: `files[name]`, 404 when missing).
+ * answered by `serveFile` (default: `files[name]`, 404 when missing). Every job's content lists the
+ * names of `files`, in order, with no duration.
  */
 import type { ServerResponse } from 'node:http';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
@@ -19,6 +20,18 @@ export async function startFileHost(
     if (refuseToken && url.pathname.startsWith('/api/')) {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'unauthorized', message: 'invalid token' }));
+      return;
+    }
+    if (req.method === 'GET' && /^\/api\/jobs\/[^/]+\/content$/.test(url.pathname)) {
+      const jobContent = Object.keys(files).map((name, i) => ({
+        id: i + 1,
+        job_id: 'job1',
+        file_name: name,
+        audio_duration: null,
+        created_at: '2024-01-01T00:00:00Z',
+      }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jobContent }));
       return;
     }
     if (req.method === 'POST' && url.pathname.endsWith('/files/download-url')) {

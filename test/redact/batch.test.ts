@@ -20,7 +20,7 @@ import type { Clock } from '../../src/clock.js';
 import { createContext } from '../../src/context.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { runBatch } from '../../src/redact/batch.js';
-import { createInterruptController, type InterruptController } from '../../src/redact/interrupt.js';
+import { createInterruptController, type InterruptController } from '../../src/interrupt.js';
 import { type JournalRecord, journalPath, optionsFingerprint } from '../../src/redact/journal.js';
 import { readJournal } from '../../src/redact/journal-read.js';
 import { JournalWriter } from '../../src/redact/journal-writer.js';

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
 import { runBatch } from '../../src/redact/batch.js';
-import { createInterruptController } from '../../src/redact/interrupt.js';
+import { createInterruptController } from '../../src/interrupt.js';
 import { parseRedactOptions } from '../../src/redact/options.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { tempDirPerTest } from '../helpers/cli.js';

@@ -1,17 +1,44 @@
 import { resolve } from 'node:path';
+import type { ApiClient } from '../../api/client.js';
 import { requireUserFileName, requireUserJobId } from '../../api/identifiers.js';
 import type { Context } from '../../context.js';
-import { downloadFiles, type DownloadOutcome, NOT_STARTED_REASON } from '../../download/download-files.js';
+import {
+  type DownloadItem,
+  downloadFiles,
+  type DownloadOutcome,
+  namedFiles,
+  NOT_STARTED_REASON,
+} from '../../download/download-files.js';
+import type { ItemSource } from '../../download/pull-pool.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { caseIgnored } from '../../fs/letter-case.js';
 import { checkOutputFolderWritable } from '../../fs/writable.js';
+import { createInterruptController, type InterruptWords, listenForInterrupts } from '../../interrupt.js';
 import { sweepPartials } from '../../redact/sweep.js';
 import { displayText } from '../../output/sanitize.js';
 import { startSpinner } from '../../output/spinner.js';
-import { printJson } from '../../output/table.js';
-import { abortOnInterrupt } from './signals.js';
+import { jsonArrayElement, jsonArrayEnd, LineBatches } from '../jobs/write-lines.js';
 
 export type { DownloadOutcome };
+
+const DOWNLOAD_WORDS: InterruptWords = {
+  stopping: 'finishing the downloads in flight',
+  again: ' (Ctrl-C again to abort them)',
+  outputClosed: 'starting nothing new, finishing the downloads in flight',
+};
+
+/** Every file of the job, as its listing is read; each listed duration bounds its file's size. */
+function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem> {
+  return (sink, signal) =>
+    client.eachContentItem(
+      jobId,
+      {
+        add: (item) => sink.add({ fileName: item.file_name, duration: item.audio_duration }),
+        drain: () => sink.drain(),
+      },
+      signal,
+    );
+}
 
 /** Fetches a job's files through signed URLs into the output folder (default: the current one). */
 export async function runDownload(
@@ -24,70 +51,78 @@ export async function runDownload(
   for (const name of requested) requireUserFileName(name);
   const outDir = resolve(ctx.cwd, options.outDir ?? '.');
   const client = await ctx.client(); // checks the settings; sends nothing yet
-  // Taken over before the first file is written (the probe below), so Ctrl-C at any point after
-  // this ends cleanly: exit 130, nothing left behind.
-  const interrupt = abortOnInterrupt(ctx.log);
+  // Taken over before the first file is written (the probe below), so an interrupt at any point
+  // after this ends cleanly: exit 130, nothing half-written left behind.
+  const controller = createInterruptController();
+  const dispose = listenForInterrupts(controller, ctx.io, ctx.log, DOWNLOAD_WORDS);
+  const { stop } = controller.signals;
   try {
     // Before any request: a folder that cannot take the files is a usage error (exit 2), nothing sent.
     // The check's own file tells whether the folder ignores letter case, in a fresh, empty one too.
     const { ignoresCase } = await checkOutputFolderWritable(outDir);
     const swept = await sweepPartials([outDir], outDir);
     if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
-    interrupt.signal.throwIfAborted();
-    // The listing's durations bound each file's size; named files, not listed, get the service's limit.
-    const listed = requested.length > 0 ? [] : await client.jobContent(jobId, interrupt.signal);
-    const durations = new Map<string, number | null>();
-    // A name listed twice is fetched once: its first listing gives the duration.
-    for (const item of listed)
-      if (!durations.has(item.file_name)) durations.set(item.file_name, item.audio_duration);
-    const names = requested.length > 0 ? requested : listed.map((item) => item.file_name);
-    if (names.length === 0) ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
+    stop.throwIfAborted();
 
     const spinner = await startSpinner(
       ctx.io,
-      `Downloading ${names.length} file(s) of job ${displayText(jobId)}`,
+      requested.length > 0
+        ? `Downloading ${requested.length} file(s) of job ${displayText(jobId)}`
+        : `Downloading the files of job ${displayText(jobId)}`,
     );
-    let notStarted = 0;
-    const show = (outcome: DownloadOutcome) => {
-      if (outcome.reason === NOT_STARTED_REASON) notStarted++;
-      if (ctx.settings.json || outcome.reason === NOT_STARTED_REASON) return;
-      const name = displayText(outcome.fileName);
-      if (outcome.status === 'downloaded') ctx.streams.stdout.write(`${displayText(outcome.path ?? '')}\n`);
-      else if (outcome.status === 'skipped') ctx.log.info(`skipped ${name}: ${outcome.reason}`);
-      else ctx.log.error(`${name}: ${displayText(outcome.reason ?? 'failed')}`);
+    const json = ctx.settings.json;
+    const out = new LineBatches(ctx.streams.stdout);
+    const counts = { downloaded: 0, skipped: 0, failed: 0, notStarted: 0 };
+    // Printed as each file settles, and awaited: a stdout that is slow to read holds the downloads.
+    const show = async (outcome: DownloadOutcome) => {
+      if (outcome.reason === NOT_STARTED_REASON) counts.notStarted++;
+      const settled = counts.downloaded + counts.skipped + counts.failed;
+      counts[outcome.status]++;
+      if (json) out.push(jsonArrayElement(outcome, settled));
+      else if (outcome.reason === NOT_STARTED_REASON) return;
+      else if (outcome.status === 'downloaded') out.push(`${displayText(outcome.path ?? '')}\n`);
+      else if (outcome.status === 'skipped')
+        ctx.log.info(`skipped ${displayText(outcome.fileName)}: ${outcome.reason}`);
+      else ctx.log.error(`${displayText(outcome.fileName)}: ${displayText(outcome.reason ?? 'failed')}`);
+      await out.flush();
     };
     const result = await downloadFiles(
-      { client, concurrency: ctx.settings.concurrency, signal: interrupt.signal, onOutcome: show },
+      { client, concurrency: ctx.settings.concurrency, signals: controller.signals, onOutcome: show },
       {
         jobId,
-        fileNames: names,
+        source: requested.length > 0 ? namedFiles(requested) : listedFiles(client, jobId),
         outDir,
         overwrite: options.overwrite === true,
-        durations,
         ignoresCase: caseIgnored(ignoresCase),
       },
-    ).finally(() => spinner.stop());
+    ).finally(async () => {
+      spinner.stop();
+      // What settled is a whole JSON array, whatever ended the run.
+      if (json) out.push(jsonArrayEnd(counts.downloaded + counts.skipped + counts.failed));
+      await out.flush();
+    });
 
-    const { outcomes } = result;
-    if (ctx.settings.json) printJson(ctx.io, outcomes);
+    const { downloaded, skipped, failed } = counts;
+    if (downloaded + skipped + failed === 0 && !result.interrupted) {
+      ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
+    }
     if (result.stoppedBy) {
-      ctx.log.error(`stopped after a file-system problem: ${notStarted} file(s) not started`);
+      ctx.log.error(`stopped after a file-system problem: ${counts.notStarted} file(s) not started`);
       if (result.stoppedBy.hint) ctx.streams.stderr.write(`hint: ${result.stoppedBy.hint}\n`);
     }
-    const failed = outcomes.filter((o) => o.status === 'failed').length;
-    if (!ctx.settings.json) {
-      const done = outcomes.filter((o) => o.status === 'downloaded').length;
-      ctx.log.info(`${done} downloaded, ${outcomes.length - done - failed} skipped, ${failed} failed`);
+    if (!json) ctx.log.info(`${downloaded} downloaded, ${skipped} skipped, ${failed} failed`);
+    if (result.interrupted) {
+      ctx.log.error('interrupted: run the same command again to fetch the files not yet saved');
+      return ExitCode.interrupted;
     }
-    if (result.interrupted) return ExitCode.interrupted;
     return failed > 0 ? ExitCode.partial : ExitCode.ok;
   } catch (error) {
-    if (interrupt.signal.aborted) {
+    if (stop.aborted) {
       ctx.log.error('interrupted');
       return ExitCode.interrupted;
     }
     throw error;
   } finally {
-    interrupt.dispose();
+    dispose();
   }
 }

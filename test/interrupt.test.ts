@@ -1,8 +1,14 @@
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createIOStreams } from '../../src/output/iostreams.js';
-import { createInterruptController, listenForInterrupts } from '../../src/redact/interrupt.js';
-import { recordingLogger } from '../helpers/logger.js';
+import { createInterruptController, type InterruptWords, listenForInterrupts } from '../src/interrupt.js';
+import { createIOStreams } from '../src/output/iostreams.js';
+import { recordingLogger } from './helpers/logger.js';
+
+const WORDS: InterruptWords = {
+  stopping: 'finishing the uploads in flight and recording pending jobs',
+  again: ' (Ctrl-C again to abort them)',
+  outputClosed: 'starting nothing new, finishing the uploads in flight',
+};
 
 /** Streams whose stdout is a terminal when `terminal` says so. */
 function io(terminal = false) {
@@ -48,7 +54,7 @@ describe('listenForInterrupts', () => {
     process.on('SIGINT', other);
     const controller = createInterruptController();
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(), log);
+    dispose = listenForInterrupts(controller, io(), log, WORDS);
     expect(process.listeners('SIGINT')).not.toContain(other);
     process.emit('SIGINT', 'SIGINT');
     expect(controller.signals.stop.aborted).toBe(true);
@@ -65,7 +71,7 @@ describe('listenForInterrupts', () => {
     const streams = io();
     const controller = createInterruptController();
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, streams, log);
+    dispose = listenForInterrupts(controller, streams, log, WORDS);
     streams.stdout.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
     expect(controller.signals.stop.aborted).toBe(true);
     expect(controller.signals.abort.aborted).toBe(false);
@@ -79,7 +85,7 @@ describe('listenForInterrupts', () => {
     process.on('SIGHUP', other);
     const controller = createInterruptController();
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(true), log);
+    dispose = listenForInterrupts(controller, io(true), log, WORDS);
     expect(process.listeners('SIGHUP')).not.toContain(other);
     process.emit('SIGHUP', 'SIGHUP');
     process.emit('SIGHUP', 'SIGHUP');
@@ -95,7 +101,7 @@ describe('listenForInterrupts', () => {
   it('a hangup with no output on a terminal (nohup) is ignored, said once', () => {
     const controller = createInterruptController();
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(false), log);
+    dispose = listenForInterrupts(controller, io(false), log, WORDS);
     process.emit('SIGHUP', 'SIGHUP');
     process.emit('SIGHUP', 'SIGHUP');
     expect(controller.signals.stop.aborted).toBe(false);

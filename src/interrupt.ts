@@ -1,13 +1,30 @@
-import { ExitCode } from '../errors.js';
-import type { IOStreams } from '../output/iostreams.js';
-import type { Logger } from '../output/logger.js';
-import { takeOverInterrupts } from '../signals.js';
-import type { Interrupt } from './engine.js';
-
 /**
- * Ctrl-C as a controller: the first interrupt stops starting work, the second aborts what is in
- * flight. A closed stdout (`| head`) counts as a first interrupt.
+ * The one home of the interrupt rule of the commands that do work in flight (`redact`, `download`):
+ * the first interrupt stops starting work and lets what is in flight finish; the second aborts it;
+ * a third leaves at once. A closed stdout (`| head`) and a hangup are first interrupts.
  */
+import { ExitCode } from './errors.js';
+import type { IOStreams } from './output/iostreams.js';
+import type { Logger } from './output/logger.js';
+import { takeOverInterrupts } from './signals.js';
+
+/** What a command's work listens to: `stop` starts nothing new, `abort` ends what is in flight. */
+export interface Interrupt {
+  stop: AbortSignal;
+  abort: AbortSignal;
+}
+
+/** How a command says what a first interrupt does, in its own words. */
+export interface InterruptWords {
+  /** After "interrupted: " and "hangup: ": `finishing the downloads in flight`. */
+  stopping: string;
+  /** After `stopping` at Ctrl-C, when a second one aborts something: ` (Ctrl-C again to abort them)`. */
+  again: string;
+  /** After "the output was closed: ": `starting nothing new, finishing the downloads in flight`. */
+  outputClosed: string;
+}
+
+/** Ctrl-C as a controller (see above). */
 export interface InterruptController {
   readonly signals: Interrupt;
   /** Registers one interrupt; returns how many there have been. */
@@ -37,9 +54,9 @@ export function createInterruptController(): InterruptController {
 
 /**
  * Routes SIGINT (Ctrl-C; the terminal is kept in its normal mode so the keyboard raises it), SIGTERM
- * (cron, systemd), SIGHUP and a closed stdout to the controller. The first stops starting new uploads
- * and lets those in flight finish; the second aborts them; a third leaves at once. Returns a function
- * that undoes it all.
+ * (cron, systemd), SIGHUP and a closed stdout to the controller, saying so in the command's `words`.
+ * The first stops starting new work and lets what is in flight finish; the second aborts it; a third
+ * leaves at once. Returns a function that undoes it all.
  *
  * A hangup (the terminal closed, an ssh session dropped) is only ever a first interrupt: the shell
  * of a closed terminal may send it twice, and nobody is left to mean the second. It is ignored when
@@ -52,29 +69,23 @@ export function listenForInterrupts(
   controller: InterruptController,
   io: Pick<IOStreams, 'onStdoutClosed' | 'stdoutIsTTY' | 'stderrIsTTY'>,
   log: Logger,
-  dryRun = false,
+  words: InterruptWords,
 ): () => void {
-  // A dry run has nothing in flight: it stops checking and ends.
-  const stopping = dryRun
-    ? 'the dry run stops'
-    : 'finishing the uploads in flight and recording pending jobs (Ctrl-C again to abort them)';
   const onSignal = () => {
     const count = controller.interrupt();
     if (count === 1) {
-      log.warn(`interrupted: ${stopping}`);
+      log.warn(`interrupted: ${words.stopping}${words.again}`);
     } else if (count === 2) {
       log.warn('aborting the requests in flight');
     } else {
       process.exit(ExitCode.interrupted);
     }
   };
-  const onHangup = hangupListener(controller, io.stdoutIsTTY || io.stderrIsTTY, log, dryRun);
+  const onHangup = hangupListener(controller, io.stdoutIsTTY || io.stderrIsTTY, log, words.stopping);
   const restoreSignals = takeOverInterrupts(onSignal, onHangup);
   const unlisten = io.onStdoutClosed((error) => {
     const why = error.code === 'EPIPE' ? 'the output was closed' : `the output failed (${error.message})`;
-    log.info(
-      `${why}: ${dryRun ? 'the dry run stops' : 'starting nothing new, finishing the uploads in flight'}`,
-    );
+    log.info(`${why}: ${words.outputClosed}`);
     controller.stop();
   });
   return () => {
@@ -88,7 +99,7 @@ function hangupListener(
   controller: InterruptController,
   onTerminal: boolean,
   log: Logger,
-  dryRun: boolean,
+  stopping: string,
 ): () => void {
   let heard = false;
   return () => {
@@ -99,9 +110,6 @@ function hangupListener(
       return;
     }
     if (controller.signals.stop.aborted) return;
-    const stopping = dryRun
-      ? 'the dry run stops'
-      : 'finishing the uploads in flight and recording pending jobs';
     log.warn(`hangup: ${stopping}`);
     controller.stop();
   };
