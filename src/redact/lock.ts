@@ -8,7 +8,6 @@
  * run refuse before sending anything.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
 import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +22,8 @@ import { displayText } from '../output/sanitize.js';
 import type { Logger } from '../output/logger.js';
 import { STATE_DIR } from './journal.js';
 import { LOCK_REFRESH_MS, leaseLapsed, leaseMinutes, refreshing } from './lock-lease.js';
+import { hold, isHeldHere, releaseLock } from './lock-held-here.js';
+import { type LockOwner, parseOwner } from './lock-owner.js';
 import { shardOfLock, shareLabel, sharesOverlap } from './lock-shares.js';
 import { sweepPartials } from './sweep.js';
 
@@ -35,19 +36,6 @@ const UNREADABLE_GRACE_MS = 10_000;
 const LOCK_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** A lock's file name: the folder's, or a shard's. */
 const LOCK_FILE = /^lock(?:\.\d+-of-\d+)?$/;
-
-export interface LockOwner {
-  pid: number;
-  hostname: string;
-  startedAt: string;
-  /** Random, to tell our own lock from a successor's. */
-  id: string;
-  /**
-   * How often its run refreshes the lock's modification time (ms); absent in a lock of an older
-   * version, which is never judged from another host.
-   */
-  refreshMs?: number;
-}
 
 export interface LockOptions {
   /** The lock's file name under `.vredact/`: `lock` (default), or `lock.<i>-of-<n>` for a shard. */
@@ -68,53 +56,6 @@ export class LockHeldError extends CliError {
   }
 }
 
-/** Locks this process holds, by id → path: a lock with our pid is ours only if its id is here. */
-const heldHere = new Map<string, string>();
-
-/**
- * A crash (an uncaught error, process.exit) must not leave a lock that this process could still
- * remove; 'exit' hooks must be synchronous. Installed while a lock is held, removed after the last release.
- */
-function releaseAllAtExit(): void {
-  for (const [id, path] of heldHere) {
-    try {
-      if (parseOwner(readFileSync(path, 'utf8'))?.id === id) unlinkSync(path);
-    } catch {
-      // already gone, or nothing more can be done while exiting
-    }
-  }
-  heldHere.clear();
-}
-
-function hold(id: string, path: string): void {
-  if (heldHere.size === 0) process.on('exit', releaseAllAtExit);
-  heldHere.set(id, path);
-}
-
-function letGo(id: string): void {
-  heldHere.delete(id);
-  if (heldHere.size === 0) process.off('exit', releaseAllAtExit);
-}
-
-function parseOwner(text: string): LockOwner | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof value.pid === 'number' && typeof value.hostname === 'string') {
-      const refreshMs = value.refreshMs;
-      return {
-        pid: value.pid,
-        hostname: value.hostname,
-        startedAt: String(value.startedAt ?? ''),
-        id: String(value.id ?? ''),
-        ...(typeof refreshMs === 'number' && refreshMs > 0 ? { refreshMs } : {}),
-      };
-    }
-  } catch {
-    // torn or foreign content
-  }
-  return undefined;
-}
-
 export function lockPath(outDir: string, name: string = LOCK_NAME): string {
   return join(outDir, STATE_DIR, name);
 }
@@ -132,7 +73,7 @@ async function staleReason(
   if (owner.hostname !== hostname()) return leaseLapsed(path, owner, now);
   const ended = `a previous run (pid ${owner.pid}, started ${owner.startedAt}) ended without releasing it`;
   // Our own pid in a lock we did not write: a previous run of a container that reuses pids.
-  if (owner.pid === process.pid) return heldHere.has(owner.id) ? undefined : ended;
+  if (owner.pid === process.pid) return isHeldHere(owner.id) ? undefined : ended;
   if (!processAlive(owner.pid)) return ended;
   if (!writerMayBeAlive(owner.pid, Date.parse(owner.startedAt))) {
     return `${ended}; pid ${owner.pid} now belongs to a process that started after the lock was written`;
@@ -292,11 +233,4 @@ export async function acquireLock(
     `could not take the lock ${displayText(path)}`,
     'try again; if no run is active, delete the lock file',
   );
-}
-
-async function releaseLock(path: string, id: string): Promise<void> {
-  if (!heldHere.has(id)) return;
-  letGo(id);
-  const owner = parseOwner(await readFile(path, 'utf8').catch(() => ''));
-  if (owner?.id === id) await rm(path, { force: true });
 }
