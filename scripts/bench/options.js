@@ -8,7 +8,7 @@ function isFolder(path) {
 
 const HELP = `usage: npm run bench:batch -- [options]   (after npm run build)
   --quick                          a small smoke run
-  --only speed|memory|status       one part only
+  --only speed|memory|status|lookup  one part only
   --files 480                      one-second WAVs of the speed part
   --latency 100                    the stand-in's latency in the speed part, ms
   --runs 3                         runs of each speed case (the median is printed)
@@ -17,6 +17,7 @@ const HELP = `usage: npm run bench:batch -- [options]   (after npm run build)
   --many-concurrency 16            the -c of the memory part
   --many-latency 0                 the stand-in's latency in the memory part, ms
   --status-inputs 100000,1000000   journal sizes of the status part
+  --lookup-jobs 1000,1000000       jobs the stand-in lists in the look-up part
   --scratch DIR                    where the temporary folder goes (default: the system's temporary
                                    folder); the disk under it is the one measured`;
 
@@ -41,6 +42,7 @@ function parseOptions() {
         'many-concurrency': { type: 'string' },
         'many-latency': { type: 'string' },
         'status-inputs': { type: 'string' },
+        'lookup-jobs': { type: 'string' },
         scratch: { type: 'string' },
       },
     }).values;
@@ -65,8 +67,8 @@ export function readOptions() {
     console.log(HELP);
     process.exit(0);
   }
-  if (opts.only !== undefined && !['speed', 'memory', 'status'].includes(opts.only)) {
-    fail(`--only takes speed, memory or status (got "${opts.only}")`);
+  if (opts.only !== undefined && !['speed', 'memory', 'status', 'lookup'].includes(opts.only)) {
+    fail(`--only takes speed, memory, status or lookup (got "${opts.only}")`);
   }
   const quick = opts.quick;
   const one = (name, fallback, min, max) =>
@@ -83,6 +85,8 @@ export function readOptions() {
     manyConcurrency: one('many-concurrency', 16, 1, 64),
     manyLatencyMs: one('many-latency', 0, 0, 10_000),
     statusInputs: list('status-inputs', quick ? '2000' : '100000,1000000', 1, 10_000_000),
+    // The service's listing is read up to 1,000,000 jobs (MAX_LIST_ITEMS).
+    lookupJobs: list('lookup-jobs', quick ? '1000,20000' : '1000,1000000', 1, 1_000_000),
   };
   if (opts.scratch !== undefined && !isFolder(opts.scratch)) fail(`--scratch: no folder ${opts.scratch}`);
   return { only: opts.only, scratchBase: opts.scratch, config };

@@ -3,8 +3,11 @@
  * a redaction after a fixed latency with the uploaded WAV echoed back (same duration, so a client
  * that verifies its results accepts it), and `GET /api/jobs` with no jobs. Every answer is written
  * whole in one write on a socket without Nagle's delay, so the latency measured is the one set.
+ * For the look-up part: `failUploads` answers each upload 502 (its fate unknown, so the journal keeps
+ * it `uploading`), and `listing` sets the jobs listed (job-listing.js).
  */
 import { createServer } from 'node:http';
+import { jobContentOf, writeJobListing } from './job-listing.js';
 
 const REDACT_PATH = '/api/speech-to-speech-biometric-redaction';
 /** The largest upload read; the bench's files are far smaller. */
@@ -31,14 +34,21 @@ function answerJson(res, status, value) {
 
 /** Starts the stand-in on 127.0.0.1, a free port. `latencyMs` (settable later) delays each redaction answer. */
 export async function startStandIn({ latencyMs }) {
-  const stats = { uploads: 0, listings: 0 };
+  const stats = { uploads: 0, listings: 0, contentReads: 0 };
   const timers = new Set();
-  const standIn = { latencyMs };
+  const standIn = { latencyMs, failUploads: false, listing: { jobs: 0, recent: 0 } };
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/api/jobs') {
       stats.listings++;
-      answerJson(res, 200, { jobs: [] });
+      if (standIn.listing.jobs > 0) void writeJobListing(res, standIn.listing);
+      else answerJson(res, 200, { jobs: [] });
+      return;
+    }
+    const content = req.method === 'GET' ? jobContentOf(path) : undefined;
+    if (content) {
+      stats.contentReads++;
+      answerJson(res, 200, content);
       return;
     }
     if (req.method !== 'POST' || path !== REDACT_PATH) {
@@ -55,6 +65,10 @@ export async function startStandIn({ latencyMs }) {
     });
     req.on('end', () => {
       stats.uploads++;
+      if (standIn.failUploads) {
+        answerJson(res, 502, { error: 502, message: 'bad gateway' });
+        return;
+      }
       const wav = echoedWav(Buffer.concat(chunks, size));
       const timer = setTimeout(() => {
         timers.delete(timer);
