@@ -12,14 +12,15 @@
  *      at two sizes, to show whether memory stays flat.
  *   3. `vredact status` and its manifest over journals of 100,000 and 1,000,000 inputs.
  *   4. `vredact download` of a job of 20,000 and 100,000 tiny files: wall time and peak RSS.
+ *   5. A run with one interrupted upload, whose look-up lists 1,000 and 1,000,000 jobs.
  * Peak RSS and CPU come from GNU time (/usr/bin/time) when present; otherwise only wall times.
  * Every temporary folder and the server are removed at the end, or on Ctrl-C.
  *
  *   npm run bench:batch -- --quick          # a small smoke run (seconds)
- *   npm run bench:batch -- --only speed     # or --only memory, --only status, --only download
+ *   npm run bench:batch -- --only speed     # or --only memory, status, download, lookup
  *   options: --files 480 --latency 100 --runs 3 --concurrency 8,32 --many 100000 --medium 10000
  *            --many-concurrency 16 --many-latency 0 --status-inputs 100000,1000000
- *            --download-files 20000,100000 --scratch DIR
+ *            --download-files 20000,100000 --lookup-jobs 1000,1000000 --scratch DIR
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
@@ -30,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { createCostUs } from './bench/create-cost.js';
 import { downloadPart } from './bench/download-part.js';
 import { cpuOf, createdAt, mb, perFile, s, verdict } from './bench/figures.js';
+import { lookupPart } from './bench/lookup-part.js';
 import { hasGnuTime, measure, median, running } from './bench/measure.js';
 import { readOptions } from './bench/options.js';
 import { startStandIn } from './bench/stand-in.js';
@@ -288,6 +290,9 @@ try {
   if (only === undefined || only === 'download') {
     const env = clientEnv();
     failures += await downloadPart({ bin: BIN, scratch, env, standIn, sizes: config.downloadFiles });
+  }
+  if (only === undefined || only === 'lookup') {
+    failures += await lookupPart({ bin: BIN, scratch, env: clientEnv(), standIn, sizes: config.lookupJobs });
   }
   console.log(
     failures === 0

@@ -32,5 +32,6 @@ export async function downloadPart({ bin, scratch, env, standIn, sizes }) {
     );
     await rm(outDir, { recursive: true, force: true });
   }
+  standIn.contentItems = 0;
   return failures;
 }

@@ -8,7 +8,7 @@ function isFolder(path) {
 
 const HELP = `usage: npm run bench:batch -- [options]   (after npm run build)
   --quick                          a small smoke run
-  --only speed|memory|status|download
+  --only speed|memory|status|download|lookup
                                    one part only
   --files 480                      one-second WAVs of the speed part
   --latency 100                    the stand-in's latency in the speed part, ms
@@ -19,6 +19,7 @@ const HELP = `usage: npm run bench:batch -- [options]   (after npm run build)
   --many-latency 0                 the stand-in's latency in the memory part, ms
   --status-inputs 100000,1000000   journal sizes of the status part
   --download-files 20000,100000    files of the job of the download part
+  --lookup-jobs 1000,1000000       jobs the stand-in lists in the look-up part
   --scratch DIR                    where the temporary folder goes (default: the system's temporary
                                    folder); the disk under it is the one measured`;
 
@@ -44,6 +45,7 @@ function parseOptions() {
         'many-latency': { type: 'string' },
         'status-inputs': { type: 'string' },
         'download-files': { type: 'string' },
+        'lookup-jobs': { type: 'string' },
         scratch: { type: 'string' },
       },
     }).values;
@@ -68,8 +70,8 @@ export function readOptions() {
     console.log(HELP);
     process.exit(0);
   }
-  if (opts.only !== undefined && !['speed', 'memory', 'status', 'download'].includes(opts.only)) {
-    fail(`--only takes speed, memory, status or download (got "${opts.only}")`);
+  if (opts.only !== undefined && !['speed', 'memory', 'status', 'download', 'lookup'].includes(opts.only)) {
+    fail(`--only takes speed, memory, status, download or lookup (got "${opts.only}")`);
   }
   const quick = opts.quick;
   const one = (name, fallback, min, max) =>
@@ -87,6 +89,8 @@ export function readOptions() {
     manyLatencyMs: one('many-latency', 0, 0, 10_000),
     statusInputs: list('status-inputs', quick ? '2000' : '100000,1000000', 1, 10_000_000),
     downloadFiles: list('download-files', quick ? '500' : '20000,100000', 1, 1_000_000),
+    // The service's listing is read up to 1,000,000 jobs (MAX_LIST_ITEMS).
+    lookupJobs: list('lookup-jobs', quick ? '1000,20000' : '1000,1000000', 1, 1_000_000),
   };
   if (opts.scratch !== undefined && !isFolder(opts.scratch)) fail(`--scratch: no folder ${opts.scratch}`);
   return { only: opts.only, scratchBase: opts.scratch, config };

@@ -3,10 +3,13 @@
  * a redaction after a fixed latency with the uploaded WAV echoed back (same duration, so a client
  * that verifies its results accepts it), and `GET /api/jobs` with no jobs. For `download`, a job's
  * content lists `contentItems` tiny WAVs (streamed, as a real listing of that size comes), each
- * served through a relative signed URL. Every other answer is written whole in one write on a socket
- * without Nagle's delay, so the latency measured is the one set.
+ * served through a relative signed URL. For the look-up part: `failUploads` answers each upload 502
+ * (its fate unknown, so the journal keeps it `uploading`), and `listing` sets the jobs listed
+ * (job-listing.js). Every other answer is written whole in one write on a socket without Nagle's
+ * delay, so the latency measured is the one set.
  */
 import { createServer } from 'node:http';
+import { jobContentOf, writeJobListing } from './job-listing.js';
 import { toneWav } from './wav-files.js';
 
 const REDACT_PATH = '/api/speech-to-speech-biometric-redaction';
@@ -64,18 +67,26 @@ async function streamContent(res, count) {
 
 /** Starts the stand-in on 127.0.0.1, a free port. `latencyMs` (settable later) delays each redaction answer. */
 export async function startStandIn({ latencyMs }) {
-  const stats = { uploads: 0, listings: 0, fileGets: 0 };
+  const stats = { uploads: 0, listings: 0, contentReads: 0, fileGets: 0 };
   const timers = new Set();
-  const standIn = { latencyMs, contentItems: 0 };
+  const standIn = { latencyMs, contentItems: 0, failUploads: false, listing: { jobs: 0, recent: 0 } };
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/api/jobs') {
       stats.listings++;
-      answerJson(res, 200, { jobs: [] });
+      if (standIn.listing.jobs > 0) void writeJobListing(res, standIn.listing);
+      else answerJson(res, 200, { jobs: [] });
       return;
     }
-    if (req.method === 'GET' && CONTENT_PATH.test(path)) {
+    // The download part's job lists its tiny files; the look-up part's each list one result.
+    if (req.method === 'GET' && standIn.contentItems > 0 && CONTENT_PATH.test(path)) {
       void streamContent(res, standIn.contentItems);
+      return;
+    }
+    const content = req.method === 'GET' ? jobContentOf(path) : undefined;
+    if (content) {
+      stats.contentReads++;
+      answerJson(res, 200, content);
       return;
     }
     if (req.method === 'POST' && DOWNLOAD_URL_PATH.test(path)) {
@@ -106,6 +117,10 @@ export async function startStandIn({ latencyMs }) {
     });
     req.on('end', () => {
       stats.uploads++;
+      if (standIn.failUploads) {
+        answerJson(res, 502, { error: 502, message: 'bad gateway' });
+        return;
+      }
       const wav = echoedWav(Buffer.concat(chunks, size));
       const timer = setTimeout(() => {
         timers.delete(timer);

@@ -54,6 +54,8 @@ export type BodySink<T> = (response: ResponseBody) => Promise<T>;
 /** Takes the jobs of a listing one by one, keeping only what its command needs. */
 export interface JobSink {
   add(job: Job): void;
+  /** Awaited after each chunk of the answer: a sink with work to do on what it took holds the reading back. */
+  drain?: () => Promise<void>;
 }
 
 /** Takes a job's content items one by one, as they are read. */

@@ -34,6 +34,7 @@ export async function eachJob<S extends JobSink>(
     what,
     async (response) => {
       const sink = makeSink();
+      const drain = sink.drain?.bind(sink);
       let unsafe = 0;
       await readJsonList(response.body, {
         key: 'jobs',
@@ -46,6 +47,7 @@ export async function eachJob<S extends JobSink>(
           if (jobIdProblem(job.job_id)) unsafe++;
           else sink.add(job);
         },
+        ...(drain ? { afterChunk: drain } : {}),
       });
       if (unsafe > 0)
         http.options.log.warn(

@@ -19,7 +19,7 @@ import type { Halt, Recorder } from './record.js';
  */
 export type RedactClient = Pick<
   ApiClient,
-  'redact' | 'listJobs' | 'jobContent' | 'downloadUrl' | 'downloadSigned'
+  'redact' | 'eachJob' | 'jobContent' | 'downloadUrl' | 'downloadSigned'
 > &
   Partial<Pick<ApiClient, 'rideOutOutages'>>;
 

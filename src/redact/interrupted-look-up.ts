@@ -59,7 +59,7 @@ export async function lookUpInterrupted(
   const { client, gate } = engine;
   const found = await reconcile(search, {
     inputsNamed,
-    listJobs: () => gate.run(() => client.listJobs(engine.abort), engine.abort),
+    listJobs: (makeSink) => gate.run(() => client.eachJob(makeSink, engine.abort), engine.abort),
     jobContent: (jobId) =>
       engine.request(() => gate.run(() => client.jobContent(jobId, engine.abort), engine.abort)),
     namedInJournal: (jobIds) => jobIdsNamed(paths, jobIds),

@@ -3,8 +3,9 @@
  * died (SIGKILL, power loss): the service may have made a job of it, whose id was in an answer that
  * never reached the journal. Each upload carried a name unique to its input and attempt
  * (`<stem>.<tag><ext>`), journaled before it started, so the look-up is exact: before anything is
- * sent, the service's jobs are listed once, and the jobs created since the earliest of those uploads
- * began (less RECONCILE_SKEW_MS for the two clocks; undated jobs too) are read once each, at most
+ * sent, the service's jobs are listed once, as a stream that keeps only the jobs it may read
+ * (recent-jobs.ts): those created since the earliest of those uploads began (less
+ * RECONCILE_SKEW_MS for the two clocks; undated jobs too), each read once, at most
  * RECONCILE_MAX_READS of them (the oldest first: an upload's job is created right after it starts).
  * An input whose job is not found is sent again; past the cap, with a warning. A job goes to one
  * input at most, and never to one the journal already names.
@@ -12,13 +13,11 @@
  * hold a million of them, a week of such nights seven): the names the jobs read list are looked for
  * in the journals, and only the inputs whose uploads carried one of them are matched.
  */
+import type { JobSink } from '../api/client-types.js';
 import { NotFoundError } from '../api/errors.js';
 import type { Job, JobContentItem } from '../api/schemas.js';
 import { messageOf } from './engine.js';
-import { timestampMs } from '../api/timestamps.js';
-
-/** Allowance for the difference between this machine's clock and the service's. */
-export const RECONCILE_SKEW_MS = 5 * 60_000;
+import { createdMs, RECONCILE_MAX_READS, RECONCILE_SKEW_MS, RecentJobs } from './recent-jobs.js';
 
 export interface InterruptedInput<K> {
   key: K;
@@ -43,33 +42,11 @@ export interface InterruptedSearch {
   sinceMs: number;
 }
 
-/** Job contents read at most, per run, to find interrupted uploads. */
-export const RECONCILE_MAX_READS = 500;
-
 /** A name listed in a job's content. */
 export interface SeenUpload {
   jobId: string;
   /** The item's created_at, else the job's; undefined when neither can be read. */
   createdMs: number | undefined;
-}
-
-/** Strictly: a `created_at` of `7` or `job 5` is unreadable (so its job is read), not 2001's. */
-function timeOf(text: string | undefined): number | undefined {
-  return text ? timestampMs(text) : undefined;
-}
-
-/**
- * The jobs worth reading: not named by the journal, and created no earlier than `sinceMs` less the
- * skew allowance (a job whose created_at is missing or unreadable is read too).
- */
-export function candidateJobs(jobs: readonly Job[], sinceMs: number, known: ReadonlySet<string>): Job[] {
-  const seen = new Set<string>();
-  return jobs.filter((job) => {
-    if (known.has(job.job_id) || seen.has(job.job_id)) return false;
-    seen.add(job.job_id);
-    const created = timeOf(job.created_at);
-    return created === undefined || created >= sinceMs - RECONCILE_SKEW_MS;
-  });
 }
 
 /** Upload name → the jobs whose content lists that name: built once from every job read. */
@@ -78,14 +55,14 @@ export function indexContents(
 ): Map<string, SeenUpload[]> {
   const index = new Map<string, SeenUpload[]>();
   for (const { job, items } of contents) {
-    const jobMs = timeOf(job.created_at);
+    const jobMs = createdMs(job.created_at);
     const names = new Set<string>();
     for (const item of items) {
       if (names.has(item.file_name)) continue;
       names.add(item.file_name);
       const seen: SeenUpload = {
         jobId: job.job_id,
-        createdMs: timeOf(item.created_at) ?? jobMs,
+        createdMs: createdMs(item.created_at) ?? jobMs,
       };
       const list = index.get(item.file_name);
       if (list) list.push(seen);
@@ -130,8 +107,8 @@ export function matchUploads<K>(
 export interface ReconcileDeps<K> {
   /** The interrupted inputs whose uploads carried any of these names, with those names. */
   inputsNamed: (names: ReadonlySet<string>) => Promise<readonly InterruptedInput<K>[]>;
-  /** Lists the service's jobs (through the token gate). */
-  listJobs: () => Promise<Job[]>;
+  /** Streams the service's jobs to a sink made afresh for each attempt (through the token gate). */
+  listJobs: <S extends JobSink>(makeSink: () => S) => Promise<S>;
   /** Reads one job's content (through the token gate, under the caller's limiter). */
   jobContent: (jobId: string) => Promise<JobContentItem[]>;
   /** Which of these job ids the journals name (never given to an interrupted input). */
@@ -156,9 +133,10 @@ export async function reconcile<K>(
 ): Promise<Map<K, FoundJob>> {
   const { count, sinceMs } = search;
   if (count === 0) return new Map();
-  let jobs: Job[];
+  let recentJobs: RecentJobs;
   try {
-    jobs = await deps.listJobs();
+    // Only the jobs that may be read are kept as the listing streams by (recent-jobs.ts).
+    recentJobs = await deps.listJobs(() => new RecentJobs(sinceMs, deps.namedInJournal));
   } catch (error) {
     if (!deps.isStop(error)) {
       deps.warn(
@@ -167,17 +145,17 @@ export async function reconcile<K>(
     }
     return new Map();
   }
-  const recent = candidateJobs(jobs, sinceMs, new Set());
-  const known = await deps.namedInJournal(new Set(recent.map((job) => job.job_id)));
-  const all = recent.filter((job) => !known.has(job.job_id));
-  const dated = (job: Job) => timeOf(job.created_at) ?? Number.POSITIVE_INFINITY;
-  const candidates = all.sort((a, b) => dated(a) - dated(b)).slice(0, RECONCILE_MAX_READS);
-  if (all.length > candidates.length) {
+  // A journal that cannot be read fails the run here, as it does anywhere else.
+  const found = await recentJobs.found();
+  const candidates = found.jobs;
+  if (found.recent > candidates.length) {
     deps.warn(
-      `${all.length} jobs were created since the interrupted upload(s) began; only the ${RECONCILE_MAX_READS} oldest are read, so an upload whose job is among the others is sent again`,
+      `${found.recent} jobs were created since the interrupted upload(s) began; only the ${RECONCILE_MAX_READS} oldest are read, so an upload whose job is among the others is sent again`,
     );
   }
-  deps.debug(`looking for ${count} interrupted upload(s) in ${candidates.length} of ${jobs.length} job(s)`);
+  deps.debug(
+    `looking for ${count} interrupted upload(s) in ${candidates.length} of ${recentJobs.listed} job(s)`,
+  );
   const contents: Array<{ job: Job; items: JobContentItem[] }> = [];
   let stopped = false;
   let unreadable = 0;

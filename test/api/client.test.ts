@@ -171,6 +171,31 @@ describe('JSON endpoints', () => {
     expect(request?.headers['user-agent']).toBe('vredact-test/1');
   });
 
+  it("eachJob awaits the sink's drain after each chunk of the listing, with the jobs of that chunk handed over", async () => {
+    const job = (i: number) => JSON.stringify({ job_id: `job-${i}`, token: 't', created_at: '' });
+    const { client } = await setUp(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`{"jobs":[${job(0)},${job(1)}`);
+      // Most likely a second chunk (nothing below depends on it).
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      res.end(`,${job(2)}]}`);
+    });
+    const seenAtDrain: number[] = [];
+    const sink = await client.eachJob(() => {
+      const ids: string[] = [];
+      return {
+        ids,
+        add: (one: { job_id: string }) => void ids.push(one.job_id),
+        drain: async () => void seenAtDrain.push(ids.length),
+      };
+    });
+    expect(sink.ids).toEqual(['job-0', 'job-1', 'job-2']);
+    // Drained once a chunk's jobs were all handed over: never in the middle of one.
+    expect(seenAtDrain.length).toBeGreaterThanOrEqual(1);
+    expect(seenAtDrain.every((count) => count === 2 || count === 3)).toBe(true);
+    expect(seenAtDrain.at(-1)).toBe(3);
+  });
+
   it('a base URL with a path prefixes every request path', async () => {
     const { server, client } = await setUp((_req, res) => sendJson(res, 200, { jobs: [] }), {
       basePath: '/tenant/',

@@ -32,6 +32,8 @@ test('bench:batch --quick runs every case, prints its figures and leaves its scr
       '200',
       '--download-files',
       '200',
+      '--lookup-jobs',
+      '600',
     ],
     { cwd: REPO_ROOT, reject: false, env: { NO_COLOR: '1' } },
   );
@@ -46,6 +48,8 @@ test('bench:batch --quick runs every case, prints its figures and leaves its scr
   expect(result.stdout).toMatch(/first run .*\n.*re-run \(all done\) .*\n.*dry run /);
   expect(result.stdout).toMatch(/200 inputs: status .* peak RSS .*; --manifest /);
   expect(result.stdout).toMatch(/download of a job .*\n +200 files: .* peak RSS /);
+  // The look-up of one interrupted upload read the 500 oldest of 600 recent jobs.
+  expect(result.stdout).toMatch(/600 jobs listed, 600 of them recent: .* peak RSS .* \(500 read\)/);
   expect(await readdir(scratch)).toEqual([]);
 });
 

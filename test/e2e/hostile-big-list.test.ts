@@ -1,12 +1,16 @@
 /**
  * Big answers: 200,000 jobs (about 22 MB of JSON) list whole, through `jobs list --all` and the crash
  * recovery's look-up alike (both read the list as a stream). `jobs list` keeps only the jobs it shows,
- * and `jobs content` prints items as they come: both run in a heap far too small to hold the listing
- * (that is the outcome asserted: holding it would crash the child). The peak memory is measured in
- * the README.
+ * the look-up only the recent ones it reads, and `jobs content` prints items as they come: all run in
+ * a heap far too small to hold the listing (that is the outcome asserted: holding it would crash the
+ * child). The peak memory is measured in the README.
  */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { jsonLines } from '../helpers/e2e.js';
+import { makeWav } from '../helpers/mp3.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_biglist_0123456789abcdef';
@@ -20,12 +24,19 @@ const jobId = (i: number) => `${String(i).padStart(8, '0')}-5c1b-4aa6-9c0f-0b1f2
 
 /**
  * `{"jobs":[…]}` with `count` jobs, about 110 bytes each: job i created i seconds after the start,
- * listed oldest first, or in the order `at` gives (a permutation of 0…count-1).
+ * listed oldest first, or in the order `at` gives (a permutation of 0…count-1); `amid`, some more jobs
+ * listed halfway.
  */
-function bigJobList(count: number, token: string, at: (i: number) => number = (i) => i): Buffer {
+function bigJobList(
+  count: number,
+  token: string,
+  at: (i: number) => number = (i) => i,
+  amid: readonly object[] = [],
+): Buffer {
   const parts: string[] = [];
   for (let i = 0; i < count; i++) {
     const n = at(i);
+    if (i === count >> 1) parts.push(...amid.map((job) => JSON.stringify(job)));
     parts.push(
       `{"job_id":"${jobId(n)}","token":"${token}","created_at":"${new Date(START + n * 1000).toISOString()}"}`,
     );
@@ -139,6 +150,84 @@ describe('a list of 200,000 jobs', () => {
       const items = JSON.parse(String(json.stdout)) as { id: string; file_name: string }[];
       expect(items).toHaveLength(ITEMS);
       expect(items[ITEMS - 1]).toMatchObject({ id: String(ITEMS - 1), file_name: `f${ITEMS - 1}.wav` });
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  test('the look-up of an interrupted upload finds its job among them, in a heap too small for the list', async () => {
+    const FOUND = 'job-found';
+    const OTHER = 'job-other';
+    const uploadNames: string[] = [];
+    const result = makeWav(1, 16000);
+    let listing: Buffer | undefined;
+    const server = await startScriptedServer((req, res, body) => {
+      const url = req.url ?? '';
+      if (req.method === 'POST' && url === '/api/speech-to-speech-biometric-redaction') {
+        uploadNames.push(/filename="([^"]+)"/.exec(body.toString('latin1'))?.[1] ?? '');
+        // The first run's upload: its fate unknown, so the journal keeps it `uploading`.
+        return sendJson(res, 502, { error: 502, message: 'bad gateway' });
+      }
+      if (url === '/api/jobs' && listing) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': listing.length });
+        return void res.end(listing);
+      }
+      const upload = uploadNames[0] ?? 'none.wav';
+      const now = new Date().toISOString();
+      if (url === `/api/jobs/${FOUND}/content`) {
+        return sendJson(res, 200, {
+          jobContent: [
+            { id: 1, job_id: FOUND, file_name: upload, audio_duration: 1, created_at: now },
+            { id: 2, job_id: FOUND, file_name: `${upload.slice(0, -4)}_redacted.wav`, audio_duration: 1 },
+          ],
+        });
+      }
+      if (url === `/api/jobs/${OTHER}/content`) {
+        return sendJson(res, 200, {
+          jobContent: [{ id: 1, job_id: OTHER, file_name: 'other.wav', audio_duration: 1, created_at: now }],
+        });
+      }
+      if (url === `/api/jobs/${FOUND}/files/download-url`) {
+        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/result.wav` });
+      }
+      if (url === '/files/result.wav') {
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': result.length });
+        return void res.end(result);
+      }
+      sendJson(res, 404, { error: 404, message: 'no route' });
+    });
+    try {
+      await mkdir(join(dir.path, 'in'));
+      await writeFile(join(dir.path, 'in', 'a.wav'), makeWav(1, 16000));
+      const env = isolatedEnv(join(dir.path, 'cfg'), {
+        VREDACT_BASE_URL: server.baseUrl,
+        VREDACT_TOKEN: TOKEN,
+      });
+      const first = await runCli(['redact', 'in', '-o', 'out', '--max-retries', '0'], { env, cwd: dir.path });
+      expect(first.exitCode, String(first.stderr)).toBe(1);
+      expect(uploadNames).toHaveLength(1);
+      // Two jobs made since the upload began, amid 200,000 older ones.
+      const recent = new Date().toISOString();
+      listing = bigJobList(JOBS, TOKEN, undefined, [
+        { job_id: OTHER, token: TOKEN, created_at: recent },
+        { job_id: FOUND, token: TOKEN, created_at: recent },
+      ]);
+      const before = server.received.length;
+
+      const rerun = await runCli(['redact', 'in', '-o', 'out', '--json'], {
+        env: { ...env, ...SMALL_HEAP },
+        cwd: dir.path,
+      });
+      expect(rerun.exitCode, String(rerun.stderr)).toBe(0);
+      expect(jsonLines(rerun.stdout)[0]).toMatchObject({ input: 'in/a.wav', status: 'done', jobId: FOUND });
+      expect(uploadNames).toHaveLength(1); // never sent again
+      expect(await readFile(join(dir.path, 'out', 'a.wav'))).toEqual(result);
+      // One listing, and only the two recent jobs read (the one found again as it is collected).
+      const urls = server.received.slice(before).map((request) => request.url);
+      expect(urls.filter((url) => url === '/api/jobs')).toHaveLength(1);
+      expect(new Set(urls.filter((url) => url.endsWith('/content')))).toEqual(
+        new Set([`/api/jobs/${OTHER}/content`, `/api/jobs/${FOUND}/content`]),
+      );
     } finally {
       await server.close();
     }

@@ -7,7 +7,13 @@ import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { BodySink, RedactionAnswer, ResponseBody, UploadOptions } from '../../src/api/client.js';
+import type {
+  BodySink,
+  JobSink,
+  RedactionAnswer,
+  ResponseBody,
+  UploadOptions,
+} from '../../src/api/client.js';
 import {
   ConnectionError,
   errorForStatus,
@@ -15,7 +21,7 @@ import {
   LinkRefusedError,
   PermissionDeniedError,
 } from '../../src/api/errors.js';
-import type { Job, JobContentItem } from '../../src/api/schemas.js';
+import type { JobContentItem } from '../../src/api/schemas.js';
 import type { Clock } from '../../src/clock.js';
 import { createContext } from '../../src/context.js';
 import { LocalFsError } from '../../src/fs/errors.js';
@@ -90,7 +96,7 @@ class FakeClient implements RedactClient {
   /** The next signed URL is refused (403) as an expired one would be. */
   expireNextLink = false;
   listCalls = 0;
-  /** Thrown by listJobs. */
+  /** Thrown by eachJob. */
   listFailure: Error | undefined;
   /** An upload is accepted as a job, then its answer never comes (until aborted): a crash's view. */
   hangAfterAccept = false;
@@ -115,14 +121,15 @@ class FakeClient implements RedactClient {
     if (duration !== undefined) this.durations.set(jobId, duration);
   }
 
-  async listJobs(): Promise<Job[]> {
+  async eachJob<S extends JobSink>(makeSink: () => S): Promise<S> {
     this.listCalls++;
     if (this.listFailure) throw this.listFailure;
-    return [...this.jobs.keys()].map((job_id) => ({
-      job_id,
-      token: 'vr_test',
-      created_at: this.created.get(job_id) ?? '',
-    }));
+    const sink = makeSink();
+    for (const job_id of this.jobs.keys()) {
+      sink.add({ job_id, token: 'vr_test', created_at: this.created.get(job_id) ?? '' });
+      await sink.drain?.();
+    }
+    return sink;
   }
 
   async redact<T>(

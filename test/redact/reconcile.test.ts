@@ -1,17 +1,21 @@
 /** Finding the job of an interrupted upload: which jobs are read, and which job goes to which input. */
 import { describe, expect, it } from 'vitest';
+import type { JobSink } from '../../src/api/client-types.js';
 import { NotFoundError } from '../../src/api/errors.js';
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import {
-  candidateJobs,
   indexContents,
   matchUploads,
-  RECONCILE_MAX_READS,
-  RECONCILE_SKEW_MS,
   type InterruptedInput,
   type ReconcileDeps,
   reconcile,
 } from '../../src/redact/reconcile.js';
+import {
+  JOURNAL_BATCH,
+  RECONCILE_MAX_READS,
+  RECONCILE_SKEW_MS,
+  RecentJobs,
+} from '../../src/redact/recent-jobs.js';
 
 const T = Date.parse('2026-11-21T02:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -27,6 +31,30 @@ const item = (job_id: string, file_name: string, audio_duration = 7): JobContent
   audio_duration,
   created_at: '',
 });
+
+/**
+ * A listing as the client streams it: each job handed to a fresh sink, which is drained after each
+ * (the client drains it after each chunk of the answer). `onAdd` sees the sink after each job.
+ */
+function listing(jobs: Iterable<Job>, onAdd: (sink: JobSink) => void = () => {}) {
+  return async <S extends JobSink>(makeSink: () => S): Promise<S> => {
+    const sink = makeSink();
+    for (const one of jobs) {
+      sink.add(one);
+      onAdd(sink);
+      await sink.drain?.();
+    }
+    return sink;
+  };
+}
+
+/** The ids of the jobs the look-up would read, of a listing, oldest first. */
+async function recentIds(jobs: Job[], sinceMs: number, named: ReadonlySet<string> = new Set()) {
+  const sink = await listing(jobs)(
+    () => new RecentJobs(sinceMs, async (ids) => new Set([...ids].filter((id) => named.has(id)))),
+  );
+  return (await sink.found()).jobs.map((one) => one.job_id);
+}
 
 /**
  * The look-up as a run makes it: how many inputs and since when, then, asked with the names the jobs
@@ -48,7 +76,7 @@ function lookUp<K>(
 }
 
 describe('candidate jobs', () => {
-  it('reads the jobs not known to the journal, made after the earliest start less the skew, or of unknown age', () => {
+  it('reads the jobs not known to the journal, made after the earliest start less the skew, or of unknown age', async () => {
     const jobs = [
       job('old', T - RECONCILE_SKEW_MS - 1),
       job('skewed', T - RECONCILE_SKEW_MS),
@@ -58,17 +86,12 @@ describe('candidate jobs', () => {
       job('known', T + 2),
       job('new', T + 1),
     ];
-    expect(candidateJobs(jobs, T, new Set(['known'])).map((j) => j.job_id)).toEqual([
-      'skewed',
-      'new',
-      'undated',
-      'garbled',
-    ]);
+    expect(await recentIds(jobs, T, new Set(['known']))).toEqual(['skewed', 'new', 'undated', 'garbled']);
   });
 
-  it('reads a job whose created_at only looks like a date to Date.parse (`7`: July 2001) as of unknown age', () => {
+  it('reads a job whose created_at only looks like a date to Date.parse (`7`: July 2001) as of unknown age', async () => {
     const jobs = [job('seven', '7'), job('named', 'job 5'), job('old', T - RECONCILE_SKEW_MS - 1)];
-    expect(candidateJobs(jobs, T, new Set()).map((j) => j.job_id)).toEqual(['seven', 'named']);
+    expect(await recentIds(jobs, T)).toEqual(['seven', 'named']);
   });
 });
 
@@ -117,7 +140,7 @@ describe('matching', () => {
     const warnings: string[] = [];
     const jobs = Array.from({ length: RECONCILE_MAX_READS + 5 }, (_, i) => job(`j${i}`, T + 1000 + i));
     const found = await lookUp([{ key: 1, uploadNames: ['a.1234abcd.wav'], sinceMs: T }], {
-      listJobs: async () => jobs.slice().reverse(),
+      listJobs: listing(jobs.slice().reverse()),
       jobContent: async (id) => {
         reads.push(id);
         return [item(id, id === 'j0' ? 'a.1234abcd.wav' : 'other.wav')];
@@ -145,7 +168,7 @@ describe('matching', () => {
         { key: 3, uploadNames: ['c.wav'], sinceMs: T },
       ],
       {
-        listJobs: async () => [job('ja', T + 1), job('jb', T + 2), job('gone', T + 3), job('old', 0)],
+        listJobs: listing([job('ja', T + 1), job('jb', T + 2), job('gone', T + 3), job('old', 0)]),
         jobContent: async (id) => {
           reads.push(id);
           if (id === 'gone') throw new NotFoundError('job not found', 404);
@@ -173,7 +196,7 @@ describe('matching', () => {
     const reads: string[] = [];
     const asked: string[][] = [];
     const found = await lookUp([{ key: 1, uploadNames: ['a.wav'], sinceMs: T }], {
-      listJobs: async () => [job('mine', T + 1), job('named', T + 2), job('old', 0)],
+      listJobs: listing([job('mine', T + 1), job('named', T + 2), job('old', 0)]),
       jobContent: async (id) => {
         reads.push(id);
         return [item(id, 'a.wav')];
@@ -190,5 +213,33 @@ describe('matching', () => {
     expect(asked).toEqual([['mine', 'named']]);
     expect(reads).toEqual(['mine']);
     expect(found.get(1)?.jobId).toBe('mine');
+  });
+
+  it('fails on a journal that cannot be read while the jobs are listed, not as a listing that failed', async () => {
+    const failure = new Error('EIO: i/o error, read');
+    const warnings: string[] = [];
+    const reads: string[] = [];
+    // More recent jobs than one batch: the journals are asked while the listing is read.
+    const jobs = Array.from({ length: JOURNAL_BATCH + 5 }, (_, i) => job(`j${i}`, T + i));
+    const asked: number[] = [];
+    const looking = lookUp([{ key: 1, uploadNames: ['a.wav'], sinceMs: T }], {
+      listJobs: listing(jobs),
+      jobContent: async (id) => {
+        reads.push(id);
+        return [];
+      },
+      namedInJournal: async (ids) => {
+        asked.push(ids.size);
+        throw failure;
+      },
+      isStop: () => false,
+      stop: new AbortController().signal,
+      warn: (message) => warnings.push(message),
+      debug: () => {},
+    });
+    await expect(looking).rejects.toBe(failure);
+    expect(asked).toEqual([JOURNAL_BATCH]);
+    expect(reads).toEqual([]);
+    expect(warnings).toEqual([]);
   });
 });
