@@ -12,6 +12,7 @@ import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
 import { resolveFolderInside } from '../fs/containment.js';
 import { type CaseLookup, ignoresLetterCase } from '../fs/letter-case.js';
 import { checkJournalWritable, checkOutputFolderWritable, checkStateFolderWritable } from '../fs/writable.js';
+import { escapeControls } from '../output/sanitize.js';
 import { printJsonLine } from '../output/table.js';
 import { voiceFormFields } from '../settings/voice.js';
 import { readJournalsCompacting } from './compact.js';
@@ -179,10 +180,11 @@ export async function runBatch(
     if (halt.reason) {
       const failure = halt.reason as { message?: string; hint?: string };
       ctx.log.error(`the batch stopped: ${failure.message ?? String(halt.reason)}`);
-      if (failure.hint) ctx.streams.stderr.write(`hint: ${failure.hint}\n`);
+      // A hint may name a folder, and a folder's name may hold an escape sequence.
+      if (failure.hint) ctx.streams.stderr.write(`hint: ${escapeControls(failure.hint)}\n`);
     } else if (code === ExitCode.auth && refusal) {
       ctx.log.error(refusal.message ?? 'the service refused the token');
-      if (refusal.hint) ctx.streams.stderr.write(`hint: ${refusal.hint}\n`);
+      if (refusal.hint) ctx.streams.stderr.write(`hint: ${escapeControls(refusal.hint)}\n`);
     }
     return code;
   } finally {

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { checkOutputFolderShape } from '../fs/writable.js';
 import { checkInput } from './check.js';
+import { dryRunShortage, resultNeed } from './free-space.js';
 import { STATE_DIR } from './journal.js';
 import { readJournals } from './journal-read.js';
 import type { RedactOptions } from './options.js';
@@ -53,6 +54,7 @@ export async function runDryRun(
   const decided = new BoundedQueue<Work>(256);
   const outputs = new OutputPresence();
   const unvouched = new UnvouchedOutputs();
+  const results = { files: 0, need: 0 };
   // Stopped (Ctrl-C, a closed stdout): the inputs left are not decided; nothing is in flight.
   const triaging = forEachConcurrently(entries, 16, async (entry) =>
     stop.aborted
@@ -80,6 +82,8 @@ export async function runDryRun(
         return recorder.planned(work.entry, 'would-collect', { jobId: work.jobId });
       const checked = await checkInput(work, limits, undefined, (message) => ctx.log.warn(message));
       if (checked.kind === 'rejected') return recorder.rejected(work.entry, checked.reason);
+      results.files++;
+      results.need += resultNeed({ ...checked, size: checked.identity.size }, options.durationTolerance);
       recorder.planned(work.entry, 'would-send', work.note ? { reason: work.note } : {});
     }),
   ]);
@@ -93,5 +97,7 @@ export async function runDryRun(
   const code = stop.aborted ? ExitCode.interrupted : counts.rejected > 0 ? ExitCode.partial : ExitCode.ok;
   // The summary's tick or cross says what the exit code says, as a run's does: an interrupted check is a cross.
   reporter.finish(counts, true, code === ExitCode.ok);
+  const shortage = stop.aborted ? undefined : dryRunShortage(plan.outDir, results.files, results.need);
+  if (shortage) ctx.log.warn(shortage);
   return code;
 }

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import type { OutputFolder } from '../fs/containment.js';
 import { LocalFsError } from '../fs/errors.js';
 import type { Logger } from '../output/logger.js';
+import { NoRoomForResult, type OutputSpace } from './free-space.js';
 import { GateClosedError, type TokenGate } from './gate.js';
 import type { DurationTolerance } from './options.js';
 import type { ProbeLimits } from './probe.js';
@@ -43,6 +44,8 @@ export interface Engine {
   fields: Readonly<Record<string, string>>;
   limits: ProbeLimits;
   tolerance: DurationTolerance;
+  /** The room claimed on the output's file system by the results on their way (free-space.ts). */
+  space: OutputSpace;
   wait: boolean;
   waitTimeoutMs: number;
   /** Aborted when nothing new may start: an interrupt, a refused token, a halt (full disk). */
@@ -78,6 +81,8 @@ export function isStopping(engine: Engine, error: unknown): boolean {
 
 export function stoppedReason(engine: Engine): string {
   if (engine.tokenRefused()) return 'not finished: the service refused the token';
+  if (engine.halt.reason instanceof NoRoomForResult)
+    return 'not finished: the batch stopped: not enough free space for the results';
   if (engine.halt.reason) {
     return engine.halt.reason instanceof LocalFsError
       ? 'not finished: the batch stopped on a local file-system failure'

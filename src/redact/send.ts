@@ -6,14 +6,15 @@
  * to the collect stage.
  */
 import { lstatSync } from 'node:fs';
-import { basename, extname } from 'node:path';
+import { dirname } from 'node:path';
 import { failsEveryRequest, isTokenRefused, NotSentError } from '../api/errors.js';
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
-import { randomHex } from '../random-hex.js';
+import { resultNeed } from './free-space.js';
 import { GateClosedError } from './gate.js';
 import { checkInput, stillSame } from './check.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
+import { uploadNameFor } from './upload-name.js';
 import { type UnpublishedResult, unpublishedResultSink } from './verify.js';
 import type { CheckedWork, CollectWork } from './work.js';
 
@@ -24,6 +25,8 @@ export interface PublishWork {
   result: UnpublishedResult;
   /** The SHA-256 of the bytes a streamed upload read and sent. */
   sentSha256: string | undefined;
+  /** Gives back the room its upload claimed for the result (free-space.ts), once it is on disk. */
+  releaseSpace?: () => void;
 }
 
 const CHANGED_WHILE_SENT = 'the file changed while it was being sent; it is sent again next run';
@@ -35,23 +38,6 @@ const CHANGED_WHILE_SENT = 'the file changed while it was being sent; it is sent
  */
 function sentAsChecked(work: CheckedWork, sentSha256: string | undefined): boolean {
   return work.bytes !== undefined || sentSha256 === work.sha256;
-}
-
-/** Characters no header may carry: a multipart part naming a file with one is refused (400). */
-const NOT_IN_A_HEADER = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/**
- * `<stem>.<8 hex>.wav` or `.mp3`: unique to the input and the attempt, so recovery can look for
- * exactly it. The extension is what the content is, in lower case (`call.mp3` holding a WAV goes as
- * `call.<hex>.wav`, `A.WAV` as `A.<hex>.wav`): a service that goes by the name reads it right, and
- * the client types the upload by it. Control characters in the name (an escape sequence in a file
- * name) are sent as `_`.
- */
-export function uploadNameFor(path: string, format: 'WAV' | 'MP3', tag = randomHex(8)): string {
-  const name = basename(path).replace(NOT_IN_A_HEADER, '_');
-  const ext = extname(name);
-  const stem = ext && ext !== name ? name.slice(0, -ext.length) : name;
-  return `${stem}.${tag}.${format.toLowerCase()}`;
 }
 
 /**
@@ -105,17 +91,49 @@ async function notSent(engine: Engine, work: CheckedWork): Promise<void> {
     await engine.recorder.withdrawn(work.entry, work.identity, work.uploadName);
 }
 
-/** Sends one checked input; returns the result to publish or the job to collect. */
+/**
+ * Claims room for the input's result on the output's file system (free-space.ts). Where there is
+ * none, the input is not sent and stays to be sent, and the batch stops as on a full disk: its
+ * result could not have been saved.
+ */
+async function claimRoom(engine: Engine, work: CheckedWork): Promise<(() => void) | undefined> {
+  const need = resultNeed({ ...work, size: work.identity.size }, engine.tolerance);
+  const claim = engine.space.claim(dirname(work.entry.output), need, work.entry.display);
+  if (typeof claim === 'function') return claim;
+  engine.halt.stop(claim);
+  await notSent(engine, work);
+  engine.recorder.pending(work.entry, `${stoppedReason(engine)} (not sent)`);
+  return undefined;
+}
+
+/**
+ * Sends one checked input, when its result has room; returns the result to publish or the job to
+ * collect, each holding the room claimed until it settles.
+ */
 export async function sendOne(
   engine: Engine,
   checked: CheckedWork,
 ): Promise<PublishWork | CollectWork | undefined> {
-  const { recorder, entry } = { recorder: engine.recorder, entry: checked.entry };
   if (engine.stop.aborted) {
     await notSent(engine, checked);
-    recorder.pending(entry, `${stoppedReason(engine)} (not sent)`);
+    engine.recorder.pending(checked.entry, `${stoppedReason(engine)} (not sent)`);
     return undefined;
   }
+  const releaseSpace = await claimRoom(engine, checked);
+  if (!releaseSpace) return undefined;
+  const next = await sendClaimed(engine, checked).catch((error: unknown) => {
+    releaseSpace();
+    throw error;
+  });
+  if (!next) releaseSpace();
+  return next && { ...next, releaseSpace };
+}
+
+async function sendClaimed(
+  engine: Engine,
+  checked: CheckedWork,
+): Promise<PublishWork | CollectWork | undefined> {
+  const { recorder, entry } = { recorder: engine.recorder, entry: checked.entry };
   await engine.beforeUpload?.(entry.input);
   let work = checked;
   recorder.begun(entry);

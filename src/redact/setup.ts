@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { OutputFolder } from '../fs/containment.js';
 import type { BatchDeps } from './batch.js';
 import type { Engine, Interrupt, RedactClient } from './engine.js';
+import { OutputSpace } from './free-space.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { RedactOptions, Shard } from './options.js';
 import type { Halt, Recorder } from './record.js';
@@ -46,6 +47,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     fields: parts.fields,
     limits: { maxSize: options.maxSize, maxDurationSec: options.maxDurationSec },
     tolerance: options.durationTolerance,
+    space: new OutputSpace(),
     wait: options.wait,
     waitTimeoutMs: options.waitTimeoutMs,
     stop,

@@ -138,7 +138,11 @@ export async function runStages(
       }),
     ).finally(producerDone),
     // Outside the upload slots: the next upload starts while an output is flushed and renamed.
-    forEachConcurrently(toPublish, concurrency, (work) => publishOne(engine, work)),
-    forEachConcurrently(toCollect, JOB_WAITERS, (job) => collectOne(engine, job)),
+    forEachConcurrently(toPublish, concurrency, (work) =>
+      publishOne(engine, work).finally(() => work.releaseSpace?.()),
+    ),
+    forEachConcurrently(toCollect, JOB_WAITERS, (job) =>
+      collectOne(engine, job).finally(() => job.releaseSpace?.()),
+    ),
   ]);
 }

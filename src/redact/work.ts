@@ -78,4 +78,6 @@ export interface CollectWork {
   fresh: boolean;
   /** Found among the service's jobs for an interrupted upload: journaled `submitted` before waiting. */
   reconciled?: boolean;
+  /** Gives back the room its upload claimed for the result (free-space.ts), once it has settled. */
+  releaseSpace?: () => void;
 }

@@ -163,42 +163,50 @@ describe('vredact redact: outputs the file system refuses', () => {
     }
   });
 
-  it('no space left: the batch stops naming the path, nothing half-written, and the next run finishes', async ({
+  it('no space left for a result larger than estimated: the batch stops naming the path, nothing half-written, and the next run finishes', async ({
     skip,
   }) => {
-    const t = await setup();
-    const mounted = await tryMountTmpfs(join(t.dir, 'out'), '600k');
+    const out = join(dir.path, 'out');
+    const mounted = await tryMountTmpfs(out, '2m');
+    if (!mounted) return skip(MOUNT_SKIP_REASON);
+    // Sent only with room for the result as estimated (a 16 kHz speech WAV of 7 s, 288 KiB): this
+    // service answers at 192 kHz (2.7 MB, under the cap), so the write itself meets the full disk.
+    const result = makeWav(7, 192_000);
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': result.length });
+      res.end(result);
+    });
     try {
-      if (!mounted) return skip(MOUNT_SKIP_REASON);
-      await mkdir(join(t.dir, 'in'));
-      // Five results of 224 KB: two fit.
+      await mkdir(join(dir.path, 'in'));
       for (const name of ['a', 'b', 'c', 'd', 'e'])
-        await writeFile(join(t.dir, 'in', `${name}.wav`), makeWav(7));
-      const full = await t.redact(['in', '-o', 'out', '-c', '1']);
+        await writeFile(join(dir.path, 'in', `${name}.wav`), makeWav(7));
+      const env = isolatedEnv(join(dir.path, 'config'), {
+        VREDACT_BASE_URL: server.baseUrl,
+        VREDACT_TOKEN: 'vr_test_no_space',
+      });
+      const run = () => runCli(['redact', 'in', '-o', 'out', '-c', '1'], { cwd: dir.path, env });
+      const full = await run();
       expect(full.exitCode).toBe(1);
       expect(full.stderr).toMatch(
-        new RegExp(
-          `error: the batch stopped: writing ${join(t.dir, 'out')}/[a-e]\\.wav: no space left on the device`,
-        ),
+        new RegExp(`error: the batch stopped: writing ${out}/[a-e]\\.wav: no space left on the device`),
       );
       expect(full.stderr).toContain('hint: free some space (or choose another -o), then run again');
       expect(full.stderr).not.toMatch(/network/);
-      const sent = (await t.sandbox.stats()).uploads;
-      const events = await latestEvents(join(t.dir, 'out'));
-      const done = Object.keys(events).filter((name) => events[name] === 'done');
-      expect(Object.values(events).filter((event) => event === 'failed').length).toBeGreaterThan(0);
-      // Nothing under an output name but a whole result, no temporary file left.
-      expect(await listFiles(join(t.dir, 'out'))).toEqual(['.vredact/journal.jsonl', ...done].sort());
-      for (const name of done) expect(await isWav(join(t.dir, 'out', name))).toBe(true);
-      await mounted.resize('4m');
-      const again = await t.redact(['in', '-o', 'out', '-c', '1']);
+      const sent = server.received.length;
+      const events = await latestEvents(out);
+      expect(Object.values(events).filter((event) => event === 'failed')).toHaveLength(1);
+      // Nothing under an output name, no temporary file left.
+      expect(await listFiles(out)).toEqual(['.vredact/journal.jsonl']);
+      await mounted.resize('32m');
+      const again = await run();
       expect(again.exitCode).toBe(0);
-      // The done ones are not sent again; the others are, once each.
-      expect((await t.sandbox.stats()).uploads).toBe(sent + 5 - done.length);
-      expect(Object.values(await latestEvents(join(t.dir, 'out')))).toEqual(Array(5).fill('done'));
+      // Each is sent once more: the failed one again, the others for the first time.
+      expect(server.received.length).toBe(sent + 5);
+      expect(Object.values(await latestEvents(out))).toEqual(Array(5).fill('done'));
+      for (const name of ['a', 'b', 'c', 'd', 'e']) expect(await isWav(join(out, `${name}.wav`))).toBe(true);
     } finally {
-      await mounted?.unmount();
-      await t.cleanup();
+      await server.close();
+      await mounted.unmount();
     }
   });
 });
