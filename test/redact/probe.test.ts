@@ -1,4 +1,6 @@
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +107,28 @@ describe('probeFile on the fixtures', () => {
       ok: false,
       reason: expect.stringMatching(/not readable/),
     });
+  });
+
+  it('rejects a FIFO put in the place of a file its stat found regular, without blocking on it', async () => {
+    const regular = join(dir.path, 'was-regular.wav');
+    await writeFile(regular, makeWav(1));
+    const fifo = join(dir.path, 'fifo-now.wav');
+    execFileSync('mkfifo', [fifo]);
+    const statOfTheFile = async () => stat(regular);
+    let release: NodeJS.Timeout | undefined;
+    const blocked = new Promise<'blocked'>((resolve) => {
+      release = setTimeout(() => {
+        // A blocking open waits for a writer: be one, so the open returns and the test ends.
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+        resolve('blocked');
+      }, 3000);
+    });
+    try {
+      const result = await Promise.race([probeFile(fifo, limits, statOfTheFile), blocked]);
+      expect(result).toMatchObject({ ok: false, reason: 'not a regular file' });
+    } finally {
+      clearTimeout(release);
+    }
   });
 
   it('rejects a file over the size limit without reading it as audio', async () => {
