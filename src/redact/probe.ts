@@ -9,11 +9,19 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { AudioDecodeError } from '../audio/errors.js';
 import { type Mp3Scan, scanMp3File } from '../audio/mp3-frames.js';
-import { frameHeaderAtStart, sniffFormat } from '../audio/sniff.js';
+import { sniffFormat } from '../audio/sniff.js';
 import { WavFormatError, WavReader, type WavSummary } from '../audio/riff.js';
 import { describeFsError } from '../fs/errors.js';
 import { openRegularFd } from '../fs/regular-file.js';
-import { apart, exactSeconds, formatDuration, formatLength } from '../output/format.js';
+import { formatLength } from '../output/format.js';
+import {
+  formatBytes,
+  mpegLayerOneOrTwo,
+  notWavOrMp3,
+  tooLarge,
+  tooLong,
+  unusableWav,
+} from './probe-reasons.js';
 
 export interface ProbeLimits {
   maxSize: number;
@@ -35,29 +43,6 @@ export type ProbeResult =
       warning?: string;
     }
   | { ok: false; reason: string; size?: number; mtimeMs?: number };
-
-/** `1.5 MB`-style sizes in binary units, for messages. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value >= 100 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
-}
-
-function sizeAndLimit(size: number, limit: number): string {
-  const [shown, most] = apart([size, limit], formatBytes, (bytes) => `${bytes} bytes`);
-  return `${shown}, the limit is ${most}`;
-}
-
-function lengthAndLimit(seconds: number, limit: number): string {
-  const [shown, most] = apart([seconds, limit], formatDuration, exactSeconds);
-  return `${shown}, the limit is ${most}`;
-}
 
 const readFd = promisify(read);
 const closeFd = promisify(close);
@@ -86,25 +71,6 @@ async function* bytesOf(fd: number): AsyncGenerator<Buffer> {
     position += bytesRead;
     yield buffer.subarray(0, bytesRead);
   }
-}
-
-const OTHER_FORMATS: Array<[RegExp, string]> = [
-  [/^fLaC/, 'FLAC'],
-  [/^OggS/, 'Ogg'],
-  [/^.{4}ftyp/s, 'MP4/M4A'],
-  [/^FORM.{4}AIF/s, 'AIFF'],
-  [/^\x1aE\xdf\xa3/, 'Matroska/WebM'],
-  [/^#!AMR/, 'AMR'],
-];
-
-/** A name for a few common formats that are not WAV or MP3, for the rejection reason. */
-function otherFormat(head: Buffer): string | undefined {
-  const text = head.toString('latin1');
-  for (const [pattern, name] of OTHER_FORMATS) if (pattern.test(text)) return name;
-  if (head.length >= 2 && head[0] === 0xff && ((head[1] as number) & 0xf6) === 0xf0) return 'AAC (ADTS)';
-  const header = frameHeaderAtStart(head);
-  if (header) return `MPEG layer ${header.layer === 1 ? 'I' : 'II'} audio`;
-  return undefined;
 }
 
 /**
@@ -147,7 +113,7 @@ export async function probeFile(
 function refusedByStats(info: Stats, limits: ProbeLimits): string | undefined {
   if (!info.isFile()) return info.isDirectory() ? 'a folder, not a file' : 'not a regular file';
   if (info.size === 0) return 'empty file (0 bytes)';
-  if (info.size > limits.maxSize) return `too large: ${sizeAndLimit(info.size, limits.maxSize)} (--max-size)`;
+  if (info.size > limits.maxSize) return tooLarge(info.size, limits.maxSize);
   return undefined;
 }
 
@@ -168,10 +134,7 @@ async function probeOpen(path: string, fd: number, info: Stats, limits: ProbeLim
     return reject(describeFsError(error));
   }
   const sniffed = sniffFormat(head);
-  if (!sniffed) {
-    const other = otherFormat(head);
-    return reject(`not a WAV or MP3 file${other ? ` (it looks like ${other})` : ''}`);
-  }
+  if (!sniffed) return reject(notWavOrMp3(head));
 
   let duration: number;
   let sha256: string;
@@ -190,12 +153,7 @@ async function probeOpen(path: string, fd: number, info: Stats, limits: ProbeLim
       duration = summary.durationSec;
       warning = cutShortWarning(summary, duration);
     } catch (error) {
-      if (error instanceof WavFormatError) {
-        // Its messages read "a WAV file with …" (a result "is" one): named as unreadable here.
-        return reject(
-          error.message.startsWith('a WAV file') ? `not readable: ${error.message}` : error.message,
-        );
-      }
+      if (error instanceof WavFormatError) return reject(unusableWav(error));
       return reject(describeFsError(error));
     }
     if (!(duration > 0)) return reject('no audio: the WAV file holds no samples');
@@ -213,7 +171,7 @@ async function probeOpen(path: string, fd: number, info: Stats, limits: ProbeLim
   const format = sniffed;
   if (!(duration > 0)) return reject('no audio: its duration is 0');
   if (duration > limits.maxDurationSec) {
-    return reject(`too long: ${lengthAndLimit(duration, limits.maxDurationSec)} (--max-duration)`);
+    return reject(tooLong(duration, limits.maxDurationSec));
   }
   const whole = head.length === size ? { bytes: head } : {};
   return {
@@ -285,10 +243,7 @@ async function checkMp3(
     return { ok: false, reason: describeFsError(error) };
   }
   if (scanned.layer !== 3) {
-    return {
-      ok: false,
-      reason: `not a WAV or MP3 file (it is MPEG layer ${scanned.layer === 1 ? 'I' : 'II'} audio)`,
-    };
+    return { ok: false, reason: mpegLayerOneOrTwo(scanned.layer) };
   }
   if (scanned.audioFrames === 0) return { ok: false, reason: 'no audio: no MP3 audio frames found' };
   // Gapless trimming included, as the service counts: exactly its figure, not one a few ms longer.
