@@ -7,8 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { randomHex } from '../random-hex.js';
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { openRegularFile } from '../fs/regular-file.js';
 import { Readable } from 'node:stream';
 
 /** Files up to this size are read into memory whole (at -c 64, 64 of them at most: 16 MiB). */
@@ -54,10 +53,10 @@ export async function multipartWithFile(
     return { contentType, contentLength: whole.length, body: whole };
   }
 
-  const handle = await open(path, 'r');
-  let size: number;
+  // Opened without blocking, and only a regular file: a FIFO swapped in since the check never hangs it.
+  const { handle, stats } = await openRegularFile(path);
+  const size = stats.size;
   try {
-    size = (await handle.stat()).size;
     if (size <= READ_WHOLE_LIMIT) {
       const body = Buffer.allocUnsafe(head.length + size + tail.length);
       head.copy(body, 0);
@@ -100,7 +99,9 @@ async function* streamed(
   // from its check's); one that shrank ends early, which undici reports as an error.
   const hash = createHash('sha256');
   if (size > 0) {
-    for await (const chunk of createReadStream(path, { start: 0, end: size - 1 })) {
+    const { handle } = await openRegularFile(path);
+    // The stream closes the handle when it ends or is destroyed.
+    for await (const chunk of handle.createReadStream({ start: 0, end: size - 1 })) {
       hash.update(chunk as Buffer);
       yield chunk as Buffer;
     }

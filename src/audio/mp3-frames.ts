@@ -8,7 +8,7 @@
  * the same, to the sample, by the sandbox. The CLI's probe loads this module:
  * it must not import the decoder, the worker or anything else heavy.
  */
-import { open } from 'node:fs/promises';
+import { openRegularFile } from '../fs/regular-file.js';
 import { AudioDecodeError } from './errors.js';
 import { FileWindow } from './file-io.js';
 
@@ -244,9 +244,9 @@ export async function scanMp3(win: FileWindow): Promise<Mp3Scan> {
 
 /** `scanMp3` on a file by name, for callers that hold no handle of their own. */
 export async function scanMp3File(path: string): Promise<Mp3Scan> {
-  const handle = await open(path, 'r');
+  const { handle, stats } = await openRegularFile(path);
   try {
-    return await scanMp3(new FileWindow(handle, (await handle.stat()).size));
+    return await scanMp3(new FileWindow(handle, stats.size));
   } finally {
     await handle.close();
   }

@@ -30,9 +30,19 @@ export interface WavSummary {
   cutShort: boolean;
 }
 
-/** Why a byte stream is not a usable WAV file. */
+/**
+ * Why a byte stream is not a usable WAV file. `unsupportedSamples`: its samples are in a layout
+ * vredact does not take (see wav-layout.ts); what to do about it is the caller's to say.
+ */
 export class WavFormatError extends Error {
   override name = 'WavFormatError';
+
+  constructor(
+    message: string,
+    readonly unsupportedSamples = false,
+  ) {
+    super(message);
+  }
 }
 
 /** Whether the first bytes are a RIFF/WAVE (or RF64/WAVE) header. */
@@ -243,6 +253,7 @@ function readFormat(body: Buffer): WavFormat {
   // by the rules the sandbox decodes by, rather than measured wrong and refused by the service.
   const declared = fmtEncoding(body);
   const layout = 'problem' in declared ? declared : sampleBytes({ ...format, encoding: declared.encoding });
-  if ('problem' in layout) throw new WavFormatError(`a WAV file with ${layout.problem}`);
+  if ('problem' in layout)
+    throw new WavFormatError(`a WAV file with ${layout.problem}`, layout.unsupportedSamples === true);
   return format;
 }

@@ -20,21 +20,33 @@ const MIN_RATE = 1000;
 const MAX_RATE = 1_000_000;
 
 /**
+ * What is wrong with a `fmt ` chunk. `unsupportedSamples`: a readable header of samples in a layout
+ * vredact does not measure (ADPCM, MP3 in a WAV…), which a converter reads, as opposed to a broken one.
+ */
+export interface LayoutProblem {
+  problem: string;
+  unsupportedSamples?: true;
+}
+
+/**
  * The sample encoding a `fmt ` chunk's body declares (the sub-format GUID's for
  * WAVE_FORMAT_EXTENSIBLE), or what is wrong, as a noun phrase ("an unsupported encoding (…)").
  */
-export function fmtEncoding(body: Uint8Array): { encoding: WavEncoding } | { problem: string } {
+export function fmtEncoding(body: Uint8Array): { encoding: WavEncoding } | LayoutProblem {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
   let tag = view.getUint16(0, true);
   if (tag === FORMAT_EXTENSIBLE) {
     if (body.length < 40) return { problem: 'a truncated WAVE_FORMAT_EXTENSIBLE header' };
     if (!SUBTYPE_GUID_TAIL.every((byte, i) => body[26 + i] === byte))
-      return { problem: 'an unsupported WAVE_FORMAT_EXTENSIBLE sub-format' };
+      return { problem: 'an unsupported WAVE_FORMAT_EXTENSIBLE sub-format', unsupportedSamples: true };
     tag = view.getUint16(24, true);
   }
   const encoding = ENCODINGS[tag];
   if (!encoding)
-    return { problem: `an unsupported encoding (format tag 0x${tag.toString(16).padStart(4, '0')})` };
+    return {
+      problem: `an unsupported encoding (format tag 0x${tag.toString(16).padStart(4, '0')})`,
+      unsupportedSamples: true,
+    };
   return { encoding };
 }
 
@@ -48,7 +60,7 @@ export function sampleBytes(layout: {
   sampleRate: number;
   blockAlign: number;
   bitsPerSample: number;
-}): { bytesPerSample: number } | { problem: string } {
+}): { bytesPerSample: number } | LayoutProblem {
   const { encoding, channels, sampleRate, blockAlign, bitsPerSample } = layout;
   if (channels < 1) return { problem: 'zero channels' };
   if (sampleRate < MIN_RATE || sampleRate > MAX_RATE)
@@ -62,6 +74,7 @@ export function sampleBytes(layout: {
   if (!ok) {
     return {
       problem: `an unsupported sample size (${encoding}, ${bitsPerSample} bits, block align ${blockAlign})`,
+      unsupportedSamples: true,
     };
   }
   return { bytesPerSample };

@@ -101,10 +101,9 @@ export function addInsecureHttpOption(command: Command): Command {
   );
 }
 
-/** Commands that talk to the service: URL, token, timeouts, retries, throttling. */
-export function addNetworkOptions(command: Command): Command {
-  addServiceIdentityOptions(command);
-  command
+/** `--timeout` and `--max-retries`: global flags, which a command that sends no request takes and ignores. */
+export function addRequestOptions(command: Command): Command {
+  return command
     .addOption(
       option('--timeout <seconds>', 'timeout of one request, in seconds')
         .documentDefault('300')
@@ -114,13 +113,27 @@ export function addNetworkOptions(command: Command): Command {
       option('--max-retries <n>', 'retries of a failed request, 0 to 20')
         .documentDefault('4')
         .helpGroup(SERVICE_GROUP),
-    )
-    .addOption(
-      option('--max-throttle-wait <duration>', 'how long a file may stay throttled (429) before it fails')
-        .documentDefault('30m')
-        .documentEnv('VREDACT_MAX_THROTTLE_WAIT')
-        .helpGroup(SERVICE_GROUP),
     );
+}
+
+/**
+ * The contract's six global flags, for a command that neither shows output of its own kind nor sends
+ * a request (`help`, `completion`): taken, so a script or an alias that adds them to every command
+ * works, and without effect.
+ */
+export function addGlobalOptions(command: Command): Command {
+  return addRequestOptions(addOutputOptions(command));
+}
+
+/** Commands that talk to the service: URL, token, timeouts, retries, throttling. */
+export function addNetworkOptions(command: Command): Command {
+  addServiceIdentityOptions(command);
+  addRequestOptions(command).addOption(
+    option('--max-throttle-wait <duration>', 'how long a file may stay throttled (429) before it fails')
+      .documentDefault('30m')
+      .documentEnv('VREDACT_MAX_THROTTLE_WAIT')
+      .helpGroup(SERVICE_GROUP),
+  );
   return addInsecureHttpOption(command);
 }
 

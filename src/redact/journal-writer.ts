@@ -10,6 +10,7 @@ import { ensurePrivateDir } from '../fs/private-dir.js';
 import { promisify } from 'node:util';
 import type { Clock } from '../clock.js';
 import { asLocalFsError } from '../fs/errors.js';
+import { notRegularFile } from '../fs/regular-file.js';
 import type { JournalEntry } from './journal.js';
 
 // The callback API on a bare descriptor: a FileHandle's appendFile costs several times as much per
@@ -54,7 +55,7 @@ export class JournalWriter {
         const stats = await fstatFd(fd);
         // A FIFO or a device under the journal's name opens without blocking for reading and writing,
         // and would swallow the records: only a regular file is a journal.
-        if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EFTYPE' });
+        if (!stats.isFile()) throw notRegularFile(stats);
         const { size } = stats;
         if (size > 0) {
           const last = Buffer.alloc(1);

@@ -3,15 +3,25 @@
  * reason and never uploaded. music-metadata is loaded on first use only.
  */
 import { createHash } from 'node:crypto';
-import { close, createReadStream, open, read } from 'node:fs';
+import { close, read, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { AudioDecodeError } from '../audio/errors.js';
 import { type Mp3Scan, scanMp3File } from '../audio/mp3-frames.js';
-import { frameHeaderAtStart, sniffFormat } from '../audio/sniff.js';
+import { sniffFormat } from '../audio/sniff.js';
 import { WavFormatError, WavReader, type WavSummary } from '../audio/riff.js';
 import { describeFsError } from '../fs/errors.js';
-import { apart, exactSeconds, formatDuration, formatLength } from '../output/format.js';
+import { openRegularFd } from '../fs/regular-file.js';
+import { formatLength } from '../output/format.js';
+import {
+  formatBytes,
+  mpegLayerOneOrTwo,
+  notWavOrMp3,
+  tooLarge,
+  tooLong,
+  unusableWav,
+} from './probe-reasons.js';
 
 export interface ProbeLimits {
   maxSize: number;
@@ -34,66 +44,33 @@ export type ProbeResult =
     }
   | { ok: false; reason: string; size?: number; mtimeMs?: number };
 
-/** `1.5 MB`-style sizes in binary units, for messages. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value >= 100 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
-}
-
-function sizeAndLimit(size: number, limit: number): string {
-  const [shown, most] = apart([size, limit], formatBytes, (bytes) => `${bytes} bytes`);
-  return `${shown}, the limit is ${most}`;
-}
-
-function lengthAndLimit(seconds: number, limit: number): string {
-  const [shown, most] = apart([seconds, limit], formatDuration, exactSeconds);
-  return `${shown}, the limit is ${most}`;
-}
-
-const openFd = promisify(open);
 const readFd = promisify(read);
 const closeFd = promisify(close);
 
 /** Files up to this size are read whole by the first read. */
 const WHOLE_READ_BYTES = 256 * 1024;
 
-async function readHead(path: string, n: number): Promise<Buffer> {
-  // The callback API: a FileHandle per file costs more than the read itself for small files.
-  const fd = await openFd(path, 'r');
-  try {
-    // Filled by the read below; only the bytes read are handed on.
-    const buffer = Buffer.allocUnsafe(n);
-    const { bytesRead } = await readFd(fd, buffer, 0, n, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await closeFd(fd);
-  }
+async function readHead(fd: number, n: number): Promise<Buffer> {
+  // Filled by the read below; only the bytes read are handed on.
+  const buffer = Buffer.allocUnsafe(n);
+  const { bytesRead } = await readFd(fd, buffer, 0, n, 0);
+  return buffer.subarray(0, bytesRead);
 }
 
-const OTHER_FORMATS: Array<[RegExp, string]> = [
-  [/^fLaC/, 'FLAC'],
-  [/^OggS/, 'Ogg'],
-  [/^.{4}ftyp/s, 'MP4/M4A'],
-  [/^FORM.{4}AIF/s, 'AIFF'],
-  [/^\x1aE\xdf\xa3/, 'Matroska/WebM'],
-  [/^#!AMR/, 'AMR'],
-];
+const CHUNK_BYTES = 64 * 1024;
 
-/** A name for a few common formats that are not WAV or MP3, for the rejection reason. */
-function otherFormat(head: Buffer): string | undefined {
-  const text = head.toString('latin1');
-  for (const [pattern, name] of OTHER_FORMATS) if (pattern.test(text)) return name;
-  if (head.length >= 2 && head[0] === 0xff && ((head[1] as number) & 0xf6) === 0xf0) return 'AAC (ADTS)';
-  const header = frameHeaderAtStart(head);
-  if (header) return `MPEG layer ${header.layer === 1 ? 'I' : 'II'} audio`;
-  return undefined;
+/**
+ * The open file's bytes from its start. Not an fs read stream: destroying one (a loop left early, a
+ * parser done) closes its descriptor, which the probe closes itself once every read is over.
+ */
+async function* bytesOf(fd: number): AsyncGenerator<Buffer> {
+  for (let position = 0; ;) {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const { bytesRead } = await readFd(fd, buffer, 0, CHUNK_BYTES, position);
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    yield buffer.subarray(0, bytesRead);
+  }
 }
 
 /**
@@ -102,36 +79,62 @@ function otherFormat(head: Buffer): string | undefined {
  * for a text file or an empty MP3, so the container is checked); its duration is above 0 and within
  * `maxDurationSec`. An MP3's duration is always counted frame by frame, by the sandbox's own walker
  * (audio/mp3-frames.ts): a header-less VBR file would otherwise be misjudged, and any other count
- * could let through a file that the service finds a few milliseconds over the limit.
+ * could let through a file that the service finds a few milliseconds over the limit. `statPath` is
+ * the path's stat (a test's stands for a file replaced just after it).
  */
-export async function probeFile(path: string, limits: ProbeLimits): Promise<ProbeResult> {
-  let info: Awaited<ReturnType<typeof stat>>;
+export async function probeFile(
+  path: string,
+  limits: ProbeLimits,
+  statPath: (path: string) => Promise<Stats> = stat,
+): Promise<ProbeResult> {
+  let info: Stats;
   try {
-    info = await stat(path);
+    info = await statPath(path);
   } catch (error) {
     return { ok: false, reason: describeFsError(error) };
   }
+  // What the path's stat rules out is never opened (a device's open alone can have effects).
+  const refused = refusedByStats(info, limits);
+  if (refused) return { ok: false, reason: refused, size: info.size, mtimeMs: info.mtimeMs };
+  let opened: Awaited<ReturnType<typeof openRegularFd>>;
+  try {
+    opened = await openRegularFd(path);
+  } catch (error) {
+    return { ok: false, reason: describeFsError(error), size: info.size, mtimeMs: info.mtimeMs };
+  }
+  try {
+    return await probeOpen(path, opened.fd, opened.stats, limits);
+  } finally {
+    await closeFd(opened.fd).catch(() => {});
+  }
+}
+
+/** Why a file of these stats is rejected before it is read, if it is. */
+function refusedByStats(info: Stats, limits: ProbeLimits): string | undefined {
+  if (!info.isFile()) return info.isDirectory() ? 'a folder, not a file' : 'not a regular file';
+  if (info.size === 0) return 'empty file (0 bytes)';
+  if (info.size > limits.maxSize) return tooLarge(info.size, limits.maxSize);
+  return undefined;
+}
+
+/** The checks of the file open at `fd`, whose own stats (not its path's) are `info`. */
+async function probeOpen(path: string, fd: number, info: Stats, limits: ProbeLimits): Promise<ProbeResult> {
   const size = info.size;
   const mtimeMs = info.mtimeMs;
   const reject = (reason: string): ProbeResult => ({ ok: false, reason, size, mtimeMs });
-  if (!info.isFile()) return reject(info.isDirectory() ? 'a folder, not a file' : 'not a regular file');
-  if (size === 0) return reject('empty file (0 bytes)');
-  if (size > limits.maxSize) {
-    return reject(`too large: ${sizeAndLimit(size, limits.maxSize)} (--max-size)`);
-  }
+  // Replaced since the path's stat: what was opened is what is judged.
+  const refused = refusedByStats(info, limits);
+  if (refused) return reject(refused);
 
   // Small files (most recordings of an archive of short calls) are read in one go.
   let head: Buffer;
   try {
-    head = await readHead(path, Math.min(size, WHOLE_READ_BYTES));
+    head = await readHead(fd, Math.min(size, WHOLE_READ_BYTES));
   } catch (error) {
     return reject(describeFsError(error));
   }
   const sniffed = sniffFormat(head);
-  if (!sniffed) {
-    const other = otherFormat(head);
-    return reject(`not a WAV or MP3 file${other ? ` (it looks like ${other})` : ''}`);
-  }
+  if (!sniffed) return reject(notWavOrMp3(head));
 
   let duration: number;
   let sha256: string;
@@ -141,7 +144,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
     const reader = new WavReader({ strict: false });
     const hash = createHash('sha256');
     try {
-      const chunks = head.length === size ? [head] : (createReadStream(path) as AsyncIterable<Buffer>);
+      const chunks = head.length === size ? [head] : bytesOf(fd);
       for await (const chunk of chunks) {
         hash.update(chunk);
         reader.push(chunk);
@@ -150,22 +153,17 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
       duration = summary.durationSec;
       warning = cutShortWarning(summary, duration);
     } catch (error) {
-      if (error instanceof WavFormatError) {
-        // Its messages read "a WAV file with …" (a result "is" one): named as unreadable here.
-        return reject(
-          error.message.startsWith('a WAV file') ? `not readable: ${error.message}` : error.message,
-        );
-      }
+      if (error instanceof WavFormatError) return reject(unusableWav(error));
       return reject(describeFsError(error));
     }
     if (!(duration > 0)) return reject('no audio: the WAV file holds no samples');
     sha256 = hash.digest('hex');
   } else {
-    const mp3 = await checkMp3(path, size);
+    const mp3 = await checkMp3(path, fd, size);
     if (!mp3.ok) return reject(mp3.reason);
     duration = mp3.durationSec;
     try {
-      sha256 = head.length === size ? createHash('sha256').update(head).digest('hex') : await hashFile(path);
+      sha256 = head.length === size ? createHash('sha256').update(head).digest('hex') : await hashOf(fd);
     } catch (error) {
       return reject(describeFsError(error));
     }
@@ -173,7 +171,7 @@ export async function probeFile(path: string, limits: ProbeLimits): Promise<Prob
   const format = sniffed;
   if (!(duration > 0)) return reject('no audio: its duration is 0');
   if (duration > limits.maxDurationSec) {
-    return reject(`too long: ${lengthAndLimit(duration, limits.maxDurationSec)} (--max-duration)`);
+    return reject(tooLong(duration, limits.maxDurationSec));
   }
   const whole = head.length === size ? { bytes: head } : {};
   return {
@@ -200,9 +198,9 @@ function cutShortWarning(summary: WavSummary, durationSec: number): string | und
   );
 }
 
-async function hashFile(path: string): Promise<string> {
+async function hashOf(fd: number): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) hash.update(chunk);
+  for await (const chunk of bytesOf(fd)) hash.update(chunk);
   return hash.digest('hex');
 }
 
@@ -213,12 +211,13 @@ async function hashFile(path: string): Promise<string> {
  */
 async function checkMp3(
   path: string,
+  fd: number,
   size: number,
 ): Promise<{ ok: true; durationSec: number } | { ok: false; reason: string }> {
   const { parseStream } = await import('music-metadata');
   let container: string | undefined;
   let codec: string | undefined;
-  const stream = createReadStream(path);
+  const stream = Readable.from(bytesOf(fd), { objectMode: false });
   try {
     const metadata = await parseStream(
       stream,
@@ -244,10 +243,7 @@ async function checkMp3(
     return { ok: false, reason: describeFsError(error) };
   }
   if (scanned.layer !== 3) {
-    return {
-      ok: false,
-      reason: `not a WAV or MP3 file (it is MPEG layer ${scanned.layer === 1 ? 'I' : 'II'} audio)`,
-    };
+    return { ok: false, reason: mpegLayerOneOrTwo(scanned.layer) };
   }
   if (scanned.audioFrames === 0) return { ok: false, reason: 'no audio: no MP3 audio frames found' };
   // Gapless trimming included, as the service counts: exactly its figure, not one a few ms longer.

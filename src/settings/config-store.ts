@@ -35,6 +35,11 @@ const FIX_HINT = 'correct it, or delete it and set the values again with `vredac
 const WRITE_HINT =
   'make its folder writable, or point VREDACT_CONFIG_DIR at a folder you can write to (VREDACT_TOKEN and VREDACT_BASE_URL need no file)';
 
+/** Notepad, among others, starts a UTF-8 file it saves with a byte-order mark, which is no JSON. */
+function parseConfigText(text: string): unknown {
+  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+}
+
 /** The file's values; a missing file holds none. */
 function readConfigFile(path: string): Record<string, unknown> {
   let text: string;
@@ -46,7 +51,7 @@ function readConfigFile(path: string): Record<string, unknown> {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseConfigText(text);
   } catch (error) {
     throw new UsageError(`the config file ${path} is not JSON (${messageOf(error)})`, FIX_HINT);
   }
@@ -92,6 +97,8 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
         ...PROJECT,
         configFileMode: 0o600,
         cwd: resolve(path, '..'),
+        // conf reads the file again before it writes: by the same rule, or it refuses a file read here.
+        deserialize: (text) => parseConfigText(text) as Record<string, string>,
       });
       change(conf);
       // conf applies the mode when it creates the file; a file made by hand or an older version may

@@ -106,9 +106,13 @@ export function parseConcurrency(text: string, what = 'concurrency'): number {
   return parseInteger(text, what, CONCURRENCY_RANGE.min, CONCURRENCY_RANGE.max);
 }
 
+/** The one rule for numbers typed by the user: digits, and for seconds a decimal fraction. */
+const DIGITS = /^[0-9]+$/;
+const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
+
 export function parseInteger(text: string, what: string, min: number, max: number): number {
   // Digits only: Number() also takes "1e1", "0x10", "8.0", " 8" and "" (as 0).
-  const n = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
+  const n = DIGITS.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new UsageError(`${what} must be a whole number from ${min} to ${max} (got "${text}")`);
   }
@@ -116,8 +120,12 @@ export function parseInteger(text: string, what: string, min: number, max: numbe
 }
 
 function parseSeconds(text: string, what: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${what} must be a positive number of seconds`);
+  // As parseInteger: Number() also takes "1e1", "0x10", " 5" and "" (as 0).
+  const n = DECIMAL.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(
+      `${what} must be a positive number of seconds, in digits (like 30 or 0.5) (got "${text}")`,
+    );
   return n;
 }
 

@@ -57,6 +57,9 @@ describe('the command tree', () => {
     for (const [path, command] of all) {
       const has = NETWORK.filter((name) => longNames(command).includes(name));
       if (TALKS_TO_SERVICE.includes(path)) expect(has, path).toEqual(NETWORK);
+      // The contract's global flags, taken (and without effect) by commands that send nothing.
+      else if (['help', 'completion'].includes(path))
+        expect(has, path).toEqual(['--timeout', '--max-retries']);
       else if (!['config get', 'config list', 'config set', 'sandbox'].includes(path))
         expect(has, path).toEqual([]);
     }

@@ -188,6 +188,26 @@ describe('retries and error bodies', () => {
   });
 });
 
+describe('--timeout', () => {
+  test('1e1 and 0x10 are usage errors before any request (exit 2); 0.5 is taken', async () => {
+    const before = (await sandbox.requests()).length;
+    for (const value of ['1e1', '0x10']) {
+      const result = await runCli(['jobs', 'list', '--timeout', value], { env: envFor(sandbox.token) });
+      expect(result.exitCode).toBe(2);
+      expect(String(result.stderr).split('\n')[0]).toBe(
+        `error: --timeout must be a positive number of seconds, in digits (like 30 or 0.5) (got "${value}")`,
+      );
+      expect(result.stdout).toBe('');
+    }
+    expect((await sandbox.requests()).length).toBe(before);
+    const taken = await runCli(['jobs', 'list', '--timeout', '0.5', '--json'], {
+      env: envFor(sandbox.token),
+    });
+    expect(taken.exitCode).toBe(0);
+    expect(Array.isArray(JSON.parse(String(taken.stdout)))).toBe(true);
+  });
+});
+
 describe('download', () => {
   let jobId: string;
   let out: string;

@@ -88,7 +88,19 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
     expect(await complete('help', 'config', 'set', '')).toEqual([]);
     expect(await complete('help', 'redact', '')).toEqual([]);
     expect(await complete('help', 'nonsense', '')).toEqual([]);
-    expect(await complete('help', 'jobs', '-')).toEqual(['-h', '--help']);
+    // help's own options: the global flags and --help.
+    expect(await complete('help', 'jobs', '-')).toEqual([
+      '--json',
+      '-q',
+      '--quiet',
+      '-v',
+      '--verbose',
+      '--no-color',
+      '--timeout',
+      '--max-retries',
+      '-h',
+      '--help',
+    ]);
   });
 
   test('the options of the program itself are offered once each', async () => {

@@ -13,6 +13,37 @@ const env = () => isolatedEnv(join(work.path, 'config'));
 /** Help is wrapped to the terminal's width: compare it as one line. */
 const oneLine = (text: unknown) => String(text).replace(/\s+/g, ' ');
 
+describe('global flags on help and completion', () => {
+  test.each([
+    [['help', 'exit-codes'], ['--no-color']],
+    [
+      ['help', 'journal'],
+      ['--json', '-q', '-v', '--timeout', '5', '--max-retries', '2'],
+    ],
+    [['help', 'jobs', 'list'], ['--quiet']],
+    [['completion', 'bash'], ['--verbose']],
+    [
+      ['completion', 'zsh'],
+      ['--no-color', '--timeout=7', '--max-retries=0'],
+    ],
+  ])(
+    'vredact %j with %j: exit 0 and the same output, after the command and before it',
+    async (words, flags) => {
+      const plain = await runCli(words, { env: env() });
+      expect(plain.exitCode).toBe(0);
+      for (const args of [
+        [...words, ...flags],
+        [...flags, ...words],
+      ]) {
+        const result = await runCli(args, { env: env() });
+        expect(result.exitCode).toBe(0);
+        expect(result.stdout).toBe(plain.stdout);
+        expect(result.stderr).toBe('');
+      }
+    },
+  );
+});
+
 describe('help topics', () => {
   test.each([
     ['exit-codes', /^ {2}130 {2}interrupted/m],

@@ -127,6 +127,54 @@ describe('vredact redact: inputs deleted while the run goes on', () => {
   });
 });
 
+describe('vredact redact: inputs replaced by a FIFO after their check', () => {
+  it("a FIFO in a checked input's place before its upload is retried: failed as not a regular file, never opened to block", async () => {
+    // Over 256 KiB: read again for each attempt, not kept in memory from its check.
+    const big = makeWav(20, 8000);
+    const small = makeWav(0.5);
+    const inDir = join(dir.path, 'in');
+    await mkdir(inDir);
+    await writeFile(join(inDir, 'a-big.wav'), big);
+    await writeFile(join(inDir, 'b-small.wav'), small);
+    let swapped = false;
+    const server = await startScriptedServer(async (_req, res, body) => {
+      if (body.length > big.length && !swapped) {
+        // a-big.wav's first upload is answered "try again" once its file is a FIFO.
+        swapped = true;
+        await rm(join(inDir, 'a-big.wav'));
+        await execa('mkfifo', [join(inDir, 'a-big.wav')]);
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'unavailable', message: 'try again' }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': small.length });
+      res.end(small);
+    });
+    try {
+      const run = await runCli(['redact', 'in/a-big.wav', 'in/b-small.wav', '-o', 'out', '-c', '1'], {
+        cwd: dir.path,
+        // A blocking open of the FIFO would never return: the run is ended, and the test fails, instead.
+        timeout: 20_000,
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_test_fifo_swap',
+        }),
+      });
+
+      expect(run.timedOut).toBe(false);
+      expect(run.exitCode).toBe(1);
+      const lines = String(run.stdout).split('\n');
+      expect(lines).toContain('failed\tin/a-big.wav\tnot a regular file');
+      expect(lines).toContain('done\tin/b-small.wav\tout/b-small.wav');
+      expect(server.received.filter((request) => request.method === 'POST')).toHaveLength(2);
+      const outputs = (await listFiles(join(dir.path, 'out'))).filter((path) => path.endsWith('.wav'));
+      expect(outputs).toEqual(['b-small.wav']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('vredact redact: outputs the file system refuses', () => {
   it('over the file-size limit (ulimit -f): failed by its path, never as a network error; the next run sends it again', async () => {
     const t = await setup();

@@ -27,7 +27,8 @@ const REDACT = '/api/speech-to-speech-biometric-redaction';
 /** The unusable recordings and why they are refused. */
 const REJECTED: Record<string, RegExp> = {
   'bad-data-before-fmt.wav': /^not readable: a WAV file whose data chunk comes before its fmt chunk/,
-  'bad-ima-adpcm.wav': /^not readable: a WAV file with an unsupported encoding \(format tag 0x0011\)/,
+  'bad-ima-adpcm.wav':
+    /^not readable: a WAV file with an unsupported encoding \(format tag 0x0011\); convert it to PCM WAV first \(e\.g\. ffmpeg -i in\.wav -c:a pcm_s16le out\.wav\)$/,
 };
 
 /** What each file really is, whatever its name says. */

@@ -54,8 +54,13 @@ describe('vredact redact, end to end', () => {
       expect(byInput['in/nothing.mp3']).toEqual({ status: 'rejected', detail: 'empty file (0 bytes)' });
       expect(byInput['in/not-audio.wav']?.detail).toMatch(/not a WAV or MP3 file/);
       expect(byInput['in/header-only.wav']?.detail).toMatch(/no audio/);
-      expect(byInput['in/long.mp3']?.detail).toMatch(/too long: 1:01:00/);
-      expect(byInput['in/big.wav']?.detail).toMatch(/too large/);
+      // Each says what to do next: split the recording, or raise the local limit.
+      expect(byInput['in/long.mp3']?.detail).toBe(
+        'too long: 1:01:00, the limit is 1:00:00; split the recording, or raise the limit with --max-duration if the service takes longer ones',
+      );
+      expect(byInput['in/big.wav']?.detail).toBe(
+        'too large: 10.7 MiB, the limit is 10 MiB; split the recording, or raise the limit with --max-size if the service takes larger ones',
+      );
       expect(byInput['missing.wav']).toEqual({ status: 'rejected', detail: 'no such file or folder' });
       expect(String(result.stderr)).toMatch(
         /redacted 6, skipped 0 \(already done\), rejected 7, failed 0, pending 0/,

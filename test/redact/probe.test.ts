@@ -1,4 +1,6 @@
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseFile } from 'music-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +109,28 @@ describe('probeFile on the fixtures', () => {
     });
   });
 
+  it('rejects a FIFO put in the place of a file its stat found regular, without blocking on it', async () => {
+    const regular = join(dir.path, 'was-regular.wav');
+    await writeFile(regular, makeWav(1));
+    const fifo = join(dir.path, 'fifo-now.wav');
+    execFileSync('mkfifo', [fifo]);
+    const statOfTheFile = async () => stat(regular);
+    let release: NodeJS.Timeout | undefined;
+    const blocked = new Promise<'blocked'>((resolve) => {
+      release = setTimeout(() => {
+        // A blocking open waits for a writer: be one, so the open returns and the test ends.
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+        resolve('blocked');
+      }, 3000);
+    });
+    try {
+      const result = await Promise.race([probeFile(fifo, limits, statOfTheFile), blocked]);
+      expect(result).toMatchObject({ ok: false, reason: 'not a regular file' });
+    } finally {
+      clearTimeout(release);
+    }
+  });
+
   it('rejects a file over the size limit without reading it as audio', async () => {
     const big = join(dir.path, 'big.wav');
     await writeFile(big, makeWav(10, 8000)); // 160 kB
@@ -122,23 +146,33 @@ describe('probeFile on the fixtures', () => {
     await writeFile(wav, makeWav(5.001, 8000));
     expect(await probeFile(wav, { ...limits, maxDurationSec: 5 })).toMatchObject({
       ok: false,
-      reason: 'too long: 5.001 s, the limit is 5 s (--max-duration)',
+      reason:
+        'too long: 5.001 s, the limit is 5 s; split the recording, or raise the limit with --max-duration if the service takes longer ones',
     });
     const size = makeWav(5, 8000).length;
     expect(await probeFile(wav, { ...limits, maxSize: size })).toMatchObject({
       ok: false,
-      reason: `too large: ${size + 16} bytes, the limit is ${size} bytes (--max-size)`,
+      reason: `too large: ${size + 16} bytes, the limit is ${size} bytes; split the recording, or raise the limit with --max-size if the service takes larger ones`,
     });
     expect(await probeFile(wav, { ...limits, maxDurationSec: 4 })).toMatchObject({
       ok: false,
-      reason: 'too long: 0:05, the limit is 0:04 (--max-duration)',
+      reason:
+        'too long: 0:05, the limit is 0:04; split the recording, or raise the limit with --max-duration if the service takes longer ones',
     });
   });
 
   it('rejects other audio formats by their content, whatever the name', async () => {
     const flacLike = join(dir.path, 'fake.wav');
     await writeFile(flacLike, Buffer.concat([Buffer.from('fLaC'), Buffer.alloc(100)]));
-    expect(await probeFile(flacLike, limits)).toMatchObject({ ok: false });
+    expect(await probeFile(flacLike, limits)).toMatchObject({
+      ok: false,
+      reason:
+        'not a WAV or MP3 file (it looks like FLAC); convert it to WAV first (e.g. ffmpeg -i in.flac -c:a pcm_s16le out.wav)',
+    });
+    const text = join(dir.path, 'text.wav');
+    await writeFile(text, 'hello, not audio at all\n');
+    // Nothing to convert: no next step is made up.
+    expect(await probeFile(text, limits)).toMatchObject({ ok: false, reason: 'not a WAV or MP3 file' });
     const wavNamedMp3 = join(dir.path, 'really-a-wav.mp3');
     await writeFile(wavNamedMp3, makeWav(1));
     expect(await probeFile(wavNamedMp3, limits)).toMatchObject({ ok: true, format: 'WAV' });
@@ -247,7 +281,8 @@ describe('generated MP3 traps', () => {
     await writeFile(path, Buffer.concat(Array.from({ length: 20 }, () => frame)));
     expect(await probeFile(path, limits)).toMatchObject({
       ok: false,
-      reason: 'not a WAV or MP3 file (it looks like MPEG layer II audio)',
+      reason:
+        'not a WAV or MP3 file (it looks like MPEG layer II audio); convert it to WAV first (e.g. ffmpeg -i in.mp2 -c:a pcm_s16le out.wav)',
     });
     const tagged = join(dir.path, 'tagged-layer2.mp3');
     await writeFile(tagged, Buffer.concat([makeMp3({ frames: 0, id3v2Bytes: 20 }), await readFile(path)]));
@@ -271,7 +306,9 @@ describe('generated MP3 traps', () => {
     expect(await probeFile(untrimmed, limits)).toMatchObject({
       ok: false,
       // Both round to 1:00:00: told apart to the millisecond.
-      reason: expect.stringMatching(/^too long: 3600\.\d+ s, the limit is 3600 s \(--max-duration\)$/),
+      reason: expect.stringMatching(
+        /^too long: 3600\.\d+ s, the limit is 3600 s; split the recording, or raise the limit with --max-duration if the service takes longer ones$/,
+      ),
     });
     expect(await measureAudioDuration(untrimmed)).toBeGreaterThan(3600);
   });
@@ -348,7 +385,15 @@ describe('odd WAV layouts: the local check and the sandbox judge alike', () => {
     const result = await probeFile(path, limits);
     expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(reason) });
     if (!result.ok) expect(result.reason).toMatch(/^not readable: a WAV file with /);
+    // The check says what to do where converting helps; the sandbox's decoder (a service) does not.
+    if (!result.ok)
+      expect(
+        result.reason.endsWith(
+          '; convert it to PCM WAV first (e.g. ffmpeg -i in.wav -c:a pcm_s16le out.wav)',
+        ),
+      ).toBe(!/sample rate/.test(name));
     await expect(measureAudioDuration(path)).rejects.toThrow(reason);
+    await expect(measureAudioDuration(path)).rejects.not.toThrow(/ffmpeg/);
   });
 
   it.each([

@@ -21,6 +21,13 @@ function body(
   return { body: Readable.from([bytes]), contentLength, contentType: type };
 }
 
+/** The WAV with its format tag made IMA ADPCM's. */
+function adpcm(wav: Buffer): Buffer {
+  const copy = Buffer.from(wav);
+  copy.writeUInt16LE(0x11, 20);
+  return copy;
+}
+
 describe('result verification', () => {
   it('keeps a whole WAV of about the input duration, with its SHA-256', async () => {
     const dest = join(dir.path, 'a.wav');
@@ -51,6 +58,12 @@ describe('result verification', () => {
       /cut short: \d+ of the \d+ bytes of audio it declares/,
     ],
     ['an announced size past the cap', body(makeWav(5), resultByteCap(5, 2) + 1), /announced/],
+    [
+      // The local check's next step (convert it) is no help with the service's own result.
+      'a WAV of an encoding vredact does not take, without the hint given for an input',
+      body(adpcm(makeWav(5))),
+      /^the service's result \(audio\/wav\) is a WAV file with an unsupported encoding \(format tag 0x0011\)$/,
+    ],
   ])('fails %s and leaves nothing behind', async (_name, response, reason) => {
     const failure = resultSink(
       { folder: new OutputFolder(dir.path), outputRel: 'a.wav' },

@@ -100,6 +100,22 @@ describe('reading the config file', () => {
     expect(JSON.parse(await readFile(join(folder, 'config.json'), 'utf8'))).toEqual({ gender: 'f' });
   });
 
+  it('a file saved with a UTF-8 byte-order mark (Notepad) is read, and written to, as the JSON it holds', async () => {
+    const path = configFilePath({ VREDACT_CONFIG_DIR: dir.path });
+    const saved = '\uFEFF{\n  "base-url": "https://redaction.example.com",\n  "concurrency": "8"\n}\n';
+    await writeFile(path, saved, 'utf8');
+    const store = await openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
+    expect(store.all()).toEqual({ 'base-url': 'https://redaction.example.com', concurrency: '8' });
+    // conf reads it again before it writes: the values already there are kept, not refused or cleared.
+    await store.set('gender', 'f');
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
+      'base-url': 'https://redaction.example.com',
+      concurrency: '8',
+      gender: 'f',
+    });
+    expect((await openConfigStore({ VREDACT_CONFIG_DIR: dir.path })).get('gender')).toBe('f');
+  });
+
   it('a file that is not JSON, not an object or not readable is a usage error naming it', async () => {
     const path = configFilePath({ VREDACT_CONFIG_DIR: dir.path });
     const open = () => openConfigStore({ VREDACT_CONFIG_DIR: dir.path });

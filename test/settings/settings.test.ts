@@ -159,7 +159,7 @@ describe('bad values from the environment or the config file', () => {
   });
 });
 
-describe('whole numbers are written as digits only', () => {
+describe('numbers are written as digits only', () => {
   // Number() took all of these: `-c 1e1` ran 10 at once, `config set concurrency 8.0` stored "8.0".
   const notDigits = ['1e1', '0x10', '8.0', ' 8', '8 ', '+8', '4x', ''];
 
@@ -180,6 +180,25 @@ describe('whole numbers are written as digits only', () => {
 
   test.each(['', '1e1', '2.0', ' 3'])('--max-retries %j is refused (an empty one was 0 retries)', (text) => {
     expect(() => resolveSettings({ maxRetries: text }, {}, memoryConfigStore())).toThrow(/--max-retries/);
+  });
+
+  // Number() took these too: `--timeout 1e1` waited 10 s, `--timeout 0x10` 16 s.
+  test.each(['1e1', '0x10', ' 5', '5 ', '+5', '.5', '5.', '1_000', 'Infinity', '0', '0.0', ''])(
+    '--timeout %j is refused at once, saying what it takes',
+    (text) => {
+      expect(() => resolveSettings({ timeout: text }, {}, memoryConfigStore())).toThrowError(
+        expect.objectContaining({
+          exitCode: 2,
+          message: `--timeout must be a positive number of seconds, in digits (like 30 or 0.5) (got "${text}")`,
+        }),
+      );
+    },
+  );
+
+  test('--timeout takes plain digits, with a decimal fraction', () => {
+    expect(resolveSettings({ timeout: '30' }, {}, memoryConfigStore()).timeoutMs).toBe(30_000);
+    expect(resolveSettings({ timeout: '0.5' }, {}, memoryConfigStore()).timeoutMs).toBe(500);
+    expect(resolveSettings({ timeout: '007' }, {}, memoryConfigStore()).timeoutMs).toBe(7_000);
   });
 
   test('plain digits still pass, leading zeros included', () => {
