@@ -10,7 +10,7 @@ import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
-import { formatBytes } from './probe.js';
+import { formatBytes } from './probe-reasons.js';
 import { resultByteCap } from './verify.js';
 
 /**
