@@ -4,7 +4,7 @@
  * batch goes on; an output the file system refuses (too large, no space) fails by its path, as a
  * file-system error, is never sent again in that run, and is sent again by the next.
  */
-import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -12,22 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { isWav, jsonLines, listFiles, setup } from '../helpers/e2e.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
+import { latestEvents } from '../helpers/journal.js';
 import { makeWav } from '../helpers/mp3.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 import { PERMISSIONS_SKIP_REASON, permissionBitsPrefix, runCliUnder } from '../helpers/unprivileged.js';
 
 const dir = tempDirPerTest('vredact-e2e-local-fs-files-');
-
-/** Each input's latest journal event, by the input's file name. */
-async function latestEvents(outDir: string): Promise<Record<string, string>> {
-  const text = await readFile(join(outDir, '.vredact', 'journal.jsonl'), 'utf8');
-  const latest: Record<string, string> = {};
-  for (const line of text.split('\n').filter(Boolean)) {
-    const { input, event } = JSON.parse(line) as { input: string; event: string };
-    latest[input.slice(input.lastIndexOf('/') + 1)] = event;
-  }
-  return latest;
-}
 
 describe('vredact redact: inputs the file system will not give', () => {
   it('a FIFO, a socket, a device, a link loop, a broken link and a folder are rejected unopened; the rest is sent', async () => {

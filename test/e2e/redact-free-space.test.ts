@@ -4,28 +4,18 @@
  * free where and what the next file needs, and once space is freed the same command sends them.
  * Through the built binary, on a small tmpfs, against a scripted service that counts the uploads.
  */
-import { statfs, writeFile, mkdir, readFile } from 'node:fs/promises';
+import { mkdir, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { isWav } from '../helpers/e2e.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
+import { latestEvents } from '../helpers/journal.js';
 import { makeWav } from '../helpers/mp3.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const REDACT = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-e2e-free-space-');
-
-/** Each input's latest journal event, by the input's file name. */
-async function latestEvents(outDir: string): Promise<Record<string, string>> {
-  const text = await readFile(join(outDir, '.vredact', 'journal.jsonl'), 'utf8');
-  const latest: Record<string, string> = {};
-  for (const line of text.split('\n').filter(Boolean)) {
-    const { input, event } = JSON.parse(line) as { input: string; event: string };
-    latest[input.slice(input.lastIndexOf('/') + 1)] = event;
-  }
-  return latest;
-}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

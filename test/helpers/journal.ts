@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JournalRecord } from '../../src/redact/journal.js';
 import type { LatestRecords } from '../../src/status/read-journals.js';
@@ -40,4 +40,15 @@ export async function writeJournal(
   const text = records.map((record) => (typeof record === 'string' ? record : journalLine(record)));
   await writeFile(path, text.map((line) => `${line}\n`).join(''));
   return path;
+}
+
+/** Each input's latest journal event, by the input's file name. */
+export async function latestEvents(outDir: string): Promise<Record<string, string>> {
+  const text = await readFile(join(outDir, '.vredact', 'journal.jsonl'), 'utf8');
+  const latest: Record<string, string> = {};
+  for (const line of text.split('\n').filter(Boolean)) {
+    const { input, event } = JSON.parse(line) as { input: string; event: string };
+    latest[input.slice(input.lastIndexOf('/') + 1)] = event;
+  }
+  return latest;
 }
