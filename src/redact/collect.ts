@@ -133,8 +133,10 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number): Pro
       failures = 0;
     } catch (error) {
       if (error instanceof LocalFsError) {
+        // The result is still the service's to give: journaled failed, the next run sent the file
+        // again (a full disk cost a second redaction); kept submitted, the next run collects it.
         if (error.stopsBatch) engine.halt.stop(error);
-        await recorder.failed(entry, work.identity, error.message, jobId);
+        recorder.pending(entry, `job ${jobId}: ${error.message}; a later run collects it`, jobId);
         return;
       }
       if (error instanceof ResultRejectedError) {

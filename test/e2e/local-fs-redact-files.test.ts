@@ -4,7 +4,7 @@
  * batch goes on; an output the file system refuses (too large, no space) fails by its path, as a
  * file-system error, is never sent again in that run, and is sent again by the next.
  */
-import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -14,7 +14,7 @@ import { isWav, jsonLines, listFiles, setup } from '../helpers/e2e.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { latestEvents } from '../helpers/journal.js';
 import { makeWav } from '../helpers/mp3.js';
-import { startScriptedServer } from '../helpers/scripted-server.js';
+import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 import { PERMISSIONS_SKIP_REASON, permissionBitsPrefix, runCliUnder } from '../helpers/unprivileged.js';
 
 const dir = tempDirPerTest('vredact-e2e-local-fs-files-');
@@ -242,6 +242,62 @@ describe('vredact redact: outputs the file system refuses', () => {
       expect(server.received.length).toBe(sent + 5);
       expect(Object.values(await latestEvents(out))).toEqual(Array(5).fill('done'));
       for (const name of ['a', 'b', 'c', 'd', 'e']) expect(await isWav(join(out, `${name}.wav`))).toBe(true);
+    } finally {
+      await server.close();
+      await mounted.unmount();
+    }
+  });
+
+  it("no space left for an asynchronous job's result: the job is kept, and the next run collects it without sending the file again", async ({
+    skip,
+  }) => {
+    const out = join(dir.path, 'out');
+    const mounted = await tryMountTmpfs(out, '2m');
+    if (!mounted) return skip(MOUNT_SKIP_REASON);
+    // The result, at 192 kHz (2.7 MB, under the cap), is larger than the room the estimate asked for.
+    const result = makeWav(7, 192_000);
+    let uploads = 0;
+    const server = await startScriptedServer((req, res) => {
+      const url = req.url ?? '';
+      if (req.method === 'POST' && url === '/api/speech-to-speech-biometric-redaction') {
+        uploads++;
+        return sendJson(res, 202, { job_id: `job-${uploads}` });
+      }
+      const content = /^\/api\/jobs\/(job-\d+)\/content$/.exec(url);
+      if (content) {
+        return sendJson(res, 200, {
+          jobContent: [{ id: 1, job_id: content[1], file_name: 'result.wav', audio_duration: 7 }],
+        });
+      }
+      if (/^\/api\/jobs\/job-\d+\/files\/download-url$/.test(url)) {
+        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/result.wav` });
+      }
+      if (url === '/files/result.wav') {
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': result.length });
+        return void res.end(result);
+      }
+      sendJson(res, 404, { error: 404, message: 'no route' });
+    });
+    try {
+      await mkdir(join(dir.path, 'in'));
+      await writeFile(join(dir.path, 'in', 'a.wav'), makeWav(7));
+      const env = isolatedEnv(join(dir.path, 'config'), {
+        VREDACT_BASE_URL: server.baseUrl,
+        VREDACT_TOKEN: 'vr_test_no_space_job',
+      });
+      const run = () => runCli(['redact', 'in', '-o', 'out', '-c', '1'], { cwd: dir.path, env });
+      const full = await run();
+      expect(full.exitCode).toBe(1);
+      expect(full.stderr).toMatch(/no space left on the device/);
+      expect(uploads).toBe(1);
+      expect(await latestEvents(out)).toEqual({ 'a.wav': 'submitted' });
+      expect(await listFiles(out)).toEqual(['.vredact/journal.jsonl']);
+      await mounted.resize('32m');
+      const again = await run();
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      expect(uploads).toBe(1); // collected, never sent again
+      expect(await latestEvents(out)).toEqual({ 'a.wav': 'done' });
+      expect(await readFile(join(out, 'a.wav'))).toEqual(result);
     } finally {
       await server.close();
       await mounted.unmount();
