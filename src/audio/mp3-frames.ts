@@ -20,6 +20,8 @@ export interface Mp3FrameHeader {
   channels: 1 | 2;
   frameBytes: number;
   samplesPerFrame: number;
+  /** A 16-bit CRC follows the header (its protection bit is 0): what comes after starts 2 bytes later. */
+  crc: boolean;
 }
 
 // kbit/s by bitrate index 1..14 (0 = free format, 15 = invalid; both rejected).
@@ -68,7 +70,8 @@ export function parseMp3Header(b0: number, b1: number, b2: number, b3: number): 
     frameBytes = Math.floor((72 * bitrate) / sampleRate) + padding;
     samplesPerFrame = 576;
   }
-  return { version, layer, sampleRate, channels: b3 >> 6 === 3 ? 1 : 2, frameBytes, samplesPerFrame };
+  const channels = b3 >> 6 === 3 ? 1 : 2;
+  return { version, layer, sampleRate, channels, frameBytes, samplesPerFrame, crc: (b1 & 1) === 0 };
 }
 
 function sameStream(a: Mp3FrameHeader, b: Mp3FrameHeader): boolean {
@@ -86,7 +89,8 @@ function readInfoFrame(
 ): { tag: 'Xing' | 'Info'; delay: number; padding: number } | null {
   if (h.layer !== 3) return null;
   const sideInfo = h.version === 1 ? (h.channels === 1 ? 17 : 32) : h.channels === 1 ? 9 : 17;
-  const at = 4 + sideInfo;
+  // Written by `lame -p`, the CRC puts the tag 2 bytes later; mpg123 looks for it there too.
+  const at = 4 + (h.crc ? 2 : 0) + sideInfo;
   if (frame.length < at + 8) return null;
   const tag = String.fromCharCode(frame[at]!, frame[at + 1]!, frame[at + 2]!, frame[at + 3]!);
   if (tag !== 'Xing' && tag !== 'Info') return null;

@@ -113,6 +113,23 @@ describe('scanMp3File', () => {
     expect(untrusted.totalSamples).toBe(frames * 576);
   });
 
+  it('finds the LAME tag of a file whose frames carry a CRC, two bytes later', async () => {
+    const frames = 500;
+    const plain = makeMp3({ frames, infoHeader: 'Info' });
+    // `lame -p`: each header's protection bit cleared, a 16-bit CRC after it, the tag moved along.
+    const crc = Buffer.from(plain);
+    for (let at = 0; at + 1 < crc.length; at++) {
+      if (crc[at] === 0xff && (crc[at + 1]! & 0xe0) === 0xe0) crc[at + 1] = crc[at + 1]! & 0xfe;
+    }
+    const tag = crc.indexOf('Info', 0, 'latin1');
+    crc.copy(crc, tag + 2, tag, tag + 40);
+    crc.writeUInt16BE(0x1234, tag);
+    const scan = await scanBuffer('crc.mp3', withLameTag(crc, 576, 1000));
+    expect(scan).toMatchObject({ infoHeader: 'Info', encoderDelay: 576, encoderPadding: 1000 });
+    expect(scan.audioFrames).toBe(frames);
+    expect(scan.totalSamples).toBe(frames * 576 - 576 - 1000);
+  });
+
   it.each([
     // Figures from `ffprobe -count_frames` and the files' LAME tags.
     ['speech-cbr.mp3', 1, 32000, 196, 'Info', 576, 1241],
