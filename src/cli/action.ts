@@ -29,10 +29,12 @@ export function action(
           );
       } else {
         // The sandbox is a server of its own: the user's settings (a bad VREDACT_CONCURRENCY, a broken
-        // config file) must not stop it, and its `--token` list is not the client's token.
+        // config file) must not stop it, and its `--token` list is not the client's token. The global
+        // flags are read as every command reads them.
         const { memoryConfigStore } = await import('../settings/config-store.js');
+        const { json, quiet, verbose, color, timeout, maxRetries } = flags;
         ctx = await createContext(
-          { quiet: flags.quiet, verbose: flags.verbose },
+          { json, quiet, verbose, color, timeout, maxRetries },
           { env: {}, config: memoryConfigStore() },
         );
       }

@@ -2,13 +2,7 @@
 import { Argument, type Command } from 'commander';
 import { CONFIG_KEYS } from '../settings/config-keys.js';
 import { action } from './action.js';
-import {
-  addExamples,
-  addInsecureHttpOption,
-  addOutputOptions,
-  addServiceIdentityOptions,
-  option,
-} from './option.js';
+import { addExamples, addInsecureHttpOption, addServiceIdentityOptions, option } from './option.js';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -18,7 +12,7 @@ const configModule = () => import('../commands/config/config.js');
 
 export function addLogoutCommand(program: Command): void {
   const logout = program.command('logout').description('remove the stored token from the config file');
-  addExamples(addOutputOptions(logout), [
+  addExamples(logout, [
     ['vredact logout', 'the token is removed; VREDACT_TOKEN, if set, still applies'],
   ]).action(action(async () => (await import('../commands/auth/logout.js')).runLogout));
 }
@@ -39,7 +33,7 @@ export function addConfigCommands(program: Command): void {
     .description('check a value and write it to the config file')
     .addArgument(keyArgument())
     .argument('<value>', '"-" reads it from standard input (for the token)');
-  addInsecureHttpOption(addOutputOptions(set));
+  addInsecureHttpOption(set);
   addExamples(set, [
     ['vredact config set base-url https://redaction.example.com', 'https, or http on loopback'],
     ['vredact config set concurrency 8', 'files in flight at once'],
@@ -52,7 +46,7 @@ export function addConfigCommands(program: Command): void {
     .command('get')
     .description('print one setting (a token masked)')
     .addArgument(keyArgument());
-  addExamples(addOutputOptions(addServiceIdentityOptions(get)), [
+  addExamples(addServiceIdentityOptions(get), [
     ['vredact config get base-url', 'its effective value'],
     ['vredact config get token --json', 'masked, with where it comes from'],
   ]).action(action(async () => (await configModule()).runConfigGet));
@@ -61,16 +55,16 @@ export function addConfigCommands(program: Command): void {
     .command('unset')
     .description('remove a setting from the config file')
     .addArgument(keyArgument());
-  addExamples(addOutputOptions(unset), [
-    ['vredact config unset gender', "back to the service's default"],
-  ]).action(action(async () => (await configModule()).runConfigUnset));
+  addExamples(unset, [['vredact config unset gender', "back to the service's default"]]).action(
+    action(async () => (await configModule()).runConfigUnset),
+  );
 
   const list = config.command('list').description('print every setting and where it comes from');
-  addExamples(addOutputOptions(addServiceIdentityOptions(list)), [
+  addExamples(addServiceIdentityOptions(list), [
     ['vredact config list', 'key, value (a token masked) and source: flag, env, config or default'],
   ]).action(action(async () => (await configModule()).runConfigList));
 
-  addExamples(addOutputOptions(config.command('path').description('print where the config file is')), [
+  addExamples(config.command('path').description('print where the config file is'), [
     ['vredact config path', 'moved by VREDACT_CONFIG_DIR'],
   ]).action(action(async () => (await configModule()).runConfigPath));
 }
@@ -102,6 +96,8 @@ export function addSandboxCommand(program: Command): void {
       'answer 429 with Retry-After beyond n requests per period and token (10/1s)',
     )
     .option('--seed <n>', 'seed of the voice change and of fault injection', '1')
+    // Global flags, described as they apply to a server (src/cli/every-command.ts adds the others).
+    .option('--json', 'print {"base_url","token"} as one JSON line instead of the export lines')
     .option('-q, --quiet', 'do not log requests')
     .option('-v, --verbose', 'log more');
   addExamples(sandbox, [
@@ -111,6 +107,7 @@ export function addSandboxCommand(program: Command): void {
     ],
     ['. ./sandbox.env && vredact redact fixtures/', 'point vredact at it and redact'],
     ['vredact sandbox --port 0 --fail-rate 0.2 --rate-limit 10/1s', 'rehearse a flaky, throttled service'],
+    ['vredact sandbox --port 0 --json > sandbox.json &', 'for a script: jq -r .base_url sandbox.json'],
   ]).action(
     action(async () => (await import('../commands/sandbox/sandbox.js')).runSandbox, { userSettings: false }),
   );

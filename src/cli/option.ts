@@ -67,13 +67,24 @@ export function describeArgument(argument: Argument): string {
   return extra.length > 0 ? `${argument.description} (${extra.join('; ')})` : argument.description;
 }
 
-/** `--json -q -v --no-color`: every command has them, before or after its name. */
-export function addOutputOptions(command: Command): Command {
-  return command
-    .addOption(option('--json', 'machine-readable JSON on stdout').helpGroup(OUTPUT_GROUP))
-    .addOption(option('-q, --quiet', 'only errors and warnings on stderr').helpGroup(OUTPUT_GROUP))
-    .addOption(option('-v, --verbose', 'log requests and show stack traces').helpGroup(OUTPUT_GROUP))
-    .addOption(option('--no-color', 'no colours').documentEnv('NO_COLOR').helpGroup(OUTPUT_GROUP));
+/**
+ * The contract's six global flags, fresh for one command: the tree gives them to every command
+ * (src/cli/every-command.ts). A command that sends no request takes `--timeout` and `--max-retries`
+ * without effect, so that a script or an alias that adds them to every command works.
+ */
+export function globalOptions(): CliOption[] {
+  return [
+    option('--json', 'machine-readable JSON on stdout').helpGroup(OUTPUT_GROUP),
+    option('-q, --quiet', 'only errors and warnings on stderr').helpGroup(OUTPUT_GROUP),
+    option('-v, --verbose', 'log requests and show stack traces').helpGroup(OUTPUT_GROUP),
+    option('--no-color', 'no colours').documentEnv('NO_COLOR').helpGroup(OUTPUT_GROUP),
+    option('--timeout <seconds>', 'timeout of one request, in seconds')
+      .documentDefault('300')
+      .helpGroup(SERVICE_GROUP),
+    option('--max-retries <n>', 'retries of a failed request, 0 to 20')
+      .documentDefault('4')
+      .helpGroup(SERVICE_GROUP),
+  ];
 }
 
 /** Where the service is and who we are: commands that read or show these settings. */
@@ -101,34 +112,9 @@ export function addInsecureHttpOption(command: Command): Command {
   );
 }
 
-/** `--timeout` and `--max-retries`: global flags, which a command that sends no request takes and ignores. */
-export function addRequestOptions(command: Command): Command {
-  return command
-    .addOption(
-      option('--timeout <seconds>', 'timeout of one request, in seconds')
-        .documentDefault('300')
-        .helpGroup(SERVICE_GROUP),
-    )
-    .addOption(
-      option('--max-retries <n>', 'retries of a failed request, 0 to 20')
-        .documentDefault('4')
-        .helpGroup(SERVICE_GROUP),
-    );
-}
-
-/**
- * The contract's six global flags, for a command that neither shows output of its own kind nor sends
- * a request (`help`, `completion`): taken, so a script or an alias that adds them to every command
- * works, and without effect.
- */
-export function addGlobalOptions(command: Command): Command {
-  return addRequestOptions(addOutputOptions(command));
-}
-
-/** Commands that talk to the service: URL, token, timeouts, retries, throttling. */
+/** Commands that talk to the service: URL, token, throttling (timeouts and retries are global flags). */
 export function addNetworkOptions(command: Command): Command {
-  addServiceIdentityOptions(command);
-  addRequestOptions(command).addOption(
+  addServiceIdentityOptions(command).addOption(
     option('--max-throttle-wait <duration>', 'how long a file may stay throttled (429) before it fails')
       .documentDefault('30m')
       .documentEnv('VREDACT_MAX_THROTTLE_WAIT')

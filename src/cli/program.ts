@@ -5,8 +5,9 @@ import { UsageError } from '../errors.js';
 import { HELP_TOPICS, topicList } from '../help/topics.js';
 import { escapeControls } from '../output/sanitize.js';
 import { versionLine } from '../version.js';
+import { completeCommandTree } from './every-command.js';
 import { addConfigCommands, addLogoutCommand, addSandboxCommand } from './local-commands.js';
-import { addExamples, addGlobalOptions, describeArgument, describeOption } from './option.js';
+import { addExamples, describeArgument, describeOption } from './option.js';
 import {
   addDownloadCommand,
   addJobsCommands,
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   addSandboxCommand(program);
   addHelpCommand(program);
   addCompletionCommand(program);
+  completeCommandTree(program);
 
   program.addHelpText(
     'after',
@@ -66,7 +68,7 @@ function addHelpCommand(program: Command): void {
     .command('help')
     .argument('[topic...]', `a topic (${Object.keys(HELP_TOPICS).join(', ')}) or a command`)
     .description('show a help topic, or the help of a command');
-  addExamples(addGlobalOptions(help), [
+  addExamples(help, [
     ['vredact help exit-codes', 'what each exit code means, for scripts and cron'],
     ['vredact help jobs list', "a command's help, as vredact jobs list --help"],
   ]).action((words: string[]) => {
@@ -96,7 +98,8 @@ function addHelpCommand(program: Command): void {
 }
 
 function addCompletionCommand(program: Command): void {
-  addGlobalOptions(program.command('completion'))
+  program
+    .command('completion')
     .addArgument(new Argument('<shell>', 'the shell that will load the script').choices(SHELLS))
     .description('print a shell completion script')
     .addHelpText(

@@ -5,24 +5,17 @@ import {
   addConcurrencyOption,
   addExamples,
   addNetworkOptions,
-  addOutputOptions,
   addProgressOptions,
   addVoiceOptions,
   option,
 } from './option.js';
-
-/** A leaf command with the output options and, when it talks to the service, the network ones. */
-function leaf(command: Command, network: boolean): Command {
-  if (network) addNetworkOptions(command);
-  return addOutputOptions(command);
-}
 
 export function addLoginCommand(program: Command): void {
   const login = program
     .command('login')
     .description('check a usage token with the service, then store it in the config file')
     .option('--token-stdin', 'read the token from standard input instead of asking for it');
-  addExamples(leaf(login, true), [
+  addExamples(addNetworkOptions(login), [
     ['vredact login', 'asks for the token without echo'],
     ['vredact login --token-stdin < token.txt', 'from a file or a secret store, in a script'],
   ]).action(action(async () => (await import('../commands/auth/login.js')).runLogin));
@@ -43,21 +36,20 @@ export function addJobsCommands(program: Command): void {
       ),
     )
     .option('--all', 'show every job (all are held in memory to be sorted)');
-  addExamples(leaf(list, true), [
+  addExamples(addNetworkOptions(list), [
     ['vredact jobs list', 'the 30 newest: a table on a terminal, tab-separated lines in a pipe'],
     ['vredact jobs list --limit 500', 'the 500 newest'],
     ['vredact jobs list --json | jq -r ".[].job_id"', 'every job id, for a script'],
   ]).action(action(async () => (await import('../commands/jobs/list.js')).runJobsList));
-  addExamples(leaf(jobs.command('create').description('create an empty job and print its id'), true), [
+  addExamples(addNetworkOptions(jobs.command('create').description('create an empty job and print its id')), [
     ['vredact jobs create', 'prints the new job id'],
   ]).action(action(async () => (await import('../commands/jobs/create.js')).runJobsCreate));
   addExamples(
-    leaf(
+    addNetworkOptions(
       jobs
         .command('content')
         .argument('<jobId>', 'a job id, from `vredact jobs list`')
         .description("list a job's files"),
-      true,
     ),
     [
       ['vredact jobs content 55e5…', 'id, file name, duration and creation time of each file'],
@@ -76,7 +68,7 @@ export function addDownloadCommand(program: Command): void {
     .option('--overwrite', 'replace files that already exist (default: skip them)');
   addConcurrencyOption(download, 'files fetched');
   addProgressOptions(download);
-  addExamples(leaf(download, true), [
+  addExamples(addNetworkOptions(download), [
     ['vredact download 55e5… -o results/', 'every file of the job, into results/'],
     ['vredact download 55e5… call.redacted.wav', 'one file, into the current folder'],
   ]).action(action(async () => (await import('../commands/download/download.js')).runDownload));
@@ -128,7 +120,7 @@ export function addRedactCommand(program: Command): void {
     );
   addProgressOptions(redact);
   addVoiceOptions(redact);
-  addExamples(leaf(redact, true), [
+  addExamples(addNetworkOptions(redact), [
     ['vredact redact ./calls/*.wav', 'files named by the shell, into ./redacted'],
     ["vredact redact 'calls/**/*.mp3' -o /srv/redacted", 'a quoted pattern, expanded by vredact'],
     ['vredact redact calls/ --gender opposite --model advanced', 'a folder, with a target voice'],
@@ -157,7 +149,7 @@ export function addStatusCommand(program: Command): void {
       '--manifest',
       'print a CSV record of every done file (input, output, SHA-256s, job id, voice, time)',
     );
-  addExamples(leaf(status, false), [
+  addExamples(status, [
     ['vredact status -o /srv/redacted', 'counts by state, then the problem files with reasons'],
     ['vredact status -o /srv/redacted --all --json', 'every file and its state, for scripts'],
     ['vredact status -o /srv/redacted --manifest > manifest.csv', 'the compliance record'],

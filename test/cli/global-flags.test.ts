@@ -15,9 +15,17 @@ describe('global flags before the command name', () => {
     expect(move('--json config get token')).toBe('config get --json token');
   });
 
+  test("between a group's name and its subcommand's, and before a group named alone", () => {
+    expect(move('jobs -q list')).toBe('jobs list -q');
+    expect(move('--json config --timeout=5 list --all')).toBe('config list --json --timeout=5 --all');
+    expect(move('--no-color jobs')).toBe('jobs --no-color');
+  });
+
   test('anything else is left as typed, for commander to judge', () => {
     expect(move('jobs list --json')).toBe('jobs list --json');
     expect(move('--json nonsense')).toBe('--json nonsense');
+    // The program takes them itself, and shows its help.
+    expect(move('-q --no-color')).toBe('-q --no-color');
     expect(move('--json --version')).toBe('--json --version');
     expect(move('--token vr_test_x jobs list')).toBe('--token vr_test_x jobs list');
     expect(move('redact -- --json')).toBe('redact -- --json');

@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import { describe, expect, test } from 'vitest';
+import { completeCommandTree } from '../../src/cli/every-command.js';
 import { buildProgram } from '../../src/cli/program.js';
 
 /** Every command of the tree that runs something (no subcommands), by its path (`jobs list`). */
@@ -39,14 +40,17 @@ async function flagsOf(argv: string[]): Promise<Record<string, unknown>> {
   return flags;
 }
 
-const NETWORK = [
-  '--base-url',
-  '--token',
-  '--timeout',
-  '--max-retries',
-  '--max-throttle-wait',
-  '--allow-insecure-http',
-];
+/** Every command of the tree by its path, the program (`''`) and the groups (`jobs`) included. */
+function everyCommand(command: Command, path: string[] = []): Map<string, Command> {
+  const found = new Map([[path.join(' '), command]]);
+  for (const sub of command.commands) {
+    for (const [key, value] of everyCommand(sub, [...path, sub.name()])) found.set(key, value);
+  }
+  return found;
+}
+
+const NETWORK = ['--base-url', '--token', '--max-throttle-wait', '--allow-insecure-http'];
+const GLOBAL = ['--json', '--quiet', '--verbose', '--no-color', '--timeout', '--max-retries'];
 const TALKS_TO_SERVICE = ['redact', 'download', 'jobs list', 'jobs create', 'jobs content', 'login'];
 
 describe('the command tree', () => {
@@ -57,26 +61,38 @@ describe('the command tree', () => {
     for (const [path, command] of all) {
       const has = NETWORK.filter((name) => longNames(command).includes(name));
       if (TALKS_TO_SERVICE.includes(path)) expect(has, path).toEqual(NETWORK);
-      // The contract's global flags, taken (and without effect) by commands that send nothing.
-      else if (['help', 'completion'].includes(path))
-        expect(has, path).toEqual(['--timeout', '--max-retries']);
       else if (!['config get', 'config list', 'config set', 'sandbox'].includes(path))
         expect(has, path).toEqual([]);
     }
     // The sandbox's --token is the list of tokens it accepts, not the client's.
     expect(longNames(all.get('sandbox') as Command)).not.toContain('--base-url');
     // get and list show the effective URL and token, so those two flags (only) apply there.
-    expect(longNames(all.get('config list') as Command)).not.toContain('--timeout');
+    expect(longNames(all.get('config list') as Command)).not.toContain('--max-throttle-wait');
     expect(longNames(all.get('config set') as Command)).toContain('--allow-insecure-http');
   });
 
-  test('--json, --quiet, --verbose and --no-color on every command but help, completion and sandbox', () => {
-    for (const [path, command] of all) {
-      if (['help', 'completion', 'sandbox'].includes(path)) continue;
-      expect(longNames(command), path).toEqual(
-        expect.arrayContaining(['--json', '--quiet', '--verbose', '--no-color']),
-      );
+  test("the six global flags on every command, the program's groups and the program too, once each", () => {
+    const commands = everyCommand(program);
+    expect([...commands.keys()]).toEqual(expect.arrayContaining(['', 'jobs', 'config', 'sandbox', 'help']));
+    for (const [path, command] of commands) {
+      expect(
+        longNames(command)
+          .filter((name) => GLOBAL.includes(name as string))
+          .sort(),
+        path,
+      ).toEqual([...GLOBAL].sort());
     }
+    // The sandbox says what -q and -v mean for a server.
+    const sandboxQuiet = (all.get('sandbox') as Command).options.find((option) => option.long === '--quiet');
+    expect(sandboxQuiet?.description).toBe('do not log requests');
+  });
+
+  test('a command added to the tree gets the global flags from the tree, not from its own declaration', () => {
+    const tree = new Command('tool');
+    tree.command('group').command('new-thing').option('--own', 'its own option');
+    completeCommandTree(tree);
+    const added = tree.commands[0]?.commands[0] as Command;
+    expect(longNames(added)).toEqual(['--own', ...GLOBAL]);
   });
 
   test('every command has examples, and options show default, choices, env and config key', () => {

@@ -104,7 +104,21 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
   });
 
   test('the options of the program itself are offered once each', async () => {
-    expect(await complete('-')).toEqual(['-V', '--version', '-h', '--help']);
+    // The global flags too: `vredact --json jobs list` takes them before the command's name.
+    expect(await complete('-')).toEqual([
+      '-V',
+      '--version',
+      '--json',
+      '-q',
+      '--quiet',
+      '-v',
+      '--verbose',
+      '--no-color',
+      '--timeout',
+      '--max-retries',
+      '-h',
+      '--help',
+    ]);
   });
 });
 

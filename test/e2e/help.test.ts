@@ -102,7 +102,7 @@ describe('help topics', () => {
   test('config path lists no network option; redact shows defaults, choices and environment variables', async () => {
     const path = oneLine((await runCli(['config', 'path', '--help'], { env: env() })).stdout);
     expect(path).not.toContain('--base-url');
-    expect(path).not.toContain('--timeout');
+    expect(path).not.toContain('--max-throttle-wait');
     const redact = oneLine((await runCli(['redact', '--help'], { env: env() })).stdout);
     expect(redact).toContain('(default: 4; env: VREDACT_CONCURRENCY; config: concurrency)');
     expect(redact).toContain('one of: mini, advanced');
@@ -146,11 +146,51 @@ describe('global flags', () => {
     expect(network.exitCode).toBe(2);
     expect(String(network.stderr)).toMatch(/^error: no service URL is set$/m);
 
-    // A command that does not take a flag still refuses it by name, and a bad word is still reported.
-    const notTaken = await runCli(['--timeout', '5', 'config', 'path'], { env: env() });
-    expect(notTaken.exitCode).toBe(2);
-    expect(String(notTaken.stderr)).toContain("unknown option '--timeout'");
+    // Every command takes them (config path sends nothing: --timeout has no effect there), and a bad
+    // word is still reported.
+    const path = await runCli(['config', 'path'], { env: env() });
+    const withTimeout = await runCli(['--timeout', '5', 'config', '-q', 'path'], { env: env() });
+    expect(withTimeout.exitCode).toBe(0);
+    expect(withTimeout.stdout).toBe(path.stdout);
     const noCommand = await runCli(['--json', 'nonsense'], { env: env() });
     expect(noCommand.exitCode).toBe(2);
+    expect(String(noCommand.stderr)).toContain("unknown command 'nonsense'");
+  });
+
+  test('a bad value is refused by a command that sends nothing too, as by one that does', async () => {
+    for (const words of [['status'], ['config', 'list'], ['jobs', 'list']]) {
+      const result = await runCli([...words, '--timeout', '1e1'], { env: env() });
+      expect(result.exitCode, words.join(' ')).toBe(2);
+      expect(String(result.stderr), words.join(' ')).toMatch(/^error: --timeout /m);
+    }
+  });
+});
+
+describe('vredact, vredact jobs and vredact config without a subcommand', () => {
+  test.each([[[]], [['jobs']], [['config']], [['--no-color', 'jobs']], [['-q']]])(
+    'vredact %j prints its help on stdout and exits 0, as gh and gh repo do',
+    async (words) => {
+      const result = await runCli(words, { env: env() });
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toBe('');
+      const group = words.find((word) => !word.startsWith('-'));
+      const usage = group
+        ? `Usage: vredact ${group} [options] [command]\n`
+        : 'Usage: vredact [options] [command]\n';
+      expect(String(result.stdout).startsWith(usage)).toBe(true);
+      const help = await runCli([...(group ? [group] : []), '--help'], { env: env() });
+      expect(result.stdout).toBe(help.stdout);
+    },
+  );
+
+  test('a word that names no subcommand is still a usage error, with a suggestion', async () => {
+    for (const words of [['jobs', 'lst'], ['config', '--json', 'lst'], ['lst']]) {
+      const result = await runCli(words, { env: env() });
+      expect(result.exitCode, words.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(String(result.stderr)).toContain("error: unknown command 'lst'");
+    }
+    const typo = await runCli(['jobs', 'lsit'], { env: env() });
+    expect(String(typo.stderr)).toContain('(Did you mean list?)');
   });
 });

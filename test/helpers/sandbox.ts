@@ -23,6 +23,8 @@ export interface SandboxProcess {
   baseUrl: string;
   /** `VREDACT_TOKEN` as the sandbox printed it (the first `--token`). */
   token: string;
+  /** Everything the sandbox wrote on stdout so far. */
+  printed(): string;
   process: ResultPromise;
   /** Every request the sandbox received so far, on both listeners, in arrival order. */
   requests(): Promise<RequestRecord[]>;
@@ -58,6 +60,16 @@ function killAllOnExit(): void {
 
 const STDERR_KEPT = 16 * 1024;
 
+/** The URL and token in the sandbox's stdout: its two export lines, or with `--json` its JSON line. */
+function printedExports(stdout: string): { baseUrl: string; token: string } | undefined {
+  const baseUrl = /^export VREDACT_BASE_URL=(\S+)$/m.exec(stdout)?.[1];
+  const token = /^export VREDACT_TOKEN=(\S+)$/m.exec(stdout)?.[1];
+  if (baseUrl && token) return { baseUrl, token };
+  if (!stdout.startsWith('{') || !stdout.includes('\n')) return undefined;
+  const json = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as { base_url?: string; token?: string };
+  return json.base_url && json.token ? { baseUrl: json.base_url, token: json.token } : undefined;
+}
+
 export async function startSandboxProcess(
   extraArgs: string[] = [],
   options: StartOptions = {},
@@ -84,6 +96,10 @@ export async function startSandboxProcess(
     stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT);
   });
   let stdout = '';
+  // Kept whole (two lines), and drained so the child never blocks on a full pipe.
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
   let exited = false;
   const exit = child.then((result) => {
     exited = true;
@@ -115,14 +131,12 @@ export async function startSandboxProcess(
         ),
       );
     };
-    const onData = (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      const baseUrl = /^export VREDACT_BASE_URL=(\S+)$/m.exec(stdout)?.[1];
-      const printedToken = /^export VREDACT_TOKEN=(\S+)$/m.exec(stdout)?.[1];
-      if (baseUrl && printedToken) {
+    const onData = () => {
+      const found = printedExports(stdout);
+      if (found) {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
-        resolve({ baseUrl, token: printedToken });
+        resolve(found);
       }
     };
     const timer = setTimeout(() => fail(`did not print its export lines within ${timeoutMs} ms`), timeoutMs);
@@ -132,8 +146,6 @@ export async function startSandboxProcess(
     await stop();
     throw error;
   });
-  // Keep draining stdout so the child never blocks on a full pipe.
-  child.stdout?.resume();
 
   const control = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const response = await fetch(`${exports.baseUrl}/__sandbox/${path}`, {
@@ -149,6 +161,7 @@ export async function startSandboxProcess(
   return {
     baseUrl: exports.baseUrl,
     token: exports.token,
+    printed: () => stdout,
     process: child,
     requests: async () => (await control('GET', 'requests')) as RequestRecord[],
     clearRequests: async () => {

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { describeFsError, isLocalFsError } from '../../fs/errors.js';
+import { printJsonLine } from '../../output/table.js';
 import { DataDirInUseError, startSandbox } from '../../sandbox/index.js';
 import { takeOverInterrupts } from '../../signals.js';
 import { parseSandboxFlags } from './options.js';
@@ -60,9 +61,12 @@ export async function runSandbox(
     }
     throw error;
   }
-  ctx.streams.stdout.write(
-    `export VREDACT_BASE_URL=${sandbox.baseUrl}\nexport VREDACT_TOKEN=${sandbox.tokens[0]}\n`,
-  );
+  // --json: one line, so that a script can read it while the sandbox goes on serving.
+  if (ctx.settings.json) printJsonLine(ctx.io, { base_url: sandbox.baseUrl, token: sandbox.tokens[0] });
+  else
+    ctx.streams.stdout.write(
+      `export VREDACT_BASE_URL=${sandbox.baseUrl}\nexport VREDACT_TOKEN=${sandbox.tokens[0]}\n`,
+    );
   ctx.log.info(
     `sandbox: API on ${sandbox.baseUrl}, signed URLs on ${sandbox.filesUrl}; ` +
       `${options.dataDir ? `data in ${sandbox.dataDir}` : 'data in a temporary folder, removed on exit'}. Ctrl-C stops it.`,

@@ -43,9 +43,16 @@ describe('describeTree over the real program', () => {
         .map((option) => [option.short, option.long].filter((name): name is string => Boolean(name)));
       expect(names, path).toEqual([...expected, ['-h', '--help']]);
     }
-    // The program's -V, --version is one of commander's options: once, not twice.
+    // The program's -V, --version is one of commander's options: once, not twice. The global flags
+    // are the program's too (`vredact --json jobs list`).
     expect(specs.get('')!.options.map((option) => option.names)).toEqual([
       ['-V', '--version'],
+      ['--json'],
+      ['-q', '--quiet'],
+      ['-v', '--verbose'],
+      ['--no-color'],
+      ['--timeout'],
+      ['--max-retries'],
       ['-h', '--help'],
     ]);
   });
