@@ -2,7 +2,7 @@
  * The collect stage: an asynchronous job is polled (about 1 s growing to 30 s, with jitter) without
  * holding an upload slot, and its result downloaded, verified and written like a synchronous one.
  */
-import { NotFoundError, RateLimitError } from '../api/errors.js';
+import { failsEveryRequest, NotFoundError, RateLimitError } from '../api/errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
 import type { JobContentItem } from '../api/schemas.js';
 import { ApiError } from '../api/errors.js';
@@ -96,6 +96,8 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number): Pro
   let failures = 0;
   let lastError: unknown;
   for (;;) {
+    // Whether the request under way is the service's (not the signed URL's, which may be another host).
+    let toService = true;
     if (engine.stop.aborted) {
       recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
       return;
@@ -110,6 +112,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number): Pro
           engine.gate.run(() => client.downloadUrl(jobId, found.file_name, engine.abort), engine.abort),
         );
         // A refused link (LinkRefusedError) is not permanent: the next poll asks for a new one.
+        toService = false;
         const written = await engine.request(() =>
           client.downloadSigned(
             url,
@@ -160,6 +163,14 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number): Pro
           `job ${jobId} could not be checked: ${messageOf(error)}; a later run collects it`,
           jobId,
         );
+        return;
+      }
+      if (toService && failsEveryRequest(error)) {
+        // A service never reached, or one whose certificate is not trusted, fails every poll of every
+        // job alike: the batch stops as it does for an upload (send.ts), rather than each job polling
+        // on for minutes in turn. The file host of a signed URL is another matter: that job's alone.
+        engine.halt.stop(error);
+        recorder.pending(entry, `job ${jobId} could not be checked: ${messageOf(error)}`, jobId);
         return;
       }
       failures++;

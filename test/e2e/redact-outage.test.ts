@@ -179,4 +179,31 @@ describe('an outage of the service during a batch', () => {
     expect(String(run.stderr)).toContain(`cannot connect to 127.0.0.1:${port} (connection refused)`);
     expect(String(run.stderr)).toContain('hint: is the service URL right?');
   }, 60_000);
+  test('a run that only collects jobs from a service that never answers stops after one job’s retries', async () => {
+    // The first run submits 12 jobs with --no-wait; then the service is gone for the next run.
+    let submitted = 0;
+    const service = await startScriptedServer((req, res) =>
+      req.url === REDACTION
+        ? sendJson(res, 202, { job_id: `job-${submitted++}` })
+        : sendJson(res, 404, { error: 404, message: 'not found' }),
+    );
+    const out = join(dir.path, 'out');
+    const inputs = await speechInputs(dir.path, 12);
+    const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: service.baseUrl, VREDACT_TOKEN: TOKEN });
+    const first = await runCli(['redact', inputs, '-o', out, '--no-wait'], { env });
+    expect(first.exitCode, String(first.stderr)).toBe(0);
+    await service.close();
+
+    const run = await runCli(['redact', inputs, '-o', out, '-c', '2', '--max-retries', '0', '--json'], {
+      env,
+    });
+    expect(run.exitCode, String(run.stderr)).toBe(1);
+    const summary = summaryOf(String(run.stdout));
+    expect(summary).toMatchObject({ done: 0, failed: 0, pending: 12 });
+    expect(String(run.stderr)).toContain('error: the batch stopped: reading job job-');
+    expect(String(run.stderr)).toContain(`cannot connect to 127.0.0.1:${service.port} (connection refused)`);
+    // Each job is still in the journal for the run after the service is back.
+    const journal = await readFile(join(out, '.vredact', 'journal.jsonl'), 'utf8');
+    expect(journal.split('\n').filter((line) => line.includes('"event":"submitted"'))).toHaveLength(12);
+  }, 60_000);
 });

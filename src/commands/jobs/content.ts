@@ -26,6 +26,7 @@ export async function runJobsContent(ctx: Context, [given = '']: string[]): Prom
   const rows: string[][] | undefined = !json && ctx.io.stdoutIsTTY ? [] : undefined;
   const out = new LineBatches(ctx.streams.stdout);
   let count = 0;
+  let printed = false;
   await client
     .eachContentItem(jobId, {
       add: (item) => {
@@ -36,9 +37,21 @@ export async function runJobsContent(ctx: Context, [given = '']: string[]): Prom
       },
       drain: async () => {
         // The spinner's line and the output never share the terminal.
-        if (out.pending) spinner.stop();
+        if (out.pending) {
+          spinner.stop();
+          printed = true;
+        }
         await out.flush();
       },
+    })
+    .catch(async (error: unknown) => {
+      // An answer that breaks off once items are printed: stdout is still one JSON document (the items
+      // read), and the error and the exit code say it is not the whole list.
+      if (json && printed) {
+        out.push(jsonArrayEnd(count));
+        await out.flush();
+      }
+      throw error;
     })
     .finally(() => spinner.stop());
   if (json) {
