@@ -5,6 +5,18 @@ import { execa } from 'execa';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 
+/** The global flags, as every command offers them after its own options. */
+const GLOBAL_FLAGS = [
+  '--json',
+  '-q',
+  '--quiet',
+  '-v',
+  '--verbose',
+  '--no-color',
+  '--timeout',
+  '--max-retries',
+];
+
 const work = tempDirPerTest('vredact-completion-');
 const hasShell = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
 
@@ -89,36 +101,12 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
     expect(await complete('help', 'redact', '')).toEqual([]);
     expect(await complete('help', 'nonsense', '')).toEqual([]);
     // help's own options: the global flags and --help.
-    expect(await complete('help', 'jobs', '-')).toEqual([
-      '--json',
-      '-q',
-      '--quiet',
-      '-v',
-      '--verbose',
-      '--no-color',
-      '--timeout',
-      '--max-retries',
-      '-h',
-      '--help',
-    ]);
+    expect(await complete('help', 'jobs', '-')).toEqual([...GLOBAL_FLAGS, '-h', '--help']);
   });
 
   test('the options of the program itself are offered once each', async () => {
     // The global flags too: `vredact --json jobs list` takes them before the command's name.
-    expect(await complete('-')).toEqual([
-      '-V',
-      '--version',
-      '--json',
-      '-q',
-      '--quiet',
-      '-v',
-      '--verbose',
-      '--no-color',
-      '--timeout',
-      '--max-retries',
-      '-h',
-      '--help',
-    ]);
+    expect(await complete('-')).toEqual(['-V', '--version', ...GLOBAL_FLAGS, '-h', '--help']);
   });
 });
 
