@@ -73,12 +73,12 @@ const IS_OUTPUT_FOLDER =
 
 /** Its files are outputs of earlier runs: redacted again, each run would add a copy one folder up. */
 const IN_OUTPUT_FOLDER =
-  'this folder is inside the output folder: its files would be outputs taken as inputs; choose another output folder (-o)';
+  'this folder is inside the output folder, where its files may be outputs of earlier runs (never redacted again); choose an output folder outside the inputs (-o)';
 /** Every output is a `.wav`: one named below the output folder is taken for one. */
 const NAMED_IN_OUTPUT_FOLDER =
-  'it lies inside the output folder, where outputs are: an output is never redacted again; move it out, or choose another output folder (-o)';
+  'it lies inside the output folder, where it may be an output of an earlier run (never redacted again); move it out, or choose an output folder outside the inputs (-o)';
 const MATCHES_IN_OUTPUT_FOLDER =
-  'every file it matches is inside the output folder: outputs are never taken as inputs; choose another output folder (-o)';
+  'every file it matches is inside the output folder, where they may be outputs of earlier runs (never redacted again); choose an output folder outside the inputs (-o)';
 
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
