@@ -138,8 +138,13 @@ async function heapPeakMb(nodeArgs: string[]): Promise<number> {
 
 test("the binary lets V8's heap grow to twice what it keeps, not four times, unless the user sets the factor", async () => {
   // About 145 MB against 280 to 300 on Node.js 20, 22 and 24.
-  const capped = await heapPeakMb([]);
-  const usersOwn = await heapPeakMb(['--heap-growing-percent=300']);
+  // The lower of two runs each: when a collection starts depends on the machine's load (a loaded
+  // Node.js 22 run once peaked at 270 MB capped); a flag not applied peaks high in both.
+  const capped = Math.min(await heapPeakMb([]), await heapPeakMb([]));
+  const usersOwn = Math.min(
+    await heapPeakMb(['--heap-growing-percent=300']),
+    await heapPeakMb(['--heap-growing-percent=300']),
+  );
   expect(capped).toBeLessThan(usersOwn * 0.7);
 });
 
