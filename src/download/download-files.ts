@@ -1,11 +1,13 @@
 /**
  * Fetching a job's files into a folder, as a plain function: each file name from the service is
  * reduced to a base name inside the output folder, existing files are skipped unless overwriting,
- * every file appears whole or not at all, and none can fill the disk (size-cap.ts). A local
- * file-system failure is that, never a network error: it is not fetched again, and one that no other
- * file can escape (a full disk) stops new downloads from starting. The files are pulled by a fixed
- * pool as the listing comes (pull-pool.ts): memory does not grow with their number but for their
- * names (name-claims.ts).
+ * every file appears whole or not at all, and none can fill the disk (size-cap.ts). A file is not
+ * fetched, nor any after it, when the output's disk has no room for it beside the files on their way
+ * (fs/free-space.ts): by its listed duration before it is asked for, by its announced length once it
+ * comes. A local file-system failure is that, never a network error: it is not fetched again, and
+ * one that no other file can escape (a full disk) stops new downloads from starting. The files are
+ * pulled by a fixed pool as the listing comes (pull-pool.ts): memory does not grow with their number
+ * but for their names (name-claims.ts).
  */
 import type { Readable } from 'node:stream';
 import { setMaxListeners } from 'node:events';
@@ -15,6 +17,7 @@ import { isTokenRefused } from '../api/errors.js';
 import { NAME_MAX_BYTES, writeFileAtomically } from '../fs/atomic-write.js';
 import { resolveInside } from '../fs/containment.js';
 import { asLocalFsError, LocalFsError } from '../fs/errors.js';
+import { NoRoomOnDisk, OutputSpace, type RoomWords } from '../fs/free-space.js';
 import { safeBaseName } from '../fs/safe-name.js';
 import type { Interrupt } from '../interrupt.js';
 import { NameClaims } from './name-claims.js';
@@ -68,13 +71,15 @@ export interface DownloadDeps {
   signals: Interrupt;
   /** Where the bytes go; tests inject a failing one. */
   write?: FileWriter;
+  /** The room claimed on the output's disk by the files on their way; tests inject one that tells their free space. */
+  space?: OutputSpace;
   /** Told each file as it settles, in the order they settle; awaited (a full stdout holds the pool). */
   onOutcome?: (outcome: DownloadOutcome) => void | Promise<void>;
 }
 
 export interface DownloadResult {
-  /** The file-system failure that stopped new downloads (a full disk, a read-only folder). */
-  stoppedBy?: LocalFsError;
+  /** What stopped new downloads: a file-system failure (a full disk, a read-only folder), or no room for the next file. */
+  stoppedBy?: LocalFsError | NoRoomOnDisk;
   interrupted: boolean;
 }
 
@@ -86,6 +91,17 @@ async function exists(path: string): Promise<boolean> {
 }
 
 export const NOT_STARTED_REASON = 'not started: downloads stopped after a file-system problem';
+export const NO_ROOM_NOT_STARTED_REASON = 'not started: downloads stopped: not enough free space';
+/** A file never asked for because downloads had stopped before its turn. */
+export function isNotStarted(outcome: DownloadOutcome): boolean {
+  return outcome.reason === NOT_STARTED_REASON || outcome.reason === NO_ROOM_NOT_STARTED_REASON;
+}
+/** What a download says when the next file has no room (fs/free-space.ts holds the rule). */
+export const FILE_ROOM: RoomWords = {
+  noun: 'file',
+  fix: (folder) =>
+    `free some space on ${folder}, or download into another folder (-o), then run the same command again`,
+};
 export const CASE_CLASH_REASON = (other: string): string =>
   `${other} is saved under the same name but for letter case, which the output folder ignores; download this file into another folder (-o)`;
 export const FOLDER_IN_PLACE_REASON =
@@ -100,7 +116,8 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
   // Every transfer in flight listens to these (`-c` up to 64): not a leak, and no Node.js warning.
   setMaxListeners(0, signal, deps.signals.abort, refusal.signal);
   const claims = new NameClaims(request.ignoresCase === true);
-  let stoppedBy: LocalFsError | undefined;
+  const space = deps.space ?? new OutputSpace(FILE_ROOM);
+  let stoppedBy: LocalFsError | NoRoomOnDisk | undefined;
   let refused: unknown;
 
   /** The file's outcome; none for a name given twice (one file, fetched and reported once). */
@@ -128,8 +145,13 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
         : CASE_CLASH_REASON(claim.other);
       return { fileName, path: null, status: 'failed', reason };
     }
-    if (stoppedBy) return { fileName, path: null, status: 'failed', reason: NOT_STARTED_REASON };
+    const notStarted = (): DownloadOutcome => {
+      const reason = stoppedBy instanceof NoRoomOnDisk ? NO_ROOM_NOT_STARTED_REASON : NOT_STARTED_REASON;
+      return { fileName, path: null, status: 'failed', reason };
+    };
+    if (stoppedBy) return notStarted();
     let path: string | null = null;
+    let releaseSpace: (() => void) | undefined;
     try {
       path = await resolveInside(request.outDir, local);
       // A rename cannot replace a folder, --overwrite or not: fetching the file would only fail at
@@ -147,13 +169,24 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       }
       const dest = path;
       const cap = downloadSizeCap(duration);
+      // Room for it before it is asked for, where its listed duration tells what it needs. (Another
+      // file may have stopped the downloads while this one was looked at.)
+      if (stoppedBy) return notStarted();
+      if (cap.expectedBytes !== undefined)
+        releaseSpace = claimRoom(space, request.outDir, cap.expectedBytes, fileName);
       const bytes = await deps.client.downloadJobFile(
         request.jobId,
         fileName,
-        ({ body, contentLength }) =>
-          write(dest, capped(body, cap, contentLength), signal).catch((error: unknown) => {
+        ({ body, contentLength }) => {
+          // Its announced length replaces the estimate (one past the cap fails in `capped`, alone).
+          if (contentLength !== undefined && contentLength <= cap.bytes) {
+            releaseSpace?.();
+            releaseSpace = claimRoom(space, request.outDir, contentLength, fileName);
+          }
+          return write(dest, capped(body, cap, contentLength), signal).catch((error: unknown) => {
             throw asLocalFsError(error, dest, 'writing');
-          }),
+          });
+        },
         signal,
       );
       return { fileName, path, status: 'downloaded', bytes };
@@ -164,8 +197,12 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       }
       if (refused !== undefined) return { fileName, path, status: 'failed', reason: 'the token was refused' };
       if (deps.signals.abort.aborted) return { fileName, path, status: 'failed', reason: 'interrupted' };
-      if (error instanceof LocalFsError && error.stopsBatch) stoppedBy ??= error;
+      if ((error instanceof LocalFsError && error.stopsBatch) || error instanceof NoRoomOnDisk)
+        stoppedBy ??= error;
       return { fileName, path, status: 'failed', reason: (error as Error).message };
+    } finally {
+      // Written (its bytes are in what statfs tells now) or not coming: its claim is given back.
+      releaseSpace?.();
     }
   };
 
@@ -184,6 +221,13 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
   });
   if (refused !== undefined) throw refused;
   return { ...(stoppedBy ? { stoppedBy } : {}), interrupted: deps.signals.stop.aborted };
+}
+
+/** Claims room for a file on the output's disk; throws the shortage when it has none. */
+function claimRoom(space: OutputSpace, folder: string, need: number, fileName: string): () => void {
+  const claim = space.claim(folder, need, fileName);
+  if (claim instanceof NoRoomOnDisk) throw claim;
+  return claim;
 }
 
 /** A source of the files named (on the command line): all handed at once, they are few. */

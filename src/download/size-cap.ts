@@ -7,6 +7,7 @@
  */
 import { declaresLength, isRiffWave } from '../audio/riff.js';
 import { formatLength } from '../output/format.js';
+import { estimateFromDuration } from '../redact/free-space.js';
 import {
   DEFAULT_DURATION_TOLERANCE,
   DEFAULT_MAX_DURATION_SECONDS,
@@ -28,6 +29,11 @@ export interface SizeCap {
   bytes: number;
   /** What the cap stands for, for the reason a file fails: "a 12 s recording". */
   of: string;
+  /**
+   * The size a file of the listed duration is expected to have (a result's estimate, as `redact`
+   * makes it), the room it needs before it is asked for; undefined where the listing gives none.
+   */
+  expectedBytes?: number;
 }
 
 /**
@@ -42,11 +48,12 @@ export function downloadSizeCap(durationSec: number | null | undefined): SizeCap
     durationSec > 0 &&
     durationSec <= DEFAULT_MAX_DURATION_SECONDS;
   const seconds = known ? durationSec : DEFAULT_MAX_DURATION_SECONDS;
+  const bytes = resultByteCap(seconds, toleranceSeconds(DEFAULT_DURATION_TOLERANCE, seconds));
+  if (!known) return { bytes, of: `the longest recording the service accepts (${formatLength(seconds)})` };
   return {
-    bytes: resultByteCap(seconds, toleranceSeconds(DEFAULT_DURATION_TOLERANCE, seconds)),
-    of: known
-      ? `a ${formatLength(seconds)} recording`
-      : `the longest recording the service accepts (${formatLength(seconds)})`,
+    bytes,
+    of: `a ${formatLength(seconds)} recording`,
+    expectedBytes: estimateFromDuration(seconds, bytes),
   };
 }
 

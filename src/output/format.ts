@@ -12,6 +12,19 @@ export function formatDuration(seconds: number | null | undefined): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
+/** `1.5 MiB`-style sizes in binary units, for messages. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value >= 100 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
+}
+
 /** A recording's length in a sentence: `4.01 s` under a minute, `m:ss` (or `h:mm:ss`) past it. */
 export function formatLength(seconds: number): string {
   return seconds < 60 ? `${Math.round(seconds * 100) / 100} s` : formatDuration(seconds);

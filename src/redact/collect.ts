@@ -1,7 +1,9 @@
 /**
  * The collect stage: an asynchronous job is polled (about 1 s growing to 30 s, with jitter) without
- * holding an upload slot, and its result downloaded, verified and written like a synchronous one.
+ * holding an upload slot, and its result downloaded, verified and written like a synchronous one. Its
+ * result needs room on the output's disk as an upload's does (free-space.ts).
  */
+import { dirname } from 'node:path';
 import { failsEveryRequest, NotFoundError, RateLimitError } from '../api/errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
 import type { JobContentItem } from '../api/schemas.js';
@@ -9,6 +11,7 @@ import { ApiError } from '../api/errors.js';
 import { LocalFsError } from '../fs/errors.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { formatDuration } from '../output/format.js';
+import { jobResultNeed } from './free-space.js';
 import { probeFile } from './probe.js';
 import { ResultRejectedError, resultSink } from './verify.js';
 import type { CollectWork } from './work.js';
@@ -54,6 +57,24 @@ function isPermanent(error: unknown): boolean {
   );
 }
 
+/**
+ * Claims room for the result of an earlier run's job (one of this run holds what its upload claimed),
+ * estimated as its upload's was. Where there is none, the job is not collected and stays pending, and
+ * the batch stops as on a full disk: its result could not have been saved.
+ */
+function claimRoom(engine: Engine, work: CollectWork, durationSec: number): (() => void) | undefined {
+  const need = jobResultNeed(work, durationSec, engine.tolerance);
+  const claim = engine.space.claim(dirname(work.entry.output), need, work.entry.display);
+  if (typeof claim === 'function') return claim;
+  engine.halt.stop(claim);
+  engine.recorder.pending(
+    work.entry,
+    `${stoppedReason(engine)}; job ${work.jobId} is collected by a later run`,
+    work.jobId,
+  );
+  return undefined;
+}
+
 /** Waits for one job, then downloads, verifies and writes its result. */
 export async function collectOne(engine: Engine, work: CollectWork): Promise<void> {
   const { recorder } = engine;
@@ -77,12 +98,18 @@ export async function collectOne(engine: Engine, work: CollectWork): Promise<voi
     }
     durationSec = probe.durationSec;
   }
+  let releaseSpace: (() => void) | undefined;
+  if (!work.releaseSpace) {
+    releaseSpace = claimRoom(engine, work, durationSec);
+    if (!releaseSpace) return;
+  }
   recorder.begun(entry);
   recorder.progress.waiting++;
   recorder.changed();
   try {
     await poll(engine, work, durationSec);
   } finally {
+    releaseSpace?.();
     recorder.progress.waiting--;
     recorder.changed();
   }

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { checkOutputFolderShape } from '../fs/writable.js';
 import { checkInput } from './check.js';
-import { dryRunShortage, resultNeed } from './free-space.js';
+import { type DryRunResults, dryRunShortage, jobResultNeed, resultNeed } from './free-space.js';
 import { STATE_DIR } from './journal.js';
 import { readJournals } from './journal-read.js';
 import type { RedactOptions } from './options.js';
@@ -12,6 +12,7 @@ import type { DryRunCounts, Outcome } from './outcome.js';
 import { OutputPresence } from './output-presence.js';
 import type { Plan } from './plan.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
+import { probeFile } from './probe.js';
 import { createHalt, Recorder } from './record.js';
 import { Reporter } from './report.js';
 import { settleHeap } from './settle-heap.js';
@@ -54,7 +55,7 @@ export async function runDryRun(
   const decided = new BoundedQueue<Work>(256);
   const outputs = new OutputPresence();
   const unvouched = new UnvouchedOutputs();
-  const results = { files: 0, need: 0 };
+  const results: DryRunResults = { sent: 0, collected: 0, need: 0 };
   // Stopped (Ctrl-C, a closed stdout): the inputs left are not decided; nothing is in flight.
   const triaging = forEachConcurrently(entries, 16, async (entry) =>
     stop.aborted
@@ -78,11 +79,19 @@ export async function runDryRun(
       if (work.kind === 'skipped' && work.unvouched) return unvouched.defer(work.entry);
       if (work.kind === 'skipped') return recorder.skipped(work.entry, work.reason);
       if (work.kind === 'rejected') return recorder.rejected(work.entry, work.reason);
-      if (work.kind === 'collect')
+      if (work.kind === 'collect') {
+        // An older journal does not give the input's duration: the run measures it again, and so does this.
+        const probe = work.durationSec === undefined ? await probeFile(work.entry.input, limits) : undefined;
+        const durationSec = probe ? (probe.ok ? probe.durationSec : undefined) : work.durationSec;
+        if (durationSec !== undefined) {
+          results.collected++;
+          results.need += jobResultNeed(work, durationSec, options.durationTolerance);
+        }
         return recorder.planned(work.entry, 'would-collect', { jobId: work.jobId });
+      }
       const checked = await checkInput(work, limits, undefined, (message) => ctx.log.warn(message));
       if (checked.kind === 'rejected') return recorder.rejected(work.entry, checked.reason);
-      results.files++;
+      results.sent++;
       results.need += resultNeed({ ...checked, size: checked.identity.size }, options.durationTolerance);
       recorder.planned(work.entry, 'would-send', work.note ? { reason: work.note } : {});
     }),
@@ -97,7 +106,7 @@ export async function runDryRun(
   const code = stop.aborted ? ExitCode.interrupted : counts.rejected > 0 ? ExitCode.partial : ExitCode.ok;
   // The summary's tick or cross says what the exit code says, as a run's does: an interrupted check is a cross.
   reporter.finish(counts, true, code === ExitCode.ok);
-  const shortage = stop.aborted ? undefined : dryRunShortage(plan.outDir, results.files, results.need);
+  const shortage = stop.aborted ? undefined : dryRunShortage(plan.outDir, results);
   if (shortage) ctx.log.warn(shortage);
   return code;
 }

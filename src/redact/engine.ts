@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { OutputFolder } from '../fs/containment.js';
 import { LocalFsError } from '../fs/errors.js';
 import type { Logger } from '../output/logger.js';
-import { NoRoomForResult, type OutputSpace } from './free-space.js';
+import { NoRoomOnDisk, type OutputSpace } from '../fs/free-space.js';
 import { GateClosedError, type TokenGate } from './gate.js';
 import type { DurationTolerance } from './options.js';
 import type { ProbeLimits } from './probe.js';
@@ -44,7 +44,7 @@ export interface Engine {
   fields: Readonly<Record<string, string>>;
   limits: ProbeLimits;
   tolerance: DurationTolerance;
-  /** The room claimed on the output's file system by the results on their way (free-space.ts). */
+  /** The room claimed on the output's file system by the results on their way (fs/free-space.ts). */
   space: OutputSpace;
   wait: boolean;
   waitTimeoutMs: number;
@@ -81,7 +81,7 @@ export function isStopping(engine: Engine, error: unknown): boolean {
 
 export function stoppedReason(engine: Engine): string {
   if (engine.tokenRefused()) return 'not finished: the service refused the token';
-  if (engine.halt.reason instanceof NoRoomForResult)
+  if (engine.halt.reason instanceof NoRoomOnDisk)
     return 'not finished: the batch stopped: not enough free space for the results';
   if (engine.halt.reason) {
     return engine.halt.reason instanceof LocalFsError

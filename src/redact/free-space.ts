@@ -1,23 +1,24 @@
 /**
- * Room for a result before its file is sent. A result that cannot be saved is failed after the
- * service has done the work, and the next run (a cron job: every night) sends it again, to fail
- * again. So each upload claims its result's estimated size on the output's file system until the
- * result is on disk (or the file settles without one); a file whose claim does not fit beside those
- * of the uploads in flight, with a small reserve kept free, is not sent, and the batch stops as it
- * does on a full disk.
+ * What a result needs on the output's disk, claimed (fs/free-space.ts) just before its file is sent
+ * and before an earlier run's job is collected. A result that cannot be saved is failed after the
+ * service has done the work, or fetched for nothing, and the next run (a cron job: every night) does
+ * it again, to fail again. So a file whose result does not fit beside those on their way, with a
+ * small reserve kept free, is not sent, a job is not collected, and the batch stops as it does on a
+ * full disk.
  */
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CliError, ExitCode } from '../errors.js';
+import { availableBytes, hasRoom, type RoomWords, RESERVE_BYTES } from '../fs/free-space.js';
+import { formatBytes } from '../output/format.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
-import { formatBytes } from './probe-reasons.js';
+import { uploadFormat } from './upload-name.js';
 import { resultByteCap } from './verify.js';
 
-/**
- * Kept free beyond the results: the journal's lines, the file system's own blocks, and whatever else
- * writes to that disk (a log of the run itself, often).
- */
-export const RESERVE_BYTES = 1024 * 1024;
+/** What a run says when the next result has no room (fs/free-space.ts holds the rule). */
+export const RESULT_ROOM: RoomWords = {
+  noun: 'result',
+  fix: (folder) => `free some space on ${folder}, then run the same command again`,
+};
 
 /** 16-bit PCM, mono, 16 kHz: the usual layout of speech models, and the sandbox's. */
 const SPEECH_BYTES_PER_SECOND = 32_000;
@@ -51,7 +52,12 @@ export function estimateResultBytes({ format, size, durationSec, capBytes }: Res
   return Math.min(capBytes, Math.max(ownLayout, speech) + HEADER_BYTES);
 }
 
-/** The estimate for a checked input, under the cap its result is held to. */
+/** The estimate where a result's duration alone is known (a job's listing): the speech layout. */
+export function estimateFromDuration(durationSec: number, capBytes: number): number {
+  return estimateResultBytes({ format: 'WAV', size: 0, durationSec, capBytes });
+}
+
+/** The estimate for a checked input (or the input of a job), under the cap its result is held to. */
 export function resultNeed(
   input: { format: 'WAV' | 'MP3'; size: number; durationSec: number },
   tolerance: DurationTolerance,
@@ -60,54 +66,33 @@ export function resultNeed(
   return estimateResultBytes({ ...input, capBytes });
 }
 
-/** The rule: a file is sent when its result fits in what is free, less the results on their way and the reserve. */
-export function hasRoom(space: { free: number; inFlight: number; need: number; reserve: number }): boolean {
-  return space.free - space.reserve - space.inFlight >= space.need;
+/** The estimate for the result of an earlier run's job: as its upload's was, from the input it was made of. */
+export function jobResultNeed(
+  job: { uploadName: string; identity: { size: number } },
+  durationSec: number,
+  tolerance: DurationTolerance,
+): number {
+  return resultNeed(
+    { format: uploadFormat(job.uploadName), size: job.identity.size, durationSec },
+    tolerance,
+  );
 }
 
-/** The output's file system has no room for the next result: the batch stops, nothing more is sent. */
-export class NoRoomForResult extends CliError {
-  override name = 'NoRoomForResult';
-  constructor(
-    readonly folder: string,
-    readonly free: number,
-    readonly need: number,
-    readonly inFlight: { bytes: number; count: number },
-    display: string,
-  ) {
-    const onTheirWay =
-      inFlight.count > 0
-        ? `, beside about ${formatBytes(inFlight.bytes)} for the ${inFlight.count} result(s) on their way`
-        : '';
-    super(
-      `not enough free space for the next result: ${folder} has ${formatBytes(free)} free, ` +
-        `${display} needs about ${formatBytes(need)}${onTheirWay}, and ${formatBytes(RESERVE_BYTES)} is kept free`,
-      ExitCode.partial,
-      `free some space on ${folder}, then run the same command again`,
-    );
-  }
-}
-
-/** Bytes an unprivileged writer may still use on the file system of `folder` (df's "available"); undefined when it does not tell. */
-export function availableBytes(folder: string): number | undefined {
-  try {
-    const info = statfsSync(folder);
-    // Some file systems (FUSE ones mostly) report no blocks at all: they do not tell, and are not checked.
-    if (!(info.blocks > 0)) return undefined;
-    return info.bavail * info.bsize;
-  } catch {
-    // Not known (a system without statfs): the write itself still stops the batch on a full disk.
-    return undefined;
-  }
+/** The results a dry run finds to be written: of the files it would send, and of the jobs it would collect. */
+export interface DryRunResults {
+  sent: number;
+  collected: number;
+  /** Their estimates, added up. */
+  need: number;
 }
 
 /**
- * What a dry run says of the room for the results of the files a run would send, or undefined when
- * they fit: the free space of the output folder's file system (of the nearest folder above it that
- * exists, since a dry run makes none), against all of them, as they stay on disk once written.
+ * What a dry run says of the room for the results a run would write, or undefined when they fit: the
+ * free space of the output folder's file system (of the nearest folder above it that exists, since a
+ * dry run makes none), against all of them, as they stay on disk once written.
  */
-export function dryRunShortage(outDir: string, files: number, need: number): string | undefined {
-  if (files === 0) return undefined;
+export function dryRunShortage(outDir: string, { sent, collected, need }: DryRunResults): string | undefined {
+  if (sent + collected === 0) return undefined;
   let folder = outDir;
   let free = availableBytes(folder);
   while (free === undefined && dirname(folder) !== folder && !exists(folder)) {
@@ -115,10 +100,13 @@ export function dryRunShortage(outDir: string, files: number, need: number): str
     free = availableBytes(folder);
   }
   if (free === undefined || hasRoom({ free, inFlight: 0, need, reserve: RESERVE_BYTES })) return undefined;
+  const sending = `the ${sent} file(s) that would be sent`;
+  const collecting = `the results of the ${collected} job(s) that would be collected`;
+  const whose = collected === 0 ? sending : sent === 0 ? collecting : `${sending} and ${collecting}`;
   return (
-    `not enough free space for the results: ${outDir} has ${formatBytes(free)} free, the ${files} ` +
-    `file(s) that would be sent need about ${formatBytes(need)}, and ${formatBytes(RESERVE_BYTES)} is kept ` +
-    `free; the run would stop before sending those that do not fit: free some space on ${outDir} before the run`
+    `not enough free space for the results: ${outDir} has ${formatBytes(free)} free, ${whose} need ` +
+    `about ${formatBytes(need)}, and ${formatBytes(RESERVE_BYTES)} is kept free; the run would stop at ` +
+    `the first that does not fit: free some space on ${outDir} before the run`
   );
 }
 
@@ -128,34 +116,5 @@ function exists(folder: string): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
-}
-
-/** The results claimed by the uploads of this run that are not on disk yet. */
-export class OutputSpace {
-  private bytes = 0;
-  private count = 0;
-
-  constructor(private readonly available: (folder: string) => number | undefined = availableBytes) {}
-
-  /**
-   * Claims room for a result of `need` bytes that goes in `folder`: the release (call it once the
-   * result is on disk, or will not come), or the shortage when it does not fit. One statfs, a few
-   * microseconds, and synchronous, so no other upload claims between the look and the claim.
-   */
-  claim(folder: string, need: number, display: string): (() => void) | NoRoomForResult {
-    const free = this.available(folder);
-    const inFlight = { bytes: this.bytes, count: this.count };
-    if (free !== undefined && !hasRoom({ free, inFlight: this.bytes, need, reserve: RESERVE_BYTES }))
-      return new NoRoomForResult(folder, free, need, inFlight, display);
-    this.bytes += need;
-    this.count++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.bytes -= need;
-      this.count--;
-    };
   }
 }

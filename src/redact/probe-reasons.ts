@@ -6,20 +6,7 @@
  */
 import { frameHeaderAtStart } from '../audio/sniff.js';
 import type { WavFormatError } from '../audio/riff.js';
-import { apart, exactSeconds, formatDuration } from '../output/format.js';
-
-/** `1.5 MB`-style sizes in binary units, for messages. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value >= 100 ? Math.round(value) : Math.round(value * 10) / 10} ${units[unit]}`;
-}
+import { apart, exactSeconds, formatBytes, formatDuration } from '../output/format.js';
 
 export function tooLarge(size: number, limit: number): string {
   const [shown, most] = apart([size, limit], formatBytes, (bytes) => `${bytes} bytes`);

@@ -13,15 +13,8 @@ import { sniffFormat } from '../audio/sniff.js';
 import { WavFormatError, WavReader, type WavSummary } from '../audio/riff.js';
 import { describeFsError } from '../fs/errors.js';
 import { openRegularFd } from '../fs/regular-file.js';
-import { formatLength } from '../output/format.js';
-import {
-  formatBytes,
-  mpegLayerOneOrTwo,
-  notWavOrMp3,
-  tooLarge,
-  tooLong,
-  unusableWav,
-} from './probe-reasons.js';
+import { formatBytes, formatLength } from '../output/format.js';
+import { mpegLayerOneOrTwo, notWavOrMp3, tooLarge, tooLong, unusableWav } from './probe-reasons.js';
 
 export interface ProbeLimits {
   maxSize: number;

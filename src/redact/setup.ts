@@ -4,7 +4,8 @@ import type { Context } from '../context.js';
 import { OutputFolder } from '../fs/containment.js';
 import type { BatchDeps } from './batch.js';
 import type { Engine, Interrupt, RedactClient } from './engine.js';
-import { OutputSpace } from './free-space.js';
+import { OutputSpace } from '../fs/free-space.js';
+import { RESULT_ROOM } from './free-space.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { RedactOptions, Shard } from './options.js';
 import type { Halt, Recorder } from './record.js';
@@ -47,7 +48,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     fields: parts.fields,
     limits: { maxSize: options.maxSize, maxDurationSec: options.maxDurationSec },
     tolerance: options.durationTolerance,
-    space: new OutputSpace(),
+    space: new OutputSpace(RESULT_ROOM),
     wait: options.wait,
     waitTimeoutMs: options.waitTimeoutMs,
     stop,

@@ -18,3 +18,8 @@ export function uploadNameFor(path: string, format: 'WAV' | 'MP3', tag = randomH
   const stem = ext && ext !== name ? name.slice(0, -ext.length) : name;
   return `${stem}.${tag}.${format.toLowerCase()}`;
 }
+
+/** What an upload's content was, as its name says (see uploadNameFor): an earlier run's job goes by it. */
+export function uploadFormat(uploadName: string): 'WAV' | 'MP3' {
+  return extname(uploadName).toLowerCase() === '.mp3' ? 'MP3' : 'WAV';
+}

@@ -10,10 +10,13 @@ import {
   downloadFiles,
   type DownloadOutcome,
   type DownloadRequest,
+  FILE_ROOM,
   FOLDER_IN_PLACE_REASON,
   type FileWriter,
+  NO_ROOM_NOT_STARTED_REASON,
   NOT_STARTED_REASON,
 } from '../../src/download/download-files.js';
+import { NoRoomOnDisk, OutputSpace } from '../../src/fs/free-space.js';
 import { writeFileAtomically } from '../../src/fs/atomic-write.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { downloadSizeCap } from '../../src/download/size-cap.js';
@@ -108,7 +111,7 @@ describe('downloadFiles', () => {
       { jobId: 'job1', fileNames: ['a.wav', 'b.wav', 'c.wav'], outDir: dir.path, overwrite: false },
     );
     expect(result.stoppedBy).toBeInstanceOf(LocalFsError);
-    expect(result.stoppedBy?.path).toBe(join(dir.path, 'a.wav'));
+    expect((result.stoppedBy as LocalFsError).path).toBe(join(dir.path, 'a.wav'));
     expect(result.outcomes.map((o) => o.reason)).toEqual([
       `writing ${join(dir.path, 'a.wav')}: no space left on the device (ENOSPC)`,
       NOT_STARTED_REASON,
@@ -372,5 +375,56 @@ describe('downloadFiles', () => {
     );
     expect(result.interrupted).toBe(true);
     expect(server.received).toHaveLength(0);
+  });
+});
+
+describe('downloadFiles: room on the output disk', () => {
+  const MiB = 1024 * 1024;
+
+  it('a file whose listed duration does not fit is not asked for, and nothing after it starts', async () => {
+    const { server, client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(10), 'c.wav': wav(10) });
+    // 1 MiB kept free and 200 KiB more: a 1 s file (about 96 KiB) fits, a 7 s one (283 KiB) does not.
+    const space = new OutputSpace(FILE_ROOM, () => MiB + 200 * 1024);
+    const result = await fetchFiles(
+      { client, concurrency: 1, signal: new AbortController().signal, space },
+      {
+        jobId: 'job1',
+        fileNames: ['a.wav', 'b.wav', 'c.wav'],
+        durations: new Map([
+          ['a.wav', 1],
+          ['b.wav', 7],
+          ['c.wav', 1],
+        ]),
+        outDir: dir.path,
+        overwrite: false,
+      },
+    );
+    expect(result.stoppedBy).toBeInstanceOf(NoRoomOnDisk);
+    expect(result.outcomes.map((o) => [o.status, o.reason])).toEqual([
+      ['downloaded', undefined],
+      [
+        'failed',
+        expect.stringMatching(/^not enough free space for the next file: .* b\.wav needs about 283 KiB/),
+      ],
+      ['failed', NO_ROOM_NOT_STARTED_REASON],
+    ]);
+    expect(server.fileGets('a.wav')).toBe(1);
+    expect(server.received.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(await readdir(dir.path)).toEqual(['a.wav']);
+  });
+
+  it('a file announced past the room left is not written, and nothing after it starts', async () => {
+    const { server, client } = await setUp({ 'a.wav': wav(300 * 1024), 'b.wav': wav(10) });
+    const space = new OutputSpace(FILE_ROOM, () => MiB + 200 * 1024);
+    const result = await fetchFiles(
+      { client, concurrency: 1, signal: new AbortController().signal, space },
+      { jobId: 'job1', fileNames: ['a.wav', 'b.wav'], outDir: dir.path, overwrite: false },
+    );
+    expect(result.outcomes.map((o) => o.status)).toEqual(['failed', 'failed']);
+    expect(result.outcomes[0]?.reason).toMatch(/a\.wav needs about 300 KiB, and 1 MiB is kept free$/);
+    expect(result.outcomes[1]?.reason).toBe(NO_ROOM_NOT_STARTED_REASON);
+    expect(server.fileGets('a.wav')).toBe(1);
+    expect(server.fileGets('b.wav')).toBe(0);
+    expect(await readdir(dir.path)).toEqual([]);
   });
 });

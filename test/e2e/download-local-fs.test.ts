@@ -94,10 +94,22 @@ describe('download and the local file system', () => {
     const mounted = await mount('1m');
     if (!mounted) return skip(MOUNT_SKIP_REASON);
     const big = Buffer.alloc(5 * 1024 * 1024, 3);
-    const { server, env } = await host({
+    const files: Record<string, Buffer> = {
       'a.wav': big,
       'b.wav': Buffer.alloc(10),
       'c.wav': Buffer.alloc(10),
+    };
+    // Sent with no length announced (one that does not fit is refused before a byte is written:
+    // download-free-space.test.ts), so that the write itself meets the full disk.
+    const server = await startFileHost(files, (name, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav' });
+      res.end(files[name]);
+    });
+    cleanups.push(() => server.close());
+    const env = isolatedEnv(join(dir.path, 'config'), {
+      VREDACT_BASE_URL: server.baseUrl,
+      VREDACT_TOKEN: 'vr_test_download_fs',
+      VREDACT_CONCURRENCY: '1',
     });
     const result = await runCli(['download', 'job1', 'a.wav', 'b.wav', 'c.wav', '-o', mounted.path], { env });
     expect(result.exitCode).toBe(1);

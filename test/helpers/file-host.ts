@@ -2,7 +2,7 @@
  * A scripted service that hands out signed URLs pointing back at itself, for download tests:
  * `POST /api/jobs/<job>/files/download-url` answers `/files/<name>`, and `GET /files/<name>` is
  * answered by `serveFile` (default: `files[name]`, 404 when missing). Every job's content lists the
- * names of `files`, in order, with no duration.
+ * names of `files`, in order, with the duration `durations` gives each (none when it gives none).
  */
 import type { ServerResponse } from 'node:http';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
@@ -14,6 +14,8 @@ export async function startFileHost(
   serveFile?: FileServer,
   /** Answer every API request with 401, as for a revoked token. */
   refuseToken = false,
+  /** Each listed file's `audio_duration`, in seconds. */
+  durations: Record<string, number> = {},
 ): Promise<ScriptedServer & { fileGets: (name: string) => number }> {
   const server = await startScriptedServer(async (req, res, body) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -27,7 +29,7 @@ export async function startFileHost(
         id: i + 1,
         job_id: 'job1',
         file_name: name,
-        audio_duration: null,
+        audio_duration: durations[name] ?? null,
         created_at: '2024-01-01T00:00:00Z',
       }));
       res.writeHead(200, { 'content-type': 'application/json' });

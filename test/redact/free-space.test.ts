@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   dryRunShortage,
+  estimateFromDuration,
   estimateResultBytes,
-  hasRoom,
-  NoRoomForResult,
-  OutputSpace,
-  RESERVE_BYTES,
+  jobResultNeed,
+  RESULT_ROOM,
   resultNeed,
 } from '../../src/redact/free-space.js';
 import { DEFAULT_DURATION_TOLERANCE } from '../../src/redact/options.js';
@@ -13,21 +12,6 @@ import { resultByteCap } from '../../src/redact/verify.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-
-describe('hasRoom: free, in flight, need → send or stop', () => {
-  it.each([
-    // free, in flight, need, send?
-    [10 * MiB, 0, 1 * MiB, true],
-    [2 * MiB, 0, 1 * MiB, true], // exactly the need and the reserve
-    [2 * MiB - 1, 0, 1 * MiB, false],
-    [10 * MiB, 8 * MiB, 1 * MiB, true],
-    [10 * MiB, 8 * MiB + 1, 1 * MiB, false], // the results on their way count
-    [512 * KiB, 0, 100 * KiB, false], // the reserve is kept
-    [0, 0, 1, false],
-  ])('free %d, in flight %d, need %d: %s', (free, inFlight, need, send) => {
-    expect(hasRoom({ free, inFlight, need, reserve: RESERVE_BYTES })).toBe(send);
-  });
-});
 
 describe('estimateResultBytes', () => {
   const cap = resultByteCap(60, 3);
@@ -61,51 +45,46 @@ describe('estimateResultBytes', () => {
   });
 });
 
-describe('OutputSpace', () => {
-  it('claims room per result on its way, gives it back once, and stops where the next does not fit', () => {
-    let free = 4 * MiB;
-    const asked: string[] = [];
-    const space = new OutputSpace((folder) => {
-      asked.push(folder);
-      return free;
-    });
-    const first = space.claim('/out', 1 * MiB, 'in/a.wav');
-    expect(typeof first).toBe('function');
-    const second = space.claim('/out/2026', 1 * MiB, 'in/2026/b.wav');
-    expect(typeof second).toBe('function');
-    // 4 MiB free, 2 MiB on their way, 1 MiB kept: the third does not fit.
-    const third = space.claim('/out', 1 * MiB + 1, 'in/c.wav');
-    expect(third).toBeInstanceOf(NoRoomForResult);
-    const shortage = third as NoRoomForResult;
-    expect(shortage.message).toBe(
-      'not enough free space for the next result: /out has 4 MiB free, in/c.wav needs about 1 MiB, ' +
-        'beside about 2 MiB for the 2 result(s) on their way, and 1 MiB is kept free',
-    );
-    expect(shortage.hint).toBe('free some space on /out, then run the same command again');
-    expect(shortage.exitCode).toBe(1);
-    expect(asked).toEqual(['/out', '/out/2026', '/out']);
-
-    // A result on disk: its bytes are in what statfs says, its claim is given back (twice is once).
-    (first as () => void)();
-    (first as () => void)();
-    free -= 1 * MiB;
-    expect(typeof space.claim('/out', 1 * MiB, 'in/c.wav')).toBe('function');
-    expect(space.claim('/out', 1, 'in/d.wav')).toBeInstanceOf(NoRoomForResult);
-  });
-
-  it('sends when the file system does not tell its free space', () => {
-    const space = new OutputSpace(() => undefined);
-    expect(typeof space.claim('/out', 100 * MiB, 'in/a.wav')).toBe('function');
-  });
-});
-
 describe('dryRunShortage', () => {
   it('asks the nearest folder that exists, and says nothing when the results fit', () => {
     const folder = '/no-such-folder/out';
-    expect(dryRunShortage(folder, 2, 1)).toBeUndefined();
-    expect(dryRunShortage(folder, 0, Number.MAX_SAFE_INTEGER)).toBeUndefined();
-    expect(dryRunShortage(folder, 2, Number.MAX_SAFE_INTEGER)).toMatch(
+    const all = Number.MAX_SAFE_INTEGER;
+    expect(dryRunShortage(folder, { sent: 2, collected: 0, need: 1 })).toBeUndefined();
+    expect(dryRunShortage(folder, { sent: 0, collected: 0, need: all })).toBeUndefined();
+    expect(dryRunShortage(folder, { sent: 2, collected: 0, need: all })).toMatch(
       /^not enough free space for the results: \/no-such-folder\/out has .+ free, the 2 file\(s\) that would be sent need about .+ before the run$/,
     );
+  });
+
+  it('counts the results of the jobs it would collect', () => {
+    const folder = '/no-such-folder/out';
+    const all = Number.MAX_SAFE_INTEGER;
+    expect(dryRunShortage(folder, { sent: 0, collected: 3, need: all })).toMatch(
+      /, the results of the 3 job\(s\) that would be collected need about /,
+    );
+    expect(dryRunShortage(folder, { sent: 2, collected: 1, need: all })).toMatch(
+      /, the 2 file\(s\) that would be sent and the results of the 1 job\(s\) that would be collected need about /,
+    );
+  });
+});
+
+describe('the results of jobs and listed files', () => {
+  it("an earlier run's job: estimated as its upload was, the format from the upload's name", () => {
+    const tolerance = DEFAULT_DURATION_TOLERANCE;
+    expect(jobResultNeed({ uploadName: 'a.0badc0de.mp3', identity: { size: 960_000 } }, 60, tolerance)).toBe(
+      resultNeed({ format: 'MP3', size: 960_000, durationSec: 60 }, tolerance),
+    );
+    expect(jobResultNeed({ uploadName: 'a.0badc0de.wav', identity: { size: 960_000 } }, 60, tolerance)).toBe(
+      1_920_000 + 64 * KiB,
+    );
+  });
+
+  it('a duration alone: the speech layout, under the cap', () => {
+    expect(estimateFromDuration(7, resultByteCap(7, 2))).toBe(224_000 + 64 * KiB);
+    expect(estimateFromDuration(7, 100 * KiB)).toBe(100 * KiB);
+  });
+
+  it("a run's words: the hint names the folder", () => {
+    expect(RESULT_ROOM.fix('/out')).toBe('free some space on /out, then run the same command again');
   });
 });

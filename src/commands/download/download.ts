@@ -6,11 +6,12 @@ import {
   type DownloadItem,
   downloadFiles,
   type DownloadOutcome,
+  isNotStarted,
   namedFiles,
-  NOT_STARTED_REASON,
 } from '../../download/download-files.js';
 import type { ItemSource } from '../../download/pull-pool.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { NoRoomOnDisk } from '../../fs/free-space.js';
 import { caseIgnored } from '../../fs/letter-case.js';
 import { checkOutputFolderWritable } from '../../fs/writable.js';
 import { createInterruptController, type InterruptWords, listenForInterrupts } from '../../interrupt.js';
@@ -75,11 +76,11 @@ export async function runDownload(
     const counts = { downloaded: 0, skipped: 0, failed: 0, notStarted: 0 };
     // Printed as each file settles, and awaited: a stdout that is slow to read holds the downloads.
     const show = async (outcome: DownloadOutcome) => {
-      if (outcome.reason === NOT_STARTED_REASON) counts.notStarted++;
+      if (isNotStarted(outcome)) counts.notStarted++;
       const settled = counts.downloaded + counts.skipped + counts.failed;
       counts[outcome.status]++;
       if (json) out.push(jsonArrayElement(outcome, settled));
-      else if (outcome.reason === NOT_STARTED_REASON) return;
+      else if (isNotStarted(outcome)) return;
       else if (outcome.status === 'downloaded') out.push(`${displayText(outcome.path ?? '')}\n`);
       else if (outcome.status === 'skipped')
         ctx.log.info(`skipped ${displayText(outcome.fileName)}: ${outcome.reason}`);
@@ -107,8 +108,13 @@ export async function runDownload(
       ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
     }
     if (result.stoppedBy) {
-      ctx.log.error(`stopped after a file-system problem: ${counts.notStarted} file(s) not started`);
-      if (result.stoppedBy.hint) ctx.streams.stderr.write(`hint: ${result.stoppedBy.hint}\n`);
+      const why =
+        result.stoppedBy instanceof NoRoomOnDisk
+          ? 'stopped: not enough free space'
+          : 'stopped after a file-system problem';
+      ctx.log.error(`${why}: ${counts.notStarted} file(s) not started`);
+      // A hint may name the output folder, whose name may hold an escape sequence.
+      if (result.stoppedBy.hint) ctx.streams.stderr.write(`hint: ${displayText(result.stoppedBy.hint)}\n`);
     }
     if (!json) ctx.log.info(`${downloaded} downloaded, ${skipped} skipped, ${failed} failed`);
     if (result.interrupted) {
