@@ -59,6 +59,27 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     process.stdout.write(m.versionLine() + '\n');
   });
 } else {
+  // An interrupt, SIGTERM or hangup that comes while the modules load (a few tenths of a second) is
+  // held, not obeyed: a command that takes the signals over (redact, download, sandbox) then follows
+  // its own rule for it, as if it had come a moment later (src/signals.ts); any other command
+  // releases it, and is ended by it as soon as it starts. Before, it killed the run at once by the
+  // signal's default action. Once released, this listener stays until a signal comes, then lets go
+  // and raises it again: taken off at once, it would stop Node.js watching the signal and lose one
+  // caught but not yet handed to it (the modules load without a turn of the event loop).
+  var held = [];
+  var holdSignal = function (signal) {
+    if (holdSignal.released) {
+      ['SIGINT', 'SIGTERM', 'SIGHUP'].forEach(function (each) {
+        process.off(each, holdSignal);
+      });
+      process.kill(process.pid, signal);
+    } else if (held.indexOf(signal) < 0) held.push(signal);
+  };
+  holdSignal.heldSignals = held;
+  holdSignal.released = false;
+  ['SIGINT', 'SIGTERM', 'SIGHUP'].forEach(function (signal) {
+    process.on(signal, holdSignal);
+  });
   import('../dist/cli.bundle.js').then(function (m) {
     return m.main(process.argv);
   });

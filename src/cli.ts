@@ -4,6 +4,7 @@ import { buildProgram } from './cli/program.js';
 import { CliError, ExitCode } from './errors.js';
 import { releaseHungUpTerminalAtExit } from './output/hung-up-terminal.js';
 import { reportError } from './report-error.js';
+import { obeyHeldSignals } from './signals.js';
 
 export { buildProgram };
 
@@ -29,5 +30,8 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     throw error;
+  } finally {
+    // Help, a usage error, a completion script: a signal held while the modules loaded ends it now.
+    obeyHeldSignals();
   }
 }

@@ -14,14 +14,39 @@ export interface Interrupt {
   abort: AbortSignal;
 }
 
-/** How a command says what a first interrupt does, in its own words. */
+/**
+ * What a command's interrupts are about. Every line about an interrupt is worded here, once, for
+ * `redact` and `download` alike: what it does now and what the next one would do.
+ */
 export interface InterruptWords {
-  /** After "interrupted: " and "hangup: ": `finishing the downloads in flight`. */
-  stopping: string;
-  /** After `stopping` at Ctrl-C, when a second one aborts something: ` (Ctrl-C again to abort them)`. */
-  again: string;
-  /** After "the output was closed: ": `starting nothing new, finishing the downloads in flight`. */
-  outputClosed: string;
+  /** What the command has in flight, plural (`uploads`); undefined when it never has any (a dry run). */
+  inFlight: string | undefined;
+  /** After "run the same command again to ": what a re-run does with what is left. */
+  rerun: string;
+}
+
+/** What a first interrupt does, after its cause (`interrupted`, `hangup`, `the output was closed`). */
+function firstLine(cause: string, words: InterruptWords, again = ''): string {
+  if (words.inFlight === undefined) return `${cause}: stopping`;
+  return `${cause}: finishing the ${words.inFlight} in flight, then exiting${again}`;
+}
+
+/** The first line of an interrupt by a signal, saying how to stop what is in flight now. */
+export function firstInterruptLine(signal: NodeJS.Signals, words: InterruptWords): string {
+  return signal === 'SIGTERM'
+    ? firstLine('interrupted (SIGTERM)', words, '; SIGTERM or Ctrl-C again stops them now')
+    : firstLine('interrupted', words, '; press Ctrl-C again to stop them now');
+}
+
+/** The second interrupt's line: what is in flight is aborted. */
+export function secondInterruptLine(words: InterruptWords): string {
+  if (words.inFlight === undefined) return 'stopping now';
+  return `aborting the ${words.inFlight} in flight; a third interrupt exits at once`;
+}
+
+/** The last line of an interrupted run, after its summary: how to finish the work. */
+export function interruptedLine(words: InterruptWords): string {
+  return `interrupted: run the same command again to ${words.rerun}`;
 }
 
 /** Ctrl-C as a controller (see above). */
@@ -71,21 +96,22 @@ export function listenForInterrupts(
   log: Logger,
   words: InterruptWords,
 ): () => void {
-  const onSignal = () => {
+  const onSignal = (signal: NodeJS.Signals, held = false) => {
     const count = controller.interrupt();
     if (count === 1) {
-      log.warn(`interrupted: ${words.stopping}${words.again}`);
+      // Held while the modules loaded: nothing is in flight yet.
+      log.warn(firstInterruptLine(signal, held ? { ...words, inFlight: undefined } : words));
     } else if (count === 2) {
-      log.warn('aborting the requests in flight');
+      log.warn(secondInterruptLine(words));
     } else {
       process.exit(ExitCode.interrupted);
     }
   };
-  const onHangup = hangupListener(controller, io.stdoutIsTTY || io.stderrIsTTY, log, words.stopping);
+  const onHangup = hangupListener(controller, io.stdoutIsTTY || io.stderrIsTTY, log, words);
   const restoreSignals = takeOverInterrupts(onSignal, onHangup);
   const unlisten = io.onStdoutClosed((error) => {
     const why = error.code === 'EPIPE' ? 'the output was closed' : `the output failed (${error.message})`;
-    log.info(`${why}: ${words.outputClosed}`);
+    log.info(firstLine(why, words));
     controller.stop();
   });
   return () => {
@@ -99,7 +125,7 @@ function hangupListener(
   controller: InterruptController,
   onTerminal: boolean,
   log: Logger,
-  stopping: string,
+  words: InterruptWords,
 ): () => void {
   let heard = false;
   return () => {
@@ -110,7 +136,7 @@ function hangupListener(
       return;
     }
     if (controller.signals.stop.aborted) return;
-    log.warn(`hangup: ${stopping}`);
+    log.warn(firstLine('hangup', words));
     controller.stop();
   };
 }

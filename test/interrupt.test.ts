@@ -1,13 +1,17 @@
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createInterruptController, type InterruptWords, listenForInterrupts } from '../src/interrupt.js';
+import {
+  createInterruptController,
+  interruptedLine,
+  type InterruptWords,
+  listenForInterrupts,
+} from '../src/interrupt.js';
 import { createIOStreams } from '../src/output/iostreams.js';
 import { recordingLogger } from './helpers/logger.js';
 
 const WORDS: InterruptWords = {
-  stopping: 'finishing the uploads in flight and recording pending jobs',
-  again: ' (Ctrl-C again to abort them)',
-  outputClosed: 'starting nothing new, finishing the uploads in flight',
+  inFlight: 'uploads',
+  rerun: 'send the files not yet done',
 };
 
 /** Streams whose stdout is a terminal when `terminal` says so. */
@@ -58,9 +62,13 @@ describe('listenForInterrupts', () => {
     expect(process.listeners('SIGINT')).not.toContain(other);
     process.emit('SIGINT', 'SIGINT');
     expect(controller.signals.stop.aborted).toBe(true);
-    expect(log.lines[0]).toMatch(/^warn: interrupted: finishing the uploads in flight/);
     process.emit('SIGINT', 'SIGINT');
     expect(controller.signals.abort.aborted).toBe(true);
+    // What each does, and what the next one would do.
+    expect(log.lines).toEqual([
+      'warn: interrupted: finishing the uploads in flight, then exiting; press Ctrl-C again to stop them now',
+      'warn: aborting the uploads in flight; a third interrupt exits at once',
+    ]);
     dispose();
     dispose = undefined;
     expect(process.listeners('SIGINT')).toContain(other);
@@ -75,9 +83,7 @@ describe('listenForInterrupts', () => {
     streams.stdout.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
     expect(controller.signals.stop.aborted).toBe(true);
     expect(controller.signals.abort.aborted).toBe(false);
-    expect(log.lines).toEqual([
-      'info: the output was closed: starting nothing new, finishing the uploads in flight',
-    ]);
+    expect(log.lines).toEqual(['info: the output was closed: finishing the uploads in flight, then exiting']);
   });
 
   it('a hangup on a terminal is a first interrupt, said once, and never escalates to an abort', () => {
@@ -91,7 +97,7 @@ describe('listenForInterrupts', () => {
     process.emit('SIGHUP', 'SIGHUP');
     expect(controller.signals.stop.aborted).toBe(true);
     expect(controller.signals.abort.aborted).toBe(false);
-    expect(log.lines).toEqual(['warn: hangup: finishing the uploads in flight and recording pending jobs']);
+    expect(log.lines).toEqual(['warn: hangup: finishing the uploads in flight, then exiting']);
     dispose();
     dispose = undefined;
     expect(process.listeners('SIGHUP')).toContain(other);
@@ -104,6 +110,80 @@ describe('listenForInterrupts', () => {
     dispose = listenForInterrupts(controller, io(false), log, WORDS);
     process.emit('SIGHUP', 'SIGHUP');
     process.emit('SIGHUP', 'SIGHUP');
+    expect(controller.signals.stop.aborted).toBe(false);
+    expect(log.lines).toEqual([
+      'info: hangup ignored: no output goes to a terminal (SIGINT or SIGTERM stops the run)',
+    ]);
+  });
+
+  it('SIGTERM says so, and how to stop what is in flight without a keyboard', () => {
+    const log = recordingLogger();
+    dispose = listenForInterrupts(createInterruptController(), io(), log, WORDS);
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(log.lines).toEqual([
+      'warn: interrupted (SIGTERM): finishing the uploads in flight, then exiting; SIGTERM or Ctrl-C again stops them now',
+    ]);
+    expect(interruptedLine(WORDS)).toBe(
+      'interrupted: run the same command again to send the files not yet done',
+    );
+  });
+
+  it('with nothing in flight (a dry run), an interrupt stops', () => {
+    const log = recordingLogger();
+    dispose = listenForInterrupts(createInterruptController(), io(), log, {
+      inFlight: undefined,
+      rerun: 'check',
+    });
+    process.emit('SIGINT', 'SIGINT');
+    process.emit('SIGINT', 'SIGINT');
+    expect(log.lines).toEqual(['warn: interrupted: stopping', 'warn: stopping now']);
+  });
+});
+
+describe('signals held while the modules loaded', () => {
+  /** bin/vredact.cjs's holding listener, as it is at the start of every command but --version. */
+  function holdSignals(...heard: NodeJS.Signals[]) {
+    const hold = Object.assign((signal: NodeJS.Signals) => void hold.heldSignals.push(signal), {
+      heldSignals: [...heard],
+      released: false,
+    });
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, hold);
+    return hold;
+  }
+  let dispose: (() => void) | undefined;
+  afterEach(() => {
+    dispose?.();
+    dispose = undefined;
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      for (const listener of process.rawListeners(signal)) {
+        if ('heldSignals' in listener) process.off(signal, listener as unknown as () => void);
+      }
+    }
+  });
+
+  it('are one first interrupt, however many, handed over before anything starts; the holder is let go', () => {
+    const hold = holdSignals('SIGTERM', 'SIGINT');
+    const controller = createInterruptController();
+    const log = recordingLogger();
+    dispose = listenForInterrupts(controller, io(), log, WORDS);
+    expect(controller.signals.stop.aborted).toBe(true);
+    expect(controller.signals.abort.aborted).toBe(false);
+    // Nothing was started: nothing is in flight to finish.
+    expect(log.lines).toEqual(['warn: interrupted (SIGTERM): stopping']);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      expect(process.listeners(signal)).not.toContain(hold);
+    }
+    dispose();
+    dispose = undefined;
+    // Not put back with the listeners set aside: it has done its part.
+    expect(process.listeners('SIGINT')).not.toContain(hold);
+  });
+
+  it('a hangup held with no output on a terminal is ignored, as any hangup then', () => {
+    holdSignals('SIGHUP');
+    const controller = createInterruptController();
+    const log = recordingLogger();
+    dispose = listenForInterrupts(controller, io(false), log, WORDS);
     expect(controller.signals.stop.aborted).toBe(false);
     expect(log.lines).toEqual([
       'info: hangup ignored: no output goes to a terminal (SIGINT or SIGTERM stops the run)',

@@ -1,7 +1,7 @@
 /**
  * MPEG audio frame headers: enough of ISO 11172-3 / 13818-3 to walk a file
  * frame by frame without decoding it. Duration comes from counting frames,
- * which is exact for CBR and VBR alike, with or without a Xing/Info header.
+ * which is exact for CBR and VBR alike, with or without a Xing, Info or VBRI header.
  *
  * The sandbox's decoder and the CLI's local checks both count with this one
  * walker, so a file the CLI measures within the 60-minute limit is measured
@@ -78,40 +78,58 @@ function sameStream(a: Mp3FrameHeader, b: Mp3FrameHeader): boolean {
   return a.version === b.version && a.layer === b.layer && a.sampleRate === b.sampleRate;
 }
 
+/** A header frame's tag: LAME's Xing (VBR) or Info (CBR), or Fraunhofer's VBRI. */
+export type Mp3HeaderTag = 'Xing' | 'Info' | 'VBRI';
+
+interface HeaderFrame {
+  tag: Mp3HeaderTag;
+  /** The encoder delay and padding a gapless decoder trims; both 0 when the tag vouches for none. */
+  delay: number;
+  padding: number;
+  /** Whether the tag carries trusted gapless figures (a LAME extension with an encoder name). */
+  gapless: boolean;
+}
+
 /**
- * Encoder delay and padding from a Xing/Info + LAME tag in the first frame.
- * mpg123 (our decoder) trims exactly these samples in gapless mode, and skips
- * the tag frame itself, so counting must do the same to agree with decoding.
+ * The header frame that an encoder puts first: it carries no audio, so it is never counted. Only a
+ * LAME extension's encoder delay and padding are trimmed; a VBRI tag's delay is not, nor is anything
+ * without an extension: ffmpeg trims none (libavformat/mp3dec.c reads the delays for LAME, Lavf and
+ * Lavc tags alone, and skips VBRI's), so the service's decoder keeps those samples too.
  */
-function readInfoFrame(
-  frame: Uint8Array,
-  h: Mp3FrameHeader,
-): { tag: 'Xing' | 'Info'; delay: number; padding: number } | null {
+function readHeaderFrame(frame: Uint8Array, h: Mp3FrameHeader): HeaderFrame | null {
   if (h.layer !== 3) return null;
+  // VBRI is at a fixed place, 32 bytes after the frame header, whatever the layout.
+  if (frame.length >= 4 + 32 + 4 && tagAt(frame, 4 + 32) === 'VBRI') {
+    return { tag: 'VBRI', delay: 0, padding: 0, gapless: false };
+  }
   const sideInfo = h.version === 1 ? (h.channels === 1 ? 17 : 32) : h.channels === 1 ? 9 : 17;
   // Written by `lame -p`, the CRC puts the tag 2 bytes later; mpg123 looks for it there too.
   const at = 4 + (h.crc ? 2 : 0) + sideInfo;
   if (frame.length < at + 8) return null;
-  const tag = String.fromCharCode(frame[at]!, frame[at + 1]!, frame[at + 2]!, frame[at + 3]!);
+  const tag = tagAt(frame, at);
   if (tag !== 'Xing' && tag !== 'Info') return null;
+  const none = { tag, delay: 0, padding: 0, gapless: false } as const;
   const flags = frame[at + 7]!;
   let lame = at + 8;
   if (flags & 1) lame += 4; // frame count
   if (flags & 2) lame += 4; // byte count
   if (flags & 4) lame += 100; // seek table
   if (flags & 8) lame += 4; // quality
-  if (frame.length < lame + 24) return { tag, delay: 0, padding: 0 };
-  const d0 = frame[lame + 21]!;
-  const d1 = frame[lame + 22]!;
-  const d2 = frame[lame + 23]!;
-  const delay = (d0 << 4) | (d1 >> 4);
-  const padding = ((d1 & 0x0f) << 8) | d2;
+  if (frame.length < lame + 24) return none;
   // Only trust the field when an encoder version string precedes it (LAME, Lavc, …).
   const printable = [0, 1, 2, 3].every((i) => {
     const c = frame[lame + i]!;
     return c >= 0x20 && c < 0x7f;
   });
-  return printable ? { tag, delay, padding } : { tag, delay: 0, padding: 0 };
+  if (!printable) return none;
+  const d0 = frame[lame + 21]!;
+  const d1 = frame[lame + 22]!;
+  const d2 = frame[lame + 23]!;
+  return { tag, delay: (d0 << 4) | (d1 >> 4), padding: ((d1 & 0x0f) << 8) | d2, gapless: true };
+}
+
+function tagAt(frame: Uint8Array, at: number): string {
+  return String.fromCharCode(frame[at]!, frame[at + 1]!, frame[at + 2]!, frame[at + 3]!);
 }
 
 /** Size of an ID3v2 tag starting at `b[0]` (header + body + footer), or 0. */
@@ -131,9 +149,16 @@ export interface Mp3Scan {
   version: Mp3FrameHeader['version'];
   layer: Mp3FrameHeader['layer'];
   sampleRate: number;
-  /** The first frame's Xing/Info tag, when it is one (that frame is then not audio). */
-  infoHeader: 'Xing' | 'Info' | undefined;
-  /** Frames holding audio (the Xing/Info frame excluded). */
+  /** The first frame's Xing/Info/VBRI tag, when it is one (that frame is then not audio). */
+  infoHeader: Mp3HeaderTag | undefined;
+  /**
+   * Where the decoder is to be fed from, so that it gives exactly `totalSamples`: the header frame
+   * when mpg123 must read its gapless figures from it, else the first audio frame. mpg123 cuts its
+   * 529-sample decoder delay on seeing any Xing/Info frame with a frame count, figures or not, and
+   * knows no VBRI frame (it would decode it as a frame of silence).
+   */
+  decoderStart: number;
+  /** Frames holding audio (the header frame excluded). */
   audioFrames: number;
   samplesPerFrame: number;
   encoderDelay: number;
@@ -211,7 +236,7 @@ export async function scanMp3(win: FileWindow): Promise<Mp3Scan> {
   }
   const h0 = (await confirmedFrame(win, first)) as Mp3FrameHeader;
   if (!win.has(first, h0.frameBytes)) await win.load(first, Math.min(h0.frameBytes, win.size - first));
-  const info = readInfoFrame(win.view(first, h0.frameBytes), h0);
+  const info = readHeaderFrame(win.view(first, h0.frameBytes), h0);
 
   let frames = 0;
   let pos = first;
@@ -238,6 +263,7 @@ export async function scanMp3(win: FileWindow): Promise<Mp3Scan> {
     layer: h0.layer,
     sampleRate: h0.sampleRate,
     infoHeader: info?.tag,
+    decoderStart: info && !info.gapless ? first + h0.frameBytes : first,
     audioFrames,
     samplesPerFrame: h0.samplesPerFrame,
     encoderDelay: delay,

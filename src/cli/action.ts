@@ -2,16 +2,23 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { reportError } from '../report-error.js';
+import { obeyHeldSignals } from '../signals.js';
 import type { CommandFlags } from '../settings/settings.js';
 
 export type Runner = (ctx: Context, args: string[], flags: Record<string, unknown>) => Promise<number>;
 
-/** Wraps a lazily loaded command: builds the context, runs it, turns errors into messages and exit codes. */
+/**
+ * Wraps a lazily loaded command: builds the context, runs it, turns errors into messages and exit codes.
+ * `uses.signals`: the command takes the interrupt signals over (src/signals.ts); any other command is
+ * ended at once by a signal that came while the modules loaded.
+ */
 export function action(
   load: () => Promise<Runner>,
-  uses: { userSettings: boolean } = { userSettings: true },
+  uses: { userSettings?: boolean; signals?: boolean } = {},
 ) {
+  const { userSettings = true, signals = false } = uses;
   return async (...received: unknown[]) => {
+    if (!signals) obeyHeldSignals();
     const command = received[received.length - 1] as Command;
     const flags = command.optsWithGlobals() as CommandFlags & Record<string, unknown>;
     const args = (command.processedArgs as unknown[]).flatMap((arg) =>
@@ -21,7 +28,7 @@ export function action(
     process.once('beforeExit', stalled);
     try {
       const [{ createContext }, run] = await Promise.all([import('../context.js'), load()]);
-      if (uses.userSettings) {
+      if (userSettings) {
         ctx = await createContext(flags);
         if (ctx.settings.sources.token === 'flag')
           ctx.log.warn(

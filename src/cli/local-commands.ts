@@ -109,6 +109,9 @@ export function addSandboxCommand(program: Command): void {
     ['vredact sandbox --port 0 --fail-rate 0.2 --rate-limit 10/1s', 'rehearse a flaky, throttled service'],
     ['vredact sandbox --port 0 --json > sandbox.json &', 'for a script: jq -r .base_url sandbox.json'],
   ]).action(
-    action(async () => (await import('../commands/sandbox/sandbox.js')).runSandbox, { userSettings: false }),
+    action(async () => (await import('../commands/sandbox/sandbox.js')).runSandbox, {
+      userSettings: false,
+      signals: true,
+    }),
   );
 }

@@ -71,7 +71,9 @@ export function addDownloadCommand(program: Command): void {
   addExamples(addNetworkOptions(download), [
     ['vredact download 55e5… -o results/', 'every file of the job, into results/'],
     ['vredact download 55e5… call.redacted.wav', 'one file, into the current folder'],
-  ]).action(action(async () => (await import('../commands/download/download.js')).runDownload));
+  ]).action(
+    action(async () => (await import('../commands/download/download.js')).runDownload, { signals: true }),
+  );
 }
 
 export function addRedactCommand(program: Command): void {
@@ -132,7 +134,7 @@ export function addRedactCommand(program: Command): void {
     ],
     ['vredact redact /mnt/archive --shard 2/3 -o /srv/redacted-2', 'the second of three machines'],
     ['vredact redact calls/ --dry-run', 'what would be sent, skipped and rejected'],
-  ]).action(action(async () => (await import('../commands/redact/redact.js')).runRedact));
+  ]).action(action(async () => (await import('../commands/redact/redact.js')).runRedact, { signals: true }));
 }
 
 export function addStatusCommand(program: Command): void {

@@ -6,6 +6,8 @@ import { AudioDecodeError, decodeToWorkingRate, measureAudioDuration } from '../
 import { decodeWavMono, readWavInfo } from '../../src/audio/wav-decode.js';
 import { bestShiftedCorrelation, chunk, correlation, fmtPcm, riff, rmsEnvelope } from '../helpers/signal.js';
 import { fixture, tempDirPerTest } from '../helpers/cli.js';
+import { withLameTag } from '../helpers/lame-tag.js';
+import { makeMp3 } from '../helpers/mp3.js';
 
 const RATE = 16000;
 
@@ -250,6 +252,29 @@ describe('MP3', () => {
     const tagged = (await decodeToWorkingRate(path)).samples;
     const untagged = (await decodeToWorkingRate(fixture('speech-cbr.mp3'))).samples;
     expect(tagged).toEqual(untagged);
+  });
+
+  it('decodes a header frame without gapless figures (Xing, Info, VBRI) to as many samples as counted, as ffmpeg does', async () => {
+    // 100 frames of 576 samples at 8 kHz. Without a LAME extension ffmpeg trims nothing; mpg123 cut
+    // its 529-sample decoder delay all the same, so the sandbox's result was 66 ms short.
+    const frames = 100;
+    const info = makeMp3({ frames, infoHeader: 'Info' });
+    const cases: Array<[string, Buffer, number]> = [
+      ['info.mp3', info, frames * 576],
+      ['xing.mp3', makeMp3({ frames, infoHeader: 'Xing', bitrate: (i) => (i % 2 ? 8 : 16) }), frames * 576],
+      ['vbri.mp3', makeMp3({ frames, infoHeader: 'VBRI' }), frames * 576],
+      ['lame-unnamed.mp3', withLameTag(info, 576, 1000, '\0\0\0\0'), frames * 576],
+      // A LAME tag's figures are trimmed, by both.
+      ['lame.mp3', withLameTag(info, 576, 1000), frames * 576 - 576 - 1000],
+    ];
+    for (const [name, bytes, samples] of cases) {
+      const path = join(scratch.path, name);
+      await writeFile(path, bytes);
+      expect(await measureAudioDuration(path), name).toBe(samples / 8000);
+      const decoded = await decodeToWorkingRate(path);
+      expect(decoded.durationSec, name).toBe(samples / 8000);
+      expect(decoded.samples.length, name).toBe(samples * 2);
+    }
   });
 
   it('measures an hour-long MP3 exactly, by counting frames', async () => {

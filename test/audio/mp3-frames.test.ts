@@ -113,6 +113,20 @@ describe('scanMp3File', () => {
     expect(untrusted.totalSamples).toBe(frames * 576);
   });
 
+  it('does not count a VBRI frame as audio, as it does not a Xing/Info frame, nor trims its delay', async () => {
+    for (const options of [
+      { frames: 300 },
+      { frames: 300, version: 1, sampleRate: 44100, bitrate: 128 },
+    ] as const) {
+      const plain = await scanBuffer('plain.mp3', makeMp3(options));
+      const vbri = await scanBuffer('vbri.mp3', makeMp3({ ...options, infoHeader: 'VBRI' }));
+      expect(vbri).toMatchObject({ infoHeader: 'VBRI', audioFrames: options.frames, encoderDelay: 0 });
+      // The same audio without the VBRI frame, to the sample: 26 ms (MPEG-1) or 72 ms (MPEG-2.5) less before.
+      expect(vbri.totalSamples).toBe(plain.totalSamples);
+      expect(vbri.totalSamples).toBe(options.frames * vbri.samplesPerFrame);
+    }
+  });
+
   it('finds the LAME tag of a file whose frames carry a CRC, two bytes later', async () => {
     const frames = 500;
     const plain = makeMp3({ frames, infoHeader: 'Info' });

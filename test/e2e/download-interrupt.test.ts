@@ -65,7 +65,14 @@ describe('download, interrupted', () => {
       expect(host.gets()).toBe(2);
       expect(await savedFiles(out, host)).toEqual({ names: ['f0.wav', 'f1.wav'], whole: true });
       expect(String(result.stdout).split('\n').sort()).toEqual([join(out, 'f0.wav'), join(out, 'f1.wav')]);
-      expect(run.stderr()).toMatch(/^warning: interrupted: finishing the downloads in flight/m);
+      expect(run.stderr()).toMatch(
+        signal === 'SIGINT'
+          ? /^warning: interrupted: finishing the downloads in flight, then exiting; press Ctrl-C again to stop them now$/m
+          : /^warning: interrupted \(SIGTERM\): finishing the downloads in flight, then exiting; SIGTERM or Ctrl-C again stops them now$/m,
+      );
+      expect(run.stderr()).toMatch(
+        /^error: interrupted: run the same command again to fetch the files not yet saved \(what is saved is skipped\)$/m,
+      );
 
       const again = await runCli(['download', 'job1', '-c', '2', '-o', out], { env: envFor(host.baseUrl) });
       expect(again.exitCode, String(again.stderr)).toBe(0);

@@ -39,7 +39,10 @@ describe('a closed stdout', () => {
     expect(result.stdout).toMatch(/^done\tin\/call-\d\d\.wav\tout\/call-\d\d\.wav$/);
     expect(result.code).toBe(130);
     expect(result.stderr).not.toMatch(STACK);
-    expect(result.stderr).toMatch(/the output was closed: starting nothing new/);
+    expect(result.stderr).toMatch(/^the output was closed: finishing the uploads in flight, then exiting$/m);
+    expect(result.stderr).toMatch(
+      /^error: interrupted: run the same command again to send the files not yet done and collect the pending jobs \(what is done is skipped\)$/m,
+    );
 
     const out = join(e2e.dir, 'out');
     expect(existsSync(join(out, '.vredact', 'lock'))).toBe(false);
@@ -92,7 +95,7 @@ describe('a closed stdout', () => {
     child.stdout.destroy();
     const result = await child;
     expect(result.exitCode).toBe(130);
-    expect(result.stderr).toMatch(/the output was closed: the dry run stops/);
+    expect(result.stderr).toMatch(/^the output was closed: stopping$/m);
     expect(result.stderr).not.toMatch(/upload/);
     expect(result.stderr).not.toMatch(STACK);
     expect(existsSync(join(e2e.dir, 'out'))).toBe(false);

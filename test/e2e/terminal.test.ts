@@ -65,7 +65,13 @@ describe('Ctrl-C from the keyboard', () => {
     expect(after).toMatch(/(^|\s)isig(\s|$)/);
     expect(after).toMatch(/(^|\s)icanon(\s|$)/);
     expect(after).toMatch(/(^|\s)echo(\s|$)/);
-    expect(term.output()).toMatch(/interrupted: finishing the uploads in flight/);
+    // One wording with download's (src/interrupt.ts): what it does now, what the next Ctrl-C would do, and after the summary, what to do next.
+    expect(term.output()).toMatch(
+      /warning: interrupted: finishing the uploads in flight, then exiting; press Ctrl-C again to stop them now\r\n/,
+    );
+    expect(term.output()).toMatch(
+      /error: interrupted: run the same command again to send the files not yet done and collect the pending jobs \(what is done is skipped\)\r\n/,
+    );
 
     // What was in flight finished and was recorded; nothing new was started; the lock is gone.
     const out = join(e2e.dir, 'out');
@@ -102,7 +108,9 @@ describe('Ctrl-C from the keyboard', () => {
     await term.waitFor(/interrupted: finishing the uploads in flight/);
     term.type('\x03');
     await term.exited;
-    expect(term.output()).toMatch(/aborting the requests in flight/);
+    expect(term.output()).toMatch(
+      /warning: aborting the uploads in flight; a third interrupt exits at once\r\n/,
+    );
     expect((await readFile(join(e2e.dir, 'exit.txt'), 'utf8')).trim()).toBe('exit=130');
     expect(await readFile(join(e2e.dir, 'stty.txt'), 'utf8')).toMatch(/(^|\s)icanon(\s|$)/);
     const out = join(e2e.dir, 'out');

@@ -28,8 +28,11 @@ export interface Mp3Options {
   sampleRate?: number;
   /** Bitrate in kbit/s of each frame: one value for CBR, or a function of the frame index for VBR. Default 8. */
   bitrate?: number | ((index: number) => number);
-  /** Prepend a Xing (VBR) or Info (CBR) header frame carrying the frame count. Default false. */
-  infoHeader?: 'Xing' | 'Info';
+  /**
+   * Prepend a header frame carrying the frame count: Xing (VBR) or Info (CBR), as LAME writes them,
+   * or VBRI, as Fraunhofer's encoder does. Default none.
+   */
+  infoHeader?: 'Xing' | 'Info' | 'VBRI';
   /** Prepend an ID3v2 tag with this many bytes of (zero) payload. */
   id3v2Bytes?: number;
   /** Append an ID3v1 tag. */
@@ -79,6 +82,43 @@ function frame(version: MpegVersion, bitrateKbps: number, sampleRate: number, st
   return buffer;
 }
 
+/** A Xing/Info tag after the side information, with the frames and bytes fields. */
+function writeXing(
+  info: Buffer,
+  tag: 'Xing' | 'Info',
+  version: MpegVersion,
+  stereo: boolean,
+  frames: number,
+  bytes: number,
+): void {
+  const at = 4 + (version === 1 ? (stereo ? 32 : 17) : stereo ? 17 : 9);
+  if (info.length < at + 16) throw new Error('the first frame is too small for an info header');
+  info.write(tag, at, 'latin1');
+  info.writeUInt32BE(0x3, at + 4); // frames and bytes fields present
+  info.writeUInt32BE(frames, at + 8);
+  info.writeUInt32BE(bytes, at + 12);
+}
+
+/**
+ * A VBRI tag, 32 bytes after the frame header whatever the layout, without a seek table. Its encoder
+ * delay is Fraunhofer's usual 576: decoders do not trim it (ffmpeg skips the field), nor must vredact.
+ */
+function writeVbri(info: Buffer, frames: number, bytes: number): void {
+  const at = 4 + 32;
+  if (info.length < at + 26) throw new Error('the first frame is too small for a VBRI header');
+  info.write('VBRI', at, 'latin1');
+  info.writeUInt16BE(1, at + 4); // version
+  info.writeUInt16BE(576, at + 6); // encoder delay
+  info.writeUInt16BE(75, at + 8); // quality
+  info.writeUInt32BE(bytes, at + 10);
+  info.writeUInt32BE(frames, at + 14);
+  // No seek table: 0 entries, scale 1, 2-byte entries, 1 frame an entry.
+  info.writeUInt16BE(0, at + 18);
+  info.writeUInt16BE(1, at + 20);
+  info.writeUInt16BE(2, at + 22);
+  info.writeUInt16BE(1, at + 24);
+}
+
 /** Builds an MP3 in memory. */
 export function makeMp3(options: Mp3Options): Buffer {
   const version = options.version ?? 2.5;
@@ -115,15 +155,9 @@ export function makeMp3(options: Mp3Options): Buffer {
   if (options.infoHeader) {
     const kbps = Math.max(bitrateOf(0), version === 1 ? 32 : 8);
     const info = Buffer.from(frame(version, kbps, sampleRate, stereo));
-    const at = 4 + (version === 1 ? (stereo ? 32 : 17) : stereo ? 17 : 9);
-    if (info.length < at + 16) throw new Error('the first frame is too small for an info header');
-    info.write(options.infoHeader, at, 'latin1');
-    info.writeUInt32BE(0x3, at + 4); // frames and bytes fields present
-    info.writeUInt32BE(options.frames, at + 8);
-    info.writeUInt32BE(
-      audio.reduce((sum, f) => sum + f.length, info.length),
-      at + 12,
-    );
+    const bytes = audio.reduce((sum, f) => sum + f.length, info.length);
+    if (options.infoHeader === 'VBRI') writeVbri(info, options.frames, bytes);
+    else writeXing(info, options.infoHeader, version, stereo, options.frames, bytes);
     parts.push(info);
   }
   parts.push(...audio);
@@ -150,7 +184,7 @@ export function makeWav(seconds: number, sampleRate = 8000): Buffer {
   return Buffer.concat([header, Buffer.alloc(samples * 2)]);
 }
 
-/** MP3 layouts that exact counts must survive: MPEG-1 and 2, VBR, tags at both ends, Xing and Info frames. */
+/** MP3 layouts that exact counts must survive: MPEG-1 and 2, VBR, tags at both ends, Xing, Info and VBRI frames. */
 export const MP3_LAYOUT_CASES: ReadonlyArray<Mp3Options> = [
   { frames: 300, version: 1, sampleRate: 44100, bitrate: 128 },
   { frames: 300, version: 2, sampleRate: 16000, bitrate: (i: number) => [32, 64, 8][i % 3] as number },
@@ -162,4 +196,5 @@ export const MP3_LAYOUT_CASES: ReadonlyArray<Mp3Options> = [
     id3v1: true,
   },
   { frames: 500, infoHeader: 'Info', stereo: true, bitrate: 32 },
+  { frames: 300, version: 1, sampleRate: 44100, bitrate: 128, infoHeader: 'VBRI', id3v2Bytes: 100 },
 ];

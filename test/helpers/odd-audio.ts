@@ -270,6 +270,7 @@ export async function oddRecordings(): Promise<Record<string, Buffer>> {
       stereo: true,
       infoHeader: 'Info',
     }),
+    'vbri-44k.mp3': makeMp3({ frames: 150, version: 1, sampleRate: 44100, bitrate: 64, infoHeader: 'VBRI' }),
     'junk-before-frame.mp3': Buffer.concat([Buffer.from([0, 0, 0x0a, 0x0d]), noXing]),
     'really-a-wav.mp3': ulaw,
     'really-an-mp3.wav': cbr,

@@ -14,7 +14,12 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { NoRoomOnDisk } from '../../fs/free-space.js';
 import { caseIgnored } from '../../fs/letter-case.js';
 import { checkOutputFolderWritable } from '../../fs/writable.js';
-import { createInterruptController, type InterruptWords, listenForInterrupts } from '../../interrupt.js';
+import {
+  createInterruptController,
+  interruptedLine,
+  type InterruptWords,
+  listenForInterrupts,
+} from '../../interrupt.js';
 import { sweepPartials } from '../../redact/sweep.js';
 import { displayText } from '../../output/sanitize.js';
 import { startSpinner } from '../../output/spinner.js';
@@ -23,9 +28,8 @@ import { jsonArrayElement, jsonArrayEnd, LineBatches } from '../jobs/write-lines
 export type { DownloadOutcome };
 
 const DOWNLOAD_WORDS: InterruptWords = {
-  stopping: 'finishing the downloads in flight',
-  again: ' (Ctrl-C again to abort them)',
-  outputClosed: 'starting nothing new, finishing the downloads in flight',
+  inFlight: 'downloads',
+  rerun: 'fetch the files not yet saved (what is saved is skipped)',
 };
 
 /** Every file of the job, as its listing is read; each listed duration bounds its file's size. */
@@ -118,13 +122,13 @@ export async function runDownload(
     }
     if (!json) ctx.log.info(`${downloaded} downloaded, ${skipped} skipped, ${failed} failed`);
     if (result.interrupted) {
-      ctx.log.error('interrupted: run the same command again to fetch the files not yet saved');
+      ctx.log.error(interruptedLine(DOWNLOAD_WORDS));
       return ExitCode.interrupted;
     }
     return failed > 0 ? ExitCode.partial : ExitCode.ok;
   } catch (error) {
     if (stop.aborted) {
-      ctx.log.error('interrupted');
+      ctx.log.error(interruptedLine(DOWNLOAD_WORDS));
       return ExitCode.interrupted;
     }
     throw error;

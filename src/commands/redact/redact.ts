@@ -1,21 +1,21 @@
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import { runBatch } from '../../redact/batch.js';
 import { readFilesFrom } from '../../redact/files-from.js';
-import { createInterruptController, type InterruptWords, listenForInterrupts } from '../../interrupt.js';
+import {
+  createInterruptController,
+  interruptedLine,
+  type InterruptWords,
+  listenForInterrupts,
+} from '../../interrupt.js';
 import { parseRedactOptions } from '../../redact/options.js';
 
 const REDACT_WORDS: InterruptWords = {
-  stopping: 'finishing the uploads in flight and recording pending jobs',
-  again: ' (Ctrl-C again to abort them)',
-  outputClosed: 'starting nothing new, finishing the uploads in flight',
+  inFlight: 'uploads',
+  rerun: 'send the files not yet done and collect the pending jobs (what is done is skipped)',
 };
 /** A dry run has nothing in flight: it stops checking and ends. */
-const DRY_RUN_WORDS: InterruptWords = {
-  stopping: 'the dry run stops',
-  again: '',
-  outputClosed: 'the dry run stops',
-};
+const DRY_RUN_WORDS: InterruptWords = { inFlight: undefined, rerun: 'check the inputs not yet checked' };
 
 const NULL_HINT = 'give the list too: find … -print0 | vredact redact -0 --files-from -';
 
@@ -28,25 +28,41 @@ export async function runRedact(
   if (parsed.nullSeparated && !parsed.filesFrom) {
     throw new UsageError('-0 (--null) is about the --files-from list, and none was given', NULL_HINT);
   }
-  const listed = parsed.filesFrom
-    ? await readFilesFrom(parsed.filesFrom, ctx.cwd, ctx.streams.stdin, parsed.nullSeparated)
-    : [];
   if (args.length === 0 && !parsed.filesFrom) {
     throw new UsageError(
       'no inputs',
       'name files, folders or glob patterns, or give a list with --files-from',
     );
   }
+  const words = parsed.dryRun ? DRY_RUN_WORDS : REDACT_WORDS;
+  // Taken over before the list is read: reading standard input may wait for as long as its writer.
   const controller = createInterruptController();
-  const dispose = listenForInterrupts(
-    controller,
-    ctx.io,
-    ctx.log,
-    parsed.dryRun ? DRY_RUN_WORDS : REDACT_WORDS,
-  );
+  const dispose = listenForInterrupts(controller, ctx.io, ctx.log, words);
   try {
-    return await runBatch(ctx, { args, listed, options: parsed }, controller.signals);
+    const listed = parsed.filesFrom
+      ? await untilStopped(
+          readFilesFrom(parsed.filesFrom, ctx.cwd, ctx.streams.stdin, parsed.nullSeparated),
+          controller.signals.stop,
+        )
+      : [];
+    // Interrupted while the list was read: standard input is let go, or it would keep the process.
+    if (!listed && parsed.filesFrom === '-') ctx.streams.stdin.destroy();
+    const code = listed
+      ? await runBatch(ctx, { args, listed, options: parsed }, controller.signals)
+      : ExitCode.interrupted;
+    if (code === ExitCode.interrupted) ctx.log.error(interruptedLine(words));
+    return code;
   } finally {
     dispose();
   }
+}
+
+/** The value of `work`, or undefined as soon as `stop` is aborted (whatever is left is let go). */
+function untilStopped<T>(work: Promise<T>, stop: AbortSignal): Promise<T | undefined> {
+  if (stop.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onStop = () => resolve(undefined);
+    stop.addEventListener('abort', onStop, { once: true });
+    work.then(resolve, reject).finally(() => stop.removeEventListener('abort', onStop));
+  });
 }
