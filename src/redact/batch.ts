@@ -22,6 +22,7 @@ import { runDryRun } from './dry-run.js';
 import { journalPath, lockNameFor, optionsFingerprint, STATE_DIR } from './journal.js';
 import { JournalWriter } from './journal-writer.js';
 import { acquireLock } from './lock.js';
+import { lockRefreshMs } from './lock-lease.js';
 import type { RedactOptions } from './options.js';
 import type { Counts, Outcome } from './outcome.js';
 import { adoptOutput } from './adopt.js';
@@ -100,17 +101,29 @@ export async function runBatch(
   await checkStateFolderWritable(await resolveFolderInside(outDir, STATE_DIR));
   const own = journalPath(outDir, options.shard);
   await checkJournalWritable(own);
-  const lock = await acquireLock(outDir, ctx.log, ctx.clock.now, { name: lockNameFor(options.shard) });
+  const lock = await acquireLock(outDir, ctx.log, ctx.clock.now, {
+    name: lockNameFor(options.shard),
+    refreshMs: lockRefreshMs(ctx.env),
+  });
+  // A lock found to be another run's stops the batch as a full disk does (exit 1, with its reason).
+  const halt = createHalt();
+  lock.lost.addEventListener('abort', () => halt.stop(lock.lost.reason), { once: true });
   let writer: JournalWriter | undefined;
   let reporter: Reporter | undefined;
   let journal: JournalState | undefined;
   try {
-    journal = await readJournalsCompacting(outDir, own, plan.inputs, (line) => ctx.log.info(line));
+    journal = await readJournalsCompacting(
+      outDir,
+      own,
+      plan.inputs,
+      (line) => ctx.log.info(line),
+      lock.confirm,
+    );
     plan.inputs.release();
     if (journal.unreadable > 0)
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
     if (journal.oversized > 0) ctx.log.warn(`ignored ${journal.oversized} oversized line(s) of the journal`);
-    writer = await JournalWriter.open(own, ctx.clock);
+    writer = await JournalWriter.open(own, ctx.clock, lock.confirm);
     await sweepOutputs(ctx, outDir, plan.outputFolders, options.shard);
 
     const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
@@ -121,7 +134,6 @@ export async function runBatch(
       total: plan.entries.length,
     });
     reporter = live;
-    const halt = createHalt();
     const recorder = new Recorder({
       journal: writer,
       fingerprint,
@@ -145,6 +157,7 @@ export async function runBatch(
       options,
       interrupt,
       deps,
+      lock,
     });
     const found = await lookUpInterrupted(engine, plan.entries, journal, fingerprint, options.overwrite);
     settleHeap(plan.entries.length);

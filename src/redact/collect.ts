@@ -144,7 +144,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number): Pro
           client.downloadSigned(
             url,
             resultSink(
-              { folder: engine.outputFolder, outputRel: entry.outputRel },
+              { folder: engine.outputFolder, outputRel: entry.outputRel, beforePublish: engine.confirmLock },
               { durationSec, tolerance: engine.tolerance },
               engine.abort,
             ),

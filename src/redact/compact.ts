@@ -170,11 +170,13 @@ export async function copyKeptLines(
  * Compacts one journal file if it has grown well past one line per input; undefined when left as it
  * is. `counted` is the file as a read of the journals found it (its lines and inputs): when it needs
  * no compaction the file is not read again. `known`: the run's inputs, whose rows the first pass uses.
+ * `beforeRename`: awaited before the copy is put in place; when it rejects, the journal is left as it is.
  */
 export async function compactJournal(
   path: string,
   counted?: Pick<JournalFileCounts, 'lines' | 'inputs'>,
   known?: KnownInputs,
+  beforeRename?: () => Promise<void>,
 ): Promise<CompactResult | undefined> {
   if (counted && !needsCompaction(counted.lines, counted.inputs)) return undefined;
   const kept = await linesToKeep(path, known);
@@ -193,6 +195,9 @@ export async function compactJournal(
     } finally {
       await handle.close();
     }
+    // A run whose lock was taken over while it compacted must not put its copy over the journal
+    // that is another run's now.
+    await beforeRename?.();
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true }).catch(() => {});
@@ -211,6 +216,7 @@ export async function readJournalsCompacting(
   own: string,
   known: KnownInputs | undefined,
   info: (message: string) => void,
+  beforeRename?: () => Promise<void>,
 ): Promise<JournalState> {
   let journal: JournalState | undefined = await readJournals(outDir, known);
   const counted = journal.files.find((file) => file.path === own);
@@ -218,7 +224,7 @@ export async function readJournalsCompacting(
   await journal.open?.close();
   journal = undefined;
   settleHeap(counted.inputs);
-  const compacted = await compactJournal(own, counted, known);
+  const compacted = await compactJournal(own, counted, known, beforeRename);
   if (compacted) info(`compacted the journal: ${compacted.before} lines → ${compacted.after}`);
   return readJournals(outDir, known);
 }

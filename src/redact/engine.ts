@@ -8,6 +8,7 @@ import type { OutputFolder } from '../fs/containment.js';
 import { LocalFsError } from '../fs/errors.js';
 import type { Logger } from '../output/logger.js';
 import { NoRoomOnDisk, type OutputSpace } from '../fs/free-space.js';
+import { LockLostError } from './lock-fence.js';
 import { GateClosedError, type TokenGate } from './gate.js';
 import type { DurationTolerance } from './options.js';
 import type { ProbeLimits } from './probe.js';
@@ -48,10 +49,15 @@ export interface Engine {
   space: OutputSpace;
   wait: boolean;
   waitTimeoutMs: number;
-  /** Aborted when nothing new may start: an interrupt, a refused token, a halt (full disk). */
+  /** Aborted when nothing new may start: an interrupt, a refused token, a halt (full disk, lock lost). */
   stop: AbortSignal;
-  /** Aborted when what is in flight must end: a second interrupt, a refused token. */
+  /** Aborted when what is in flight must end: a second interrupt, a refused token, the lock lost. */
   abort: AbortSignal;
+  /**
+   * Resolves while the run's lock is its own; awaited before each upload and each output published
+   * (at once unless the lock was last checked a while ago: lock-fence.ts). Rejects once it is not.
+   */
+  confirmLock: () => Promise<void>;
   halt: Halt;
   /** Runs one request to the service (polls, listings), at most a few at once. */
   request: <T>(run: () => Promise<T>) => Promise<T>;
@@ -81,6 +87,8 @@ export function isStopping(engine: Engine, error: unknown): boolean {
 
 export function stoppedReason(engine: Engine): string {
   if (engine.tokenRefused()) return 'not finished: the service refused the token';
+  if (engine.halt.reason instanceof LockLostError)
+    return 'not finished: the batch stopped: another run took over the lock';
   if (engine.halt.reason instanceof NoRoomOnDisk)
     return 'not finished: the batch stopped: not enough free space for the results';
   if (engine.halt.reason) {

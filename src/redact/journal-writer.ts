@@ -32,6 +32,12 @@ async function appendAll(fd: number, text: string): Promise<void> {
   }
 }
 
+/**
+ * Says whether the run may still write its journal: rejects once the run's lock is another run's,
+ * whose journal this now is (lock-fence.ts). Resolves at once in the common case.
+ */
+export type JournalGuard = () => Promise<void>;
+
 export class JournalWriter {
   #queue: Promise<void> = Promise.resolve();
   #failure: unknown;
@@ -44,9 +50,15 @@ export class JournalWriter {
     private readonly fd: number,
     readonly path: string,
     private readonly clock: Pick<Clock, 'now'>,
+    private readonly guard: JournalGuard | undefined,
   ) {}
 
-  static async open(path: string, clock: Pick<Clock, 'now'> = { now: Date.now }): Promise<JournalWriter> {
+  /** `guard`: awaited before each write; when it rejects, nothing more is written (see JournalGuard). */
+  static async open(
+    path: string,
+    clock: Pick<Clock, 'now'> = { now: Date.now },
+    guard?: JournalGuard,
+  ): Promise<JournalWriter> {
     try {
       await ensurePrivateDir(dirname(path));
       const fd = await openFd(path, 'a+', 0o600);
@@ -67,7 +79,7 @@ export class JournalWriter {
         await closeFd(fd).catch(() => {});
         throw error;
       }
-      return new JournalWriter(fd, path, clock);
+      return new JournalWriter(fd, path, clock, guard);
     } catch (error) {
       throw asLocalFsError(error, path, 'opening the journal');
     }
@@ -87,6 +99,14 @@ export class JournalWriter {
     const write = this.#queue.then(async () => {
       if (this.#failure) throw this.#failure;
       if (this.#pending.length === 0) return;
+      if (this.guard) {
+        try {
+          await this.guard();
+        } catch (error) {
+          this.#failure ??= error;
+          throw error;
+        }
+      }
       const text = this.#pending.join('');
       this.#pending = [];
       await appendAll(this.fd, text);

@@ -7,10 +7,21 @@
  * deleted it.
  * A lock of an older version declares no refresh and is still never judged from another host.
  */
-import { stat, utimes } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 
 export const LOCK_REFRESH_MS = 30_000;
 const LEASE_REFRESHES = 20;
+/**
+ * Tests only: a shorter refresh, and so a shorter lease, for a run of the built command (a lapsed
+ * lease in seconds rather than 10 min). Not a setting: a user's run always refreshes every 30 s.
+ */
+const TEST_REFRESH_ENV = 'VREDACT_TEST_LOCK_REFRESH_MS';
+
+/** How often a run refreshes its lock: LOCK_REFRESH_MS, or a test's shorter one. */
+export function lockRefreshMs(env: NodeJS.ProcessEnv): number {
+  const asked = Number(env[TEST_REFRESH_ENV]);
+  return Number.isInteger(asked) && asked >= 50 && asked < LOCK_REFRESH_MS ? asked : LOCK_REFRESH_MS;
+}
 
 /** What a lock's owner says of its refreshes: `refreshMs`, absent in an older version's lock. */
 export interface Leased {
@@ -32,13 +43,4 @@ export async function leaseLapsed(path: string, owner: Leased, now: number): Pro
   if (mtime === undefined || now - mtime <= owner.refreshMs * LEASE_REFRESHES) return undefined;
   const minutes = Math.floor((now - mtime) / 60_000);
   return `its run (pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}) has not refreshed it for ${minutes} min (a run refreshes its lock every ${Math.round(owner.refreshMs / 1000)} s)`;
-}
-
-/** Touches the lock every `refreshMs` while it is held; clearInterval the result to stop. */
-export function refreshing(path: string, refreshMs: number, now: () => number): NodeJS.Timeout {
-  return setInterval(() => {
-    const at = new Date(now());
-    // A lock removed by hand, or a full disk: the next refresh tries again, and the run goes on.
-    utimes(path, at, at).catch(() => {});
-  }, refreshMs).unref();
 }

@@ -5,10 +5,11 @@
  * so a full disk can never leave an empty lock. A lock left by a run that died on this host (its pid gone, or reused by a
  * process that started after the lock was written), or by a run on another host that stopped
  * refreshing it (see LOCK_REFRESH_MS), is taken over with a warning; any other lock makes the second
- * run refuse before sending anything.
+ * run refuse before sending anything. While a run holds its lock, a fence refreshes it and makes sure
+ * it is still the run's own (lock-fence.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
@@ -21,7 +22,8 @@ import { processAlive, writerMayBeAlive } from '../fs/process-info.js';
 import { displayText } from '../output/sanitize.js';
 import type { Logger } from '../output/logger.js';
 import { STATE_DIR } from './journal.js';
-import { LOCK_REFRESH_MS, leaseLapsed, leaseMinutes, refreshing } from './lock-lease.js';
+import { LockFence } from './lock-fence.js';
+import { LOCK_REFRESH_MS, leaseLapsed, leaseMinutes } from './lock-lease.js';
 import { hold, isHeldHere, releaseLock } from './lock-held-here.js';
 import { type LockOwner, parseOwner } from './lock-owner.js';
 import { shardOfLock, shareLabel, sharesOverlap } from './lock-shares.js';
@@ -46,6 +48,14 @@ export interface LockOptions {
 
 export interface HeldLock {
   path: string;
+  /**
+   * Resolves while the lock is still this run's (at once when it was checked recently); rejects with
+   * a LockLostError once another run holds it (see lock-fence.ts).
+   */
+  confirm(): Promise<void>;
+  /** Aborted, with the LockLostError, when the lock is found to be another run's. */
+  lost: AbortSignal;
+  /** Removes the lock, only while it is this run's. */
   release(): Promise<void>;
 }
 
@@ -156,6 +166,37 @@ export async function runsUnderWay(outDir: string, now = Date.now()): Promise<Ru
   return runs;
 }
 
+/**
+ * The lock just created, refreshed and checked by a fence until it is released. The fence refreshes
+ * it through a descriptor of the file created here, so a refresh never touches a successor's lock.
+ */
+async function fenced(outDir: string, path: string, me: LockOwner, now: () => number): Promise<HeldLock> {
+  const handle = await open(path, 'r').catch(async (error: unknown) => {
+    await releaseLock(path, me.id);
+    throw asLocalFsError(error, path, 'opening the lock');
+  });
+  const fence = new LockFence({
+    outDir,
+    path,
+    id: me.id,
+    refreshMs: me.refreshMs ?? LOCK_REFRESH_MS,
+    now,
+    files: { read: () => readFile(path, 'utf8'), touch: (at) => handle.utimes(at, at) },
+  });
+  fence.start();
+  return {
+    path,
+    confirm: () => fence.confirm(),
+    lost: fence.lost,
+    release: async () => {
+      fence.stop();
+      // Closed first: on NFS a removed file still open is kept under a `.nfs…` name until it is closed.
+      await handle.close().catch(() => {});
+      await releaseLock(path, me.id);
+    },
+  };
+}
+
 /** Takes the lock of an output folder, or throws LockHeldError (exit 2) or a LocalFsError. */
 export async function acquireLock(
   outDir: string,
@@ -195,14 +236,7 @@ export async function acquireLock(
       // Temporary files of lock writers (and journal rewrites) that died before cleaning up; a shard's
       // only, by a shard: another shard's may be a live run's on another host, as beside the outputs.
       await sweepPartials([stateDir], outDir, shardOfLock(name)).catch(() => 0);
-      const refresher = refreshing(path, refreshMs, now);
-      return {
-        path,
-        release: () => {
-          clearInterval(refresher);
-          return releaseLock(path, me.id);
-        },
-      };
+      return await fenced(outDir, path, me, now);
     }
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) continue; // removed meanwhile: try again

@@ -11,6 +11,7 @@ import { failsEveryRequest, isTokenRefused, NotSentError } from '../api/errors.j
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
 import { resultNeed } from './free-space.js';
+import { LockLostError } from './lock-fence.js';
 import { GateClosedError } from './gate.js';
 import { checkInput, stillSame } from './check.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
@@ -65,10 +66,20 @@ export async function journalAhead(engine: Engine, work: CheckedWork): Promise<C
   try {
     await engine.recorder.uploading(work.entry, work.identity, uploadOf(work, uploadName));
   } catch (error) {
-    engine.recorder.failedUnrecorded(work.entry, `not sent: ${messageOf(error)}`);
+    unjournaled(engine, work, error);
     return undefined;
   }
   return { ...work, uploadName };
+}
+
+/**
+ * An input not sent because its `uploading` line could not be journaled: failed (a full disk), or
+ * pending when its lock was taken over (the run that holds it now sends it).
+ */
+function unjournaled(engine: Engine, work: CheckedWork, error: unknown): void {
+  if (error instanceof LockLostError)
+    engine.recorder.pending(work.entry, `${stoppedReason(engine)} (not sent)`);
+  else engine.recorder.failedUnrecorded(work.entry, `not sent: ${messageOf(error)}`);
 }
 
 /**
@@ -114,6 +125,8 @@ export async function sendOne(
   engine: Engine,
   checked: CheckedWork,
 ): Promise<PublishWork | CollectWork | undefined> {
+  // A lock found to be another run's aborts `stop`: then nothing is sent.
+  await engine.confirmLock().catch(() => {});
   if (engine.stop.aborted) {
     await notSent(engine, checked);
     engine.recorder.pending(checked.entry, `${stoppedReason(engine)} (not sent)`);
@@ -164,7 +177,7 @@ async function sendClaimed(
       );
   if (failure !== undefined) {
     recorder.progress.inFlight--;
-    recorder.failedUnrecorded(entry, `not sent: ${messageOf(failure)}`);
+    unjournaled(engine, work, failure);
     return undefined;
   }
   let answer: Awaited<ReturnType<typeof upload>>;
@@ -226,7 +239,9 @@ export async function publishOne(engine: Engine, { work, result, sentSha256 }: P
   try {
     await result.publish();
   } catch (error) {
-    await localFailure(engine, work, error);
+    // The lock is another run's now: this run puts no output in place and journals nothing more.
+    if (error instanceof LockLostError) recorder.pending(entry, stoppedReason(engine));
+    else await localFailure(engine, work, error);
     return;
   }
   await recorder.done(entry, work.identity, {
@@ -239,7 +254,7 @@ export async function publishOne(engine: Engine, { work, result, sentSha256 }: P
 
 function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSent: (sha256: string) => void) {
   const sink = unpublishedResultSink(
-    { folder: engine.outputFolder, outputRel: work.entry.outputRel },
+    { folder: engine.outputFolder, outputRel: work.entry.outputRel, beforePublish: engine.confirmLock },
     { durationSec: work.durationSec, tolerance: engine.tolerance },
     engine.abort,
   );

@@ -8,6 +8,7 @@ import { OutputSpace } from '../fs/free-space.js';
 import { RESULT_ROOM } from './free-space.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { RedactOptions, Shard } from './options.js';
+import type { HeldLock } from './lock.js';
 import type { Halt, Recorder } from './record.js';
 import { sweepPartials } from './sweep.js';
 
@@ -20,6 +21,8 @@ export interface EngineParts {
   options: RedactOptions;
   interrupt: Interrupt;
   deps: BatchDeps;
+  /** The run's lock: checked before each upload and output; once lost, the batch stops and aborts. */
+  lock: Pick<HeldLock, 'confirm' | 'lost'>;
 }
 
 export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Engine> {
@@ -33,10 +36,12 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     tokenRefused = error;
     refused.abort(new GateClosedError(error));
   });
-  const stop = AbortSignal.any([interrupt.stop, interrupt.abort, refused.signal, halt.signal]);
-  const abort = AbortSignal.any([interrupt.abort, refused.signal]);
+  const { lock } = parts;
+  const stop = AbortSignal.any([interrupt.stop, interrupt.abort, refused.signal, halt.signal, lock.lost]);
+  // A run whose lock is another's must not finish even the uploads in flight: that run sends them too.
+  const abort = AbortSignal.any([interrupt.abort, refused.signal, lock.lost]);
   // Every request and every wait listens to these: thousands of files are not a leak.
-  setMaxListeners(0, stop, abort, refused.signal, halt.signal, interrupt.stop, interrupt.abort);
+  setMaxListeners(0, stop, abort, refused.signal, halt.signal, interrupt.stop, interrupt.abort, lock.lost);
   return {
     client: parts.client,
     recorder: parts.recorder,
@@ -56,6 +61,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     halt,
     request: (run) => requests(run),
     tokenRefused: () => tokenRefused,
+    confirmLock: () => lock.confirm(),
     beforeUpload: parts.deps.beforeUpload,
   };
 }

@@ -117,6 +117,11 @@ async function* verified(
 export interface ResultPlace {
   folder: OutputFolder;
   outputRel: string;
+  /**
+   * Awaited just before the result is put under its name; when it rejects (the run's lock is another
+   * run's now), the result is discarded and its error thrown.
+   */
+  beforePublish?: () => Promise<void>;
 }
 
 /** A verified result under its temporary name: `publish` flushes it and puts it under its name. */
@@ -146,7 +151,16 @@ export function unpublishedResultSink(
       await written.discard();
       throw new ResultRejectedError('the result could not be verified');
     }
-    return { ...result, publish: () => written.publish(), discard: () => written.discard() };
+    const publish = async () => {
+      try {
+        await place.beforePublish?.();
+      } catch (error) {
+        await written.discard();
+        throw error;
+      }
+      await written.publish();
+    };
+    return { ...result, publish, discard: () => written.discard() };
   };
 }
 

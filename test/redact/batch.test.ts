@@ -2,6 +2,7 @@
  * The batch in-process, against a scripted fake of the service client: the token gate, interrupts,
  * waiting for jobs without holding upload slots, --wait-timeout and --no-wait.
  */
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -618,6 +619,43 @@ describe('local failures and changed inputs', () => {
     const later = new FakeClient(async () => 'sync');
     expect((await batch(later)).code).toBe(0);
     expect(later.uploads).toHaveLength(5);
+  });
+
+  it('a lock taken over while the run was paused stops it: nothing more sent, saved or journaled, exit 1', async () => {
+    await inputs(6);
+    const clock = fakeClock();
+    const out = join(dir.path, 'out');
+    const lock = join(out, '.vredact', 'lock');
+    const theirs = `${JSON.stringify({ pid: 4242, hostname: 'pod-b-7f9c2', startedAt: new Date(clock.now() + 660_000).toISOString(), id: 'b', refreshMs: 30_000 })}\n`;
+    let resumedAt = 0;
+    const client = new FakeClient(async () => {
+      if (client.uploads.length === 1) {
+        // The process is paused for 11 min during its first upload (its clock jumps), and another
+        // host's run takes the lock over meanwhile, as acquireLock does: all in one turn.
+        renameSync(lock, `${lock}.aside`);
+        rmSync(`${lock}.aside`);
+        writeFileSync(lock, theirs);
+        void clock.sleep(660_000);
+        resumedAt = clock.now();
+      }
+      return 'sync';
+    });
+    const result = await batch(client, { concurrency: 1, clock });
+    expect(result.code).toBe(1);
+    expect(client.uploads).toHaveLength(1);
+    expect(await outputs()).toEqual([]);
+    expect(await readFile(lock, 'utf8')).toBe(theirs);
+    const written = (await readFile(journalPath(out), 'utf8')).split('\n').filter(Boolean);
+    expect(
+      written.filter((line) => Date.parse((JSON.parse(line) as { at: string }).at) >= resumedAt),
+    ).toEqual([]);
+    expect(result.stderr).toMatch(
+      /^error: the batch stopped: the lock of the output folder .*out was taken over by another run \(pid 4242 on pod-b-7f9c2, at .*\) while this run went 11 min without refreshing it/m,
+    );
+    expect(result.outcomes.map((line) => line.status)).toEqual(Array(6).fill('pending'));
+    expect(result.outcomes[0]).toMatchObject({
+      reason: 'not finished: the batch stopped: another run took over the lock',
+    });
   });
 
   it('hands a small input to the upload as the bytes it checked, and journals their hash', async () => {

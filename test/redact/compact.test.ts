@@ -1,5 +1,5 @@
 /** Compaction: one line per input, what recovery needs kept, and the same decisions afterwards. */
-import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -57,6 +57,19 @@ describe('journal compaction', () => {
     // Nothing more to do the next time.
     expect(await compactJournal(path)).toBeUndefined();
     expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(5);
+  });
+
+  it('leaves the journal as it was when its lock is found lost before the copy is put in place', async () => {
+    const path = journalPath(dir.path);
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    const lines = Array.from({ length: 1100 }, (_, n) =>
+      JSON.stringify({ ...base, at: at(n), event: 'done', input: '/a.wav' }),
+    );
+    await writeFile(path, `${lines.join('\n')}\n`);
+    const lost = new Error('the lock was taken over');
+    await expect(compactJournal(path, undefined, undefined, () => Promise.reject(lost))).rejects.toBe(lost);
+    expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1100);
+    expect(await readdir(join(dir.path, '.vredact'))).toEqual(['journal.jsonl']);
   });
 
   it('decides from the counts of a read already made, and reads the file again only to compact it', async () => {

@@ -111,6 +111,27 @@ describe('journal', () => {
     expect((await readFile(path, 'utf8')).startsWith(first)).toBe(true);
   });
 
+  it("writes nothing more once its guard refuses (the lock is another run's), and says why", async () => {
+    const path = journalPath(dir.path);
+    const refusal = new Error('the lock was taken over');
+    let refusing = false;
+    const writer = await JournalWriter.open(path, { now: Date.now }, async () => {
+      if (refusing) throw refusal;
+    });
+    await writer.append({ event: 'failed', input: '/a.wav', ...base, reason: 'boom' }, true);
+    const before = await readFile(path, 'utf8');
+    refusing = true;
+    await expect(
+      writer.append({ event: 'uploading', input: '/b.wav', ...base, uploadName: 'b.1.wav' }, true),
+    ).rejects.toBe(refusal);
+    await expect(writer.append({ event: 'failed', input: '/c.wav', ...base, reason: 'x' })).rejects.toBe(
+      refusal,
+    );
+    expect(writer.failure).toBe(refusal);
+    await writer.close();
+    expect(await readFile(path, 'utf8')).toBe(before);
+  });
+
   it('reads a large journal in one pass', async () => {
     const path = journalPath(dir.path);
     await mkdir(join(dir.path, '.vredact'), { recursive: true });

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -202,6 +202,27 @@ describe('lock', () => {
     await until(async () => (await stat(held.path)).mtimeMs > past.getTime() + 60_000);
     await held.release();
     expect(existsSync(held.path)).toBe(false);
+  });
+
+  it("never refreshes a lock that is not its own: one taken over keeps its successor's time, and stays on release", async () => {
+    const held = await acquireLock(dir.path, silentLogger, Date.now, { refreshMs: 20 });
+    // What another host's run does to a lock whose lease lapsed: moved aside, its own put in place.
+    await rename(held.path, `${held.path}.aside`);
+    await rm(`${held.path}.aside`);
+    const theirs = owner({ hostname: 'pod-b-7f9c2', refreshMs: 30_000 });
+    await writeLock(dir.path, theirs);
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(held.path, past, past);
+    const before = (await stat(held.path)).mtimeMs;
+    // Set-up: until a refresh has judged it, or (before fencing) touched it.
+    await until(async () => Boolean(held.lost?.aborted) || (await stat(held.path)).mtimeMs !== before);
+    expect((await stat(held.path)).mtimeMs).toBe(before);
+    expect(held.lost.reason).toMatchObject({ name: 'LockLostError', exitCode: 1 });
+    await expect(held.confirm()).rejects.toThrow(
+      /taken over by another run \(pid 1073741824 on pod-b-7f9c2, at /,
+    );
+    await held.release();
+    expect(await readFile(held.path, 'utf8')).toBe(theirs);
   });
 
   it('takes over a stale lock of a dead process on this host, with a warning', async () => {

@@ -1,0 +1,128 @@
+/**
+ * A run paused past its lease (a suspended VM, a laptop asleep, SIGSTOP) whose lock another host's
+ * run took over meanwhile, through the built binary with a real SIGSTOP and SIGCONT: once resumed, it
+ * sends nothing more, writes nothing more to the journal, leaves the other run's lock as it is, and
+ * exits 1 saying who took the lock over.
+ */
+import { readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { jsonLines, listFiles, until } from '../helpers/e2e.js';
+import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
+
+const TOKEN = 'vr_fencing_0123456789abcdef';
+const REDACTION = '/api/speech-to-speech-biometric-redaction';
+const FILES = 6;
+/** The lease is 20 refreshes: 4 s here, against 10 min by default (test-only knob). */
+const REFRESH_MS = 200;
+const dir = tempDirPerTest('vredact-fencing-');
+
+/** A service that holds every upload's answer until `release()`. */
+async function holdingService(): Promise<{ server: ScriptedServer; release: () => void }> {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const server = await startScriptedServer(async (req, res) => {
+    if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
+    await released;
+    return answerWithSpeech(res);
+  });
+  return { server, release };
+}
+
+function uploads(server: ScriptedServer): number {
+  return server.received.filter((request) => request.url === REDACTION).length;
+}
+
+/** The process's state letter in /proc (`T`: stopped). */
+async function processState(pid: number): Promise<string> {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3);
+}
+
+/**
+ * What another host's run does to a lock whose lease lapsed (as acquireLock does): the old lock
+ * moved aside and removed, its own created in its place.
+ */
+async function takeOver(lock: string, owner: Record<string, unknown>, mtime: Date): Promise<string> {
+  const aside = `${lock}.taken`;
+  await rename(lock, aside);
+  await rm(aside);
+  const text = `${JSON.stringify(owner)}\n`;
+  await writeFile(lock, text, { mode: 0o600 });
+  await utimes(lock, mtime, mtime);
+  return text;
+}
+
+let service: Awaited<ReturnType<typeof holdingService>> | undefined;
+afterEach(async () => {
+  service?.release();
+  await service?.server.close();
+  service = undefined;
+});
+
+describe('a run whose lock was taken over while it was paused', () => {
+  it('sends nothing more once resumed, writes nothing more to the journal, leaves the new lock, and exits 1', async () => {
+    service = await holdingService();
+    await speechInputs(dir.path, FILES);
+    const out = join(dir.path, 'out');
+    const lock = join(out, '.vredact', 'lock');
+    const journal = join(out, '.vredact', 'journal.jsonl');
+    const run = runCli(['redact', 'in', '-o', 'out', '-c', '1', '--json'], {
+      cwd: dir.path,
+      env: isolatedEnv(join(dir.path, '.config'), {
+        VREDACT_BASE_URL: service.server.baseUrl,
+        VREDACT_TOKEN: TOKEN,
+        VREDACT_TEST_LOCK_REFRESH_MS: String(REFRESH_MS),
+      }),
+    });
+    const pid = run.pid!;
+    try {
+      // One upload in flight (held by the service), the next files checked and journaled ahead.
+      await until(async () => uploads(service!.server) === 1);
+      run.kill('SIGSTOP');
+      await until(async () => (await processState(pid)) === 'T');
+      const journalBefore = await readFile(journal, 'utf8');
+
+      // Another host's run finds the lock unrefreshed past its lease and takes it over.
+      const taken = new Date(Date.now() - 1_000);
+      const owner = {
+        pid: 4242,
+        hostname: 'pod-b-7f9c2',
+        startedAt: new Date().toISOString(),
+        id: '00112233445566ff',
+        refreshMs: 30_000,
+      };
+      const theirs = await takeOver(lock, owner, taken);
+      const theirTime = (await stat(lock)).mtimeMs;
+      // Paused for longer than the run lets pass between two checks of its lock (set-up, not asserted).
+      await new Promise((resolve) => setTimeout(resolve, 20 * REFRESH_MS));
+      run.kill('SIGCONT');
+      service.release();
+      const result = await run;
+
+      expect(result.exitCode, String(result.stderr)).toBe(1);
+      expect(String(result.stderr)).toMatch(
+        /^error: the batch stopped: the lock of the output folder .*out was taken over by another run \(pid 4242 on pod-b-7f9c2, at .*\) while this run went \d+ s without refreshing it \(was this machine suspended/m,
+      );
+      expect(String(result.stderr)).toMatch(/^hint: nothing to do: that run goes on with the batch/m);
+      expect(uploads(service.server)).toBe(1);
+      expect(await readFile(journal, 'utf8')).toBe(journalBefore);
+      expect(await readFile(lock, 'utf8')).toBe(theirs);
+      expect((await stat(lock)).mtimeMs).toBe(theirTime);
+      expect((await listFiles(out)).filter((name) => name.endsWith('.wav'))).toEqual([]);
+      expect(jsonLines(result.stdout).at(-1)).toMatchObject({
+        summary: { done: 0, failed: 0, pending: FILES },
+      });
+    } finally {
+      if ((await processState(pid)) !== '') {
+        run.kill('SIGCONT');
+        run.kill('SIGKILL');
+      }
+      await run.catch(() => {});
+    }
+  }, 60_000);
+});
