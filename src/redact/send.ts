@@ -16,30 +16,9 @@ import { GateClosedError } from './gate.js';
 import { checkInput, stillSame } from './check.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { uploadNameFor } from './upload-name.js';
-import { type UnpublishedResult, unpublishedResultSink } from './verify.js';
+import { unpublishedResultSink } from './verify.js';
+import { CHANGED_WHILE_SENT, localFailure, type PublishWork, sentAsChecked } from './publish.js';
 import type { CheckedWork, CollectWork } from './work.js';
-
-/** A synchronous answer, whole and verified under its temporary name: the publish stage finishes it. */
-export interface PublishWork {
-  kind: 'publish';
-  work: CheckedWork;
-  result: UnpublishedResult;
-  /** The SHA-256 of the bytes a streamed upload read and sent. */
-  sentSha256: string | undefined;
-  /** Gives back the room its upload claimed for the result (free-space.ts), once it is on disk. */
-  releaseSpace?: () => void;
-}
-
-const CHANGED_WHILE_SENT = 'the file changed while it was being sent; it is sent again next run';
-
-/**
- * Whether what was sent is what was checked. Bytes kept from the check were sent as they are; a
- * streamed file's bytes were hashed as they went out, and must hash as its check did. (The journal
- * keeps the identity of the check, so a file changed since is sent again next run.)
- */
-function sentAsChecked(work: CheckedWork, sentSha256: string | undefined): boolean {
-  return work.bytes !== undefined || sentSha256 === work.sha256;
-}
 
 /**
  * What an `uploading` line says of the upload: its name, the input's duration and hash as checked,
@@ -225,33 +204,6 @@ async function sendClaimed(
   return job;
 }
 
-/**
- * The publish stage: a result whose input is still the one sent is flushed, put under its name and
- * recorded done; otherwise it is discarded and the file fails (it is sent again next run).
- */
-export async function publishOne(engine: Engine, { work, result, sentSha256 }: PublishWork): Promise<void> {
-  const { recorder, entry } = { recorder: engine.recorder, entry: work.entry };
-  if (!sentAsChecked(work, sentSha256)) {
-    await result.discard();
-    await recorder.failed(entry, work.identity, CHANGED_WHILE_SENT);
-    return;
-  }
-  try {
-    await result.publish();
-  } catch (error) {
-    // The lock is another run's now: this run puts no output in place and journals nothing more.
-    if (error instanceof LockLostError) recorder.pending(entry, stoppedReason(engine));
-    else await localFailure(engine, work, error);
-    return;
-  }
-  await recorder.done(entry, work.identity, {
-    via: 'sync',
-    bytes: result.bytes,
-    outputSha256: result.sha256,
-    inputSha256: work.sha256,
-  });
-}
-
 function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSent: (sha256: string) => void) {
   const sink = unpublishedResultSink(
     { folder: engine.outputFolder, outputRel: work.entry.outputRel, beforePublish: engine.confirmLock },
@@ -268,12 +220,6 @@ function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSen
       }),
     engine.abort,
   );
-}
-
-/** The service did its work, this machine could not keep it: a full disk stops the batch. */
-async function localFailure(engine: Engine, work: CheckedWork, error: LocalFsError | unknown) {
-  if (error instanceof LocalFsError && error.stopsBatch) engine.halt.stop(error);
-  await engine.recorder.failed(work.entry, work.identity, messageOf(error));
 }
 
 async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): Promise<void> {
