@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as fromSource from '../../src/audio/index.js';
 import { fixture, tempDirPerTest } from '../helpers/cli.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const distIndex = new URL('../../dist/audio/index.js', import.meta.url);
 const distWorker = new URL('../../dist/audio/worker.js', import.meta.url);
@@ -21,7 +22,7 @@ async function sameAsInProcess(mod: AudioModule, input: string): Promise<void> {
   const viaWorker = await mod.runRedactionInWorker(input, a, params);
   const inProcess = await mod.redactAudioFile(input, b, params);
   expect(viaWorker).toEqual(inProcess);
-  expect((await readFile(a)).equals(await readFile(b))).toBe(true);
+  await expectFileBytes(a, await readFile(b));
 }
 
 async function rejectsWithDecodeError(mod: AudioModule): Promise<void> {

@@ -23,6 +23,7 @@ import { downloadSizeCap } from '../../src/download/size-cap.js';
 import { silentLogger } from '../../src/output/logger.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { type FileServer, startFileHost } from '../helpers/file-host.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-download-');
 const cleanups: Array<() => Promise<void>> = [];
@@ -137,7 +138,7 @@ describe('downloadFiles', () => {
     expect(result.outcomes.map((o) => o.status)).toEqual(['failed', 'downloaded']);
     expect(result.outcomes[0]?.reason).toMatch(/permission denied/);
     expect(server.fileGets('a.wav')).toBe(1);
-    expect(await readFile(join(dir.path, 'b.wav'))).toEqual(wav(20));
+    await expectFileBytes(join(dir.path, 'b.wav'), wav(20));
   });
 
   it('replaces a final symbolic link rather than writing through it; the file outside is untouched', async () => {
@@ -152,7 +153,7 @@ describe('downloadFiles', () => {
     );
     expect(result.outcomes[0]?.status).toBe('downloaded');
     expect(await readFile(join(dir.path, 'secret.wav'), 'utf8')).toBe('outside');
-    expect(await readFile(join(out, 'x.wav'))).toEqual(wav(30));
+    await expectFileBytes(join(out, 'x.wav'), wav(30));
   });
 
   it('a folder where a file would go fails that file unfetched, with --overwrite too; the others go on', async () => {
@@ -195,7 +196,7 @@ describe('downloadFiles', () => {
     ]);
     expect(server.fileGets('take.wav')).toBe(0);
     expect((await readdir(dir.path)).sort()).toEqual(['Take.wav', 'b.wav']);
-    expect(await readFile(join(dir.path, 'Take.wav'))).toEqual(wav(10));
+    await expectFileBytes(join(dir.path, 'Take.wav'), wav(10));
   });
 
   it('where the folder keeps case apart, Take.wav and take.wav are both saved', async () => {
@@ -211,8 +212,8 @@ describe('downloadFiles', () => {
       },
     );
     expect(result.outcomes.map((o) => o.status)).toEqual(['downloaded', 'downloaded']);
-    expect(await readFile(join(dir.path, 'Take.wav'))).toEqual(wav(10));
-    expect(await readFile(join(dir.path, 'take.wav'))).toEqual(wav(20));
+    await expectFileBytes(join(dir.path, 'Take.wav'), wav(10));
+    await expectFileBytes(join(dir.path, 'take.wav'), wav(20));
   });
 
   it('a file sent with a Content-Encoding is saved decoded; one that cannot be decoded fails, nothing left', async () => {
@@ -247,7 +248,7 @@ describe('downloadFiles', () => {
     const byName = new Map(result.outcomes.map((o) => [o.fileName, o]));
     for (const name of ['gzip.wav', 'br.wav', 'deflate.wav', 'twice.wav']) {
       expect(byName.get(name)).toMatchObject({ status: 'downloaded', bytes: bytes.length });
-      expect((await readFile(join(dir.path, name))).equals(bytes)).toBe(true);
+      await expectFileBytes(join(dir.path, name), bytes);
     }
     expect(byName.get('damaged.wav')?.reason).toMatch(/does not decode as the gzip it was sent as/);
     expect(byName.get('unknown.wav')?.reason).toMatch(

@@ -4,13 +4,14 @@
  * `redact`'s results), its temporary file removed, it fails with a one-line reason, the other files
  * are downloaded, exit 1.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { downloadSizeCap } from '../../src/download/size-cap.js';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-cap-');
 
@@ -76,7 +77,7 @@ describe('download, an endless body', () => {
       expect(stderr.filter((line) => line.includes('endless.wav'))).toEqual([`error: ${reason}`]);
       expect(String(run.stdout)).toBe(join(out, 'fine.wav'));
       expect(await readdir(out)).toEqual(['fine.wav']);
-      expect(await readFile(join(out, 'fine.wav'))).toEqual(fine);
+      await expectFileBytes(join(out, 'fine.wav'), fine);
       expect(server.received.filter((r) => r.url === '/files/endless.wav')).toHaveLength(1);
     } finally {
       await server.close();

@@ -5,7 +5,7 @@
  * partial is left, and the same command run after space is freed fetches the rest. Through the built
  * binary, on a small tmpfs, against a file host that counts what it is asked for.
  */
-import { readdir, readFile, statfs, writeFile } from 'node:fs/promises';
+import { readdir, statfs, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { type FileServer, startFileHost } from '../helpers/file-host.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { makeWav } from '../helpers/mp3.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-space-');
 const cleanups: Array<() => Promise<void>> = [];
@@ -92,7 +93,7 @@ describe('vredact download: an output disk too full for the files', () => {
     const again = await runCli(['download', 'job1', '-o', out], { env });
     expect(again.exitCode).toBe(0);
     expect(fileGets()).toBe(3);
-    for (const name of NAMES) expect(await readFile(join(out, name))).toEqual(RESULT);
+    for (const name of NAMES) await expectFileBytes(join(out, name), RESULT);
   });
 
   it('counts the files on their way: with room for two, two are fetched whole and the third is not requested', async ({
@@ -127,7 +128,7 @@ describe('vredact download: an output disk too full for the files', () => {
     );
     const saved = (await readdir(out)).filter((name) => name !== 'other-data.bin').sort();
     expect(saved).toHaveLength(2);
-    for (const name of saved) expect(await readFile(join(out, name))).toEqual(RESULT);
+    for (const name of saved) await expectFileBytes(join(out, name), RESULT);
     const shown = out.replace('\x1b', '\\x1b');
     expect(String(result.stdout).trim().split('\n').sort()).toEqual(saved.map((name) => join(shown, name)));
   });

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { startFileHost } from '../helpers/file-host.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-fs-');
 const cleanups: Array<() => Promise<void>> = [];
@@ -85,7 +86,7 @@ describe('download and the local file system', () => {
     }
     expect(server.fileGets('a.wav')).toBe(0);
     expect(await readdir(join(out, 'a.wav'))).toEqual([]);
-    expect(await readFile(join(out, 'b.wav'))).toEqual(Buffer.alloc(10, 2));
+    await expectFileBytes(join(out, 'b.wav'), Buffer.alloc(10, 2));
   });
 
   it('a full disk is one file-system error naming the path; the file is not fetched again and nothing new starts', async ({
@@ -133,6 +134,6 @@ describe('download and the local file system', () => {
     const result = await runCli(['download', 'job1', 'a.wav', '-o', out], { env });
     expect(result.exitCode).toBe(0);
     expect((await readdir(out)).sort()).toEqual([live, 'a.wav'].sort());
-    expect(await readFile(join(out, 'a.wav'))).toEqual(Buffer.alloc(10, 1));
+    await expectFileBytes(join(out, 'a.wav'), Buffer.alloc(10, 1));
   });
 });

@@ -12,6 +12,7 @@ import { jsonLines, listFiles } from '../helpers/e2e.js';
 import { startFileHost } from '../helpers/file-host.js';
 import { type ScriptedHandler, startScriptedServer } from '../helpers/scripted-server.js';
 import { speechInputs } from '../helpers/speech-files.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const TOKEN = 'vr_encoded_0123456789abcdef';
 const REDACTION = '/api/speech-to-speech-biometric-redaction';
@@ -53,7 +54,7 @@ describe('an answer sent gzip-encoded', () => {
       ['redact', await speechInputs(dir.path, 1), '-o', out],
     );
     expect(result.exitCode, String(result.stderr)).toBe(0);
-    expect((await readFile(join(out, 'call-0.wav'))).equals(speech)).toBe(true);
+    await expectFileBytes(join(out, 'call-0.wav'), speech);
   });
 
   test('a job answer (202) is read decoded, and the job collected', async () => {
@@ -82,7 +83,7 @@ describe('an answer sent gzip-encoded', () => {
         cwd: dir.path,
       });
       expect(result.exitCode, String(result.stderr)).toBe(0);
-      expect((await readFile(join(out, 'call-0.wav'))).equals(speech)).toBe(true);
+      await expectFileBytes(join(out, 'call-0.wav'), speech);
     } finally {
       await server.close();
     }

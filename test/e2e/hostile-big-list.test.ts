@@ -5,13 +5,14 @@
  * a heap far too small to hold the listing (that is the outcome asserted: holding it would crash the
  * child). The peak memory is measured in the README.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { jsonLines } from '../helpers/e2e.js';
 import { makeWav } from '../helpers/mp3.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const TOKEN = 'vr_biglist_0123456789abcdef';
 const JOBS = 200_000;
@@ -221,7 +222,7 @@ describe('a list of 200,000 jobs', () => {
       expect(rerun.exitCode, String(rerun.stderr)).toBe(0);
       expect(jsonLines(rerun.stdout)[0]).toMatchObject({ input: 'in/a.wav', status: 'done', jobId: FOUND });
       expect(uploadNames).toHaveLength(1); // never sent again
-      expect(await readFile(join(dir.path, 'out', 'a.wav'))).toEqual(result);
+      await expectFileBytes(join(dir.path, 'out', 'a.wav'), result);
       // One listing, and only the two recent jobs read (the one found again as it is collected).
       const urls = server.received.slice(before).map((request) => request.url);
       expect(urls.filter((url) => url === '/api/jobs')).toHaveLength(1);

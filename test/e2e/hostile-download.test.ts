@@ -3,12 +3,13 @@
  * repeats a file, nulls in fields a listing does not need, a relative signed URL, a signed URL that
  * redirects to another host. What the servers received is asserted, token included.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const TOKEN = 'vr_test_hostile_download_0123';
 const dir = tempDirPerTest('vredact-hostile-download-');
@@ -158,8 +159,8 @@ describe('download, a file named twice', () => {
       const result = await runCli(['download', 'job-1', '-o', out], { env: envFor(server) });
       expect(result.exitCode).toBe(0);
       expect((await readdir(out)).sort()).toEqual(['Take.wav', 'take.wav']);
-      expect(await readFile(join(out, 'Take.wav'))).toEqual(wav(1));
-      expect(await readFile(join(out, 'take.wav'))).toEqual(wav(2));
+      await expectFileBytes(join(out, 'Take.wav'), wav(1));
+      await expectFileBytes(join(out, 'take.wav'), wav(2));
     } finally {
       await server.close();
     }
@@ -224,7 +225,7 @@ describe('signed URLs', () => {
       const out = join(dir.path, 'out');
       const result = await runCli(['download', 'job-1', '-o', out], { env: envFor(server) });
       expect(result.exitCode).toBe(0);
-      expect((await readFile(join(out, 'a.wav'))).equals(wav(1))).toBe(true);
+      await expectFileBytes(join(out, 'a.wav'), wav(1));
       const gets = fileGets(server);
       expect(gets.map((r) => r.url)).toEqual(['/files/a.wav?sig=1']);
       expect(gets[0]?.headers.authorization).toBeUndefined();
@@ -246,7 +247,7 @@ describe('signed URLs', () => {
       const out = join(dir.path, 'out');
       const result = await runCli(['download', 'job-1', '-o', out], { env: envFor(server) });
       expect(result.exitCode).toBe(0);
-      expect((await readFile(join(out, 'a.wav'))).equals(wav(1))).toBe(true);
+      await expectFileBytes(join(out, 'a.wav'), wav(1));
       expect(storage.received.map((r) => r.url)).toEqual(['/bucket/files/a.wav']);
       expect(storage.received[0]?.headers.authorization).toBeUndefined();
       expect(fileGets(server)[0]?.headers.authorization).toBeUndefined();

@@ -11,6 +11,7 @@ import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 import { jsonLines } from '../helpers/e2e.js';
 import { makeWav } from '../helpers/mp3.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 let temp: Awaited<ReturnType<typeof tempDir>>;
 let server: ScriptedServer;
@@ -113,7 +114,7 @@ describe('a journal line written by a newer vredact', () => {
       expect(String(refused.stdout)).toBe('');
     }
     expect(server.received.length).toBe(requests);
-    expect(await readFile(journalPath())).toEqual(before);
+    await expectFileBytes(journalPath(), before);
   });
 });
 
@@ -152,7 +153,7 @@ describe('a submitted line whose job id cannot be used', () => {
       // Never sent again: the one upload is the first run's.
       expect(uploadNames).toHaveLength(1);
       expect(server.received.filter((request) => request.url.includes('..'))).toEqual([]);
-      expect(await readFile(join(temp.path, 'out', 'a.wav'))).toEqual(result);
+      await expectFileBytes(join(temp.path, 'out', 'a.wav'), result);
       const after = await journalLines();
       expect(after.slice(2).map((line) => [line.event, line.jobId])).toEqual([
         ['submitted', JOB],

@@ -11,6 +11,7 @@ import {
 } from '../../src/fs/atomic-write.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { tempDirPerTest } from '../helpers/cli.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-atomic-');
 
@@ -102,7 +103,7 @@ describe('writeUnpublished', () => {
     expect(before[0]).toMatch(/\.vredact-partial$/);
     await written.publish();
     expect(await readdir(dir.path)).toEqual(['big.wav']);
-    expect((await readFile(dest)).equals(big)).toBe(true);
+    await expectFileBytes(dest, big);
 
     const other = await writeUnpublished(join(dir.path, 'other.wav'), Readable.from(chunks));
     await other.discard();

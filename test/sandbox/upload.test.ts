@@ -1,7 +1,7 @@
 /** Receiving a redaction form: text fields kept, `source_audio` streamed to a file and hashed, bad forms refused. */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -10,6 +10,7 @@ import { MAX_UPLOAD_BYTES } from '../../src/sandbox/limits.js';
 import { receiveUpload, type UploadOutcome } from '../../src/sandbox/upload.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { loopbackServers, WAIT } from '../helpers/test-servers.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const scratch = tempDirPerTest('vredact-sandbox-upload-');
 const listen = loopbackServers();
@@ -87,7 +88,7 @@ describe('receiveUpload', () => {
       sha256: sha256(bytes),
     });
     const { path } = answer.json.file as { path: string };
-    expect((await readFile(path)).equals(bytes)).toBe(true);
+    await expectFileBytes(path, bytes);
     expect(seen.fileStarts).toBe(1);
     expect(seen.bytes).toBe(300_001);
   });
