@@ -9,32 +9,13 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, isolatedEnv, tempDirPerTest } from '../helpers/cli.js';
 import { listFiles, until } from '../helpers/e2e.js';
-import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
-import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
+import { speechInputs } from '../helpers/speech-files.js';
+import { type HoldingService, startHoldingService } from '../helpers/holding-service.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 const TOKEN = 'vr_hangup_0123456789abcdef';
-const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const FILES = 6;
 const dir = tempDirPerTest('vredact-hangup-');
-
-/** A service that holds every upload's answer until `release()`. */
-async function holdingService(): Promise<{ server: ScriptedServer; release: () => void }> {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const server = await startScriptedServer(async (req, res) => {
-    if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
-    await released;
-    return answerWithSpeech(res);
-  });
-  return { server, release };
-}
-
-function uploads(server: ScriptedServer): number {
-  return server.received.filter((request) => request.url === REDACTION).length;
-}
 
 async function journal(out: string): Promise<Array<{ event: string; input: string }>> {
   const text = await readFile(join(out, '.vredact', 'journal.jsonl'), 'utf8');
@@ -54,7 +35,7 @@ async function untilOrEnded(check: () => Promise<boolean>, ended: Promise<unknow
   await until(async () => over || (await check()), 30_000);
 }
 
-let service: Awaited<ReturnType<typeof holdingService>> | undefined;
+let service: HoldingService | undefined;
 let term: TmuxTerminal | undefined;
 afterEach(async () => {
   await term?.kill();
@@ -66,7 +47,7 @@ afterEach(async () => {
 
 describe.skipIf(!hasTmux)('a hangup of the terminal a run is in', () => {
   it('lets the uploads in flight finish and records them, sends nothing more, and exits 130', async () => {
-    service = await holdingService();
+    service = await startHoldingService();
     await speechInputs(dir.path, FILES);
     const out = join(dir.path, 'out');
     const log = join(dir.path, 'stderr.log');
@@ -85,7 +66,7 @@ describe.skipIf(!hasTmux)('a hangup of the terminal a run is in', () => {
       `bash -c 'trap : HUP; node ${BIN} redact in -c 2 -o out 2>stderr.log; echo $? > status'`,
       'Enter',
     );
-    await until(async () => uploads(service!.server) === 2);
+    await until(async () => service!.uploads() === 2);
     await term.kill();
     const status = join(dir.path, 'status');
     const ended = until(async () => /^\d+\n$/.test(await readFile(status, 'utf8').catch(() => '')), 30_000);
@@ -94,7 +75,7 @@ describe.skipIf(!hasTmux)('a hangup of the terminal a run is in', () => {
     await ended;
 
     expect(Number(await readFile(status, 'utf8')), await readFile(log, 'utf8')).toBe(130);
-    expect(uploads(service.server)).toBe(2);
+    expect(service.uploads()).toBe(2);
     // Each upload sent is done; those journaled ahead to be sent were withdrawn (how many the checks
     // had reached by the hangup depends on the machine's pace); none is left `uploading`.
     const last = new Map((await journal(out)).map((line) => [line.input, line.event]));
@@ -108,7 +89,7 @@ describe.skipIf(!hasTmux)('a hangup of the terminal a run is in', () => {
 
 describe('a hangup of a run started with nohup', () => {
   it('is ignored: the run goes on to the end and exits 0', async () => {
-    service = await holdingService();
+    service = await startHoldingService();
     const inputs = await speechInputs(dir.path, FILES);
     const out = join(dir.path, 'out');
     // nohup sets SIGHUP to be ignored, then runs node, which sets it back to the default at its start.
@@ -126,7 +107,7 @@ describe('a hangup of a run started with nohup', () => {
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    await until(async () => uploads(service!.server) === 2);
+    await until(async () => service!.uploads() === 2);
     child.kill('SIGHUP');
     await untilOrEnded(async () => stderr.includes('hangup'), child);
     service.release();
@@ -134,7 +115,7 @@ describe('a hangup of a run started with nohup', () => {
 
     expect(run.signal, stderr).toBeUndefined();
     expect(run.exitCode, stderr).toBe(0);
-    expect(uploads(service.server)).toBe(FILES);
+    expect(service.uploads()).toBe(FILES);
     expect((await journal(out)).filter((line) => line.event === 'done')).toHaveLength(FILES);
     expect(stderr).toMatch(/^hangup ignored/m);
   }, 60_000);

@@ -9,33 +9,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { jsonLines, listFiles, until } from '../helpers/e2e.js';
-import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
-import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
+import { speechInputs } from '../helpers/speech-files.js';
+import { type HoldingService, startHoldingService } from '../helpers/holding-service.js';
 
 const TOKEN = 'vr_fencing_0123456789abcdef';
-const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const FILES = 6;
 /** The lease is 20 refreshes: 4 s here, against 10 min by default (test-only knob). */
 const REFRESH_MS = 200;
 const dir = tempDirPerTest('vredact-fencing-');
-
-/** A service that holds every upload's answer until `release()`. */
-async function holdingService(): Promise<{ server: ScriptedServer; release: () => void }> {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const server = await startScriptedServer(async (req, res) => {
-    if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
-    await released;
-    return answerWithSpeech(res);
-  });
-  return { server, release };
-}
-
-function uploads(server: ScriptedServer): number {
-  return server.received.filter((request) => request.url === REDACTION).length;
-}
 
 /** The process's state letter in /proc (`T`: stopped). */
 async function processState(pid: number): Promise<string> {
@@ -57,7 +38,7 @@ async function takeOver(lock: string, owner: Record<string, unknown>, mtime: Dat
   return text;
 }
 
-let service: Awaited<ReturnType<typeof holdingService>> | undefined;
+let service: HoldingService | undefined;
 afterEach(async () => {
   service?.release();
   await service?.server.close();
@@ -66,7 +47,7 @@ afterEach(async () => {
 
 describe('a run whose lock was taken over while it was paused', () => {
   it('sends nothing more once resumed, writes nothing more to the journal, leaves the new lock, and exits 1', async () => {
-    service = await holdingService();
+    service = await startHoldingService();
     await speechInputs(dir.path, FILES);
     const out = join(dir.path, 'out');
     const lock = join(out, '.vredact', 'lock');
@@ -82,7 +63,7 @@ describe('a run whose lock was taken over while it was paused', () => {
     const pid = run.pid!;
     try {
       // One upload in flight (held by the service), the next files checked and journaled ahead.
-      await until(async () => uploads(service!.server) === 1);
+      await until(async () => service!.uploads() === 1);
       run.kill('SIGSTOP');
       await until(async () => (await processState(pid)) === 'T');
       const journalBefore = await readFile(journal, 'utf8');
@@ -109,7 +90,7 @@ describe('a run whose lock was taken over while it was paused', () => {
         /^error: the batch stopped: the lock of the output folder .*out was taken over by another run \(pid 4242 on pod-b-7f9c2, at .*\) while this run went \d+ s without refreshing it \(was this machine suspended/m,
       );
       expect(String(result.stderr)).toMatch(/^hint: nothing to do: that run goes on with the batch/m);
-      expect(uploads(service.server)).toBe(1);
+      expect(service.uploads()).toBe(1);
       expect(await readFile(journal, 'utf8')).toBe(journalBefore);
       expect(await readFile(lock, 'utf8')).toBe(theirs);
       expect((await stat(lock)).mtimeMs).toBe(theirTime);
