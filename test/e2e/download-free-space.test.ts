@@ -45,6 +45,17 @@ async function leaveFree(folder: string, bytes: number): Promise<void> {
   await writeFile(join(folder, 'other-data.bin'), Buffer.alloc(info.bavail * info.bsize - bytes, 1));
 }
 
+/**
+ * A small file system of `size` with `free` bytes left free: its path, and the path as vredact shows it
+ * (a mount folder's name may hold an escape); undefined where no file system can be mounted.
+ */
+async function nearlyFull(size: string, free: number) {
+  const mounted = await mount(size);
+  if (!mounted) return undefined;
+  await leaveFree(mounted.path, free);
+  return { mounted, out: mounted.path, shown: mounted.path.replace('\x1b', '\\x1b') };
+}
+
 async function host(serveFile?: FileServer, durations: Record<string, number> = { a: 7, b: 7, c: 7 }) {
   const files = Object.fromEntries(NAMES.map((name) => [name, RESULT]));
   const listed = Object.fromEntries(Object.entries(durations).map(([stem, sec]) => [`${stem}.wav`, sec]));
@@ -63,11 +74,9 @@ describe('vredact download: an output disk too full for the files', () => {
   it('requests nothing that cannot fit, says how much is free and what to do; after space is freed the same command fetches them', async ({
     skip,
   }) => {
-    const mounted = await mount('2m');
-    if (!mounted) return skip(MOUNT_SKIP_REASON);
-    const out = mounted.path;
-    const shown = out.replace('\x1b', '\\x1b');
-    await leaveFree(out, 150 * 1024);
+    const disk = await nearlyFull('2m', 150 * 1024);
+    if (!disk) return skip(MOUNT_SKIP_REASON);
+    const { out, shown } = disk;
     const { env, urlRequests, fileGets } = await host();
 
     const full = await runCli(['download', 'job1', '-o', out], { env });
@@ -89,7 +98,7 @@ describe('vredact download: an output disk too full for the files', () => {
     // Nothing partial: only what was there before.
     expect(await readdir(out)).toEqual(['other-data.bin']);
 
-    await mounted.resize('8m');
+    await disk.mounted.resize('8m');
     const again = await runCli(['download', 'job1', '-o', out], { env });
     expect(again.exitCode).toBe(0);
     expect(fileGets()).toBe(3);
@@ -99,10 +108,9 @@ describe('vredact download: an output disk too full for the files', () => {
   it('counts the files on their way: with room for two, two are fetched whole and the third is not requested', async ({
     skip,
   }) => {
-    const mounted = await mount('4m');
-    if (!mounted) return skip(MOUNT_SKIP_REASON);
-    const out = mounted.path;
-    await leaveFree(out, MiB + Math.round(2.5 * NEED_7S));
+    const disk = await nearlyFull('4m', MiB + Math.round(2.5 * NEED_7S));
+    if (!disk) return skip(MOUNT_SKIP_REASON);
+    const { out } = disk;
     // Each file is held until two are asked for: each of the three is checked while two are on their way.
     // (A third one asked for is served at once: the test must end, however it goes.)
     const held: ServerResponse[] = [];
@@ -129,18 +137,16 @@ describe('vredact download: an output disk too full for the files', () => {
     const saved = (await readdir(out)).filter((name) => name !== 'other-data.bin').sort();
     expect(saved).toHaveLength(2);
     for (const name of saved) await expectFileBytes(join(out, name), RESULT);
-    const shown = out.replace('\x1b', '\\x1b');
+    const { shown } = disk;
     expect(String(result.stdout).trim().split('\n').sort()).toEqual(saved.map((name) => join(shown, name)));
   });
 
   it('a file whose announced length does not fit is not written, and nothing new is requested', async ({
     skip,
   }) => {
-    const mounted = await mount('2m');
-    if (!mounted) return skip(MOUNT_SKIP_REASON);
-    const out = mounted.path;
-    const shown = out.replace('\x1b', '\\x1b');
-    await leaveFree(out, MiB + 100 * 1024);
+    const disk = await nearlyFull('2m', MiB + 100 * 1024);
+    if (!disk) return skip(MOUNT_SKIP_REASON);
+    const { out, shown } = disk;
     // No durations listed: the length the file is announced at is all there is to go by.
     const { env, urlRequests, fileGets } = await host(undefined, {});
 
