@@ -9,32 +9,13 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, isolatedEnv, tempDirPerTest } from '../helpers/cli.js';
 import { listFiles, until } from '../helpers/e2e.js';
-import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
-import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
+import { type HoldingService, holdingService, uploads } from '../helpers/holding-service.js';
+import { speechInputs } from '../helpers/speech-files.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 const TOKEN = 'vr_hangup_0123456789abcdef';
-const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const FILES = 6;
 const dir = tempDirPerTest('vredact-hangup-');
-
-/** A service that holds every upload's answer until `release()`. */
-async function holdingService(): Promise<{ server: ScriptedServer; release: () => void }> {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const server = await startScriptedServer(async (req, res) => {
-    if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
-    await released;
-    return answerWithSpeech(res);
-  });
-  return { server, release };
-}
-
-function uploads(server: ScriptedServer): number {
-  return server.received.filter((request) => request.url === REDACTION).length;
-}
 
 async function journal(out: string): Promise<Array<{ event: string; input: string }>> {
   const text = await readFile(join(out, '.vredact', 'journal.jsonl'), 'utf8');
@@ -54,7 +35,7 @@ async function untilOrEnded(check: () => Promise<boolean>, ended: Promise<unknow
   await until(async () => over || (await check()), 30_000);
 }
 
-let service: Awaited<ReturnType<typeof holdingService>> | undefined;
+let service: HoldingService | undefined;
 let term: TmuxTerminal | undefined;
 afterEach(async () => {
   await term?.kill();
@@ -102,7 +83,9 @@ describe.skipIf(!hasTmux)('a hangup of the terminal a run is in', () => {
     expect(events.filter((event) => event === 'done')).toHaveLength(2);
     expect(events.filter((event) => event !== 'done' && event !== 'withdrawn')).toEqual([]);
     expect((await listFiles(out)).filter((name) => name.endsWith('.wav'))).toHaveLength(2);
-    expect(await readFile(log, 'utf8')).toMatch(/^warning: hangup: finishing the uploads in flight/m);
+    expect(await readFile(log, 'utf8')).toMatch(
+      /^warning: hangup: finishing the 2 uploads in flight, then exiting$/m,
+    );
   }, 60_000);
 });
 

@@ -9,33 +9,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { jsonLines, listFiles, until } from '../helpers/e2e.js';
-import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
-import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
+import { type HoldingService, holdingService, uploads } from '../helpers/holding-service.js';
+import { speechInputs } from '../helpers/speech-files.js';
 
 const TOKEN = 'vr_fencing_0123456789abcdef';
-const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const FILES = 6;
 /** The lease is 20 refreshes: 4 s here, against 10 min by default (test-only knob). */
 const REFRESH_MS = 200;
 const dir = tempDirPerTest('vredact-fencing-');
-
-/** A service that holds every upload's answer until `release()`. */
-async function holdingService(): Promise<{ server: ScriptedServer; release: () => void }> {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const server = await startScriptedServer(async (req, res) => {
-    if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
-    await released;
-    return answerWithSpeech(res);
-  });
-  return { server, release };
-}
-
-function uploads(server: ScriptedServer): number {
-  return server.received.filter((request) => request.url === REDACTION).length;
-}
 
 /** The process's state letter in /proc (`T`: stopped). */
 async function processState(pid: number): Promise<string> {
@@ -57,7 +38,7 @@ async function takeOver(lock: string, owner: Record<string, unknown>, mtime: Dat
   return text;
 }
 
-let service: Awaited<ReturnType<typeof holdingService>> | undefined;
+let service: HoldingService | undefined;
 afterEach(async () => {
   service?.release();
   await service?.server.close();
