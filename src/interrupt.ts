@@ -8,10 +8,26 @@ import type { IOStreams } from './output/iostreams.js';
 import type { Logger } from './output/logger.js';
 import { takeOverInterrupts } from './signals.js';
 
+/** What a command has in flight at one moment, as its work counts it. */
+export interface InFlight {
+  /** Transfers under way (uploads, downloads): a first interrupt lets them finish, a second aborts them. */
+  transfers: number;
+  /** Jobs waited for (`redact`): a first interrupt ends the waits, and the jobs stay pending. */
+  jobs: number;
+}
+
+const NOTHING_IN_FLIGHT: InFlight = { transfers: 0, jobs: 0 };
+
 /** What a command's work listens to: `stop` starts nothing new, `abort` ends what is in flight. */
 export interface Interrupt {
   stop: AbortSignal;
   abort: AbortSignal;
+  /**
+   * Called by the work once it has something to count (the batch's recorder, the download pool):
+   * how to count what is in flight, asked at each interrupt. The listener is set up before the work
+   * exists, so that an interrupt at any point is obeyed; until then nothing is in flight.
+   */
+  countInFlight?: (count: () => InFlight) => void;
 }
 
 /**
@@ -19,29 +35,56 @@ export interface Interrupt {
  * `redact` and `download` alike: what it does now and what the next one would do.
  */
 export interface InterruptWords {
-  /** What the command has in flight, plural (`uploads`); undefined when it never has any (a dry run). */
-  inFlight: string | undefined;
+  /** What the command has in flight, one of them (`upload`); undefined when it never has any (a dry run). */
+  transfer: string | undefined;
   /** After "run the same command again to ": what a re-run does with what is left. */
   rerun: string;
 }
 
-/** What a first interrupt does, after its cause (`interrupted`, `hangup`, `the output was closed`). */
-function firstLine(cause: string, words: InterruptWords, again = ''): string {
-  if (words.inFlight === undefined) return `${cause}: stopping`;
-  return `${cause}: finishing the ${words.inFlight} in flight, then exiting${again}`;
+/** `the upload`, `the 3 uploads`. */
+function theTransfers(count: number, transfer: string): string {
+  return count === 1 ? `the ${transfer}` : `the ${count} ${transfer}s`;
+}
+
+/** How to stop what a first interrupt lets finish, after the signal that caused it. */
+function stopNow(signal: NodeJS.Signals | undefined, count: number): string {
+  const them = count === 1 ? 'it' : 'them';
+  if (signal === 'SIGTERM') return `; SIGTERM or Ctrl-C again stops ${them} now`;
+  if (signal === 'SIGINT') return `; press Ctrl-C again to stop ${them} now`;
+  return '';
+}
+
+/**
+ * What a first interrupt does, after its cause (`interrupted`, `hangup`, `the output was closed`),
+ * given what is in flight: transfers finish, waits for jobs end (stages.ts, collect.ts).
+ */
+function firstLine(cause: string, words: InterruptWords, now: InFlight, signal?: NodeJS.Signals): string {
+  const { transfer } = words;
+  if (transfer === undefined) return `${cause}: stopping`;
+  const { transfers, jobs } = now;
+  const waits =
+    jobs === 1
+      ? 'stopping the wait for 1 job (it stays pending for the next run)'
+      : `stopping the waits for ${jobs} jobs (they stay pending for the next run)`;
+  if (transfers === 0)
+    return jobs === 0 ? `${cause}: no ${transfer} in flight; exiting` : `${cause}: ${waits}; exiting`;
+  const finishing = `finishing ${theTransfers(transfers, transfer)} in flight, then exiting`;
+  return `${cause}: ${jobs > 0 ? `${waits} and ` : ''}${finishing}${stopNow(signal, transfers)}`;
 }
 
 /** The first line of an interrupt by a signal, saying how to stop what is in flight now. */
-export function firstInterruptLine(signal: NodeJS.Signals, words: InterruptWords): string {
-  return signal === 'SIGTERM'
-    ? firstLine('interrupted (SIGTERM)', words, '; SIGTERM or Ctrl-C again stops them now')
-    : firstLine('interrupted', words, '; press Ctrl-C again to stop them now');
+export function firstInterruptLine(signal: NodeJS.Signals, words: InterruptWords, now: InFlight): string {
+  return firstLine(signal === 'SIGTERM' ? 'interrupted (SIGTERM)' : 'interrupted', words, now, signal);
 }
 
 /** The second interrupt's line: what is in flight is aborted. */
-export function secondInterruptLine(words: InterruptWords): string {
-  if (words.inFlight === undefined) return 'stopping now';
-  return `aborting the ${words.inFlight} in flight; a third interrupt exits at once`;
+export function secondInterruptLine(words: InterruptWords, now: InFlight): string {
+  if (words.transfer === undefined) return 'stopping now';
+  const what =
+    now.transfers === 0
+      ? `no ${words.transfer} in flight to abort`
+      : `aborting ${theTransfers(now.transfers, words.transfer)} in flight`;
+  return `${what}; a third interrupt exits at once`;
 }
 
 /** The last line of an interrupted run, after its summary: how to finish the work. */
@@ -56,12 +99,15 @@ export interface InterruptController {
   interrupt(): number;
   /** A first interrupt, unless there was one already (never escalates to an abort). */
   stop(): void;
+  /** What is in flight now, as the work counts it (nothing before it has begun). */
+  inFlight(): InFlight;
 }
 
 export function createInterruptController(): InterruptController {
   const stop = new AbortController();
   const abort = new AbortController();
   let count = 0;
+  let countInFlight = (): InFlight => NOTHING_IN_FLIGHT;
   const interrupt = () => {
     count++;
     if (count === 1) stop.abort(new Error('interrupted'));
@@ -69,11 +115,18 @@ export function createInterruptController(): InterruptController {
     return count;
   };
   return {
-    signals: { stop: stop.signal, abort: abort.signal },
+    signals: {
+      stop: stop.signal,
+      abort: abort.signal,
+      countInFlight: (count) => {
+        countInFlight = count;
+      },
+    },
     interrupt,
     stop() {
       if (count === 0) interrupt();
     },
+    inFlight: () => countInFlight(),
   };
 }
 
@@ -96,13 +149,14 @@ export function listenForInterrupts(
   log: Logger,
   words: InterruptWords,
 ): () => void {
-  const onSignal = (signal: NodeJS.Signals, held = false) => {
+  const onSignal = (signal: NodeJS.Signals) => {
+    // Counted before the interrupt takes effect: what it is about, not what is left once it has.
+    const now = controller.inFlight();
     const count = controller.interrupt();
     if (count === 1) {
-      // Held while the modules loaded: nothing is in flight yet.
-      log.warn(firstInterruptLine(signal, held ? { ...words, inFlight: undefined } : words));
+      log.warn(firstInterruptLine(signal, words, now));
     } else if (count === 2) {
-      log.warn(secondInterruptLine(words));
+      log.warn(secondInterruptLine(words, now));
     } else {
       process.exit(ExitCode.interrupted);
     }
@@ -111,7 +165,7 @@ export function listenForInterrupts(
   const restoreSignals = takeOverInterrupts(onSignal, onHangup);
   const unlisten = io.onStdoutClosed((error) => {
     const why = error.code === 'EPIPE' ? 'the output was closed' : `the output failed (${error.message})`;
-    log.info(firstLine(why, words));
+    log.info(firstLine(why, words, controller.inFlight()));
     controller.stop();
   });
   return () => {
@@ -136,7 +190,7 @@ function hangupListener(
       return;
     }
     if (controller.signals.stop.aborted) return;
-    log.warn(firstLine('hangup', words));
+    log.warn(firstLine('hangup', words, controller.inFlight()));
     controller.stop();
   };
 }

@@ -52,28 +52,28 @@ export function obeyHeldSignals(): void {
 
 /**
  * Puts `onSignal` on SIGINT and SIGTERM (and `onHangup` on SIGHUP) until the returned function is
- * called; `held` tells a signal that came while the modules loaded, before anything was started.
+ * called; a signal that came while the modules loaded is handed to it at once.
  */
 export function takeOverInterrupts(
-  onSignal: (signal: NodeJS.Signals, held?: boolean) => void,
+  onSignal: (signal: NodeJS.Signals) => void,
   onHangup?: () => void,
 ): () => void {
   const held = releaseHeldSignals();
-  const handlers = new Map<NodeJS.Signals, (signal: NodeJS.Signals, held?: boolean) => void>(
+  const handlers = new Map<NodeJS.Signals, (signal: NodeJS.Signals) => void>(
     INTERRUPTS.map((signal) => [signal, onSignal]),
   );
   if (onHangup) handlers.set('SIGHUP', onHangup);
   const setAside = [...handlers].map(([signal, onIt]) => {
     const others = process.rawListeners(signal) as Array<(...args: unknown[]) => void>;
-    // Node.js passes the signal's number after its name: it is not `held`.
-    const handler = (received: NodeJS.Signals) => onIt(received, false);
+    // Node.js passes the signal's number after its name: only the name is handed on.
+    const handler = (received: NodeJS.Signals) => onIt(received);
     process.on(signal, handler);
     for (const listener of others) process.off(signal, listener);
     return { signal, handler, listeners: others.filter((listener) => !isHolding(listener)) };
   });
   // What came while the modules loaded counts as one interrupt, however many: nothing was in flight.
   const interrupt = held.find((signal) => signal !== 'SIGHUP');
-  if (interrupt) onSignal(interrupt, true);
+  if (interrupt) onSignal(interrupt);
   if (held.includes('SIGHUP')) {
     if (onHangup) onHangup();
     else process.kill(process.pid, 'SIGHUP');

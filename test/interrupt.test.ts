@@ -2,7 +2,9 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createInterruptController,
+  type InFlight,
   interruptedLine,
+  type InterruptController,
   type InterruptWords,
   listenForInterrupts,
 } from '../src/interrupt.js';
@@ -10,9 +12,16 @@ import { createIOStreams } from '../src/output/iostreams.js';
 import { recordingLogger } from './helpers/logger.js';
 
 const WORDS: InterruptWords = {
-  inFlight: 'uploads',
+  transfer: 'upload',
   rerun: 'send the files not yet done',
 };
+
+/** A controller whose work counts `now` in flight (as the batch's recorder or the download pool would). */
+function counting(now: InFlight): InterruptController {
+  const controller = createInterruptController();
+  controller.signals.countInFlight?.(() => now);
+  return controller;
+}
 
 /** Streams whose stdout is a terminal when `terminal` says so. */
 function io(terminal = false) {
@@ -56,7 +65,7 @@ describe('listenForInterrupts', () => {
   it('turns SIGINT into interrupts, setting other listeners aside until disposed', () => {
     const other = () => {};
     process.on('SIGINT', other);
-    const controller = createInterruptController();
+    const controller = counting({ transfers: 2, jobs: 0 });
     const log = recordingLogger();
     dispose = listenForInterrupts(controller, io(), log, WORDS);
     expect(process.listeners('SIGINT')).not.toContain(other);
@@ -66,8 +75,8 @@ describe('listenForInterrupts', () => {
     expect(controller.signals.abort.aborted).toBe(true);
     // What each does, and what the next one would do.
     expect(log.lines).toEqual([
-      'warn: interrupted: finishing the uploads in flight, then exiting; press Ctrl-C again to stop them now',
-      'warn: aborting the uploads in flight; a third interrupt exits at once',
+      'warn: interrupted: finishing the 2 uploads in flight, then exiting; press Ctrl-C again to stop them now',
+      'warn: aborting the 2 uploads in flight; a third interrupt exits at once',
     ]);
     dispose();
     dispose = undefined;
@@ -77,19 +86,21 @@ describe('listenForInterrupts', () => {
 
   it('a closed stdout (EPIPE) is a first interrupt, said in one line', () => {
     const streams = io();
-    const controller = createInterruptController();
+    const controller = counting({ transfers: 3, jobs: 0 });
     const log = recordingLogger();
     dispose = listenForInterrupts(controller, streams, log, WORDS);
     streams.stdout.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
     expect(controller.signals.stop.aborted).toBe(true);
     expect(controller.signals.abort.aborted).toBe(false);
-    expect(log.lines).toEqual(['info: the output was closed: finishing the uploads in flight, then exiting']);
+    expect(log.lines).toEqual([
+      'info: the output was closed: finishing the 3 uploads in flight, then exiting',
+    ]);
   });
 
   it('a hangup on a terminal is a first interrupt, said once, and never escalates to an abort', () => {
     const other = () => {};
     process.on('SIGHUP', other);
-    const controller = createInterruptController();
+    const controller = counting({ transfers: 1, jobs: 0 });
     const log = recordingLogger();
     dispose = listenForInterrupts(controller, io(true), log, WORDS);
     expect(process.listeners('SIGHUP')).not.toContain(other);
@@ -97,7 +108,7 @@ describe('listenForInterrupts', () => {
     process.emit('SIGHUP', 'SIGHUP');
     expect(controller.signals.stop.aborted).toBe(true);
     expect(controller.signals.abort.aborted).toBe(false);
-    expect(log.lines).toEqual(['warn: hangup: finishing the uploads in flight, then exiting']);
+    expect(log.lines).toEqual(['warn: hangup: finishing the upload in flight, then exiting']);
     dispose();
     dispose = undefined;
     expect(process.listeners('SIGHUP')).toContain(other);
@@ -118,20 +129,76 @@ describe('listenForInterrupts', () => {
 
   it('SIGTERM says so, and how to stop what is in flight without a keyboard', () => {
     const log = recordingLogger();
-    dispose = listenForInterrupts(createInterruptController(), io(), log, WORDS);
+    dispose = listenForInterrupts(counting({ transfers: 4, jobs: 0 }), io(), log, WORDS);
     process.emit('SIGTERM', 'SIGTERM');
     expect(log.lines).toEqual([
-      'warn: interrupted (SIGTERM): finishing the uploads in flight, then exiting; SIGTERM or Ctrl-C again stops them now',
+      'warn: interrupted (SIGTERM): finishing the 4 uploads in flight, then exiting; SIGTERM or Ctrl-C again stops them now',
     ]);
     expect(interruptedLine(WORDS)).toBe(
       'interrupted: run the same command again to send the files not yet done',
     );
   });
 
-  it('with nothing in flight (a dry run), an interrupt stops', () => {
+  it.each<[string, InFlight, string[]]>([
+    [
+      'one upload',
+      { transfers: 1, jobs: 0 },
+      [
+        'warn: interrupted: finishing the upload in flight, then exiting; press Ctrl-C again to stop it now',
+        'warn: aborting the upload in flight; a third interrupt exits at once',
+      ],
+    ],
+    [
+      'nothing (the files still listed or checked)',
+      { transfers: 0, jobs: 0 },
+      [
+        'warn: interrupted: no upload in flight; exiting',
+        'warn: no upload in flight to abort; a third interrupt exits at once',
+      ],
+    ],
+    [
+      'only jobs waited for',
+      { transfers: 0, jobs: 12 },
+      [
+        'warn: interrupted: stopping the waits for 12 jobs (they stay pending for the next run); exiting',
+        'warn: no upload in flight to abort; a third interrupt exits at once',
+      ],
+    ],
+    [
+      'uploads and a job waited for',
+      { transfers: 3, jobs: 1 },
+      [
+        'warn: interrupted: stopping the wait for 1 job (it stays pending for the next run) and finishing the 3 uploads in flight, then exiting; press Ctrl-C again to stop them now',
+        'warn: aborting the 3 uploads in flight; a third interrupt exits at once',
+      ],
+    ],
+  ])('with %s in flight, each interrupt says what it does to it', (_name, now, expected) => {
     const log = recordingLogger();
-    dispose = listenForInterrupts(createInterruptController(), io(), log, {
-      inFlight: undefined,
+    dispose = listenForInterrupts(counting(now), io(), log, WORDS);
+    process.emit('SIGINT', 'SIGINT');
+    process.emit('SIGINT', 'SIGINT');
+    expect(log.lines).toEqual(expected);
+  });
+
+  it('asks what is in flight at each interrupt, from the work that began after it listened', () => {
+    const controller = createInterruptController();
+    const log = recordingLogger();
+    dispose = listenForInterrupts(controller, io(), log, WORDS);
+    let uploads = 5;
+    controller.signals.countInFlight?.(() => ({ transfers: uploads, jobs: 0 }));
+    process.emit('SIGINT', 'SIGINT');
+    uploads = 2;
+    process.emit('SIGINT', 'SIGINT');
+    expect(log.lines).toEqual([
+      'warn: interrupted: finishing the 5 uploads in flight, then exiting; press Ctrl-C again to stop them now',
+      'warn: aborting the 2 uploads in flight; a third interrupt exits at once',
+    ]);
+  });
+
+  it('a dry run, which never has anything in flight, stops', () => {
+    const log = recordingLogger();
+    dispose = listenForInterrupts(counting({ transfers: 0, jobs: 0 }), io(), log, {
+      transfer: undefined,
       rerun: 'check',
     });
     process.emit('SIGINT', 'SIGINT');
@@ -169,7 +236,7 @@ describe('signals held while the modules loaded', () => {
     expect(controller.signals.stop.aborted).toBe(true);
     expect(controller.signals.abort.aborted).toBe(false);
     // Nothing was started: nothing is in flight to finish.
-    expect(log.lines).toEqual(['warn: interrupted (SIGTERM): stopping']);
+    expect(log.lines).toEqual(['warn: interrupted (SIGTERM): no upload in flight; exiting']);
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
       expect(process.listeners(signal)).not.toContain(hold);
     }
@@ -177,6 +244,21 @@ describe('signals held while the modules loaded', () => {
     dispose = undefined;
     // Not put back with the listeners set aside: it has done its part.
     expect(process.listeners('SIGINT')).not.toContain(hold);
+  });
+
+  it('a second interrupt after one held says what it aborts: nothing, as nothing was started', () => {
+    holdSignals('SIGINT');
+    const controller = createInterruptController();
+    const log = recordingLogger();
+    dispose = listenForInterrupts(controller, io(), log, WORDS);
+    // The work begins after the held interrupt, and starts nothing (what its stop does).
+    controller.signals.countInFlight?.(() => ({ transfers: 0, jobs: 0 }));
+    process.emit('SIGINT', 'SIGINT');
+    expect(controller.signals.abort.aborted).toBe(true);
+    expect(log.lines).toEqual([
+      'warn: interrupted: no upload in flight; exiting',
+      'warn: no upload in flight to abort; a third interrupt exits at once',
+    ]);
   });
 
   it('a hangup held with no output on a terminal is ignored, as any hangup then', () => {

@@ -94,7 +94,9 @@ interface HeaderFrame {
  * The header frame that an encoder puts first: it carries no audio, so it is never counted. Only a
  * LAME extension's encoder delay and padding are trimmed; a VBRI tag's delay is not, nor is anything
  * without an extension: ffmpeg trims none (libavformat/mp3dec.c reads the delays for LAME, Lavf and
- * Lavc tags alone, and skips VBRI's), so the service's decoder keeps those samples too.
+ * Lavc tags alone, and skips VBRI's), so the service's decoder keeps those samples too. Nor is a
+ * tag without a frame count: mpg123, the sandbox's decoder, trims all or nothing and needs the count
+ * to place the end (frame_gapless_init); ffmpeg would still skip the delay at the start.
  */
 function readHeaderFrame(frame: Uint8Array, h: Mp3FrameHeader): HeaderFrame | null {
   if (h.layer !== 3) return null;
@@ -110,6 +112,7 @@ function readHeaderFrame(frame: Uint8Array, h: Mp3FrameHeader): HeaderFrame | nu
   if (tag !== 'Xing' && tag !== 'Info') return null;
   const none = { tag, delay: 0, padding: 0, gapless: false } as const;
   const flags = frame[at + 7]!;
+  if (!(flags & 1)) return none;
   let lame = at + 8;
   if (flags & 1) lame += 4; // frame count
   if (flags & 2) lame += 4; // byte count
@@ -126,6 +129,19 @@ function readHeaderFrame(frame: Uint8Array, h: Mp3FrameHeader): HeaderFrame | nu
   const d1 = frame[lame + 22]!;
   const d2 = frame[lame + 23]!;
   return { tag, delay: (d0 << 4) | (d1 >> 4), padding: ((d1 & 0x0f) << 8) | d2, gapless: true };
+}
+
+/** The samples a decoder adds before the encoder's first one (528 + 1, as ffmpeg and mpg123 say). */
+const DECODER_DELAY = 529;
+
+/**
+ * How many of the decoded samples a gapless decoder drops. Both ffmpeg and mpg123 skip the delay
+ * plus the decoder's own at the start and end at frames × samples-per-frame + 529 − padding: past
+ * the last sample decoded when the padding is under 529, so at least 529 go in all.
+ */
+function gaplessTrim(info: HeaderFrame | null): number {
+  if (!info?.gapless) return 0;
+  return info.delay + Math.max(info.padding, DECODER_DELAY);
 }
 
 function tagAt(frame: Uint8Array, at: number): string {
@@ -256,7 +272,7 @@ export async function scanMp3(win: FileWindow): Promise<Mp3Scan> {
   const audioFrames = info ? frames - 1 : frames;
   const delay = info?.delay ?? 0;
   const padding = info?.padding ?? 0;
-  const totalSamples = Math.max(0, audioFrames * h0.samplesPerFrame - delay - padding);
+  const totalSamples = Math.max(0, audioFrames * h0.samplesPerFrame - gaplessTrim(info));
   return {
     firstFrame: first,
     version: h0.version,

@@ -211,6 +211,7 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
     source: request.source,
     workers: deps.concurrency,
     stop,
+    countBusy: (busy) => deps.signals.countInFlight?.(() => ({ transfers: busy(), jobs: 0 })),
     work: async (item) => {
       const outcome = await fetchOne(item);
       if (outcome && refused === undefined) await deps.onOutcome?.(outcome);

@@ -20,6 +20,8 @@ export interface PullPoolOptions<T> {
   /** No item is taken once this aborts; the source is told (its signal) and not waited on further. */
   stop: AbortSignal;
   work: (item: T) => Promise<void>;
+  /** Told, as the pool starts, how to count the items being worked on at any moment. */
+  countBusy?: (count: () => number) => void;
 }
 
 /** Items waiting, past which the source is held back: a few rounds of the largest pool (-c 64). */
@@ -38,6 +40,8 @@ export async function runPullPool<T>(options: PullPoolOptions<T>): Promise<void>
   let failure: { error: unknown } | undefined;
   let idleWorkers: Array<() => void> = [];
   let heldSource: (() => void) | undefined;
+  let busy = 0;
+  options.countBusy?.(() => busy);
 
   const wakeWorkers = () => {
     const idle = idleWorkers;
@@ -89,7 +93,12 @@ export async function runPullPool<T>(options: PullPoolOptions<T>): Promise<void>
         continue;
       }
       if (waiting.length < HIGH_WATER / 2) wakeSource();
-      await options.work(item);
+      busy++;
+      try {
+        await options.work(item);
+      } finally {
+        busy--;
+      }
     }
   };
 

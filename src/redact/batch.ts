@@ -148,6 +148,7 @@ export async function runBatch(
       },
       onProgress: (progress) => live.progress(progress),
     });
+    interrupt.countInFlight?.(() => recorder.inFlight());
     const engine = await buildEngine(ctx, {
       client,
       outDir,

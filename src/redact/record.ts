@@ -4,6 +4,7 @@
  * sent, and the run ends with the file-system error naming the journal.
  */
 import type { Clock } from '../clock.js';
+import type { InFlight } from '../interrupt.js';
 import { FileTimes } from './file-times.js';
 import type { Outcome, Progress } from './outcome.js';
 import type { JournalEntry, JournalRecord } from './journal.js';
@@ -72,6 +73,11 @@ export class Recorder {
       bytesTotal: 0,
       startedAt: deps.clock.now(),
     };
+  }
+
+  /** What an interrupt is about now: the uploads under way and the jobs waited for. */
+  inFlight(): InFlight {
+    return { transfers: this.progress.inFlight, jobs: this.progress.waiting };
   }
 
   /** Tells the report of a change (throttled; `force` for the last one). */

@@ -6,7 +6,7 @@ import { AudioDecodeError, decodeToWorkingRate, measureAudioDuration } from '../
 import { decodeWavMono, readWavInfo } from '../../src/audio/wav-decode.js';
 import { bestShiftedCorrelation, chunk, correlation, fmtPcm, riff, rmsEnvelope } from '../helpers/signal.js';
 import { fixture, tempDirPerTest } from '../helpers/cli.js';
-import { withLameTag } from '../helpers/lame-tag.js';
+import { withLameTag, withoutFrameCount } from '../helpers/lame-tag.js';
 import { makeMp3 } from '../helpers/mp3.js';
 
 const RATE = 16000;
@@ -266,6 +266,14 @@ describe('MP3', () => {
       ['lame-unnamed.mp3', withLameTag(info, 576, 1000, '\0\0\0\0'), frames * 576],
       // A LAME tag's figures are trimmed, by both.
       ['lame.mp3', withLameTag(info, 576, 1000), frames * 576 - 576 - 1000],
+      // With a padding under the decoder's delay of 529 samples, the end is cut at the last one decoded.
+      ['lame-short-padding.mp3', withLameTag(info, 576, 100), frames * 576 - 576 - 529],
+      // Without a frame count, mpg123 trims nothing.
+      [
+        'lame-no-count.mp3',
+        withLameTag(withoutFrameCount(makeMp3({ frames, infoHeader: 'Xing' })), 576, 1000),
+        frames * 576,
+      ],
     ];
     for (const [name, bytes, samples] of cases) {
       const path = join(scratch.path, name);

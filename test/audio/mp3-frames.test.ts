@@ -5,7 +5,7 @@ import { AudioDecodeError } from '../../src/audio/errors.js';
 import { looksLikeMp3, parseMp3Header, scanMp3File } from '../../src/audio/mp3-frames.js';
 import { FIXTURES, tempDir } from '../helpers/cli.js';
 import { framesDuration, MP3_LAYOUT_CASES, makeMp3 } from '../helpers/mp3.js';
-import { withLameTag } from '../helpers/lame-tag.js';
+import { withLameTag, withoutFrameCount } from '../helpers/lame-tag.js';
 
 let dir: { path: string; cleanup: () => Promise<void> };
 
@@ -111,6 +111,40 @@ describe('scanMp3File', () => {
     const untrusted = await scanBuffer('lame-noname.mp3', withLameTag(plain, 576, 1000, '\0\0\0\0'));
     expect(untrusted).toMatchObject({ infoHeader: 'Info', encoderDelay: 0, encoderPadding: 0 });
     expect(untrusted.totalSamples).toBe(frames * 576);
+  });
+
+  it('trims at least the decoder delay at the end, as real decoders do, when the padding is under 529 samples', async () => {
+    // The decoders skip delay + 529 samples at the start and cut the end at frames × 576 + 529 −
+    // padding, which is past the last sample decoded when the padding is under 529 (ffmpeg's
+    // libavformat/mp3dec.c, mpg123's frame_gapless_init): nothing is cut there. Before, the scan
+    // counted frames × 576 − delay − padding, up to 529 samples more than the sandbox decoded.
+    const frames = 500;
+    const plain = makeMp3({ frames, infoHeader: 'Info' });
+    for (const [padding, samples] of [
+      [0, frames * 576 - 576 - 529],
+      [100, frames * 576 - 576 - 529],
+      [528, frames * 576 - 576 - 529],
+      [529, frames * 576 - 576 - 529],
+      [530, frames * 576 - 576 - 530],
+    ] as const) {
+      const scan = await scanBuffer(`pad-${padding}.mp3`, withLameTag(plain, 576, padding));
+      expect(scan, `padding ${padding}`).toMatchObject({ encoderDelay: 576, encoderPadding: padding });
+      expect(scan.totalSamples, `padding ${padding}`).toBe(samples);
+    }
+  });
+
+  it('trims nothing for a LAME tag whose Xing frame has no frame count, as mpg123 (the sandbox) does', async () => {
+    // mpg123 trims only with a frame count ("all or nothing"); ffmpeg would still skip delay + 529.
+    const frames = 500;
+    const xing = makeMp3({ frames, infoHeader: 'Xing' });
+    const scan = await scanBuffer('no-count.mp3', withLameTag(withoutFrameCount(xing), 576, 1000));
+    expect(scan).toMatchObject({
+      infoHeader: 'Xing',
+      audioFrames: frames,
+      encoderDelay: 0,
+      encoderPadding: 0,
+    });
+    expect(scan.totalSamples).toBe(frames * 576);
   });
 
   it('does not count a VBRI frame as audio, as it does not a Xing/Info frame, nor trims its delay', async () => {

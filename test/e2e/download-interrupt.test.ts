@@ -67,8 +67,8 @@ describe('download, interrupted', () => {
       expect(String(result.stdout).split('\n').sort()).toEqual([join(out, 'f0.wav'), join(out, 'f1.wav')]);
       expect(run.stderr()).toMatch(
         signal === 'SIGINT'
-          ? /^warning: interrupted: finishing the downloads in flight, then exiting; press Ctrl-C again to stop them now$/m
-          : /^warning: interrupted \(SIGTERM\): finishing the downloads in flight, then exiting; SIGTERM or Ctrl-C again stops them now$/m,
+          ? /^warning: interrupted: finishing the 2 downloads in flight, then exiting; press Ctrl-C again to stop them now$/m
+          : /^warning: interrupted \(SIGTERM\): finishing the 2 downloads in flight, then exiting; SIGTERM or Ctrl-C again stops them now$/m,
       );
       expect(run.stderr()).toMatch(
         /^error: interrupted: run the same command again to fetch the files not yet saved \(what is saved is skipped\)$/m,

@@ -42,7 +42,7 @@ describe.skipIf(!hasTmux)('download in a terminal', () => {
     await term.keys('C-c');
     // One wording with redact's (src/interrupt.ts): what it does now and what the next Ctrl-C would do.
     await term.waitFor(
-      /warning: interrupted: finishing the downloads in flight, then exiting; press Ctrl-C again to stop them now/,
+      /warning: interrupted: finishing the 2 downloads in flight, then exiting; press Ctrl-C again to stop them now/,
     );
     host.release();
 
@@ -84,6 +84,8 @@ describe.skipIf(!hasTmux)('download in a terminal', () => {
     expect(host.gets()).toBe(2);
     const out = join(dir.path, 'out');
     expect(await savedFiles(out, host)).toEqual({ names: ['f0.wav', 'f1.wav'], whole: true });
-    expect(await readFile(log, 'utf8')).toMatch(/^warning: hangup: finishing the downloads in flight/m);
+    expect(await readFile(log, 'utf8')).toMatch(
+      /^warning: hangup: finishing the 2 downloads in flight, then exiting$/m,
+    );
   }, 60_000);
 });

@@ -1,24 +1,36 @@
 /**
  * `redact` and `download` say the same of an interrupt, in one wording from one home
  * (src/interrupt.ts), through the built binary with stdout and stderr as pipes: what the first
- * (Ctrl-C, SIGTERM) and the second do, what the next one would do, and after the summary, how to
- * finish. Before, SIGTERM was reported as "Ctrl-C again to abort them", the second said "aborting
- * the requests in flight" whatever they were, and only download said what to do next.
+ * (Ctrl-C, SIGTERM) and the second do to what is in flight, counted, what the next one would do,
+ * and after the summary, how to finish. Before, SIGTERM was reported as "Ctrl-C again to abort them",
+ * the second said "aborting the requests in flight" whatever they were, and only download said what
+ * to do next; and the lines named no count, so a run with nothing in flight (its uploads not begun,
+ * or only jobs waited for) said it was finishing the uploads in flight.
  */
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import { type E2E, setup, until } from '../helpers/e2e.js';
+import { type E2E, jsonLines, setup, until } from '../helpers/e2e.js';
 import { type HoldingFileHost, startHoldingFileHost } from '../helpers/holding-file-host.js';
+import { type HoldingService, holdingService, uploads } from '../helpers/holding-service.js';
+import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { speechInputs } from '../helpers/speech-files.js';
 
-const REDACT = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-e2e-interrupt-words-');
 
 let e2e: E2E | undefined;
 let host: HoldingFileHost | undefined;
+let service: HoldingService | undefined;
+let silent: ScriptedServer | undefined;
 afterEach(async () => {
   await host?.close();
   host = undefined;
+  service?.release();
+  await service?.server.close();
+  service = undefined;
+  await silent?.close();
+  silent = undefined;
   await e2e?.cleanup();
   e2e = undefined;
 });
@@ -35,19 +47,23 @@ function interruptLines(stderr: string, noun: string, rerun: string): string[] {
     .map((line) => line.replaceAll(noun, '<things>').replace(rerun, '<rerun>'));
 }
 
-/** `redact` of 4 files, sent `signals` once an upload is under way (each answer takes 1.5 s). */
+/** `redact` of 4 files at -c 2, sent `signals` once two uploads are under way (held until released). */
 async function redactLines(signals: Signals): Promise<Said> {
-  e2e = await setup(['--latency', '1500']);
-  for (let i = 0; i < 4; i++) await e2e.fixture('speech-16bit.wav', `in/c${i}.wav`);
-  const child = e2e.redact(['in', '-c', '2', '-o', 'out']);
+  service = await holdingService();
+  const env = isolatedEnv(join(dir.path, 'config'), {
+    VREDACT_BASE_URL: service.server.baseUrl,
+    VREDACT_TOKEN: 'vr_test_words',
+  });
+  await speechInputs(dir.path, 4);
+  const child = runCli(['redact', 'in', '-c', '2', '-o', 'redacted'], { env, cwd: dir.path });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const sandbox = e2e.sandbox;
-  await until(async () => (await sandbox.requests()).some((r) => r.path === REDACT), 30_000);
+  await until(async () => uploads(service!.server) === 2, 30_000);
   for (const signal of signals) {
     child.kill(signal);
     await until(async () => stderr.includes(signal === signals[0] ? 'interrupted' : 'aborting'), 30_000);
   }
+  service.release();
   const result = await child;
   return {
     code: result.exitCode,
@@ -90,7 +106,7 @@ describe('the interrupt lines of redact and download', () => {
       'a Ctrl-C',
       ['SIGINT'],
       [
-        'warning: interrupted: finishing the <things> in flight, then exiting; press Ctrl-C again to stop them now',
+        'warning: interrupted: finishing the 2 <things> in flight, then exiting; press Ctrl-C again to stop them now',
         'error: interrupted: run the same command again to <rerun>',
       ],
     ],
@@ -98,8 +114,8 @@ describe('the interrupt lines of redact and download', () => {
       'two Ctrl-C',
       ['SIGINT', 'SIGINT'],
       [
-        'warning: interrupted: finishing the <things> in flight, then exiting; press Ctrl-C again to stop them now',
-        'warning: aborting the <things> in flight; a third interrupt exits at once',
+        'warning: interrupted: finishing the 2 <things> in flight, then exiting; press Ctrl-C again to stop them now',
+        'warning: aborting the 2 <things> in flight; a third interrupt exits at once',
         'error: interrupted: run the same command again to <rerun>',
       ],
     ],
@@ -107,7 +123,7 @@ describe('the interrupt lines of redact and download', () => {
       'a SIGTERM',
       ['SIGTERM'],
       [
-        'warning: interrupted (SIGTERM): finishing the <things> in flight, then exiting; SIGTERM or Ctrl-C again stops them now',
+        'warning: interrupted (SIGTERM): finishing the 2 <things> in flight, then exiting; SIGTERM or Ctrl-C again stops them now',
         'error: interrupted: run the same command again to <rerun>',
       ],
     ],
@@ -123,4 +139,59 @@ describe('the interrupt lines of redact and download', () => {
     },
     90_000,
   );
+});
+
+describe('an interrupt with no transfer in flight', () => {
+  it('redact waiting only for its jobs says it stops the waits, and the jobs are left pending', async () => {
+    // Every file is a job (--sync-limit 0) that takes minutes (--speed): its upload is soon answered.
+    e2e = await setup(['--sync-limit', '0', '--speed', '0.01']);
+    for (let i = 0; i < 3; i++) await e2e.fixture('speech-16bit.wav', `in/c${i}.wav`);
+    const child = e2e.redact(['in', '-o', 'out', '--json']);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const sandbox = e2e.sandbox;
+    // Each job is waited for once its status was asked.
+    const polled = async () => {
+      const asked = (await sandbox.requests()).filter(
+        (r) => r.method === 'GET' && /^\/api\/jobs\/./.test(r.path),
+      );
+      return new Set(asked.map((r) => r.path)).size;
+    };
+    await until(async () => (await polled()) === 3, 30_000);
+    child.kill('SIGINT');
+    const result = await child;
+
+    expect(result.exitCode, stderr).toBe(130);
+    expect(stderr).toMatch(
+      /^warning: interrupted: stopping the waits for 3 jobs \(they stay pending for the next run\); exiting$/m,
+    );
+    expect(stderr).not.toMatch(/finishing/);
+    const outcomes = jsonLines(result.stdout).filter((line) => line['input'] !== undefined);
+    expect(outcomes.map((line) => line['status'])).toEqual(['pending', 'pending', 'pending']);
+    expect((await sandbox.stats()).uploads).toBe(3);
+    const journal = await readFile(join(e2e.dir, 'out', '.vredact', 'journal.jsonl'), 'utf8');
+    expect(journal.match(/"event":"submitted"/g)).toHaveLength(3);
+  }, 60_000);
+
+  it("download still reading the job's listing says no download is in flight", async () => {
+    // A service that never answers: the listing is under way, no file is.
+    silent = await startScriptedServer(() => new Promise<void>(() => {}));
+    const env = isolatedEnv(join(dir.path, 'config'), {
+      VREDACT_BASE_URL: silent.baseUrl,
+      VREDACT_TOKEN: 'vr_test_words',
+    });
+    const child = runCli(['download', 'job1', '-o', join(dir.path, 'out')], { env });
+    await until(async () => silent!.received.length === 1, 30_000);
+    child.kill('SIGINT');
+    const result = await child;
+
+    expect(result.exitCode, String(result.stderr)).toBe(130);
+    const lines = String(result.stderr)
+      .split('\n')
+      .filter((line) => /^(warning|error): interrupted/.test(line));
+    expect(lines).toEqual([
+      'warning: interrupted: no download in flight; exiting',
+      'error: interrupted: run the same command again to fetch the files not yet saved (what is saved is skipped)',
+    ]);
+  }, 60_000);
 });

@@ -9,8 +9,8 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, isolatedEnv, tempDirPerTest } from '../helpers/cli.js';
 import { listFiles, until } from '../helpers/e2e.js';
+import { type HoldingService, holdingService, uploads } from '../helpers/holding-service.js';
 import { speechInputs } from '../helpers/speech-files.js';
-import { type HoldingService, startHoldingService } from '../helpers/holding-service.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 const TOKEN = 'vr_hangup_0123456789abcdef';
@@ -47,7 +47,7 @@ afterEach(async () => {
 
 describe.skipIf(!hasTmux)('a hangup of the terminal a run is in', () => {
   it('lets the uploads in flight finish and records them, sends nothing more, and exits 130', async () => {
-    service = await startHoldingService();
+    service = await holdingService();
     await speechInputs(dir.path, FILES);
     const out = join(dir.path, 'out');
     const log = join(dir.path, 'stderr.log');
@@ -66,7 +66,7 @@ describe.skipIf(!hasTmux)('a hangup of the terminal a run is in', () => {
       `bash -c 'trap : HUP; node ${BIN} redact in -c 2 -o out 2>stderr.log; echo $? > status'`,
       'Enter',
     );
-    await until(async () => service!.uploads() === 2);
+    await until(async () => uploads(service!.server) === 2);
     await term.kill();
     const status = join(dir.path, 'status');
     const ended = until(async () => /^\d+\n$/.test(await readFile(status, 'utf8').catch(() => '')), 30_000);
@@ -75,7 +75,7 @@ describe.skipIf(!hasTmux)('a hangup of the terminal a run is in', () => {
     await ended;
 
     expect(Number(await readFile(status, 'utf8')), await readFile(log, 'utf8')).toBe(130);
-    expect(service.uploads()).toBe(2);
+    expect(uploads(service.server)).toBe(2);
     // Each upload sent is done; those journaled ahead to be sent were withdrawn (how many the checks
     // had reached by the hangup depends on the machine's pace); none is left `uploading`.
     const last = new Map((await journal(out)).map((line) => [line.input, line.event]));
@@ -83,13 +83,15 @@ describe.skipIf(!hasTmux)('a hangup of the terminal a run is in', () => {
     expect(events.filter((event) => event === 'done')).toHaveLength(2);
     expect(events.filter((event) => event !== 'done' && event !== 'withdrawn')).toEqual([]);
     expect((await listFiles(out)).filter((name) => name.endsWith('.wav'))).toHaveLength(2);
-    expect(await readFile(log, 'utf8')).toMatch(/^warning: hangup: finishing the uploads in flight/m);
+    expect(await readFile(log, 'utf8')).toMatch(
+      /^warning: hangup: finishing the 2 uploads in flight, then exiting$/m,
+    );
   }, 60_000);
 });
 
 describe('a hangup of a run started with nohup', () => {
   it('is ignored: the run goes on to the end and exits 0', async () => {
-    service = await startHoldingService();
+    service = await holdingService();
     const inputs = await speechInputs(dir.path, FILES);
     const out = join(dir.path, 'out');
     // nohup sets SIGHUP to be ignored, then runs node, which sets it back to the default at its start.
@@ -107,7 +109,7 @@ describe('a hangup of a run started with nohup', () => {
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    await until(async () => service!.uploads() === 2);
+    await until(async () => uploads(service!.server) === 2);
     child.kill('SIGHUP');
     await untilOrEnded(async () => stderr.includes('hangup'), child);
     service.release();
@@ -115,7 +117,7 @@ describe('a hangup of a run started with nohup', () => {
 
     expect(run.signal, stderr).toBeUndefined();
     expect(run.exitCode, stderr).toBe(0);
-    expect(service.uploads()).toBe(FILES);
+    expect(uploads(service.server)).toBe(FILES);
     expect((await journal(out)).filter((line) => line.event === 'done')).toHaveLength(FILES);
     expect(stderr).toMatch(/^hangup ignored/m);
   }, 60_000);

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { jsonLines, listFiles, until } from '../helpers/e2e.js';
+import { type HoldingService, holdingService, uploads } from '../helpers/holding-service.js';
 import { speechInputs } from '../helpers/speech-files.js';
-import { type HoldingService, startHoldingService } from '../helpers/holding-service.js';
 
 const TOKEN = 'vr_fencing_0123456789abcdef';
 const FILES = 6;
@@ -47,7 +47,7 @@ afterEach(async () => {
 
 describe('a run whose lock was taken over while it was paused', () => {
   it('sends nothing more once resumed, writes nothing more to the journal, leaves the new lock, and exits 1', async () => {
-    service = await startHoldingService();
+    service = await holdingService();
     await speechInputs(dir.path, FILES);
     const out = join(dir.path, 'out');
     const lock = join(out, '.vredact', 'lock');
@@ -63,7 +63,7 @@ describe('a run whose lock was taken over while it was paused', () => {
     const pid = run.pid!;
     try {
       // One upload in flight (held by the service), the next files checked and journaled ahead.
-      await until(async () => service!.uploads() === 1);
+      await until(async () => uploads(service!.server) === 1);
       run.kill('SIGSTOP');
       await until(async () => (await processState(pid)) === 'T');
       const journalBefore = await readFile(journal, 'utf8');
@@ -90,7 +90,7 @@ describe('a run whose lock was taken over while it was paused', () => {
         /^error: the batch stopped: the lock of the output folder .*out was taken over by another run \(pid 4242 on pod-b-7f9c2, at .*\) while this run went \d+ s without refreshing it \(was this machine suspended/m,
       );
       expect(String(result.stderr)).toMatch(/^hint: nothing to do: that run goes on with the batch/m);
-      expect(service.uploads()).toBe(1);
+      expect(uploads(service.server)).toBe(1);
       expect(await readFile(journal, 'utf8')).toBe(journalBefore);
       expect(await readFile(lock, 'utf8')).toBe(theirs);
       expect((await stat(lock)).mtimeMs).toBe(theirTime);

@@ -1,28 +1,33 @@
-/** A scripted service whose redaction answers wait for the test: uploads stay in flight until `release()`. */
+/**
+ * A scripted service (scripted-server.ts) that holds every upload's answer until `release()`: the
+ * uploads in flight at an interrupt, a pause or a hangup are known (those that came), and each is
+ * answered with the speech fixture once released.
+ */
 import { sendJson, startScriptedServer, type ScriptedServer } from './scripted-server.js';
 import { answerWithSpeech } from './speech-files.js';
 
-export const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
+export const REDACTION = '/api/speech-to-speech-biometric-redaction';
 
 export interface HoldingService {
   server: ScriptedServer;
-  /** Lets every upload held so far, and every later one, have its answer. */
+  /** Answers every upload held, and every later one at once. */
   release: () => void;
-  /** The redaction uploads the service has received. */
-  uploads: () => number;
 }
 
-/** A service that holds every upload's answer (a synchronous WAV) until `release()`. */
-export async function startHoldingService(): Promise<HoldingService> {
+export async function holdingService(): Promise<HoldingService> {
   let release = () => {};
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
   const server = await startScriptedServer(async (req, res) => {
-    if (req.url !== REDACTION_PATH) return sendJson(res, 404, { error: 404, message: 'not found' });
+    if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
     await released;
     return answerWithSpeech(res);
   });
-  const uploads = () => server.received.filter((request) => request.url === REDACTION_PATH).length;
-  return { server, release, uploads };
+  return { server, release };
+}
+
+/** How many uploads the service has taken in (answered or held). */
+export function uploads(server: ScriptedServer): number {
+  return server.received.filter((request) => request.url === REDACTION).length;
 }

@@ -26,3 +26,22 @@ export function withLameTag(mp3: Buffer, delay: number, padding: number, encoder
   out[lame + 23] = padding & 0xff;
   return out;
 }
+
+/**
+ * Returns a copy of `mp3` (made by `makeMp3` with a Xing or Info frame) whose tag has no frame count,
+ * as a streaming encoder that never knew it writes it: the fields after it move up within the frame.
+ * Apply before `withLameTag`.
+ */
+export function withoutFrameCount(mp3: Buffer): Buffer {
+  const out = Buffer.from(mp3);
+  const xing = out.indexOf('Xing', 0, 'latin1');
+  const at = xing >= 0 ? xing : out.indexOf('Info', 0, 'latin1');
+  if (at < 0) throw new Error('no Xing/Info frame to change');
+  const flags = out.readUInt32BE(at + 4);
+  if (!(flags & 1)) throw new Error('the tag has no frame count');
+  const after = (flags & 2 ? 4 : 0) + (flags & 4 ? 100 : 0) + (flags & 8 ? 4 : 0);
+  out.writeUInt32BE(flags & ~1, at + 4);
+  out.copy(out, at + 8, at + 12, at + 12 + after);
+  out.fill(0, at + 8 + after, at + 12 + after);
+  return out;
+}

@@ -28,7 +28,7 @@ import { jsonArrayElement, jsonArrayEnd, LineBatches } from '../jobs/write-lines
 export type { DownloadOutcome };
 
 const DOWNLOAD_WORDS: InterruptWords = {
-  inFlight: 'downloads',
+  transfer: 'download',
   rerun: 'fetch the files not yet saved (what is saved is skipped)',
 };
 

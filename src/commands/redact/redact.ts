@@ -11,11 +11,11 @@ import {
 import { parseRedactOptions } from '../../redact/options.js';
 
 const REDACT_WORDS: InterruptWords = {
-  inFlight: 'uploads',
+  transfer: 'upload',
   rerun: 'send the files not yet done and collect the pending jobs (what is done is skipped)',
 };
 /** A dry run has nothing in flight: it stops checking and ends. */
-const DRY_RUN_WORDS: InterruptWords = { inFlight: undefined, rerun: 'check the inputs not yet checked' };
+const DRY_RUN_WORDS: InterruptWords = { transfer: undefined, rerun: 'check the inputs not yet checked' };
 
 const NULL_HINT = 'give the list too: find … -print0 | vredact redact -0 --files-from -';
 
