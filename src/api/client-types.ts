@@ -42,6 +42,11 @@ export interface UploadOptions {
   bytes?: Uint8Array | undefined;
   /** Told the SHA-256 of the file's bytes as read and sent (not called when `bytes` are given). */
   onFileSent?: ((sha256: string) => void) | undefined;
+  /**
+   * Told `true` as each attempt's request starts (past the gate and any wait between attempts) and
+   * `false` as it ends: the upload is in flight only in between.
+   */
+  onRequest?: ((underWay: boolean) => void) | undefined;
 }
 
 /**

@@ -222,26 +222,31 @@ export class ApiClient {
     return this.#http.retry(
       what,
       async () => {
-        const form = await multipartWithFile(
-          fields,
-          'source_audio',
-          filePath,
-          uploadName,
-          type,
-          bytes,
-          onFileSent,
-        );
-        const response = await this.#http.send('POST', url, what, { authorized: true, form, signal });
-        if (response.statusCode < 200 || response.statusCode > 299) {
-          return this.#http.fail(response, url, what, NOT_ACCEPTED_STATUSES);
+        options.onRequest?.(true);
+        try {
+          const form = await multipartWithFile(
+            fields,
+            'source_audio',
+            filePath,
+            uploadName,
+            type,
+            bytes,
+            onFileSent,
+          );
+          const response = await this.#http.send('POST', url, what, { authorized: true, form, signal });
+          if (response.statusCode < 200 || response.statusCode > 299) {
+            return this.#http.fail(response, url, what, NOT_ACCEPTED_STATUSES);
+          }
+          return await readRedactionAnswer(
+            response,
+            (body) => this.#consume(body, response.headers, sink, what, url),
+            what,
+            url,
+            this.#http.scrub,
+          );
+        } finally {
+          options.onRequest?.(false);
         }
-        return readRedactionAnswer(
-          response,
-          (body) => this.#consume(body, response.headers, sink, what, url),
-          what,
-          url,
-          this.#http.scrub,
-        );
       },
       { signal, stopWaiting: options.stopWaiting, shouldRetry: uploadSafeToResend },
     );

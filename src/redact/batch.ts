@@ -73,7 +73,9 @@ export async function runBatch(
   const fingerprint = optionsFingerprint(fields);
 
   const dryRun = options.dryRun || !client;
-  const found = await findInputs(ctx, request, outDir);
+  const found = await findInputs(ctx, request, outDir, interrupt.stop);
+  // Interrupted while listing: nothing was decided, made or sent, so no file is reported.
+  if (!found) return ExitCode.interrupted;
   // The plan needs the output folder's letter case. A real run makes the folder first (exit 2 where it
   // cannot take outputs, before the lock and before anything is sent): the write check's own file
   // there tells exactly, in a fresh, empty folder too. A dry run may not write: it asks by a name

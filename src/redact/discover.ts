@@ -9,18 +9,27 @@ import { type ExpandedInputs, expandInputs } from './inputs.js';
 import { displayPath, buildPlan, type Plan } from './plan.js';
 import { settleHeap } from './settle-heap.js';
 
+/** The inputs found; undefined when `stop` ended the listing (nothing is decided on a part of it). */
 export async function findInputs(
   ctx: Context,
   request: BatchRequest,
   outDir: string,
-): Promise<ExpandedInputs> {
-  const expanded = await expandInputs({
-    cwd: ctx.cwd,
-    args: request.args,
-    listed: request.listed,
-    listedVerbatim: request.options.nullSeparated,
-    outDir,
-  });
+  stop: AbortSignal,
+): Promise<ExpandedInputs | undefined> {
+  let expanded: ExpandedInputs;
+  try {
+    expanded = await expandInputs({
+      cwd: ctx.cwd,
+      args: request.args,
+      listed: request.listed,
+      listedVerbatim: request.options.nullSeparated,
+      outDir,
+      stop,
+    });
+  } catch (error) {
+    if (stop.aborted) return undefined;
+    throw error;
+  }
   for (const folder of expanded.emptyFolders) ctx.log.warn(`no .wav or .mp3 files under ${folder}`);
   if (expanded.duplicates > 0) ctx.log.info(`${expanded.duplicates} duplicate input(s) will be sent once`);
   // The listings are garbage now, and the plan's index of outputs will be once it is built: over

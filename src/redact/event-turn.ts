@@ -16,12 +16,16 @@ export function turnDue(): boolean {
   return performance.now() - lastTurn >= TURN_EVERY_MS;
 }
 
-/** Lets the event loop run once (timers, signals, I/O) before the work goes on. */
-export function giveTurn(): Promise<void> {
-  return new Promise((resolve) =>
+/**
+ * Lets the event loop run once (timers, signals, I/O) before the work goes on; rejects with `stop`'s
+ * reason when it was aborted by then (an interrupt heard in that turn ends a loop that takes it).
+ */
+export function giveTurn(stop?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) =>
     setImmediate(() => {
       lastTurn = performance.now();
-      resolve();
+      if (stop?.aborted) reject(stop.reason as Error);
+      else resolve();
     }),
   );
 }

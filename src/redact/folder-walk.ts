@@ -14,6 +14,8 @@ export interface FolderWalk {
   skip?: string | undefined;
   /** The walker's readdir (see listing-errors.ts): errors are noted there, and the walk goes on. */
   readdir: typeof readdir;
+  /** Ends the walk at once (a first interrupt): the folders not yet read are not, and it rejects. */
+  stop?: AbortSignal | undefined;
 }
 
 /**
@@ -27,6 +29,7 @@ export async function walkFolder(
 ): Promise<void> {
   // A CommonJS module: its exports are the default export, under Node.js as in the bundle.
   const { walkStream } = (await import('@nodelib/fs.walk')).default;
+  walk.stop?.throwIfAborted();
   await new Promise<void>((resolve, reject) => {
     const stream = walkStream(dir, {
       basePath: '',
@@ -46,7 +49,13 @@ export async function walkFolder(
     });
     // Read by its events: the stream's async iterator never ends on it.
     stream.on('data', (entry: { path: string }) => found(entry.path));
+    const onStop = () => {
+      stream.destroy();
+      reject(walk.stop?.reason as Error);
+    };
+    walk.stop?.addEventListener('abort', onStop, { once: true });
     stream.once('error', reject);
     stream.once('end', resolve);
+    stream.once('close', () => walk.stop?.removeEventListener('abort', onStop));
   });
 }

@@ -57,6 +57,8 @@ export interface ExpandRequest {
   listedVerbatim?: boolean;
   /** Files under this folder are never inputs (a re-run must not redact its own outputs). */
   outDir?: string;
+  /** A first interrupt: the listing ends at once, its walks too, rejecting with the signal's reason. */
+  stop?: AbortSignal;
 }
 
 /** A named input and what a stat of it said. */
@@ -124,7 +126,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     // Nothing listed and a folder unreadable: its problem says enough.
     return paths.length === 0 && unreadable.length > 0 ? undefined : paths.drainSorted(collectingEvery());
   };
-  const { cwd } = request;
+  const { cwd, stop } = request;
   const outputFolder = await OutputFolderGuard.of(cwd, request.outDir);
   const files = new FoundFiles();
   const realPaths = new KeyIndex((row, path) => files.hasRealPath(row, path));
@@ -203,15 +205,16 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     const skip = await outputFolder.below(dir);
     let found: Iterable<string> | undefined;
     try {
-      found = await listAll((add, readdir) => walkFolder(dir, { skip, readdir }, add), arg, dir);
+      found = await listAll((add, readdir) => walkFolder(dir, { skip, readdir, stop }, add), arg, dir);
     } catch (error) {
+      if (stop?.aborted) throw error;
       result.problems.push({ arg, path: dir, reason: `cannot read the folder: ${describeFsError(error)}` });
       return;
     }
     if (!found) return;
     let count = 0;
     for (const rel of found) {
-      if (turnDue()) await giveTurn();
+      if (turnDue()) await giveTurn(stop);
       const slash = rel.lastIndexOf('/');
       const relDir = slash < 0 ? '' : rel.slice(0, slash);
       const folder = await folderOf(relDir ? join(dir, relDir) : dir, relDir, 'folder', arg);
@@ -228,6 +231,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
         async (add, readdir) => {
           const readable = withBracketedQuestionMarks(pattern);
           for await (const found of (await loadGlob()).stream(readable, globOptions(cwd, readdir))) {
+            stop?.throwIfAborted();
             const entry = found as unknown as Entry;
             if (!entry.dirent.isDirectory()) add(resolve(cwd, entry.path));
           }
@@ -236,6 +240,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
         base,
       );
     } catch (error) {
+      if (stop?.aborted) throw error;
       result.problems.push({
         arg: pattern,
         path: base,
@@ -247,7 +252,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     let count = 0;
     let matched = 0;
     for (const path of found) {
-      if (turnDue()) await giveTurn();
+      if (turnDue()) await giveTurn(stop);
       matched++;
       const dir = dirname(path);
       // A file outside the fixed part (`../x/*.wav`) mirrors only its name.
@@ -265,6 +270,7 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
   };
 
   const statOf = async (arg: string): Promise<Looked> => {
+    stop?.throwIfAborted();
     const path = resolve(cwd, arg);
     try {
       return { arg, path, info: await stat(path) };

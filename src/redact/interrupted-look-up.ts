@@ -20,7 +20,7 @@ export async function lookUpInterrupted(
   fingerprint: string,
   overwrite: boolean,
 ): Promise<Map<string, FoundJob>> {
-  if (journal.interrupted.size === 0) return new Map();
+  if (journal.interrupted.size === 0 || engine.stop.aborted) return new Map();
   const triage: TriageOptions = { journal, fingerprint, overwrite, found: undefined };
   const paths = journal.files.map((file) => file.path);
   // Each input the look-up is for, one at a time: none of them is held.
@@ -56,14 +56,15 @@ export async function lookUpInterrupted(
     });
     return inputs;
   };
-  const { client, gate } = engine;
+  // Only reads, whose result a stop discards: the first interrupt ends them (engine.stop), as it ends
+  // the waits for jobs, rather than the second.
+  const { client, gate, stop } = engine;
   const found = await reconcile(search, {
     inputsNamed,
-    listJobs: (makeSink) => gate.run(() => client.eachJob(makeSink, engine.abort), engine.abort),
-    jobContent: (jobId) =>
-      engine.request(() => gate.run(() => client.jobContent(jobId, engine.abort), engine.abort)),
+    listJobs: (makeSink) => gate.run(() => client.eachJob(makeSink, stop), stop),
+    jobContent: (jobId) => engine.request(() => gate.run(() => client.jobContent(jobId, stop), stop)),
     namedInJournal: (jobIds) => jobIdsNamed(paths, jobIds),
-    isStop: (error) => isStopping(engine, error),
+    isStop: (error) => stop.aborted || isStopping(engine, error),
     stop: engine.stop,
     warn: (message) => engine.log.warn(message),
     debug: (message) => engine.log.debug(message),

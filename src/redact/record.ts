@@ -80,6 +80,16 @@ export class Recorder {
     return { transfers: this.progress.inFlight, jobs: this.progress.waiting };
   }
 
+  /**
+   * The one home of what counts as an upload in flight, for an interrupt and the live line alike: its
+   * request under way, bytes maybe on the wire. One waiting at the throttle gate or between attempts
+   * is not: a first interrupt gives it up at once.
+   */
+  requestUnderWay(underWay: boolean): void {
+    this.progress.inFlight += underWay ? 1 : -1;
+    this.changed();
+  }
+
   /** Tells the report of a change (throttled; `force` for the last one). */
   changed(force = false): void {
     const p = this.progress;

@@ -129,17 +129,13 @@ async function sendClaimed(
   await engine.beforeUpload?.(entry.input);
   let work = checked;
   recorder.begun(entry);
-  recorder.progress.inFlight++;
   recorder.changed();
   let journaled = checked.uploadName !== undefined;
   if (!stillSame(work)) {
     // Replaced or changed since its check: what would be sent is not what was checked.
     await notSent(engine, checked);
     const again = await checkInput(work, engine.limits, recorder);
-    if (again.kind === 'rejected') {
-      recorder.progress.inFlight--;
-      return undefined;
-    }
+    if (again.kind === 'rejected') return undefined;
     work = again;
     journaled = false;
   }
@@ -155,7 +151,6 @@ async function sendClaimed(
         (error: unknown) => error ?? new Error('the journal could not be written'),
       );
   if (failure !== undefined) {
-    recorder.progress.inFlight--;
     unjournaled(engine, work, failure);
     return undefined;
   }
@@ -173,7 +168,6 @@ async function sendClaimed(
     await uploadFailed(engine, work, error);
     return undefined;
   } finally {
-    recorder.progress.inFlight--;
     recorder.progress.bytesSent += work.identity.size;
     recorder.changed();
   }
@@ -217,6 +211,7 @@ function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSen
         stopWaiting: engine.stop,
         bytes: work.bytes,
         onFileSent,
+        onRequest: (underWay) => engine.recorder.requestUnderWay(underWay),
       }),
     engine.abort,
   );

@@ -102,10 +102,10 @@ describe('Ctrl-C from the keyboard', () => {
       env: e2e.env,
       columns: 120,
     });
-    // The first upload goes alone until the service has accepted the token: one is under way.
-    await term.waitFor(/1 in flight/);
+    // An upload is in flight while its request is under way: one or both of the two slots.
+    await term.waitFor(/[12] in flight/);
     term.type('\x03');
-    // The count is the live line's: an upload held at the gate until the token is accepted is in it.
+    // The count is the live line's, the requests under way at that moment.
     await term.waitFor(
       /interrupted: finishing the (upload|2 uploads) in flight, then exiting; press Ctrl-C again to stop (it|them) now/,
     );

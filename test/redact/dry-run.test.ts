@@ -1,5 +1,5 @@
 /** `redact --dry-run` in-process, on a terminal with its live line: what its summary says. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -30,13 +30,18 @@ async function dryRun(interrupted: boolean) {
     },
   );
   const controller = createInterruptController();
-  // Ctrl-C before the check is through: deterministic, as no file is decided once it is seen.
-  if (interrupted) controller.interrupt();
+  // Ctrl-C once the inputs are listed (the output folder's letter case is asked next), before the
+  // check: deterministic, as no file is decided once it is seen. Before the listing's end, it ends
+  // the run with no summary.
+  const caseLookup = async (path: string) => {
+    if (interrupted) controller.interrupt();
+    return lstat(path);
+  };
   const code = await runBatch(
     ctx,
     { args: ['in'], listed: [], options: parseRedactOptions({ wait: true, dryRun: true }) },
     controller.signals,
-    {},
+    { caseLookup },
   );
   // What the terminal shows last: the text after the last cursor movement.
   const final = stderr
