@@ -14,7 +14,7 @@
  */
 import { CliError, ExitCode } from '../errors.js';
 import { displayText } from '../output/sanitize.js';
-import { type LockOwner, parseOwner } from './lock-owner.js';
+import { type LockOwner, lockRunShown, parseOwner } from './lock-owner.js';
 
 /**
  * How old (in refreshes) the last check may be when the run acts on its lock. Well under the lease
@@ -157,7 +157,7 @@ export class LockFence {
       );
     }
     const who = owner
-      ? displayText(`pid ${owner.pid} on ${owner.hostname}, at ${owner.startedAt}`)
+      ? displayText(`${lockRunShown(owner)}, at ${owner.startedAt}`)
       : 'its lock cannot be read';
     const unrefreshed = this.options.now() - this.#refreshedAt;
     return new LockLostError(

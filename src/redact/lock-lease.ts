@@ -1,13 +1,14 @@
 /**
- * Locks seen from another host: pids say nothing there, so a run refreshes its lock's modification
- * time every LOCK_REFRESH_MS, and a lock from another host is stale once it has gone unrefreshed for
- * LEASE_REFRESHES of them (the hosts' clocks are taken to agree within minutes). Before, such a lock
- * was never judged: a host that died (a machine of an NFS share, a pod of a Kubernetes CronJob, which
- * gets a new host name every night) left a lock that kept every later run out (exit 2) until someone
- * deleted it.
- * A lock of an older version declares no refresh and is still never judged from another host.
+ * Locks seen from another host, or from another container or boot of this host name
+ * (lock-process-space.ts): pids say nothing there, so a run refreshes its lock's modification time
+ * every LOCK_REFRESH_MS, and such a lock is stale once it has gone unrefreshed for LEASE_REFRESHES of
+ * them (the hosts' clocks are taken to agree within minutes). Before, such a lock was never judged: a
+ * host that died (a machine of an NFS share, a pod of a Kubernetes CronJob, which gets a new host name
+ * every night) left a lock that kept every later run out (exit 2) until someone deleted it.
+ * A lock of an older version declares no refresh and is still never judged by its lease.
  */
 import { stat } from 'node:fs/promises';
+import { type LockOwner, lockRunShown } from './lock-owner.js';
 
 export const LOCK_REFRESH_MS = 30_000;
 const LEASE_REFRESHES = 20;
@@ -23,24 +24,16 @@ export function lockRefreshMs(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(asked) && asked >= 50 && asked < LOCK_REFRESH_MS ? asked : LOCK_REFRESH_MS;
 }
 
-/** What a lock's owner says of its refreshes: `refreshMs`, absent in an older version's lock. */
-export interface Leased {
-  pid: number;
-  hostname: string;
-  startedAt: string;
-  refreshMs?: number;
-}
-
 /** How long a lock refreshed every `refreshMs` may go unrefreshed, in minutes (for messages). */
 export function leaseMinutes(refreshMs: number): number {
   return Math.round((refreshMs * LEASE_REFRESHES) / 60_000);
 }
 
-/** Why a lock of another host is stale, or undefined while its lease holds. */
-export async function leaseLapsed(path: string, owner: Leased, now: number): Promise<string | undefined> {
+/** Why a lock judged by its lease (another host's, container's or boot's) is stale; undefined while it holds. */
+export async function leaseLapsed(path: string, owner: LockOwner, now: number): Promise<string | undefined> {
   if (owner.refreshMs === undefined) return undefined;
   const mtime = (await stat(path).catch(() => undefined))?.mtimeMs;
   if (mtime === undefined || now - mtime <= owner.refreshMs * LEASE_REFRESHES) return undefined;
   const minutes = Math.floor((now - mtime) / 60_000);
-  return `its run (pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}) has not refreshed it for ${minutes} min (a run refreshes its lock every ${Math.round(owner.refreshMs / 1000)} s)`;
+  return `its run (${lockRunShown(owner)}, started ${owner.startedAt}) has not refreshed it for ${minutes} min (a run refreshes its lock every ${Math.round(owner.refreshMs / 1000)} s)`;
 }

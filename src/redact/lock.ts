@@ -1,16 +1,16 @@
 /**
  * One run per output folder (per shard): `<out-dir>/.vredact/lock` (or `lock.<i>-of-<n>`), holding
- * the owner's pid, host name and start time; runs whose shares of the inputs overlap exclude each
- * other too (lock-shares.ts). It appears whole or not at all (createPrivateFileExclusively),
- * so a full disk can never leave an empty lock. A lock left by a run that died on this host (its pid gone, or reused by a
- * process that started after the lock was written), or by a run on another host that stopped
- * refreshing it (see LOCK_REFRESH_MS), is taken over with a warning; any other lock makes the second
- * run refuse before sending anything. While a run holds its lock, a fence refreshes it and makes sure
- * it is still the run's own (lock-fence.ts).
+ * the owner's pid, host name, boot, pid namespace and start time; runs whose shares of the inputs
+ * overlap exclude each other too (lock-shares.ts). It appears whole or not at all
+ * (createPrivateFileExclusively), so a full disk can never leave an empty lock. A lock left by a run
+ * that died in this process space (lock-process-space.ts: its pid gone, or reused by a process that
+ * started after the lock was written), or by a run elsewhere (another host, container or boot) that
+ * stopped refreshing it (see LOCK_REFRESH_MS), is taken over with a warning; any other lock makes the
+ * second run refuse before sending anything. While a run holds its lock, a fence refreshes it and
+ * makes sure it is still the run's own (lock-fence.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../errors.js';
 import { temporaryNameFor } from '../fs/atomic-write.js';
@@ -25,7 +25,8 @@ import { STATE_DIR } from './journal.js';
 import { LockFence } from './lock-fence.js';
 import { LOCK_REFRESH_MS, leaseLapsed, leaseMinutes } from './lock-lease.js';
 import { hold, isHeldHere, releaseLock } from './lock-held-here.js';
-import { type LockOwner, parseOwner } from './lock-owner.js';
+import { type LockOwner, lockRunShown, parseOwner } from './lock-owner.js';
+import { sameProcessSpace, thisProcessSpace } from './lock-process-space.js';
 import { shardOfLock, shareLabel, sharesOverlap } from './lock-shares.js';
 import { sweepPartials } from './sweep.js';
 
@@ -80,9 +81,10 @@ async function staleReason(
     const mtime = (await stat(path).catch(() => undefined))?.mtimeMs ?? now;
     return now - mtime > UNREADABLE_GRACE_MS ? 'it is unreadable (empty or damaged) and not new' : undefined;
   }
-  if (owner.hostname !== hostname()) return leaseLapsed(path, owner, now);
+  if (!sameProcessSpace(owner)) return leaseLapsed(path, owner, now);
   const ended = `a previous run (pid ${owner.pid}, started ${owner.startedAt}) ended without releasing it`;
-  // Our own pid in a lock we did not write: a previous run of a container that reuses pids.
+  // Our own pid in a lock we did not write: a previous run's, whose pid was given to us (pids are
+  // reused; in a container, where a run is often pid 7, every time).
   if (owner.pid === process.pid) return isHeldHere(owner.id) ? undefined : ended;
   if (!processAlive(owner.pid)) return ended;
   if (!writerMayBeAlive(owner.pid, Date.parse(owner.startedAt))) {
@@ -109,11 +111,10 @@ function heldError(
       `wait a few seconds and try again; if no run is active, delete ${shownPath}${shards}`,
     );
   }
-  const who = displayText(`pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}`);
-  const sameHost = owner.hostname === hostname();
+  const who = displayText(`${lockRunShown(owner)}, started ${owner.startedAt}`);
   return new LockHeldError(
     `another vredact run${share} is using the output folder ${displayText(outDir)} (${who})`,
-    (sameHost
+    (sameProcessSpace(owner)
       ? `wait for it to finish; if no run is active, delete ${shownPath}`
       : owner.refreshMs !== undefined
         ? `wait for it to finish; a lock its run stops refreshing is taken over after ${leaseMinutes(owner.refreshMs)} min`
@@ -159,7 +160,7 @@ export async function runsUnderWay(outDir: string, now = Date.now()): Promise<Ru
       runs.push({
         lock: name,
         startedMs: Date.parse(owner.startedAt),
-        shown: displayText(`pid ${owner.pid} on ${owner.hostname}, started ${owner.startedAt}`),
+        shown: displayText(`${lockRunShown(owner)}, started ${owner.startedAt}`),
       });
     }
   }
@@ -212,7 +213,7 @@ export async function acquireLock(
   const refreshMs = options.refreshMs ?? LOCK_REFRESH_MS;
   const me: LockOwner = {
     pid: process.pid,
-    hostname: hostname(),
+    ...thisProcessSpace(),
     startedAt: new Date(now()).toISOString(),
     id: randomBytes(8).toString('hex'),
     refreshMs,

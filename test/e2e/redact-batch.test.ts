@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { framesFor, makeWav, writeMp3 } from '../helpers/mp3.js';
 import { isWav, jsonLines, listFiles, setup } from '../helpers/e2e.js';
+import { OUR_PROCESS_SPACE } from '../helpers/process-space.js';
 
 /** Outputs under a folder, without the journal and lock. */
 async function outputsUnder(root: string): Promise<string[]> {
@@ -376,10 +377,16 @@ describe('vredact redact, end to end', () => {
       await mkdir(join(t.dir, 'redacted', '.vredact'), { recursive: true });
       const { hostname } = await import('node:os');
       const lock = join(t.dir, 'redacted', '.vredact', 'lock');
-      // The test runner itself is alive: its lock is a live run's.
+      // The test runner itself is alive: its lock is a live run's (in this container and boot).
       await writeFile(
         lock,
-        JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: 'now', id: 'a' }),
+        JSON.stringify({
+          pid: process.pid,
+          hostname: hostname(),
+          ...OUR_PROCESS_SPACE,
+          startedAt: 'now',
+          id: 'a',
+        }),
       );
       const refused = await t.redact(['in']);
       expect(refused.exitCode).toBe(2);
@@ -388,7 +395,13 @@ describe('vredact redact, end to end', () => {
 
       await writeFile(
         lock,
-        JSON.stringify({ pid: 2 ** 30, hostname: hostname(), startedAt: 'then', id: 'b' }),
+        JSON.stringify({
+          pid: 2 ** 30,
+          hostname: hostname(),
+          ...OUR_PROCESS_SPACE,
+          startedAt: 'then',
+          id: 'b',
+        }),
       );
       const taken = await t.redact(['in']);
       expect(taken.exitCode).toBe(0);

@@ -13,6 +13,13 @@ import { acquireLock, LockHeldError, lockPath, runsUnderWay } from '../../src/re
 import { REPO_ROOT, tempDirPerTest } from '../helpers/cli.js';
 import { until } from '../helpers/e2e.js';
 import { fillUp, MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
+import {
+  ANOTHER_BOOT_ID,
+  ANOTHER_PID_NAMESPACE,
+  OUR_BOOT_ID,
+  OUR_PID_NAMESPACE,
+  OUR_PROCESS_SPACE,
+} from '../helpers/process-space.js';
 
 const dir = tempDirPerTest('vredact-lock-');
 
@@ -62,12 +69,14 @@ async function writeLock(outDir: string, content: string, name = 'lock'): Promis
   return path;
 }
 
+/** A lock of a run in this process space (this host, container and boot), unless `fields` say otherwise. */
 const owner = (fields: Record<string, unknown>) =>
   JSON.stringify({
     pid: 2 ** 30,
     hostname: hostname(),
     startedAt: new Date().toISOString(),
     id: 'y',
+    ...OUR_PROCESS_SPACE,
     ...fields,
   });
 
@@ -179,6 +188,59 @@ describe('lock', () => {
     expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ pid: process.pid, refreshMs: 30_000 });
     await held.release();
   });
+
+  it('judges a lock of our host name from another container (pid namespace) or boot by its lease, never by its pid', async () => {
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const here = hostname();
+    for (const elsewhere of [
+      { pidNamespace: ANOTHER_PID_NAMESPACE },
+      { bootId: ANOTHER_BOOT_ID },
+      // Our own pid, as a container's run so often has: still another process space's.
+      { pidNamespace: ANOTHER_PID_NAMESPACE, pid: process.pid },
+    ]) {
+      const path = await writeLock(dir.path, owner({ ...elsewhere, refreshMs: 30_000 }));
+      const refused = acquireLock(dir.path, silentLogger);
+      await expect(refused).rejects.toBeInstanceOf(LockHeldError);
+      await expect(refused).rejects.toThrow(
+        `(pid ${elsewhere.pid ?? 2 ** 30} on ${here} in another container (or another boot), started `,
+      );
+      await expect(refused).rejects.toMatchObject({
+        exitCode: 2,
+        hint: expect.stringContaining('a lock its run stops refreshing is taken over after 10 min'),
+      });
+      expect(await runsUnderWay(dir.path)).toEqual([
+        expect.objectContaining({ lock: 'lock', shown: expect.stringContaining('in another container') }),
+      ]);
+
+      await utimes(path, hourAgo, hourAgo);
+      const log = recordingLogger();
+      const held = await acquireLock(dir.path, log);
+      expect(log.warnings.join('\n')).toMatch(
+        /took over the lock .*its run \(pid \d+ on .* in another container \(or another boot\), .*\) has not refreshed it for 60 min/,
+      );
+      await held.release();
+    }
+  });
+
+  it.skipIf(OUR_BOOT_ID === undefined && OUR_PID_NAMESPACE === undefined)(
+    "judges an older version's lock of our host name, which does not say its container, by its lease",
+    async () => {
+      const older = { bootId: undefined, pidNamespace: undefined };
+      const path = await writeLock(dir.path, owner({ ...older, refreshMs: 30_000 }));
+      await expect(acquireLock(dir.path, silentLogger)).rejects.toThrow(
+        /pid 1073741824 on .* of an older vredact, which does not say its container/,
+      );
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      await utimes(path, hourAgo, hourAgo);
+      const held = await acquireLock(dir.path, silentLogger);
+      await held.release();
+      // One older still says nothing of refreshes: never judged, as another host's.
+      await writeLock(dir.path, owner(older));
+      await expect(acquireLock(dir.path, silentLogger)).rejects.toMatchObject({
+        hint: expect.stringContaining(`if it is not, delete ${path}`),
+      });
+    },
+  );
 
   it('tells status of the runs that hold a lock of the folder now, not of stale locks', async () => {
     expect(await runsUnderWay(dir.path)).toEqual([]);
