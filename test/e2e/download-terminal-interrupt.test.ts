@@ -1,7 +1,7 @@
 /**
  * `vredact download` in a real terminal (tmux): Ctrl-C from the keyboard, and a hangup of the
  * terminal, each a first interrupt: the files in flight finish whole, no other starts, exit 130,
- * and nothing half-written or temporary is left.
+ * and nothing half-written or temporary is left; the live line leaves nothing behind on screen.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +12,8 @@ import { type HoldingFileHost, savedFiles, startHoldingFileHost } from '../helpe
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 const FILES = 6;
+/** A row that starts with one of the spinner's frames: the live line. */
+const LIVE_ROW = /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /;
 const dir = tempDirPerTest('vredact-e2e-download-term-');
 
 let host: HoldingFileHost | undefined;
@@ -50,6 +52,33 @@ describe.skipIf(!hasTmux)('download in a terminal', () => {
     expect(host.gets()).toBe(2);
     const out = join(dir.path, 'out');
     expect(await savedFiles(out, host)).toEqual({ names: ['f0.wav', 'f1.wav'], whole: true });
+  }, 60_000);
+
+  it('Ctrl-C at a live line as wide as the terminal leaves no copy of it on screen, and the terminal as it was', async () => {
+    host = await startHoldingFileHost(FILES);
+    // At 12 columns the line is wider than the terminal: its last row ends at the last column,
+    // where the `^C` the terminal echoes starts a new row.
+    term = await startTmux(`node ${BIN} download job1 -c 2 -o out; s=$?; stty -a > stty.txt; (exit $s)`, {
+      cwd: dir.path,
+      env: { ...envFor(host.baseUrl), NO_COLOR: '1' },
+      columns: 12,
+    });
+    await until(async () => host!.gets() === 2, 30_000);
+    await term.waitFor(LIVE_ROW);
+    await term.keys('C-c');
+    await term.waitFor(/^warning: int/);
+    host.release();
+
+    expect(await term.exited()).toBe(130);
+    const rows = await term.rows();
+    // The line's first row, `⠋ Downloadin`, stayed above the warning for good.
+    expect(rows.filter((row) => LIVE_ROW.test(row))).toEqual([]);
+    expect(await savedFiles(join(dir.path, 'out'), host)).toEqual({
+      names: ['f0.wav', 'f1.wav'],
+      whole: true,
+    });
+    const stty = await readFile(join(dir.path, 'stty.txt'), 'utf8');
+    for (const mode of ['echo', 'icanon', 'isig']) expect(stty).toMatch(new RegExp(`(^|\\s)${mode}(\\s|$)`));
   }, 60_000);
 
   it('a hangup lets the files in flight finish whole, starts no other, and exits 130', async () => {

@@ -9,6 +9,7 @@ import {
   isNotStarted,
   namedFiles,
 } from '../../download/download-files.js';
+import { downloadProgressLine } from '../../download/progress.js';
 import type { ItemSource } from '../../download/pull-pool.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { NoRoomOnDisk } from '../../fs/free-space.js';
@@ -22,7 +23,7 @@ import {
 } from '../../interrupt.js';
 import { sweepPartials } from '../../redact/sweep.js';
 import { displayText } from '../../output/sanitize.js';
-import { startSpinner } from '../../output/spinner.js';
+import { startStatusLine } from '../../output/status-line.js';
 import { jsonArrayElement, jsonArrayEnd, LineBatches } from '../jobs/write-lines.js';
 
 export type { DownloadOutcome };
@@ -69,15 +70,18 @@ export async function runDownload(
     if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
     stop.throwIfAborted();
 
-    const spinner = await startSpinner(
-      ctx.io,
-      requested.length > 0
-        ? `Downloading ${requested.length} file(s) of job ${displayText(jobId)}`
-        : `Downloading the files of job ${displayText(jobId)}`,
-    );
     const json = ctx.settings.json;
     const out = new LineBatches(ctx.streams.stdout);
     const counts = { downloaded: 0, skipped: 0, failed: 0, notStarted: 0 };
+    const startedAt = ctx.clock.now();
+    // Fitted to the width as redact's is, with `--stats` lines in a log.
+    const status = await startStatusLine(ctx.io, (columns) =>
+      downloadProgressLine(
+        { counts, total: requested.length, inFlight: controller.inFlight().transfers, startedAt },
+        ctx.clock.now(),
+        columns,
+      ),
+    );
     // Printed as each file settles, and awaited: a stdout that is slow to read holds the downloads.
     const show = async (outcome: DownloadOutcome) => {
       if (isNotStarted(outcome)) counts.notStarted++;
@@ -101,7 +105,7 @@ export async function runDownload(
         ignoresCase: caseIgnored(ignoresCase),
       },
     ).finally(async () => {
-      spinner.stop();
+      status.stop();
       // What settled is a whole JSON array, whatever ended the run.
       if (json) out.push(jsonArrayEnd(counts.downloaded + counts.skipped + counts.failed));
       await out.flush();
