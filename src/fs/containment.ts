@@ -149,4 +149,14 @@ export class OutputFolder {
     }
     await writable;
   }
+
+  /**
+   * Forgets that the folder of `relativePath` took a file: a write there has failed since, so the next
+   * input for it is checked again before it is sent. A folder made read-only midway (a permission fix,
+   * a retention job) was sent the rest of the batch, every answer failing.
+   */
+  async forgetWritable(relativePath: string): Promise<void> {
+    const path = await this.resolve(relativePath).catch(() => undefined);
+    if (path !== undefined) this.#writable.delete(dirname(path));
+  }
 }

@@ -111,10 +111,20 @@ function refuseStateFolder(stateDir: string, error: unknown): UsageError {
 /**
  * Makes sure the run's own journal, when there is one, can be appended to before the lock is taken and
  * anything is sent (exit 2 otherwise): a read-only journal (chmod 400, a read-only bind mount) stopped
- * the run later, with exit 1, as if files had failed. Only a regular file is asked (a FIFO there is
+ * the run later, with exit 1, as if files had failed. A symbolic link is refused (JournalWriter never
+ * opens through one). Only a regular file is asked (a FIFO there is
  * refused when the journal is opened); without blocking, so a FIFO swapped in cannot hang the check.
  */
 export async function checkJournalWritable(journal: string): Promise<void> {
+  const target = await readlink(journal).catch(() => undefined);
+  // Written through, the link's file had the run's lines appended and was made 0600: whatever file
+  // it was, and as root any file, planted by whoever could write the output folder.
+  if (target !== undefined) {
+    throw new UsageError(
+      `cannot write the journal ${displayText(journal)}: it is a symbolic link (to ${displayText(target)})`,
+      'vredact writes its journal only as a file of its own: put that file in the place of the link (mv), or remove the link to start a new journal',
+    );
+  }
   const info = await stat(journal).catch(() => undefined);
   if (!info?.isFile()) return;
   try {

@@ -166,6 +166,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number): Pro
         // The result is still the service's to give: journaled failed, the next run sent the file
         // again (a full disk cost a second redaction); kept submitted, the next run collects it.
         if (error.stopsBatch) engine.halt.stop(error);
+        await engine.outputFolder.forgetWritable(entry.outputRel);
         recorder.pending(entry, `job ${jobId}: ${error.message}; a later run collects it`, jobId);
         return;
       }

@@ -4,7 +4,7 @@
  * durable lines share one flush (group commit), and the other lines are flushed with the next one or
  * at close. The folder is 0700 and the file 0600: the journal names every input.
  */
-import { close, fchmod, fdatasync, fstat, open, read, write } from 'node:fs';
+import { close, constants, fchmod, fdatasync, fstat, open, read, write } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { promisify } from 'node:util';
@@ -22,6 +22,10 @@ const fstatFd = promisify(fstat);
 const fchmodFd = promisify(fchmod);
 const datasyncFd = promisify(fdatasync);
 const closeFd = promisify(close);
+
+// 'a+', never through a symbolic link (checkJournalWritable says why, before the lock is taken).
+const APPEND_OWN_FILE =
+  constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
 
 /** Appends `text` whole: a short write (rare, but allowed) is followed by the rest. */
 async function appendAll(fd: number, text: string): Promise<void> {
@@ -61,7 +65,7 @@ export class JournalWriter {
   ): Promise<JournalWriter> {
     try {
       await ensurePrivateDir(dirname(path));
-      const fd = await openFd(path, 'a+', 0o600);
+      const fd = await openFd(path, APPEND_OWN_FILE, 0o600);
       try {
         await fchmodFd(fd, 0o600).catch(() => {});
         const stats = await fstatFd(fd);

@@ -34,6 +34,8 @@ export interface PlanEntry {
   seenMtimeMs?: number;
   /** Its row among the plan's found files (see PlannedInputs); absent for a named input that gave none. */
   row?: number | undefined;
+  /** When its latest journal line, of any journal, was written: set as the journals decide it (triage). */
+  journaledAtMs?: number;
 }
 
 /** Where a plan's paths are shown from and its outputs go: one object shared by its entries. */

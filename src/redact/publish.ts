@@ -58,8 +58,12 @@ export async function publishOne(engine: Engine, { work, result, sentSha256 }: P
   });
 }
 
-/** The service did its work, this machine could not keep it: a full disk stops the batch. */
+/**
+ * The service did its work, this machine could not keep it: a full disk stops the batch, and the
+ * output's folder is checked again before anything more is sent for it.
+ */
 export async function localFailure(engine: Engine, work: CheckedWork, error: LocalFsError | unknown) {
   if (error instanceof LocalFsError && error.stopsBatch) engine.halt.stop(error);
+  if (error instanceof LocalFsError) await engine.outputFolder.forgetWritable(work.entry.outputRel);
   await engine.recorder.failed(work.entry, work.identity, messageOf(error));
 }

@@ -131,8 +131,19 @@ export class Recorder {
     };
   }
 
+  /**
+   * #base of a line that settles an input, dated after its latest line in any journal: between
+   * journals the later `at` wins, and a shard's line from a clock set back since outranked later runs'
+   * (a done file was sent again nightly). `uploading` keeps the clock: its job is looked up by it.
+   */
+  #settling(entry: PlanEntry, identity: Identity) {
+    const floor = entry.journaledAtMs;
+    const behind = floor !== undefined && floor >= this.deps.clock.now();
+    return { ...(behind ? { at: new Date(floor + 1).toISOString() } : {}), ...this.#base(entry, identity) };
+  }
+
   /** A line that must be on disk before the caller goes on; throws (and halts the batch) if it cannot be. */
-  async #durable(entry: JournalEntry): Promise<void> {
+  async #durable(entry: JournalEntry & { at?: string }): Promise<void> {
     if (!this.deps.journal) return;
     try {
       await this.deps.journal.append(entry, true);
@@ -143,7 +154,7 @@ export class Recorder {
   }
 
   /** A line flushed with the next durable one or at the end; a failure halts the batch. */
-  async #line(entry: JournalEntry): Promise<void> {
+  async #line(entry: JournalEntry & { at?: string }): Promise<void> {
     if (!this.deps.journal) return;
     await this.deps.journal.append(entry).catch((error: unknown) => this.deps.halt.stop(error));
   }
@@ -206,7 +217,7 @@ export class Recorder {
   ) {
     return this.#durable({
       event: 'submitted',
-      ...this.#base(entry, identity),
+      ...this.#settling(entry, identity),
       jobId: job.jobId,
       uploadName: job.uploadName,
       ...(job.durationSec !== undefined ? { durationSec: job.durationSec } : {}),
@@ -230,7 +241,7 @@ export class Recorder {
   ): Promise<void> {
     await this.#line({
       event: 'done',
-      ...this.#base(entry, identity),
+      ...this.#settling(entry, identity),
       via: result.via,
       ...(result.jobId ? { jobId: result.jobId } : {}),
       bytes: result.bytes,
@@ -246,7 +257,7 @@ export class Recorder {
   async failed(entry: PlanEntry, identity: Identity, reason: string, jobId?: string): Promise<void> {
     await this.#line({
       event: 'failed',
-      ...this.#base(entry, identity),
+      ...this.#settling(entry, identity),
       reason,
       ...(jobId ? { jobId } : {}),
     });
@@ -269,7 +280,8 @@ export class Recorder {
       last.reason === reason &&
       last.size === identity?.size &&
       last.mtimeMs === identity?.mtimeMs;
-    if (identity && !same) await this.#line({ event: 'rejected', ...this.#base(entry, identity), reason });
+    if (identity && !same)
+      await this.#line({ event: 'rejected', ...this.#settling(entry, identity), reason });
     this.#finish(entry, { status: 'rejected', reason });
   }
 

@@ -63,13 +63,16 @@ function unjournaled(engine: Engine, work: CheckedWork, error: unknown): void {
 
 /**
  * Whether the input's output can be created where it goes; if not, the input fails now, unsent (and a
- * full disk stops the batch). Sent, its result would have been lost at the end, every run.
+ * full disk stops the batch). Sent, its result would have been lost at the end, every run. Asked at
+ * its check and again just before its upload: only a folder where a write failed since is looked at
+ * again (see OutputFolder.forgetWritable).
  */
 export async function outputWritable(engine: Engine, work: CheckedWork): Promise<boolean> {
   try {
     await engine.outputFolder.checkWritable(work.entry.outputRel);
     return true;
   } catch (error) {
+    await notSent(engine, work);
     await localFailure(engine, work, error);
     return false;
   }
@@ -111,6 +114,7 @@ export async function sendOne(
     engine.recorder.pending(checked.entry, `${stoppedReason(engine)} (not sent)`);
     return undefined;
   }
+  if (!(await outputWritable(engine, checked))) return undefined;
   const releaseSpace = await claimRoom(engine, checked);
   if (!releaseSpace) return undefined;
   const next = await sendClaimed(engine, checked).catch((error: unknown) => {

@@ -56,6 +56,7 @@ export const ADOPT_NOTE =
 export async function decisionFor(entry: PlanEntry, options: TriageOptions) {
   const info = inputIdentity(entry);
   const record = options.journal.latest.getFor(entry.realPath, entry.row);
+  if (record) entry.journaledAtMs = Date.parse(record.at);
   const decision: Decision = decide({
     record,
     interrupted: options.journal.interrupted.get(entry.realPath, entry.row),

@@ -45,6 +45,47 @@ describe('redact and the file system of its output folder', () => {
     }
   });
 
+  it('refuses a journal that is a symbolic link, before anything is sent, and leaves what it leads to as it was', async () => {
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(500);
+      res.end();
+    });
+    try {
+      const out = join(dir.path, 'out');
+      const elsewhere = join(dir.path, 'elsewhere.conf');
+      const journal = join(out, '.vredact', 'journal.jsonl');
+      await mkdir(join(out, '.vredact'), { recursive: true, mode: 0o700 });
+      await writeFile(elsewhere, 'setting = 1\n', { mode: 0o644 });
+      await chmod(elsewhere, 0o644);
+      await symlink(elsewhere, journal);
+      const env = isolatedEnv(join(dir.path, 'config'), {
+        VREDACT_BASE_URL: server.baseUrl,
+        VREDACT_TOKEN: 'vr_test_local_fs',
+      });
+      const result = await runCli(['redact', join(FIXTURES, 'speech-16bit.wav'), '-o', out], { env });
+      // The run appended its lines to the file the link led to, and made it 0600 (as root, any file).
+      expect(result.exitCode).toBe(2);
+      expect(String(result.stderr)).toContain(
+        `error: cannot write the journal ${journal}: it is a symbolic link (to ${elsewhere})`,
+      );
+      expect(server.received).toHaveLength(0);
+      expect(await readFile(elsewhere, 'utf8')).toBe('setting = 1\n');
+      expect((await stat(elsewhere)).mode & 0o777).toBe(0o644);
+      // A shard's journal the same way.
+      await symlink(elsewhere, join(out, '.vredact', 'journal.2-of-2.jsonl'));
+      const shard = await runCli(
+        ['redact', join(FIXTURES, 'speech-16bit.wav'), '-o', out, '--shard', '2/2'],
+        { env },
+      );
+      expect(shard.exitCode).toBe(2);
+      expect(String(shard.stderr)).toContain(`journal.2-of-2.jsonl: it is a symbolic link (to ${elsewhere})`);
+      expect(await readFile(elsewhere, 'utf8')).toBe('setting = 1\n');
+      expect(server.received).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a state folder that is not a folder is exit 2, saying so, before anything is sent', async () => {
     const server = await startScriptedServer((_req, res) => {
       res.writeHead(500);

@@ -1,12 +1,21 @@
 /**
  * Outputs that could not be written are refused before their inputs are sent, through the built
- * binary against the sandbox: each was uploaded, then failed at the end, on every run.
+ * binary against the sandbox (or a service that holds its answers): each was uploaded, then failed at
+ * the end, on every run; and an output folder that stops taking files midway was sent the rest of the
+ * batch, every file failing.
  */
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonLines, setup } from '../helpers/e2e.js';
+import { isolatedEnv, tempDirPerTest } from '../helpers/cli.js';
+import { jsonLines, setup, until } from '../helpers/e2e.js';
+import { holdingService, uploads } from '../helpers/holding-service.js';
+import { latestEvents } from '../helpers/journal.js';
 import { makeWav } from '../helpers/mp3.js';
+import { speechInputs } from '../helpers/speech-files.js';
+import { PERMISSIONS_SKIP_REASON, permissionBitsPrefix, runCliUnder } from '../helpers/unprivileged.js';
+
+const dir = tempDirPerTest('vredact-e2e-output-places-');
 
 describe('vredact redact: outputs that cannot be written', () => {
   it('a folder where an output goes: rejected unsent, with or without --overwrite, every run', async () => {
@@ -98,6 +107,55 @@ describe('vredact redact: outputs that cannot be written', () => {
       expect((await t.sandbox.stats()).uploads).toBe(0);
     } finally {
       await t.cleanup();
+    }
+  });
+
+  it('an output folder made read-only midway: the files after the first refused write are not sent; the next run sends them', async ({
+    skip,
+  }) => {
+    const prefix = permissionBitsPrefix();
+    if (!prefix) return skip(PERMISSIONS_SKIP_REASON);
+    const { server, release } = await holdingService();
+    const out = join(dir.path, 'out');
+    try {
+      const inputs = await speechInputs(dir.path, 6);
+      const env = isolatedEnv(join(dir.path, 'config'), {
+        VREDACT_BASE_URL: server.baseUrl,
+        VREDACT_TOKEN: 'vr_test_output_places',
+      });
+      const args = ['redact', inputs, '-o', out, '-c', '1', '--json'];
+      const run = runCliUnder(prefix, args, { env });
+      // The folder passed its write check (the first upload is on its way); then it is made read-only,
+      // as a permission fix or a retention job would, and the held answer is released.
+      await until(async () => uploads(server) >= 1);
+      await chmod(out, 0o555);
+      release();
+      const result = await run;
+      expect(result.exitCode).toBe(1);
+      const lines = jsonLines(result.stdout).filter((line) => line.input !== undefined);
+      expect(lines).toHaveLength(6);
+      expect(lines.every((line) => line.status === 'failed')).toBe(true);
+      expect(lines.map((line) => String(line.reason)).join('\n')).toMatch(/permission denied/);
+      // The first answer had nowhere to go, nor had that of the upload already under way as it was
+      // found out (-c 1, and a result is put in place outside the upload slot); the rest stayed here.
+      // Before, all six were sent, each failing the same way.
+      const sent = uploads(server);
+      expect(sent).toBeLessThanOrEqual(2);
+      expect(await readdir(out)).toEqual(['.vredact']);
+      expect(Object.values(await latestEvents(out))).toEqual(Array(6).fill('failed'));
+
+      await chmod(out, 0o755);
+      const again = await runCliUnder(prefix, args, { env });
+      expect(again.exitCode).toBe(0);
+      // Every file once more: those sent first lost their answers with the folder.
+      expect(uploads(server)).toBe(sent + 6);
+      expect((await readdir(out)).sort()).toEqual([
+        '.vredact',
+        ...[0, 1, 2, 3, 4, 5].map((i) => `call-${i}.wav`),
+      ]);
+    } finally {
+      await chmod(out, 0o755).catch(() => {});
+      await server.close();
     }
   });
 });
