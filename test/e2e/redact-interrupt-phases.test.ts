@@ -12,6 +12,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { STARTED_PRELOAD } from '../helpers/started-preload.js';
 import { type E2E, jsonLines, setup, until } from '../helpers/e2e.js';
 import { REDACTION, uploads } from '../helpers/holding-service.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
@@ -61,7 +62,7 @@ describe('a first interrupt with no upload in flight exits at once', () => {
     await bigTree(join(dir.path, 'in'), 100);
     const preload = join(dir.path, 'started.cjs');
     const started = join(dir.path, 'started');
-    await writeFile(preload, "require('node:fs').writeFileSync(process.env.STARTED_FILE, '');\n");
+    await writeFile(preload, STARTED_PRELOAD);
     const child = runCli(['redact', 'in', '-o', 'out', '--json'], {
       env: { ...env, NODE_OPTIONS: `--require ${preload}`, STARTED_FILE: started },
       cwd: dir.path,

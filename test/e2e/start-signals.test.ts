@@ -6,16 +6,17 @@
  * goes to the end), and nothing is left behind: no lock, no temporary file, no upload cut short.
  *
  * Node.js's own start, before any JavaScript runs, cannot catch a signal, nor can the few
- * milliseconds in which it reads the binary's first lines (2 to 10 ms after a preloaded script, as
- * measured on a loaded machine). Each run is told apart from them by a file that a preloaded script
- * (`--require`) writes as the first JavaScript of the process: the signal is sent 25 to 250 ms
- * after the file appears, while the modules load (they take 0.2 to 0.3 s).
+ * milliseconds in which it reads the binary's first lines. Each run is told apart from them by a
+ * file that a preloaded script (`--require`) writes when the binary starts holding the signals: the
+ * signal is sent 25 to 250 ms after the file appears, while the modules load (they take 0.2 to
+ * 0.3 s).
  */
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { STARTED_PRELOAD } from '../helpers/started-preload.js';
 import { type E2E, listFiles, setup, until } from '../helpers/e2e.js';
 import { latestEvents } from '../helpers/journal.js';
 
@@ -29,14 +30,14 @@ beforeAll(async () => {
   e2e = await setup(['--latency', '600']);
   for (const name of ['a', 'b', 'c']) await e2e.fixture('speech-16bit.wav', `in/${name}.wav`);
   preload = join(e2e.dir, 'started.cjs');
-  await writeFile(preload, "require('node:fs').writeFileSync(process.env.STARTED_FILE, '');\n");
+  await writeFile(preload, STARTED_PRELOAD);
 }, 60_000);
 
 afterAll(async () => {
   await e2e?.cleanup();
 });
 
-/** `vredact <args>`, sent `signal` `delayMs` after its first JavaScript ran. */
+/** `vredact <args>`, sent `signal` `delayMs` after it started holding the signals. */
 async function signalled(args: string[], name: string, signal: NodeJS.Signals, delayMs: number) {
   const started = join(e2e.dir, `${name}.started`);
   const child = runCli(args, {
@@ -49,7 +50,7 @@ async function signalled(args: string[], name: string, signal: NodeJS.Signals, d
   return child;
 }
 
-/** A redact run into `out`, sent `signal` `delayMs` after its first JavaScript ran. */
+/** A redact run into `out`, sent `signal` `delayMs` after it started holding the signals. */
 async function signalledRun(out: string, signal: NodeJS.Signals, delayMs: number) {
   const uploadsBefore = (await e2e.sandbox.stats()).uploads;
   const result = await signalled(['redact', 'in', '-o', out], out, signal, delayMs);
