@@ -17,7 +17,7 @@ import { readSmallJson } from './json-reader.js';
 import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
 import { RETRYABLE_STATUSES } from './retry.js';
-import { CreatedJobSchema, DownloadUrlSchema, type Job, type JobContentItem } from './schemas.js';
+import { CreatedJobSchema, DownloadUrlSchema, type JobContentItem } from './schemas.js';
 import { JOBS_PATH, ServiceHttp } from './service-http.js';
 import {
   BodyReadError,
@@ -82,15 +82,6 @@ export class ApiClient {
   /** Every job of the token, streamed to a sink made afresh for each attempt (see job-listings.ts). */
   eachJob<S extends JobSink>(makeSink: () => S, signal?: AbortSignal): Promise<S> {
     return eachJob(this.#http, makeSink, signal);
-  }
-
-  /** Every job of the token, held (at most MAX_LIST_ITEMS of them). */
-  async listJobs(signal?: AbortSignal): Promise<Job[]> {
-    const sink = await this.eachJob(() => {
-      const jobs: Job[] = [];
-      return { jobs, add: (job: Job) => void jobs.push(job) };
-    }, signal);
-    return sink.jobs;
   }
 
   async createJob(signal?: AbortSignal): Promise<string> {

@@ -3,7 +3,7 @@
  * cannot forget it: the contract's six global flags, and, for a command of commands (the program,
  * `jobs`, `config`), its help on stdout with exit 0 when no subcommand is named, as `gh repo` does.
  */
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import { globalOptions } from './option.js';
 
 export function completeCommandTree(program: Command): void {
@@ -26,8 +26,19 @@ function addMissingGlobalOptions(command: Command): void {
   }
 }
 
-/** commander's own report of a word that names no subcommand (with its "Did you mean"); not in its types. */
-type ReportsUnknownCommand = { unknownCommand(): never };
+/**
+ * Reports `word` as commander reports a word that names no subcommand of `group`: its words, its
+ * "Did you mean", its exit. commander does so only for a group with no action, and these have one
+ * (their help, exit 0), so a stand-in with the group's settings and subcommand names, and no action,
+ * is given the word to parse. The report stays commander's own, through its public API alone.
+ */
+function reportUnknownSubcommand(group: Command, word: string): never {
+  const standIn = new Command(group.name()).copyInheritedSettings(group);
+  for (const sub of group.commands) standIn.command(sub.name()).aliases(sub.aliases());
+  // After `--`, a word that looks like an option (`vredact jobs -- -x`) is still the word reported.
+  standIn.parse(['--', word], { from: 'user' });
+  throw new Error(`commander did not report the unknown command ${JSON.stringify(word)}`);
+}
 
 function showHelpWithoutSubcommand(group: Command): void {
   group
@@ -37,7 +48,8 @@ function showHelpWithoutSubcommand(group: Command): void {
     // A word that names no subcommand reaches the action, to be reported as commander would have.
     .allowExcessArguments()
     .action(() => {
-      if (group.args.length > 0) (group as unknown as ReportsUnknownCommand).unknownCommand();
+      const [word] = group.args;
+      if (word !== undefined) reportUnknownSubcommand(group, word);
       group.outputHelp();
     });
 }

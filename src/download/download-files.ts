@@ -27,7 +27,8 @@ import { capped, downloadSizeCap } from './size-cap.js';
 export interface DownloadOutcome {
   fileName: string;
   path: string | null;
-  status: 'downloaded' | 'skipped' | 'failed';
+  /** `pending`: never started (the run stopped before its turn); the same command run again fetches it. */
+  status: 'downloaded' | 'skipped' | 'failed' | 'pending';
   bytes?: number;
   reason?: string;
 }
@@ -90,12 +91,10 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+// Why a file is pending: what stopped the run before its turn.
 export const NOT_STARTED_REASON = 'not started: downloads stopped after a file-system problem';
 export const NO_ROOM_NOT_STARTED_REASON = 'not started: downloads stopped: not enough free space';
-/** A file never asked for because downloads had stopped before its turn. */
-export function isNotStarted(outcome: DownloadOutcome): boolean {
-  return outcome.reason === NOT_STARTED_REASON || outcome.reason === NO_ROOM_NOT_STARTED_REASON;
-}
+export const INTERRUPTED_NOT_STARTED_REASON = 'not started: interrupted';
 /** What a download says when the next file has no room (fs/free-space.ts holds the rule). */
 export const FILE_ROOM: RoomWords = {
   noun: 'file',
@@ -120,12 +119,17 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
   let stoppedBy: LocalFsError | NoRoomOnDisk | undefined;
   let refused: unknown;
 
-  /** The file's outcome; none for a name given twice (one file, fetched and reported once). */
-  const fetchOne = async ({ fileName, duration }: DownloadItem): Promise<DownloadOutcome | undefined> => {
-    const unsaved = (reason: string): DownloadOutcome | undefined =>
-      claims.settleUnsaved(fileName) === 'new'
-        ? { fileName, path: null, status: 'failed', reason }
-        : undefined;
+  /**
+   * The name `fileName` is saved under, or, where it settles by its name alone, its outcome: a failure
+   * (no name it could be saved under), or none for a name given twice (one file, reported once).
+   */
+  const claimName = (fileName: string): { local: string } | { outcome: DownloadOutcome | undefined } => {
+    const unsaved = (reason: string) => ({
+      outcome:
+        claims.settleUnsaved(fileName) === 'new'
+          ? { fileName, path: null, status: 'failed' as const, reason }
+          : undefined,
+    });
     const local = safeBaseName(fileName);
     if (!local) return unsaved('the file name has no usable base name');
     // Such a name could never be saved: it fails before a signed URL is asked for and fetched.
@@ -137,19 +141,33 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
     }
     // Where the folder ignores case, the second of `Take.wav` and `take.wav` would replace the first.
     const claim = claims.claim(fileName, local);
-    if (claim.kind === 'repeat') return undefined;
+    if (claim.kind === 'repeat') return { outcome: undefined };
     if (claim.kind === 'taken') {
       const sameName = safeBaseName(claim.other) === local;
       const reason = sameName
         ? `${claim.other} is saved under the same name`
         : CASE_CLASH_REASON(claim.other);
-      return { fileName, path: null, status: 'failed', reason };
+      return { outcome: { fileName, path: null, status: 'failed', reason } };
     }
-    const notStarted = (): DownloadOutcome => {
-      const reason = stoppedBy instanceof NoRoomOnDisk ? NO_ROOM_NOT_STARTED_REASON : NOT_STARTED_REASON;
-      return { fileName, path: null, status: 'failed', reason };
-    };
-    if (stoppedBy) return notStarted();
+    return { local };
+  };
+
+  /** A file the run stopped before (interrupted, or new downloads stopped): pending, for the next run. */
+  const notStarted = (fileName: string): DownloadOutcome => {
+    const reason = !stoppedBy
+      ? INTERRUPTED_NOT_STARTED_REASON
+      : stoppedBy instanceof NoRoomOnDisk
+        ? NO_ROOM_NOT_STARTED_REASON
+        : NOT_STARTED_REASON;
+    return { fileName, path: null, status: 'pending', reason };
+  };
+
+  /** The file's outcome; none for a name given twice (one file, fetched and reported once). */
+  const fetchOne = async ({ fileName, duration }: DownloadItem): Promise<DownloadOutcome | undefined> => {
+    const named = claimName(fileName);
+    if ('outcome' in named) return named.outcome;
+    const { local } = named;
+    if (stoppedBy) return notStarted(fileName);
     let path: string | null = null;
     let releaseSpace: (() => void) | undefined;
     try {
@@ -171,7 +189,7 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       const cap = downloadSizeCap(duration);
       // Room for it before it is asked for, where its listed duration tells what it needs. (Another
       // file may have stopped the downloads while this one was looked at.)
-      if (stoppedBy) return notStarted();
+      if (stoppedBy) return notStarted(fileName);
       if (cap.expectedBytes !== undefined)
         releaseSpace = claimRoom(space, request.outDir, cap.expectedBytes, fileName);
       const bytes = await deps.client.downloadJobFile(
@@ -214,6 +232,12 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
     countBusy: (busy) => deps.signals.countInFlight?.(() => ({ transfers: busy(), jobs: 0 })),
     work: async (item) => {
       const outcome = await fetchOne(item);
+      if (outcome && refused === undefined) await deps.onOutcome?.(outcome);
+    },
+    // Listed (or named) before an interrupt, never started: said so, not left out of the report.
+    untaken: async ({ fileName }) => {
+      const named = claimName(fileName);
+      const outcome = 'outcome' in named ? named.outcome : notStarted(fileName);
       if (outcome && refused === undefined) await deps.onOutcome?.(outcome);
     },
   }).catch((error: unknown) => {

@@ -20,6 +20,11 @@ export interface PullPoolOptions<T> {
   /** No item is taken once this aborts; the source is told (its signal) and not waited on further. */
   stop: AbortSignal;
   work: (item: T) => Promise<void>;
+  /**
+   * Told, once stopped and the items in flight are done, each item the source gave that was never
+   * taken: not started, so that it can be reported so rather than not at all.
+   */
+  untaken?: (item: T) => Promise<void>;
   /** Told, as the pool starts, how to count the items being worked on at any moment. */
   countBusy?: (count: () => number) => void;
 }
@@ -29,9 +34,9 @@ const HIGH_WATER = 256;
 
 /**
  * Runs `work` on every item of `source`, `workers` at a time, in the order they come. Resolves once
- * the source has ended and every item taken is done, or once `stop` has aborted and the items in
- * flight are done. A source that fails is thrown when the items it gave before are done (unless
- * stopped): they were listed, and are no less wanted.
+ * the source has ended and every item taken is done, or once `stop` has aborted, the items in
+ * flight are done and those waiting are handed to `untaken`. A source that fails is thrown when the
+ * items it gave before are done (unless stopped): they were listed, and are no less wanted.
  */
 export async function runPullPool<T>(options: PullPoolOptions<T>): Promise<void> {
   const { stop } = options;
@@ -104,6 +109,7 @@ export async function runPullPool<T>(options: PullPoolOptions<T>): Promise<void>
 
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.workers) }, worker));
+    if (stop.aborted) for (const item of waiting.splice(0)) await options.untaken?.(item);
     // Stopped, the source was told through its signal; its end (an abort) is no failure of the run.
     if (!stop.aborted) await produced;
   } finally {

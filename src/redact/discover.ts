@@ -5,7 +5,8 @@
 import type { Context } from '../context.js';
 import { displayText } from '../output/sanitize.js';
 import type { BatchRequest } from './batch.js';
-import { type ExpandedInputs, expandInputs } from './inputs.js';
+import type { ExpandedInputs } from './found-inputs.js';
+import { expandInputs } from './inputs.js';
 import { displayPath, buildPlan, type Plan } from './plan.js';
 import { settleHeap } from './settle-heap.js';
 

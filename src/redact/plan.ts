@@ -4,7 +4,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { NAME_MAX_BYTES, PATH_MAX_BYTES, temporaryNameMaxBytes } from '../fs/atomic-write.js';
 import { type FolderPlace, FoundFile, type InputFolder, wavName } from './found-file.js';
 import type { FoundFiles } from './found-files.js';
-import type { ExpandedInputs } from './inputs.js';
+import type { ExpandedInputs } from './found-inputs.js';
 import { giveTurn, turnDue } from './event-turn.js';
 import { KeyIndex } from './key-index.js';
 import { collisionKey, type CaseUnknown, rejectMeetings } from './output-meetings.js';

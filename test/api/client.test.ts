@@ -16,6 +16,7 @@ import {
   TimeoutError,
 } from '../../src/api/errors.js';
 import { UnsafeIdentifierError } from '../../src/api/identifiers.js';
+import type { Job } from '../../src/api/schemas.js';
 import { systemClock } from '../../src/clock.js';
 import { recordingLogger } from '../helpers/logger.js';
 import {
@@ -67,6 +68,15 @@ async function setUp(
   return { server, client, bodies, log };
 }
 
+/** Every job of the listing, held: each command keeps only what it needs (a sink of its own). */
+async function allJobs(client: ApiClient): Promise<Job[]> {
+  const sink = await client.eachJob(() => {
+    const jobs: Job[] = [];
+    return { jobs, add: (job: Job) => void jobs.push(job) };
+  });
+  return sink.jobs;
+}
+
 describe('--verbose retry lines', () => {
   it('say what was being done once, then the failure and the retry', async () => {
     const server = await startScriptedServer((_req, res, _body, index) =>
@@ -86,7 +96,7 @@ describe('--verbose retry lines', () => {
       () => server.close(),
       () => client.close(),
     );
-    await expect(client.listJobs()).resolves.toEqual([]);
+    await expect(allJobs(client)).resolves.toEqual([]);
     const retry = debug.find((line) => line.includes('retry 1/2'));
     expect(retry).toMatch(/^listing jobs: /);
     expect(retry).not.toMatch(/^listing jobs: listing jobs/);
@@ -111,7 +121,7 @@ describe('--verbose retry lines', () => {
       () => server.close(),
       () => client.close(),
     );
-    await expect(client.listJobs()).resolves.toEqual([]);
+    await expect(allJobs(client)).resolves.toEqual([]);
     expect(debug.filter((line) => line.includes('retry 1/2 in 0s'))).toHaveLength(1);
     expect(debug.join('\n')).not.toContain('waiting at the gate');
   });
@@ -139,7 +149,7 @@ describe('an answer that comes too slowly', () => {
       () => server.close(),
       () => client.close(),
     );
-    const failure = client.listJobs();
+    const failure = allJobs(client);
     await expect(failure).rejects.toBeInstanceOf(TimeoutError);
     await expect(failure).rejects.toThrow(
       /sent its answer too slowly: \d+ bytes in [\d.]+ s \(at least 1024/,
@@ -148,7 +158,7 @@ describe('an answer that comes too slowly', () => {
 });
 
 describe('JSON endpoints', () => {
-  it('listJobs: GET /api/jobs with the bearer token; job tokens come back masked, unsafe ids left out with a warning', async () => {
+  it('eachJob: GET /api/jobs with the bearer token; job tokens come back masked, unsafe ids left out with a warning', async () => {
     const { server, client, log } = await setUp((_req, res) =>
       sendJson(res, 200, {
         jobs: [
@@ -158,7 +168,7 @@ describe('JSON endpoints', () => {
         ],
       }),
     );
-    const jobs = await client.listJobs();
+    const jobs = await allJobs(client);
     expect(jobs.map((job) => job.job_id)).toEqual(['job-1', '42']);
     expect(jobs[0]?.token).not.toContain('secret_abcdef');
     expect(jobs[0]?.created_at).toBe('2026-11-22T05:00:00Z');
@@ -200,7 +210,7 @@ describe('JSON endpoints', () => {
     const { server, client } = await setUp((_req, res) => sendJson(res, 200, { jobs: [] }), {
       basePath: '/tenant/',
     });
-    expect(await client.listJobs()).toEqual([]);
+    expect(await allJobs(client)).toEqual([]);
     expect(server.received[0]?.url).toBe('/tenant/api/jobs');
   });
 
@@ -263,7 +273,7 @@ describe('errors by class', () => {
     const { server, client } = await setUp((_req, res) =>
       sendJson(res, status, { error: status, message: `no: ${TOKEN}` }),
     );
-    const failure = await client.listJobs().catch((error: unknown) => error);
+    const failure = await allJobs(client).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(kind);
     expect((failure as InstanceType<typeof kind>).status).toBe(status);
     expect((failure as Error).message).toContain(`the service answered ${status}`);
@@ -312,7 +322,7 @@ describe('errors by class', () => {
       res.writeHead(301, { location: `https://api.example.com/api/jobs?echo=${TOKEN}` });
       res.end();
     });
-    const failure = await client.listJobs().catch((error: unknown) => error);
+    const failure = await allJobs(client).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InvalidResponseError);
     expect((failure as Error).message).toContain('the service answered 301 Moved Permanently');
     expect((failure as InvalidResponseError).hint).toBe(
@@ -328,7 +338,7 @@ describe('errors by class', () => {
         maxRetries: 2,
       },
     );
-    await expect(client.listJobs()).rejects.toBeInstanceOf(InternalServerError);
+    await expect(allJobs(client)).rejects.toBeInstanceOf(InternalServerError);
     expect(server.received).toHaveLength(3);
   });
 
@@ -344,7 +354,7 @@ describe('errors by class', () => {
   it('a port where nothing listens is a ConnectionError that says the request never left', async () => {
     const { server, client } = await setUp((_req, res) => sendJson(res, 200, { jobs: [] }));
     await server.close();
-    const failure = await client.listJobs().catch((error: unknown) => error);
+    const failure = await allJobs(client).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConnectionError);
     expect((failure as ConnectionError).refused).toBe(true);
     expect((failure as Error).message).toContain(`127.0.0.1:${server.port}`);

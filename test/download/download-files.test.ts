@@ -13,6 +13,7 @@ import {
   FILE_ROOM,
   FOLDER_IN_PLACE_REASON,
   type FileWriter,
+  INTERRUPTED_NOT_STARTED_REASON,
   NO_ROOM_NOT_STARTED_REASON,
   NOT_STARTED_REASON,
 } from '../../src/download/download-files.js';
@@ -113,10 +114,10 @@ describe('downloadFiles', () => {
     );
     expect(result.stoppedBy).toBeInstanceOf(LocalFsError);
     expect((result.stoppedBy as LocalFsError).path).toBe(join(dir.path, 'a.wav'));
-    expect(result.outcomes.map((o) => o.reason)).toEqual([
-      `writing ${join(dir.path, 'a.wav')}: no space left on the device (ENOSPC)`,
-      NOT_STARTED_REASON,
-      NOT_STARTED_REASON,
+    expect(result.outcomes.map((o) => [o.status, o.reason])).toEqual([
+      ['failed', `writing ${join(dir.path, 'a.wav')}: no space left on the device (ENOSPC)`],
+      ['pending', NOT_STARTED_REASON],
+      ['pending', NOT_STARTED_REASON],
     ]);
     expect(server.fileGets('a.wav')).toBe(1);
     expect(server.received.filter((r) => r.method === 'POST')).toHaveLength(1);
@@ -366,16 +367,20 @@ describe('downloadFiles', () => {
     expect(await readdir(dir.path)).toEqual([]);
   });
 
-  it('an interrupt before the start downloads nothing', async () => {
-    const { server, client } = await setUp({ 'a.wav': wav(10) });
+  it('an interrupt before the start downloads nothing, and reports each file pending, not started, once', async () => {
+    const { server, client } = await setUp({ 'a.wav': wav(10), 'b.wav': wav(10) });
     const interrupt = new AbortController();
     interrupt.abort();
     const result = await fetchFiles(
       { client, concurrency: 1, signal: interrupt.signal },
-      { jobId: 'job1', fileNames: ['a.wav'], outDir: dir.path, overwrite: false },
+      { jobId: 'job1', fileNames: ['a.wav', 'b.wav', 'a.wav'], outDir: dir.path, overwrite: false },
     );
     expect(result.interrupted).toBe(true);
     expect(server.received).toHaveLength(0);
+    expect(result.outcomes.map((o) => [o.fileName, o.status, o.reason])).toEqual([
+      ['a.wav', 'pending', INTERRUPTED_NOT_STARTED_REASON],
+      ['b.wav', 'pending', INTERRUPTED_NOT_STARTED_REASON],
+    ]);
   });
 });
 
@@ -407,7 +412,7 @@ describe('downloadFiles: room on the output disk', () => {
         'failed',
         expect.stringMatching(/^not enough free space for the next file: .* b\.wav needs about 283 KiB/),
       ],
-      ['failed', NO_ROOM_NOT_STARTED_REASON],
+      ['pending', NO_ROOM_NOT_STARTED_REASON],
     ]);
     expect(server.fileGets('a.wav')).toBe(1);
     expect(server.received.filter((r) => r.method === 'POST')).toHaveLength(1);
@@ -421,7 +426,7 @@ describe('downloadFiles: room on the output disk', () => {
       { client, concurrency: 1, signal: new AbortController().signal, space },
       { jobId: 'job1', fileNames: ['a.wav', 'b.wav'], outDir: dir.path, overwrite: false },
     );
-    expect(result.outcomes.map((o) => o.status)).toEqual(['failed', 'failed']);
+    expect(result.outcomes.map((o) => o.status)).toEqual(['failed', 'pending']);
     expect(result.outcomes[0]?.reason).toMatch(/a\.wav needs about 300 KiB, and 1 MiB is kept free$/);
     expect(result.outcomes[1]?.reason).toBe(NO_ROOM_NOT_STARTED_REASON);
     expect(server.fileGets('a.wav')).toBe(1);

@@ -65,6 +65,29 @@ describe('runPullPool', () => {
     expect(seen.signal?.aborted).toBe(true);
   });
 
+  it('a stop hands every item given but never taken to `untaken`, after those in flight are done', async () => {
+    const stop = new AbortController();
+    const finished: number[] = [];
+    const untaken: number[] = [];
+    await runPullPool<number>({
+      source: async (sink) => {
+        for (let i = 0; i < 10; i++) sink.add(i);
+      },
+      workers: 2,
+      stop: stop.signal,
+      work: async (item) => {
+        if (item === 1) stop.abort();
+        await turn();
+        finished.push(item);
+      },
+      untaken: async (item) => {
+        expect([...finished].sort((a, b) => a - b)).toEqual([0, 1]);
+        untaken.push(item);
+      },
+    });
+    expect(untaken).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
   it('a source that fails is thrown once the items it gave are done', async () => {
     const done: number[] = [];
     const failing: ItemSource<number> = async (sink) => {

@@ -105,6 +105,30 @@ describe('vredact download: an output disk too full for the files', () => {
     for (const name of NAMES) await expectFileBytes(join(out, name), RESULT);
   });
 
+  it('--json: the file that did not fit is failed, those after it pending, "not started", as the summary counts them', async ({
+    skip,
+  }) => {
+    const disk = await nearlyFull('2m', 150 * 1024);
+    if (!disk) return skip(MOUNT_SKIP_REASON);
+    const { env, fileGets } = await host();
+
+    const full = await runCli(['download', 'job1', '-o', disk.out, '--json'], { env });
+    expect(full.exitCode).toBe(1);
+    expect(fileGets()).toBe(0);
+    const outcomes = JSON.parse(String(full.stdout)) as Array<Record<string, unknown>>;
+    const states = outcomes.map(({ status, reason }) => `${String(status)}: ${String(reason)}`).sort();
+    expect(states).toEqual([
+      expect.stringMatching(/^failed: not enough free space for the next file: /),
+      'pending: not started: downloads stopped: not enough free space',
+      'pending: not started: downloads stopped: not enough free space',
+    ]);
+    expect(full.stderr).toMatch(/stopped: not enough free space: 2 file\(s\) not started/);
+
+    const human = await runCli(['download', 'job1', '-o', disk.out], { env });
+    expect(human.exitCode).toBe(1);
+    expect(human.stderr).toMatch(/^0 downloaded, 0 skipped, 1 failed, 2 pending \(not started\)$/m);
+  });
+
   it('counts the files on their way: with room for two, two are fetched whole and the third is not requested', async ({
     skip,
   }) => {

@@ -28,9 +28,9 @@ function envFor(baseUrl: string): NodeJS.ProcessEnv {
   });
 }
 
-/** `download` of the whole job at -c 2 (or of the files named), its stderr gathered as it comes. */
-function startDownload(baseUrl: string, out: string, named: string[] = []) {
-  const child = runCli(['download', 'job1', ...named, '-c', '2', '-o', out], { env: envFor(baseUrl) });
+/** `download` of the whole job at -c 2 (or of the files named, with other flags), its stderr gathered as it comes. */
+function startDownload(baseUrl: string, out: string, args: string[] = []) {
+  const child = runCli(['download', 'job1', ...args, '-c', '2', '-o', out], { env: envFor(baseUrl) });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
@@ -86,6 +86,47 @@ describe('download, interrupted', () => {
     },
     60_000,
   );
+
+  it('--json: a first SIGINT reports the files in flight downloaded and those listed but never started pending, "not started: interrupted"', async () => {
+    host = await startHoldingFileHost(FILES);
+    const out = join(dir.path, 'out');
+    const run = startDownload(host.baseUrl, out, ['--json']);
+    await until(async () => host!.gets() === 2, 30_000);
+    run.child.kill('SIGINT');
+    await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
+    host.release();
+    const result = await run.child;
+
+    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
+    const outcomes = JSON.parse(String(result.stdout)) as Array<Record<string, unknown>>;
+    const states = outcomes
+      .map(({ fileName, status, reason }) => [fileName, status, reason])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(states).toEqual([
+      ['f0.wav', 'downloaded', undefined],
+      ['f1.wav', 'downloaded', undefined],
+      ['f2.wav', 'pending', 'not started: interrupted'],
+      ['f3.wav', 'pending', 'not started: interrupted'],
+      ['f4.wav', 'pending', 'not started: interrupted'],
+      ['f5.wav', 'pending', 'not started: interrupted'],
+    ]);
+    expect(await savedFiles(out, host)).toEqual({ names: ['f0.wav', 'f1.wav'], whole: true });
+  }, 60_000);
+
+  it('the files named but never started are counted pending in the summary, none failed', async () => {
+    host = await startHoldingFileHost(FILES);
+    const out = join(dir.path, 'out');
+    const run = startDownload(host.baseUrl, out, ['f0.wav', 'f1.wav', 'f2.wav', 'f3.wav']);
+    await until(async () => host!.gets() === 2, 30_000);
+    run.child.kill('SIGINT');
+    await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
+    host.release();
+    const result = await run.child;
+
+    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
+    expect(String(result.stdout).split('\n').sort()).toEqual([join(out, 'f0.wav'), join(out, 'f1.wav')]);
+    expect(run.stderr()).toMatch(/^2 downloaded, 0 skipped, 0 failed, 2 pending \(not started\)$/m);
+  }, 60_000);
 
   it('a second SIGINT aborts the files in flight: nothing is left, not even a temporary file; exit 130', async () => {
     host = await startHoldingFileHost(FILES);

@@ -6,7 +6,6 @@ import {
   type DownloadItem,
   downloadFiles,
   type DownloadOutcome,
-  isNotStarted,
   namedFiles,
 } from '../../download/download-files.js';
 import { downloadProgressLine } from '../../download/progress.js';
@@ -72,7 +71,8 @@ export async function runDownload(
 
     const json = ctx.settings.json;
     const out = new LineBatches(ctx.streams.stdout);
-    const counts = { downloaded: 0, skipped: 0, failed: 0, notStarted: 0 };
+    const counts = { downloaded: 0, skipped: 0, failed: 0, pending: 0 };
+    const settled = () => counts.downloaded + counts.skipped + counts.failed + counts.pending;
     const startedAt = ctx.clock.now();
     // Fitted to the width as redact's is, with `--stats` lines in a log.
     const status = await startStatusLine(ctx.io, (columns) =>
@@ -84,11 +84,11 @@ export async function runDownload(
     );
     // Printed as each file settles, and awaited: a stdout that is slow to read holds the downloads.
     const show = async (outcome: DownloadOutcome) => {
-      if (isNotStarted(outcome)) counts.notStarted++;
-      const settled = counts.downloaded + counts.skipped + counts.failed;
+      const before = settled();
       counts[outcome.status]++;
-      if (json) out.push(jsonArrayElement(outcome, settled));
-      else if (isNotStarted(outcome)) return;
+      if (json) out.push(jsonArrayElement(outcome, before));
+      // Not started: counted in the summary, not a line each (a stop leaves hundreds).
+      else if (outcome.status === 'pending') return;
       else if (outcome.status === 'downloaded') out.push(`${displayText(outcome.path ?? '')}\n`);
       else if (outcome.status === 'skipped')
         ctx.log.info(`skipped ${displayText(outcome.fileName)}: ${outcome.reason}`);
@@ -107,12 +107,12 @@ export async function runDownload(
     ).finally(async () => {
       status.stop();
       // What settled is a whole JSON array, whatever ended the run.
-      if (json) out.push(jsonArrayEnd(counts.downloaded + counts.skipped + counts.failed));
+      if (json) out.push(jsonArrayEnd(settled()));
       await out.flush();
     });
 
-    const { downloaded, skipped, failed } = counts;
-    if (downloaded + skipped + failed === 0 && !result.interrupted) {
+    const { downloaded, skipped, failed, pending } = counts;
+    if (settled() === 0 && !result.interrupted) {
       ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
     }
     if (result.stoppedBy) {
@@ -120,16 +120,20 @@ export async function runDownload(
         result.stoppedBy instanceof NoRoomOnDisk
           ? 'stopped: not enough free space'
           : 'stopped after a file-system problem';
-      ctx.log.error(`${why}: ${counts.notStarted} file(s) not started`);
+      ctx.log.error(`${why}: ${pending} file(s) not started`);
       // A hint may name the output folder, whose name may hold an escape sequence.
       if (result.stoppedBy.hint) ctx.streams.stderr.write(`hint: ${displayText(result.stoppedBy.hint)}\n`);
     }
-    if (!json) ctx.log.info(`${downloaded} downloaded, ${skipped} skipped, ${failed} failed`);
+    if (!json) {
+      const notStarted = pending > 0 ? `, ${pending} pending (not started)` : '';
+      ctx.log.info(`${downloaded} downloaded, ${skipped} skipped, ${failed} failed${notStarted}`);
+    }
     if (result.interrupted) {
       ctx.log.error(interruptedLine(DOWNLOAD_WORDS));
       return ExitCode.interrupted;
     }
-    return failed > 0 ? ExitCode.partial : ExitCode.ok;
+    // Exit 0 only when every file asked for was done: one never started was not.
+    return failed + pending > 0 ? ExitCode.partial : ExitCode.ok;
   } catch (error) {
     if (stop.aborted) {
       ctx.log.error(interruptedLine(DOWNLOAD_WORDS));
