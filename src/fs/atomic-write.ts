@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { randomHex } from '../random-hex.js';
+import { SPACE_TAG_DIGITS, thisSpaceTag } from '../redact/lock-process-space.js';
 import { asLocalFsError } from './errors.js';
 
 /** Suffix of every temporary file vredact writes; a later run may sweep leftovers by it. */
@@ -34,7 +35,8 @@ function shardTagOf(shard: { index: number; count: number } | undefined): string
  * cannot be written, and a plan made before the run has a pid of its own says the same.
  */
 export function temporaryNameMaxBytes(shard: { index: number; count: number } | undefined): number {
-  return `.v${shardTagOf(shard)}.${'9'.repeat(7)}-${'f'.repeat(16)}${PARTIAL_SUFFIX}`.length;
+  return `.v${shardTagOf(shard)}.${'9'.repeat(7)}-${'f'.repeat(SPACE_TAG_DIGITS)}-${'f'.repeat(16)}${PARTIAL_SUFFIX}`
+    .length;
 }
 
 /**
@@ -47,12 +49,18 @@ export function markTemporaryNamesAsShard(shard: { index: number; count: number 
 }
 
 /**
- * A hidden name beside `dest`, unique to this process and call, so two writers never share one. It
- * is of fixed, short length (about 40 bytes, whatever `dest` is called; a shard's mark adds a few),
- * so it always fits where `dest` itself fits: `.v.<pid>-<16 hex>.vredact-partial`.
+ * A hidden name beside `dest`, unique to this process and call, so two writers never share one:
+ * `.v.<pid>-<space>-<16 hex>.vredact-partial`. The pid means something only in its process space
+ * (host, boot, pid namespace: a container's run is pid 7 every time), so the name carries the space's
+ * tag, and a sweep judges by pid only the names of its own space. It is of fixed, short length
+ * (about 50 bytes, whatever `dest` is called; a shard's mark adds a few), so it always fits where
+ * `dest` itself fits.
  */
 export function temporaryNameFor(dest: string): string {
-  return join(dirname(dest), `.v${shardTag}.${process.pid}-${randomHex(16)}${PARTIAL_SUFFIX}`);
+  return join(
+    dirname(dest),
+    `.v${shardTag}.${process.pid}-${thisSpaceTag()}-${randomHex(16)}${PARTIAL_SUFFIX}`,
+  );
 }
 
 // The callback API, promisified: a FileHandle costs several times as much per file, which an

@@ -13,6 +13,11 @@ import { type LockOwner, lockRunShown } from './lock-owner.js';
 export const LOCK_REFRESH_MS = 30_000;
 const LEASE_REFRESHES = 20;
 /**
+ * A run's lease, 10 min. Also how long a temporary file whose writer cannot be judged here (another
+ * process space's, sweep.ts) may go untouched: a live writer writes it as its bytes come.
+ */
+export const LEASE_MS = LOCK_REFRESH_MS * LEASE_REFRESHES;
+/**
  * Tests only: a shorter refresh, and so a shorter lease, for a run of the built command (a lapsed
  * lease in seconds rather than 10 min). Not a setting: a user's run always refreshes every 30 s.
  */

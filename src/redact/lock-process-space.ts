@@ -10,6 +10,7 @@
  * A namespace's number may be given again once it is gone, but then so are all its processes: a lock
  * of it judged by pid is rightly found dead.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
@@ -56,6 +57,29 @@ export function sameProcessSpace(theirs: ProcessSpace, ours: ProcessSpace = this
     theirs.bootId === ours.bootId &&
     theirs.pidNamespace === ours.pidNamespace
   );
+}
+
+/** The hex digits of a space tag (spaceTagOf). */
+export const SPACE_TAG_DIGITS = 8;
+
+/**
+ * A process space in 8 hex digits, for names too short to carry it whole (a temporary file's, whose
+ * name must fit wherever its output's fits): sameProcessSpace, hashed. Two spaces share a tag once in
+ * four billion, and are then judged by pid, as every temporary file was before.
+ */
+export function spaceTagOf(space: ProcessSpace): string {
+  return createHash('sha256')
+    .update(`${space.hostname}\n${space.bootId ?? ''}\n${space.pidNamespace ?? ''}`)
+    .digest('hex')
+    .slice(0, SPACE_TAG_DIGITS);
+}
+
+let ourTag: string | undefined;
+
+/** This process's space tag, taken once: its temporary names and its sweeps must agree for its whole run. */
+export function thisSpaceTag(): string {
+  ourTag ??= spaceTagOf(thisProcessSpace());
+  return ourTag;
 }
 
 /**

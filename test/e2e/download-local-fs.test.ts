@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { startFileHost } from '../helpers/file-host.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
+import { OUR_SPACE_TAG, temporaryNameOf } from '../helpers/process-space.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-fs-');
@@ -126,8 +127,9 @@ describe('download and the local file system', () => {
   it('sweeps the leftovers of dead downloads, never those of a live one', async () => {
     const out = join(dir.path, 'out');
     await mkdir(out);
-    const dead = `.old.wav.${2 ** 30}-0badc0de.vredact-partial`;
-    const live = `.busy.wav.${process.pid}-0badc0de.vredact-partial`;
+    // Both of this process space, where a pid tells (other spaces': temporary-files-spaces.test.ts).
+    const dead = temporaryNameOf(2 ** 30, OUR_SPACE_TAG, '0');
+    const live = temporaryNameOf(process.pid, OUR_SPACE_TAG, '1');
     await writeFile(join(out, dead), 'left by a killed run');
     await writeFile(join(out, live), 'being written');
     const { env } = await host({ 'a.wav': Buffer.alloc(10, 1) });

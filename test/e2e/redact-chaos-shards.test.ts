@@ -20,14 +20,14 @@ import { shardOf } from '../../src/redact/plan.js';
 import { chooseKill, endingsOf, type Lane, makeInputs, runLane, withRound } from '../helpers/chaos-round.js';
 import { expectAllDone, expectNeverSentTwice } from '../helpers/chaos-checks.js';
 import type { UploadFault } from '../helpers/chaos-service.js';
+import { OUR_SPACE_TAG, temporaryNameOf } from '../helpers/process-space.js';
 
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 2);
 const FIRST_SEED = Number(process.env.CHAOS_SEED ?? 1);
 const FAULTS: UploadFault[] = ['refused-503', 'failed-500', 'taken-502', 'dropped', 'taken-dropped', 'cut'];
 
-/** A temporary file's name as a run gives it (`.v<mark>.<pid>-<16 hex>.vredact-partial`). */
-const partialName = (mark: string, hex: string) =>
-  `.v${mark}.${process.pid}-${hex.repeat(16)}.vredact-partial`;
+/** A temporary file's name as a run in this process space gives it, this live process's pid in it. */
+const partialName = (mark: string, hex: string) => temporaryNameOf(process.pid, OUR_SPACE_TAG, hex, mark);
 
 async function round(seed: number): Promise<void> {
   const random = mulberry32(seed);

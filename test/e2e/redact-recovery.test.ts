@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeWav } from '../helpers/mp3.js';
 import { isWav, jsonLines, listFiles, setup, until } from '../helpers/e2e.js';
+import { OUR_SPACE_TAG, temporaryNameOf } from '../helpers/process-space.js';
 
 async function journalEvents(outDir: string): Promise<Array<Record<string, unknown>>> {
   const { readFile } = await import('node:fs/promises');
@@ -45,7 +46,7 @@ describe('vredact redact: recovery', () => {
       const savedAtKill = (await listFiles(join(t.dir, 'out'))).filter((name) => !name.startsWith('.'));
       const linesAtKill = (await journalEvents(join(t.dir, 'out'))).length;
       // What a crash mid-download leaves: a temporary file of a dead process beside the outputs.
-      await writeFile(join(t.dir, 'out', `.f0.wav.${2 ** 30}-0badc0de.vredact-partial`), 'half a file');
+      await writeFile(join(t.dir, 'out', temporaryNameOf(2 ** 30, OUR_SPACE_TAG, '0')), 'half a file');
 
       const second = await t.redact(['in', '-c', '2', '-o', 'out', '--json']);
       // Its outcome lines and log say which file did not end done, should it ever exit otherwise.

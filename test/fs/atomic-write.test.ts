@@ -6,11 +6,13 @@ import {
   markTemporaryNamesAsShard,
   NAME_MAX_BYTES,
   temporaryNameFor,
+  temporaryNameMaxBytes,
   writeFileAtomically,
   writeUnpublished,
 } from '../../src/fs/atomic-write.js';
 import { LocalFsError } from '../../src/fs/errors.js';
 import { tempDirPerTest } from '../helpers/cli.js';
+import { OUR_SPACE_TAG } from '../helpers/process-space.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-atomic-');
@@ -36,6 +38,7 @@ describe('writeFileAtomically', () => {
   it('gives a temporary name of fixed, short length, whatever the output is called', () => {
     const long = join(dir.path, `${'é'.repeat(125)}.wav`); // 254 bytes
     const temp = basename(temporaryNameFor(long));
+    expect(Buffer.byteLength(temp)).toBeLessThanOrEqual(temporaryNameMaxBytes(undefined));
     expect(Buffer.byteLength(temp)).toBeLessThan(64);
     expect(Buffer.byteLength(basename(long))).toBeLessThanOrEqual(NAME_MAX_BYTES);
   });
@@ -44,12 +47,21 @@ describe('writeFileAtomically', () => {
     markTemporaryNamesAsShard({ index: 99_999, count: 99_999 });
     try {
       const temp = basename(temporaryNameFor(join(dir.path, 'a.wav')));
-      expect(temp).toMatch(/^\.v-99999-of-99999\.\d+-[0-9a-f]{16}\.vredact-partial$/);
-      expect(Buffer.byteLength(temp)).toBeLessThan(64);
+      expect(temp).toMatch(/^\.v-99999-of-99999\.\d+-[0-9a-f]{8}-[0-9a-f]{16}\.vredact-partial$/);
+      expect(Buffer.byteLength(temp)).toBeLessThanOrEqual(
+        temporaryNameMaxBytes({ index: 99_999, count: 99_999 }),
+      );
+      expect(Buffer.byteLength(temp)).toBeLessThan(72);
     } finally {
       markTemporaryNamesAsShard(undefined);
     }
     expect(basename(temporaryNameFor(join(dir.path, 'a.wav')))).toMatch(/^\.v\.\d+-/);
+  });
+
+  it('names its pid and its process space, whose tag a sweep compares with its own', () => {
+    expect(basename(temporaryNameFor(join(dir.path, 'a.wav')))).toMatch(
+      new RegExp(`^\\.v\\.${process.pid}-${OUR_SPACE_TAG}-[0-9a-f]{16}\\.vredact-partial$`),
+    );
   });
 
   it('saves an output whose own name is near the limit', async () => {
