@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { randomHex } from '../random-hex.js';
-import { SPACE_TAG_DIGITS, thisSpaceTag } from '../redact/lock-process-space.js';
+import { SPACE_TAG_DIGITS, thisSpaceTag } from './process-space.js';
 import { asLocalFsError } from './errors.js';
 
 /** Suffix of every temporary file vredact writes; a later run may sweep leftovers by it. */

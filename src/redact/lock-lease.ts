@@ -1,6 +1,6 @@
 /**
  * Locks seen from another host, or from another container or boot of this host name
- * (lock-process-space.ts): pids say nothing there, so a run refreshes its lock's modification time
+ * (src/fs/process-space.ts): pids say nothing there, so a run refreshes its lock's modification time
  * every LOCK_REFRESH_MS, and such a lock is stale once it has gone unrefreshed for LEASE_REFRESHES of
  * them (the hosts' clocks are taken to agree within minutes). Before, such a lock was never judged: a
  * host that died (a machine of an NFS share, a pod of a Kubernetes CronJob, which gets a new host name

@@ -1,8 +1,8 @@
-import { elsewhereOnThisHostName, type ProcessSpace } from './lock-process-space.js';
+import { elsewhereOnThisHostName, type ProcessSpace } from '../fs/process-space.js';
 
 /**
  * What a lock file says of its run: who holds it, where (its host name, boot and pid namespace: see
- * lock-process-space.ts), since when, and how often it is refreshed.
+ * src/fs/process-space.ts), since when, and how often it is refreshed.
  */
 export interface LockOwner extends ProcessSpace {
   pid: number;

@@ -3,7 +3,7 @@
  * the owner's pid, host name, boot, pid namespace and start time; runs whose shares of the inputs
  * overlap exclude each other too (lock-shares.ts). It appears whole or not at all
  * (createPrivateFileExclusively), so a full disk can never leave an empty lock. A lock left by a run
- * that died in this process space (lock-process-space.ts: its pid gone, or reused by a process that
+ * that died in this process space (src/fs/process-space.ts: its pid gone, or reused by a process that
  * started after the lock was written), or by a run elsewhere (another host, container or boot) that
  * stopped refreshing it (see LOCK_REFRESH_MS), is taken over with a warning; any other lock makes the
  * second run refuse before sending anything. While a run holds its lock, a fence refreshes it and
@@ -26,7 +26,7 @@ import { LockFence } from './lock-fence.js';
 import { LOCK_REFRESH_MS, leaseLapsed, leaseMinutes } from './lock-lease.js';
 import { hold, isHeldHere, releaseLock } from './lock-held-here.js';
 import { type LockOwner, lockRunShown, parseOwner } from './lock-owner.js';
-import { sameProcessSpace, thisProcessSpace } from './lock-process-space.js';
+import { sameProcessSpace, thisProcessSpace } from '../fs/process-space.js';
 import { shardOfLock, shareLabel, sharesOverlap } from './lock-shares.js';
 import { sweepPartials } from './sweep.js';
 

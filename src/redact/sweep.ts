@@ -4,7 +4,7 @@ import { PARTIAL_SUFFIX } from '../fs/atomic-write.js';
 import { resolveFolderInside } from '../fs/containment.js';
 import { writerMayBeAlive } from '../fs/process-info.js';
 import { LEASE_MS } from './lock-lease.js';
-import { SPACE_TAG_DIGITS, thisSpaceTag } from './lock-process-space.js';
+import { SPACE_TAG_DIGITS, thisSpaceTag } from '../fs/process-space.js';
 import type { Shard } from './options.js';
 
 const SUFFIX = PARTIAL_SUFFIX.replace('.', '\\.');
@@ -32,7 +32,7 @@ function writerOf(name: string): Writer | undefined {
 
 /**
  * Whether the run sweeping (`shard`, when it is one) may remove the partial `name`, written at
- * `mtimeMs`. Its pid is judged only in this process space (lock-process-space.ts, the locks' rule);
+ * `mtimeMs`. Its pid is judged only in this process space (src/fs/process-space.ts, the locks' rule);
  * a file of another space, or of an older version that did not say its space, is judged as a lock
  * of elsewhere is, by its lease: its writer writes to it as its bytes come, 256 KiB at a time, so
  * untouched for the lease, it is a dead run's.

@@ -6,7 +6,7 @@
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { spaceTagOf } from '../../src/redact/lock-process-space.js';
+import { spaceTagOf } from '../../src/fs/process-space.js';
 
 function readOr(read: () => string): string | undefined {
   try {

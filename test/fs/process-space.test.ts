@@ -1,10 +1,6 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import {
-  elsewhereOnThisHostName,
-  sameProcessSpace,
-  thisProcessSpace,
-} from '../../src/redact/lock-process-space.js';
+import { elsewhereOnThisHostName, sameProcessSpace, thisProcessSpace } from '../../src/fs/process-space.js';
 import { OUR_PROCESS_SPACE } from '../helpers/process-space.js';
 
 const linux = { hostname: 'idx-0', bootId: 'b1', pidNamespace: 'pid:[4026532001]' };
