@@ -1,0 +1,99 @@
+/**
+ * The support commands (`jobs content`, `download`) against services that behave oddly, through the
+ * built binary: a listing throttled for a while is ridden out as every other request is.
+ */
+import { readdir } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { speechSlice } from '../helpers/speech-files.js';
+
+const TOKEN = 'vr_support_0123456789abcdef';
+const CONTENT = /^\/api\/jobs\/[^/]+\/content$/;
+const dir = tempDirPerTest('vredact-support-');
+
+const envFor = (server: ScriptedServer) =>
+  isolatedEnv(join(dir.path, '.config'), { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+
+const throttle = (res: ServerResponse, retryAfter: string) =>
+  sendJson(res, 429, { error: 429, message: 'slow down' }, { 'retry-after': retryAfter });
+
+/**
+ * A job of two files whose listing is throttled (429 with `retryAfter`) the first `throttled` times it
+ * is asked for; the links and files are served at once.
+ */
+async function throttledListing(throttled: number, retryAfter: string): Promise<ScriptedServer> {
+  const wav = await speechSlice(1600);
+  let listings = 0;
+  const server = await startScriptedServer((req, res, body) => {
+    const path = req.url ?? '';
+    if (CONTENT.test(path)) {
+      if (listings++ < throttled) return throttle(res, retryAfter);
+      const jobContent = ['a.wav', 'b.wav'].map((file_name, i) => ({
+        id: i + 1,
+        file_name,
+        audio_duration: 0.1,
+      }));
+      return sendJson(res, 200, { jobContent });
+    }
+    if (path.endsWith('/files/download-url')) {
+      const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
+      return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${fileName}` });
+    }
+    res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
+    res.end(wav);
+  });
+  return server;
+}
+
+describe('a throttled listing of a job', () => {
+  // Six throttles and one retry allowed: throttles are ridden out, as the contract says, not counted.
+  test('jobs content rides out six 429s with --max-retries 1 and prints the files, exit 0', async () => {
+    const server = await throttledListing(6, '0.05');
+    try {
+      const run = await runCli(['jobs', 'content', 'job1', '--max-retries', '1'], { env: envFor(server) });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(
+        String(run.stdout)
+          .split('\n')
+          .map((line) => line.split('\t')[1]),
+      ).toEqual(['a.wav', 'b.wav']);
+      expect(server.received.filter((r) => CONTENT.test(r.url))).toHaveLength(7);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('download rides out six 429s of the listing with --max-retries 1 and saves both files, exit 0', async () => {
+    const server = await throttledListing(6, '0.05');
+    try {
+      const out = join(dir.path, 'out');
+      const run = await runCli(['download', 'job1', '-o', out, '--max-retries', '1'], {
+        env: envFor(server),
+      });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect((await readdir(out)).sort()).toEqual(['a.wav', 'b.wav']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('jobs content given a Retry-After past --max-throttle-wait fails at once naming the wait, exit 1', async () => {
+    const server = await throttledListing(Number.POSITIVE_INFINITY, '3600');
+    try {
+      const run = await runCli(['jobs', 'content', 'job1', '--max-throttle-wait', '90s'], {
+        env: envFor(server),
+      });
+      expect(run.exitCode).toBe(1);
+      expect(String(run.stderr)).toMatch(
+        /^error: reading job job1: the service asked to wait 1h 0m \(until \d{4}-\d\d-\d\d \d\d:\d\d UTC\); try again then$/m,
+      );
+      expect(run.stdout).toBe('');
+      expect(server.received).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
