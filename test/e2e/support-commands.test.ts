@@ -1,12 +1,14 @@
 /**
  * The support commands (`jobs content`, `download`) against services that behave oddly, through the
- * built binary: a listing throttled for a while is ridden out as every other request is.
+ * built binary: a listing throttled for a while is ridden out as every other request is, and a reader
+ * that goes away ends the listing at once.
  */
 import { readdir } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, test } from 'vitest';
-import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 import { speechSlice } from '../helpers/speech-files.js';
 
@@ -92,6 +94,54 @@ describe('a throttled listing of a job', () => {
       );
       expect(run.stdout).toBe('');
       expect(server.received).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/**
+ * A job's listing that never ends: items written as fast as the client takes them, until it hangs
+ * up. Resolves `hungUp` with how many items were written.
+ */
+async function endlessListing(): Promise<{ server: ScriptedServer; hungUp: Promise<number> }> {
+  let hungUp!: (items: number) => void;
+  const ended = new Promise<number>((resolve) => (hungUp = resolve));
+  const server = await startScriptedServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"jobContent":[');
+    let items = 0;
+    const more = () => {
+      while (!res.destroyed) {
+        const item = { id: items + 1, file_name: `call-${items}.wav`, audio_duration: 1 };
+        if (!res.write(`${items++ === 0 ? '' : ','}${JSON.stringify(item)}`)) return res.once('drain', more);
+      }
+    };
+    res.on('close', () => hungUp(items));
+    more();
+  });
+  return { server, hungUp: ended };
+}
+
+describe('a reader that goes away', () => {
+  test('`jobs content <job> | head -1` on a listing that never ends stops reading it: exit 0, nothing on stderr', async () => {
+    const { server, hungUp } = await endlessListing();
+    try {
+      const run = await execa(
+        'bash',
+        ['-c', `node ${BIN} jobs content job1 | head -1; exit "\${PIPESTATUS[0]}"`],
+        {
+          env: envFor(server),
+          extendEnv: false,
+          stdin: 'ignore',
+          reject: false,
+        },
+      );
+      expect(run.stdout).toBe('1\tcall-0.wav\t0:01\t');
+      expect(run.stderr).toBe('');
+      expect(run.exitCode).toBe(0);
+      // It hung up on the listing: read to its end, it met the million-item limit and failed.
+      expect(await hungUp).toBeLessThan(1_000_000);
     } finally {
       await server.close();
     }
