@@ -147,3 +147,62 @@ describe('a reader that goes away', () => {
     }
   });
 });
+
+describe("a job's items with no id", () => {
+  // The interface marks none of an item's fields required, and download asks for a file by its name.
+  const jobContent = [
+    { job_id: 'job1', file_name: 'a.wav', audio_duration: 0.1, created_at: '2026-01-01T00:00:00Z' },
+    { id: null, file_name: 'b.wav', audio_duration: 0.1 },
+    { id: 3, file_name: 'c.wav', audio_duration: 0.1 },
+  ];
+
+  async function idlessJob(): Promise<ScriptedServer> {
+    const wav = await speechSlice(1600);
+    const server = await startScriptedServer((req, res, body) => {
+      const path = req.url ?? '';
+      if (CONTENT.test(path)) return sendJson(res, 200, { jobContent });
+      if (path.endsWith('/files/download-url')) {
+        const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
+        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${fileName}` });
+      }
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
+      res.end(wav);
+    });
+    return server;
+  }
+
+  test('jobs content lists them with the id empty, in a pipe and as JSON, exit 0', async () => {
+    const server = await idlessJob();
+    try {
+      const plain = await runCli(['jobs', 'content', 'job1'], { env: envFor(server) });
+      expect(plain.exitCode, String(plain.stderr)).toBe(0);
+      expect(String(plain.stdout).split('\n')).toEqual([
+        '\ta.wav\t0:00\t2026-01-01 00:00:00',
+        '\tb.wav\t0:00\t',
+        '3\tc.wav\t0:00\t',
+      ]);
+      const json = await runCli(['jobs', 'content', 'job1', '--json'], { env: envFor(server) });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      const items = JSON.parse(String(json.stdout)) as Array<{ id: string; file_name: string }>;
+      expect(items.map((item) => [item.id, item.file_name])).toEqual([
+        ['', 'a.wav'],
+        ['', 'b.wav'],
+        ['3', 'c.wav'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('download saves every file of the job, exit 0', async () => {
+    const server = await idlessJob();
+    try {
+      const out = join(dir.path, 'out');
+      const run = await runCli(['download', 'job1', '-o', out], { env: envFor(server) });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect((await readdir(out)).sort()).toEqual(['a.wav', 'b.wav', 'c.wav']);
+    } finally {
+      await server.close();
+    }
+  });
+});
