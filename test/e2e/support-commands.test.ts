@@ -206,3 +206,25 @@ describe("a job's items with no id", () => {
     }
   });
 });
+
+describe('dates no calendar has', () => {
+  test('jobs list shows 2026-02-30 and 24:00 as the service wrote them, sorted last: not as 2026-03-02, the newest', async () => {
+    const jobs = [
+      { job_id: 'march-1', token: 'vr_other_0123456789', created_at: '2026-03-01T00:00:00Z' },
+      { job_id: 'feb-30', token: 'vr_other_0123456789', created_at: '2026-02-30T00:00:00Z' },
+      { job_id: 'hour-24', token: 'vr_other_0123456789', created_at: '2026-01-01T24:00:00Z' },
+    ];
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs }));
+    try {
+      const run = await runCli(['jobs', 'list'], { env: envFor(server) });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(String(run.stdout).split('\n')).toEqual([
+        'march-1\t2026-03-01 00:00:00\tvr_…6789',
+        'feb-30\t2026-02-30T00:00:00Z\tvr_…6789',
+        'hour-24\t2026-01-01T24:00:00Z\tvr_…6789',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -41,6 +41,21 @@ test('formatTimestamp reads only a date-time: a number or a word is shown as it 
   expect(timestampMs('2026-11-21T05:14:03')).toBe(Date.UTC(2026, 10, 21, 5, 14, 3));
 });
 
+test('formatTimestamp reads no day a calendar lacks, nor hour 24: shown as it came, never as the day after', () => {
+  // Date.parse rolled these over: 2026-03-02, 2026-05-01, 2026-03-01 and 2026-01-02 00:00:00.
+  for (const text of [
+    '2026-02-30T00:00:00Z',
+    '2026-04-31T10:00:00Z',
+    '2025-02-29T00:00:00Z',
+    '2026-01-01T24:00:00Z',
+  ]) {
+    expect(formatTimestamp(text)).toBe(text);
+    expect(timestampMs(text)).toBeUndefined();
+  }
+  expect(timestampMs('2028-02-29T00:00:00Z')).toBe(Date.UTC(2028, 1, 29));
+  expect(timestampMs('0000-02-29T00:00:00Z')).toBe(Date.parse('0000-02-29T00:00:00Z'));
+});
+
 test('apart: figures that differ but would read alike are all shown exactly; others as they are', () => {
   expect(apart([3600.05, 3600], formatDuration, exactSeconds)).toEqual(['3600.05 s', '3600 s']);
   expect(apart([7.0004, 7, 7, 7], formatLength, exactSeconds)).toEqual(['7 s', '7 s', '7 s', '7 s']);
