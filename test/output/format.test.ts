@@ -20,6 +20,9 @@ test.each([
   [-1, ''],
   [Number.NaN, ''],
   [Number.POSITIVE_INFINITY, ''],
+  // A length past any a number counts exactly is no length: it read 2.777777777777778e+304:58:56.
+  [1e308, ''],
+  [Number.MAX_SAFE_INTEGER, '2501999792983:36:31'],
 ])('formatDuration(%j) is %j', (seconds, text) => {
   expect(formatDuration(seconds)).toBe(text);
 });
