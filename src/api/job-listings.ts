@@ -65,8 +65,8 @@ export async function eachJob<S extends JobSink>(
  * is not retried (it would hand that item again): a failure then is the command's. Returns how many
  * items the sink had. A sink that holds the reading back (`drain`) may be waiting on requests of its
  * own (`download` fetching the files listed): read through the gate, the listing would hold one of
- * their turns while they hold it back (at -c 1 the only one, and neither went on), so it is read
- * outside it.
+ * their turns while they hold it back (at -c 1 the only one, and neither went on), so it takes no
+ * slot of the window; it still waits at the gate, and rides out throttling as every request does.
  */
 export async function eachContentItem(
   http: ServiceHttp,

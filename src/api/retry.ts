@@ -97,6 +97,11 @@ export interface RetryOptions {
    */
   throttle?: Throttle | undefined;
   /**
+   * False: the request waits for the gate but takes no slot of the window (see Throttle.passGate);
+   * its throttle answers are ridden out all the same.
+   */
+  holdsSlot?: boolean;
+  /**
    * Aborts a wait for the gate or between attempts, never an attempt under way: the request then
    * fails with NotSentError. Aborted whenever `signal` is (a batch's first Ctrl-C, or its halt).
    */
@@ -130,7 +135,13 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
   let noticed = false;
   const waitSignal = options.stopWaiting ?? options.signal;
   for (let n = 0; ; n++) {
-    const release = throttle ? await waiting(options, () => throttle.acquire(what, waitSignal)) : () => {};
+    const release = throttle
+      ? await waiting(options, () =>
+          options.holdsSlot === false
+            ? throttle.passGate(what, waitSignal)
+            : throttle.acquire(what, waitSignal),
+        )
+      : () => {};
     let error: unknown;
     let throttled: ThrottleDecision | undefined;
     let outage: ThrottleDecision | undefined;

@@ -71,8 +71,21 @@ export const JobListSchema = v.looseObject({ jobs: v.array(JobSchema) });
 
 export const CreatedJobSchema = v.looseObject({ job_id: Id });
 
+/**
+ * An item's own id only describes it (a file is asked for by its name): missing or null it is shown
+ * empty, rather than failing the listing, and a download of every file with it. A number is still
+ * read as an id is.
+ */
+const ItemId = v.optional(
+  v.pipe(
+    v.nullable(Id),
+    v.transform((value) => value ?? ''),
+  ),
+  '',
+);
+
 export const JobContentItemSchema = v.looseObject({
-  id: Id,
+  id: ItemId,
   job_id: Described,
   file_name: v.string(),
   audio_duration: Duration,

@@ -44,8 +44,11 @@ export interface RequestRetry {
   stopWaiting?: AbortSignal | undefined;
   shouldRetry?: (error: unknown) => boolean;
   toService?: boolean;
-  /** Through the shared gate (the default); outside it, a throttle answer is waited out by this request alone. */
-  gated?: boolean;
+  /**
+   * Whether it takes a slot of the shared window (the default). Either way it waits for the shared
+   * gate, and its throttle answers are ridden out there, not counted against its retries.
+   */
+  holdsSlot?: boolean;
 }
 
 export class ServiceHttp {
@@ -210,7 +213,8 @@ export class ServiceHttp {
       shouldRetry: how.shouldRetry ?? isRetryableByDefault,
       what,
       toService: how.toService ?? true,
-      throttle: how.gated === false ? undefined : this.#throttle,
+      throttle: this.#throttle,
+      holdsSlot: how.holdsSlot !== false,
       onRetry: (error, attempt, delayMs) => {
         // The client's errors already begin with what was being done: said once.
         const message = (error as Error).message;
@@ -255,7 +259,7 @@ export class ServiceHttp {
     body?: unknown,
     signal?: AbortSignal,
     shouldRetry = isRetryableByDefault,
-    gated = true,
+    holdsSlot = true,
   ): Promise<T> {
     const url = this.url(path);
     return this.retry(
@@ -277,7 +281,7 @@ export class ServiceHttp {
           throw networkError(error, what, url);
         }
       },
-      { signal, shouldRetry, gated },
+      { signal, shouldRetry, holdsSlot },
     );
   }
 }

@@ -122,6 +122,21 @@ export class Throttle {
     return release;
   }
 
+  /**
+   * Waits until the gate is open, without taking a slot of the window: for a request that others
+   * wait on (a job's listing feeding its downloads), which would hold their turn while they hold it
+   * back. Its throttle answers still close the gate, and it still fails only as acquire's do.
+   */
+  async passGate(what: string, signal?: AbortSignal): Promise<Release> {
+    for (;;) {
+      signal?.throwIfAborted();
+      this.#checkRefusal(what);
+      const wait = this.#openAt - this.#options.clock.now();
+      if (wait <= 0) return () => {};
+      await this.#options.clock.sleep(wait, signal);
+    }
+  }
+
   /** A request got an answer that is not a throttle (an error status too): the stretch ends. */
   onAnswered(): void {
     this.#since = undefined;

@@ -6,6 +6,8 @@ import { readDateTime, timestampMs } from '../api/timestamps.js';
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '';
   const total = Math.round(seconds);
+  // Past what a number counts exactly (1e308 from a service) the hours would read in exponent form.
+  if (!Number.isSafeInteger(total)) return '';
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const s = String(total % 60).padStart(2, '0');

@@ -39,6 +39,11 @@ describe('ids given as numbers', () => {
       ['id', message],
     ]);
   });
+
+  test("an item's id missing or null is read as empty: it only describes the item", () => {
+    expect(v.parse(JobContentItemSchema, { file_name: 'a.wav' }).id).toBe('');
+    expect(v.parse(JobContentItemSchema, { id: null, file_name: 'a.wav' }).id).toBe('');
+  });
 });
 
 describe('jobIdFieldOf', () => {

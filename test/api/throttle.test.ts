@@ -65,6 +65,25 @@ describe('Throttle: one gate and an adaptive window', () => {
     second();
     expect(order).toEqual(['c']);
   });
+
+  test('passGate waits for the gate but takes no slot: it passes while the window is full, and throttles still cost no retry', async () => {
+    const clock = clockFrom(START);
+    const throttle = new Throttle({ clock, maxConcurrency: 1, maxWaitMs: 60_000 });
+    const held = await throttle.acquire('downloading a.wav');
+    // The listing that feeds the downloads is not held behind them.
+    (await throttle.passGate('reading job 1'))();
+    let calls = 0;
+    const result = await withRetries(
+      async () => {
+        if (++calls <= 5) throw throttled(1000);
+        return 'listed';
+      },
+      { maxRetries: 0, clock, throttle, holdsSlot: false, what: 'reading job 1' },
+    );
+    expect(result).toBe('listed');
+    expect(clock.elapsed()).toBe(5000);
+    held();
+  });
 });
 
 describe('withRetries through a throttle', () => {

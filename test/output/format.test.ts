@@ -20,6 +20,9 @@ test.each([
   [-1, ''],
   [Number.NaN, ''],
   [Number.POSITIVE_INFINITY, ''],
+  // A length past any a number counts exactly is no length: it read 2.777777777777778e+304:58:56.
+  [1e308, ''],
+  [Number.MAX_SAFE_INTEGER, '2501999792983:36:31'],
 ])('formatDuration(%j) is %j', (seconds, text) => {
   expect(formatDuration(seconds)).toBe(text);
 });
@@ -39,6 +42,21 @@ test('formatTimestamp reads only a date-time: a number or a word is shown as it 
   expect(formatTimestamp('2026-11-21 05:14:03+0100')).toBe('2026-11-21 04:14:03');
   expect(timestampMs('job 5')).toBeUndefined();
   expect(timestampMs('2026-11-21T05:14:03')).toBe(Date.UTC(2026, 10, 21, 5, 14, 3));
+});
+
+test('formatTimestamp reads no day a calendar lacks, nor hour 24: shown as it came, never as the day after', () => {
+  // Date.parse rolled these over: 2026-03-02, 2026-05-01, 2026-03-01 and 2026-01-02 00:00:00.
+  for (const text of [
+    '2026-02-30T00:00:00Z',
+    '2026-04-31T10:00:00Z',
+    '2025-02-29T00:00:00Z',
+    '2026-01-01T24:00:00Z',
+  ]) {
+    expect(formatTimestamp(text)).toBe(text);
+    expect(timestampMs(text)).toBeUndefined();
+  }
+  expect(timestampMs('2028-02-29T00:00:00Z')).toBe(Date.UTC(2028, 1, 29));
+  expect(timestampMs('0000-02-29T00:00:00Z')).toBe(Date.parse('0000-02-29T00:00:00Z'));
 });
 
 test('apart: figures that differ but would read alike are all shown exactly; others as they are', () => {

@@ -27,33 +27,50 @@ export async function runJobsContent(ctx: Context, [given = '']: string[]): Prom
   const out = new LineBatches(ctx.streams.stdout);
   let count = 0;
   let printed = false;
-  await client
-    .eachContentItem(jobId, {
-      add: (item) => {
-        if (json) out.push(jsonArrayElement(item, count));
-        else if (rows) rows.push(row(item));
-        else out.push(`${row(item).join('\t')}\n`);
-        count++;
+  // A reader gone (`| head -1`) wants no more: the listing is let go at once, not read to its end
+  // (a job of a million files, or a listing that never ends, held the command until its limit).
+  const readerGone = new AbortController();
+  const stopWatching = ctx.io.onStdoutClosed(() => readerGone.abort());
+  const listed = await client
+    .eachContentItem(
+      jobId,
+      {
+        add: (item) => {
+          if (json) out.push(jsonArrayElement(item, count));
+          else if (rows) rows.push(row(item));
+          else out.push(`${row(item).join('\t')}\n`);
+          count++;
+        },
+        drain: async () => {
+          // The spinner's line and the output never share the terminal.
+          if (out.pending) {
+            spinner.stop();
+            printed = true;
+          }
+          await out.flush();
+        },
       },
-      drain: async () => {
-        // The spinner's line and the output never share the terminal.
-        if (out.pending) {
-          spinner.stop();
-          printed = true;
+      readerGone.signal,
+    )
+    .then(
+      () => true,
+      async (error: unknown) => {
+        if (ctx.io.stdoutClosed) return false;
+        // An answer that breaks off once items are printed: stdout is still one JSON document (the
+        // items read), and the error and the exit code say it is not the whole list.
+        if (json && printed) {
+          out.push(jsonArrayEnd(count));
+          await out.flush();
         }
-        await out.flush();
+        throw error;
       },
-    })
-    .catch(async (error: unknown) => {
-      // An answer that breaks off once items are printed: stdout is still one JSON document (the items
-      // read), and the error and the exit code say it is not the whole list.
-      if (json && printed) {
-        out.push(jsonArrayEnd(count));
-        await out.flush();
-      }
-      throw error;
-    })
-    .finally(() => spinner.stop());
+    )
+    .finally(() => {
+      stopWatching();
+      spinner.stop();
+    });
+  // Nobody reads on: ended quietly, as `jobs list | head -1` is.
+  if (!listed) return ExitCode.ok;
   if (json) {
     out.push(jsonArrayEnd(count));
     await out.flush();
