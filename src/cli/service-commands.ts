@@ -108,6 +108,14 @@ export function addRedactCommand(program: Command): void {
         .documentEnv('VREDACT_MAX_OUTAGE_WAIT'),
     )
     .addOption(
+      option(
+        '--lock-wait <duration>',
+        'how long to wait for another run using the output folder to end, instead of exiting 2 at once',
+      )
+        .documentDefault('0')
+        .documentEnv('VREDACT_LOCK_WAIT'),
+    )
+    .addOption(
       option('--shard <i/n>', "take only this machine's share i of n of the inputs, 1-based").documentEnv(
         'VREDACT_SHARD',
       ),
@@ -133,6 +141,7 @@ export function addRedactCommand(program: Command): void {
       'a cron run: problems and a line every 10 min',
     ],
     ['vredact redact /mnt/archive --shard 2/3 -o /srv/redacted-2', 'the second of three machines'],
+    ['vredact redact calls/ --lock-wait 10m', 'wait up to 10 min for a run already using ./redacted'],
     ['vredact redact calls/ --dry-run', 'what would be sent, skipped and rejected'],
   ]).action(action(async () => (await import('../commands/redact/redact.js')).runRedact, { signals: true }));
 }

@@ -30,6 +30,8 @@ const ENVIRONMENT = `Environment variables
   VREDACT_MAX_OUTAGE_WAIT
                         how long a batch waits for a service that answered and then
                         cannot be reached, e.g. 10m (as redact --max-outage-wait)
+  VREDACT_LOCK_WAIT     how long redact waits for another run's lock of its output
+                        folder, e.g. 15m (as redact --lock-wait; default 0: exit 2)
   VREDACT_ALLOW_INSECURE_HTTP=1
                         allow an http:// service URL that is not loopback
   VREDACT_CONFIG_DIR    folder of the config file (default: the platform's,

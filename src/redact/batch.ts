@@ -1,6 +1,6 @@
 /**
  * `vredact redact` from start to end, read top to bottom: find inputs → make the output folder (a
- * real run; it tells the folder's letter case) → plan outputs (conflicts, shard) → lock, compact and read the journals → look up interrupted uploads → the stages (decide from
+ * real run; it tells the folder's letter case) → plan outputs (conflicts, shard) → lock (waiting for it with --lock-wait), compact and read the journals → look up interrupted uploads → the stages (decide from
  * the journal → check locally → send → collect jobs → verify and write → record) → report → exit code.
  * Everything comes in through the context and the interrupt signals, so it runs in-process in tests.
  */
@@ -21,8 +21,8 @@ import type { Interrupt, RedactClient } from './engine.js';
 import { runDryRun } from './dry-run.js';
 import { journalPath, lockNameFor, optionsFingerprint, STATE_DIR } from './journal.js';
 import { JournalWriter } from './journal-writer.js';
-import { acquireLock } from './lock.js';
 import { lockRefreshMs } from './lock-lease.js';
+import { acquireLockWaiting } from './lock-wait.js';
 import type { RedactOptions } from './options.js';
 import type { Counts, Outcome } from './outcome.js';
 import { adoptOutput } from './adopt.js';
@@ -103,10 +103,14 @@ export async function runBatch(
   await checkStateFolderWritable(await resolveFolderInside(outDir, STATE_DIR));
   const own = journalPath(outDir, options.shard);
   await checkJournalWritable(own);
-  const lock = await acquireLock(outDir, ctx.log, ctx.clock.now, {
-    name: lockNameFor(options.shard),
-    refreshMs: lockRefreshMs(ctx.env),
-  });
+  const lock = await acquireLockWaiting(
+    outDir,
+    ctx.log,
+    { name: lockNameFor(options.shard), refreshMs: lockRefreshMs(ctx.env) },
+    { waitMs: options.lockWaitMs, clock: ctx.clock, stop: interrupt.stop },
+  );
+  // Interrupted while waiting for another run's lock: nothing was decided or sent.
+  if (!lock) return ExitCode.interrupted;
   // A lock found to be another run's stops the batch as a full disk does (exit 1, with its reason).
   const halt = createHalt();
   lock.lost.addEventListener('abort', () => halt.stop(lock.lost.reason), { once: true });

@@ -34,10 +34,25 @@ export function leaseMinutes(refreshMs: number): number {
   return Math.round((refreshMs * LEASE_REFRESHES) / 60_000);
 }
 
+/** When a lock's run last refreshed it (its modification time); undefined when it cannot be read. */
+async function refreshedAt(path: string): Promise<number | undefined> {
+  return (await stat(path).catch(() => undefined))?.mtimeMs;
+}
+
+/**
+ * When a lock judged by its lease lapses unless refreshed before (ms, by the file's time); undefined
+ * for a lock never judged by one, or one that cannot be read.
+ */
+export async function leaseEndMs(path: string, owner: LockOwner): Promise<number | undefined> {
+  if (owner.refreshMs === undefined) return undefined;
+  const mtime = await refreshedAt(path);
+  return mtime === undefined ? undefined : mtime + owner.refreshMs * LEASE_REFRESHES;
+}
+
 /** Why a lock judged by its lease (another host's, container's or boot's) is stale; undefined while it holds. */
 export async function leaseLapsed(path: string, owner: LockOwner, now: number): Promise<string | undefined> {
   if (owner.refreshMs === undefined) return undefined;
-  const mtime = (await stat(path).catch(() => undefined))?.mtimeMs;
+  const mtime = await refreshedAt(path);
   if (mtime === undefined || now - mtime <= owner.refreshMs * LEASE_REFRESHES) return undefined;
   const minutes = Math.floor((now - mtime) / 60_000);
   return `its run (${lockRunShown(owner)}, started ${owner.startedAt}) has not refreshed it for ${minutes} min (a run refreshes its lock every ${Math.round(owner.refreshMs / 1000)} s)`;

@@ -23,7 +23,7 @@ import { displayText } from '../output/sanitize.js';
 import type { Logger } from '../output/logger.js';
 import { STATE_DIR } from './journal.js';
 import { LockFence } from './lock-fence.js';
-import { LOCK_REFRESH_MS, leaseLapsed, leaseMinutes } from './lock-lease.js';
+import { LOCK_REFRESH_MS, leaseEndMs, leaseLapsed, leaseMinutes } from './lock-lease.js';
 import { hold, isHeldHere, releaseLock } from './lock-held-here.js';
 import { type LockOwner, lockRunShown, parseOwner } from './lock-owner.js';
 import { sameProcessSpace, thisProcessSpace } from '../fs/process-space.js';
@@ -62,7 +62,15 @@ export interface HeldLock {
 
 export class LockHeldError extends CliError {
   override name = 'LockHeldError';
-  constructor(message: string, hint: string) {
+  /**
+   * @param holder who holds the lock, as "held by …" ends in a waiting run's line (escaped): "pid 7 on
+   *   idx-0, started …"
+   */
+  constructor(
+    message: string,
+    hint: string,
+    readonly holder = 'another vredact run',
+  ) {
     super(message, ExitCode.usage, hint);
   }
 }
@@ -105,13 +113,16 @@ function heldError(
   const shards = overlapping
     ? '; runs of one output folder at once must be shards of one count (--shard i/n, one n)'
     : '';
+  const aRun = overlapping ? `a run over ${shareLabel(overlapping)}` : '';
   if (!owner) {
     return new LockHeldError(
       `another vredact run${share} is starting in the output folder ${displayText(outDir)} (its lock is not written yet)`,
       `wait a few seconds and try again; if no run is active, delete ${shownPath}${shards}`,
+      `${aRun || 'a run'} that is starting (its lock is not written yet)`,
     );
   }
   const who = displayText(`${lockRunShown(owner)}, started ${owner.startedAt}`);
+  const holder = overlapping ? `${aRun} (${who})` : who;
   return new LockHeldError(
     `another vredact run${share} is using the output folder ${displayText(outDir)} (${who})`,
     (sameProcessSpace(owner)
@@ -120,6 +131,7 @@ function heldError(
         ? `wait for it to finish; a lock its run stops refreshing is taken over after ${leaseMinutes(owner.refreshMs)} min`
         : `wait for it to finish; vredact cannot tell whether a run on ${displayText(owner.hostname)} is alive: if it is not, delete ${shownPath}`) +
       shards,
+    holder,
   );
 }
 
@@ -143,9 +155,10 @@ async function liveOverlappingLock(stateDir: string, name: string, now: number) 
 
 /**
  * A run that holds a lock of an output folder now: the lock's name (`lock`, `lock.<i>-of-<n>`), when
- * its run started (ms, as the lock says; NaN when it does not), and its pid, host and start as shown.
+ * its run started (ms, as the lock says; NaN when it does not), its pid, host and start as shown, and,
+ * for a lock judged by its lease, when that lapses unless refreshed before.
  */
-export type RunUnderWay = { lock: string; startedMs: number; shown: string };
+export type RunUnderWay = { lock: string; startedMs: number; shown: string; leaseEndMs?: number };
 
 /** The runs that hold a lock of the output folder now (`vredact status` tells of them). */
 export async function runsUnderWay(outDir: string, now = Date.now()): Promise<RunUnderWay[]> {
@@ -157,10 +170,12 @@ export async function runsUnderWay(outDir: string, now = Date.now()): Promise<Ru
     const text = await readFile(path, 'utf8').catch(() => undefined);
     const owner = text === undefined ? undefined : parseOwner(text);
     if (owner && !(await staleReason(path, owner, now))) {
+      const leaseEnd = sameProcessSpace(owner) ? undefined : await leaseEndMs(path, owner);
       runs.push({
         lock: name,
         startedMs: Date.parse(owner.startedAt),
         shown: displayText(`${lockRunShown(owner)}, started ${owner.startedAt}`),
+        ...(leaseEnd === undefined ? {} : { leaseEndMs: leaseEnd }),
       });
     }
   }

@@ -29,6 +29,8 @@ export interface RedactOptions {
   waitTimeoutMs: number;
   /** How long an outage of the service is ridden out before the batch stops (`--max-outage-wait`). */
   maxOutageWaitMs: number;
+  /** How long a run waits for its output folder's lock held by another run (`--lock-wait`); 0: not at all. */
+  lockWaitMs: number;
   shard: Shard | undefined;
   maxSize: number;
   maxDurationSec: number;
@@ -156,8 +158,8 @@ function text(value: unknown): string | undefined {
 /**
  * Checks the redact command's flags (commander's camelCase names) into its RedactOptions; every
  * problem is a usage error.
- * `--shard` and `--max-outage-wait` may also come from `VREDACT_SHARD` and `VREDACT_MAX_OUTAGE_WAIT`
- * (the flag wins).
+ * `--shard`, `--max-outage-wait` and `--lock-wait` may also come from `VREDACT_SHARD`,
+ * `VREDACT_MAX_OUTAGE_WAIT` and `VREDACT_LOCK_WAIT` (the flag wins).
  */
 export function parseRedactOptions(
   flags: Record<string, unknown>,
@@ -169,6 +171,12 @@ export function parseRedactOptions(
     outageFlag ?? (env.VREDACT_MAX_OUTAGE_WAIT?.trim() || undefined),
     outageFlag === undefined ? 'VREDACT_MAX_OUTAGE_WAIT' : '--max-outage-wait',
     DEFAULT_MAX_OUTAGE_WAIT_MS,
+  );
+  const lockWaitFlag = text(flags.lockWait);
+  const lockWaitMs = durationOption(
+    lockWaitFlag ?? (env.VREDACT_LOCK_WAIT?.trim() || undefined),
+    lockWaitFlag === undefined ? 'VREDACT_LOCK_WAIT' : '--lock-wait',
+    0,
   );
   const maxSizeText = text(flags.maxSize);
   let maxSize = DEFAULT_MAX_SIZE;
@@ -213,6 +221,7 @@ export function parseRedactOptions(
     wait: flags.wait !== false,
     waitTimeoutMs,
     maxOutageWaitMs,
+    lockWaitMs,
     shard:
       shardText === undefined
         ? undefined

@@ -10,6 +10,8 @@ export const REDACTION = '/api/speech-to-speech-biometric-redaction';
 
 export interface HoldingService {
   server: ScriptedServer;
+  /** The names the uploads carried (`call-0.<8 hex>.wav`), in arrival order. */
+  uploadNames: string[];
   /** Answers every upload held, and every later one at once. */
   release: () => void;
 }
@@ -19,12 +21,14 @@ export async function holdingService(): Promise<HoldingService> {
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const server = await startScriptedServer(async (req, res) => {
+  const uploadNames: string[] = [];
+  const server = await startScriptedServer(async (req, res, body) => {
     if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
+    uploadNames.push(/filename="([^"]*)"/.exec(body.subarray(0, 4096).toString('latin1'))?.[1] ?? '');
     await released;
     return answerWithSpeech(res);
   });
-  return { server, release };
+  return { server, uploadNames, release };
 }
 
 /** How many uploads the service has taken in (answered or held). */

@@ -57,3 +57,18 @@ describe('--max-outage-wait', () => {
     );
   });
 });
+
+describe('--lock-wait', () => {
+  it('defaults to 0 (refuse at once); comes from VREDACT_LOCK_WAIT when the flag is not given; the flag wins', () => {
+    expect(parseRedactOptions({}).lockWaitMs).toBe(0);
+    expect(parseRedactOptions({}, { VREDACT_LOCK_WAIT: '15m' }).lockWaitMs).toBe(900_000);
+    expect(parseRedactOptions({ lockWait: '90' }, { VREDACT_LOCK_WAIT: '15m' }).lockWaitMs).toBe(90_000);
+  });
+
+  it('a bad value is named as the user gave it', () => {
+    expect(() => parseRedactOptions({}, { VREDACT_LOCK_WAIT: 'a while' })).toThrow(
+      /^VREDACT_LOCK_WAIT must be a duration/,
+    );
+    expect(() => parseRedactOptions({ lockWait: '-1m' })).toThrow(/^--lock-wait must be a duration/);
+  });
+});
