@@ -59,7 +59,8 @@ export async function acquireLockWaiting(
     try {
       return await acquireLock(outDir, log, clock.now, lockOptions);
     } catch (error) {
-      if (!(error instanceof LockHeldError) || waitMs <= 0) throw error;
+      if (!(error instanceof LockHeldError)) throw error;
+      if (waitMs <= 0) throw withWaitOffered(error);
       if (clock.now() >= deadline) throw afterWaiting(error, formatWait(waitMs));
       // One line, however often the holder changes: the run is waiting, and for how long at most.
       if (!said) {
@@ -71,6 +72,15 @@ export async function acquireLockWaiting(
     }
     if (!(await untilLooksFree(outDir, lockOptions.name ?? LOCK_NAME, deadline, wait))) return undefined;
   }
+}
+
+/** The refusal of a run that did not wait: the hint names the option that would have. */
+function withWaitOffered(error: LockHeldError): LockHeldError {
+  return new LockHeldError(
+    error.message,
+    `${error.hint ?? 'wait for it to finish'}; or run again with --lock-wait <duration> to wait for it`,
+    error.holder,
+  );
 }
 
 /** The refusal of a run that waited `waited` (`10m`) for the lock first. */

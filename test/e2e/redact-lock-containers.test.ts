@@ -40,7 +40,7 @@ describe('vredact redact on a lock of our host name', () => {
         /^error: another vredact run is using the output folder .*redacted \(pid 1073741824 on .* in another container \(or another boot\), started .*\)$/m,
       );
       expect(String(refused.stderr)).toMatch(
-        /^hint: wait for it to finish; a lock its run stops refreshing is taken over after 10 min$/m,
+        /^hint: wait for it to finish; a lock its run stops refreshing is taken over after 10 min; or run again with --lock-wait <duration> to wait for it$/m,
       );
       expect((await t.sandbox.stats()).uploads).toBe(0);
       expect(await readFile(lock, 'utf8')).toBe(theirs);
