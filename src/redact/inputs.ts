@@ -1,10 +1,9 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { Entry } from 'fast-glob';
 import { describeFsError } from '../fs/errors.js';
 import { walkFolder } from './folder-walk.js';
-import { globBase, globOptions, withBracketedQuestionMarks } from './glob-pattern.js';
+import { eachGlobMatch, globBase, globOptions } from './glob-pattern.js';
 import { describeInputError, notingReaddir, type UnreadableFolder } from './listing-errors.js';
 import { loopSafeReaddir } from './loop-guard.js';
 import { listedFallback } from './files-from.js';
@@ -124,7 +123,8 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     }
     realPaths.reserve(paths.length);
     // Nothing listed and a folder unreadable: its problem says enough.
-    return paths.length === 0 && unreadable.length > 0 ? undefined : paths.drainSorted(collectingEvery());
+    if (paths.length === 0 && unreadable.length > 0) return undefined;
+    return paths.drainSorted(collectingEvery(), await paths.sortedOrderInTurns(stop));
   };
   const { cwd, stop } = request;
   const outputFolder = await OutputFolderGuard.of(cwd, request.outDir);
@@ -228,14 +228,10 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     let found: Iterable<string> | undefined;
     try {
       found = await listAll(
-        async (add, readdir) => {
-          const readable = withBracketedQuestionMarks(pattern);
-          for await (const found of (await loadGlob()).stream(readable, globOptions(cwd, readdir))) {
-            stop?.throwIfAborted();
-            const entry = found as unknown as Entry;
-            if (!entry.dirent.isDirectory()) add(resolve(cwd, entry.path));
-          }
-        },
+        async (add, readdir) =>
+          eachGlobMatch(await loadGlob(), pattern, globOptions(cwd, readdir), stop, (path) =>
+            add(resolve(cwd, path)),
+          ),
         pattern,
         base,
       );

@@ -32,9 +32,16 @@ function isLeftover(name: string, mtimeMs: number, shard: Shard | undefined): bo
  * symbolic link leading outside the output folder is never swept: what is out there is not ours.
  * Returns how many files went.
  */
-export async function sweepPartials(dirs: Iterable<string>, outDir: string, shard?: Shard): Promise<number> {
+export async function sweepPartials(
+  dirs: Iterable<string>,
+  outDir: string,
+  shard?: Shard,
+  stop?: AbortSignal,
+): Promise<number> {
   let removed = 0;
   for (const dir of dirs) {
+    // A first interrupt ends the sweep (one folder of outputs at a time): what is left, a later run sweeps.
+    if (stop?.aborted) break;
     let folder: string;
     let names: string[];
     try {
