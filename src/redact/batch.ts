@@ -35,6 +35,8 @@ import { OutputPresence } from './output-presence.js';
 import { runStages } from './stages.js';
 import { settleHeap } from './settle-heap.js';
 import { sweepOutputs } from './setup.js';
+import { unlessStopped } from './event-turn.js';
+import { testPause } from './test-pause.js';
 
 export type { Interrupt, RedactClient } from './engine.js';
 
@@ -73,6 +75,7 @@ export async function runBatch(
   const fingerprint = optionsFingerprint(fields);
 
   const dryRun = options.dryRun || !client;
+  const pause = testPause(ctx.env, interrupt.stop, (line) => ctx.log.info(line));
   const found = await findInputs(ctx, request, outDir, interrupt.stop);
   // Interrupted while listing: nothing was decided, made or sent, so no file is reported.
   if (!found) return ExitCode.interrupted;
@@ -85,7 +88,10 @@ export async function runBatch(
     : dryRun
       ? await ignoresLetterCase(outDir, deps.caseLookup)
       : (await checkOutputFolderWritable(outDir, deps.caseLookup)).ignoresCase;
-  const plan = await planOutputs(ctx, request, found, outDir, ignoresCase);
+  await pause('plan');
+  const plan = await planOutputs(ctx, request, found, outDir, ignoresCase, interrupt.stop);
+  // Interrupted while planning (seconds over 1,000,000 inputs): nothing was decided, locked or sent.
+  if (!plan || interrupt.stop.aborted) return ExitCode.interrupted;
   if (plan.entries.length === 0) {
     ctx.log.info('nothing to do: no input files');
     if (ctx.settings.json) {
@@ -96,7 +102,10 @@ export async function runBatch(
     }
     return ExitCode.ok;
   }
-  if (dryRun || !client) return runDryRun(ctx, plan, fingerprint, options, interrupt.stop);
+  if (dryRun || !client) {
+    await pause('journal');
+    return runDryRun(ctx, plan, fingerprint, options, interrupt.stop);
+  }
   client.rideOutOutages?.(options.maxOutageWaitMs);
 
   // Through no link that leads out of the output folder: nothing outside it is made private or written.
@@ -118,19 +127,26 @@ export async function runBatch(
   let reporter: Reporter | undefined;
   let journal: JournalState | undefined;
   try {
-    journal = await readJournalsCompacting(
-      outDir,
-      own,
-      plan.inputs,
-      (line) => ctx.log.info(line),
-      lock.confirm,
+    await pause('journal');
+    journal = await unlessStopped(
+      readJournalsCompacting(outDir, own, (line) => ctx.log.info(line), {
+        known: plan.inputs,
+        beforeRename: lock.confirm,
+        stop: interrupt.stop,
+        pause,
+      }),
+      interrupt.stop,
     );
+    // Interrupted while the journals were read or compacted: nothing was decided or sent, and the
+    // journal is as it was (an interrupted compaction's copy is removed). The lock is released.
+    if (!journal || interrupt.stop.aborted) return ExitCode.interrupted;
     plan.inputs.release();
     if (journal.unreadable > 0)
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
     if (journal.oversized > 0) ctx.log.warn(`ignored ${journal.oversized} oversized line(s) of the journal`);
     writer = await JournalWriter.open(own, ctx.clock, lock.confirm);
-    await sweepOutputs(ctx, outDir, plan.outputFolders, options.shard);
+    await sweepOutputs(ctx, outDir, plan.outputFolders, options.shard, interrupt.stop);
+    if (interrupt.stop.aborted) return ExitCode.interrupted;
 
     const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
     let expectedPending = 0;

@@ -14,6 +14,7 @@ import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { temporaryNameFor } from '../fs/atomic-write.js';
 import { asLocalFsError } from '../fs/errors.js';
 import { Uint32Column, Uint8Column } from './chunked-columns.js';
+import { giveTurn, turnDue } from './event-turn.js';
 import type { JournalRecord } from './journal.js';
 import {
   emptyJournalState,
@@ -25,6 +26,7 @@ import {
 } from './journal-read.js';
 import { type KnownInputs, RecordTable } from './record-table.js';
 import { settleHeap } from './settle-heap.js';
+import { noPause, type Pause } from './test-pause.js';
 
 /** Lines worth keeping no matter what: below this, compaction would save nothing that matters. */
 export const COMPACT_SLACK_LINES = 1000;
@@ -101,11 +103,12 @@ class LineTable extends RecordTable {
 }
 
 /** The first pass: the lines to keep, or undefined when the file needs no compaction. */
-async function linesToKeep(path: string, known: KnownInputs | undefined) {
+async function linesToKeep(path: string, known: KnownInputs | undefined, stop: AbortSignal | undefined) {
   const table = new LineTable(known);
   const state = await readJournalFiles([path], emptyJournalState(table), {
     full: true,
     onRecord: (record, line) => LineTable.mark(record, line),
+    stop,
   });
   if (!needsCompaction(state.lines, state.latest.size)) return undefined;
   const keep = new Uint8Column();
@@ -116,6 +119,7 @@ async function linesToKeep(path: string, known: KnownInputs | undefined) {
   };
   const streaks = state.interrupted;
   for (const input of table.keys()) {
+    if (turnDue()) await giveTurn(stop);
     const row = table.rowFor(input) as number;
     if (!streaks.has(input)) {
       mark(table.lineAt(input));
@@ -128,11 +132,15 @@ async function linesToKeep(path: string, known: KnownInputs | undefined) {
   return { lines: state.lines, keep, kept };
 }
 
-/** The second pass: copies the kept lines of `path` to `handle`, checking the file is the one read. */
+/**
+ * The second pass: copies the kept lines of `path` to `handle`, checking the file is the one read.
+ * `stop` ends it between two chunks, rejecting: the copy is then a partial file, never put in place.
+ */
 export async function copyKeptLines(
   path: string,
   handle: FileHandle,
   { lines, keep }: { lines: number; keep: Uint8Column },
+  stop?: AbortSignal,
 ): Promise<void> {
   let line = 0;
   let pending: Buffer[] = [];
@@ -155,6 +163,7 @@ export async function copyKeptLines(
     undefined,
     async () => {
       if (pendingBytes >= WRITE_BYTES) await flush();
+      stop?.throwIfAborted();
     },
   );
   await flush();
@@ -166,20 +175,32 @@ export async function copyKeptLines(
   }
 }
 
-/**
- * Compacts one journal file if it has grown well past one line per input; undefined when left as it
- * is. `counted` is the file as a read of the journals found it (its lines and inputs): when it needs
- * no compaction the file is not read again. `known`: the run's inputs, whose rows the first pass uses.
- * `beforeRename`: awaited before the copy is put in place; when it rejects, the journal is left as it is.
- */
+export interface CompactOptions {
+  /**
+   * The file as a read of the journals found it (its lines and inputs): when it needs no compaction
+   * the file is not read again.
+   */
+  counted?: Pick<JournalFileCounts, 'lines' | 'inputs'> | undefined;
+  /** The run's inputs, whose rows the first pass uses. */
+  known?: KnownInputs | undefined;
+  /** Awaited before the copy is put in place; when it rejects, the journal is left as it is. */
+  beforeRename?: (() => Promise<void>) | undefined;
+  /**
+   * A first interrupt: the compaction ends between two chunks of lines (over 1,000,000 inputs each
+   * pass takes seconds), or before its rename, rejecting: the journal is left as it was, the copy removed.
+   */
+  stop?: AbortSignal | undefined;
+  /** Tests only: where a run is held (see test-pause.ts). */
+  pause?: Pause | undefined;
+}
+
+/** Compacts one journal file if it has grown well past one line per input; undefined when left as it is. */
 export async function compactJournal(
   path: string,
-  counted?: Pick<JournalFileCounts, 'lines' | 'inputs'>,
-  known?: KnownInputs,
-  beforeRename?: () => Promise<void>,
+  { counted, known, beforeRename, stop, pause = noPause }: CompactOptions = {},
 ): Promise<CompactResult | undefined> {
   if (counted && !needsCompaction(counted.lines, counted.inputs)) return undefined;
-  const kept = await linesToKeep(path, known);
+  const kept = await linesToKeep(path, known, stop);
   if (!kept) return undefined;
   // The first pass's table is garbage now, in columns outside V8's heap that only a collection frees:
   // over 1,000,000 inputs it was still held when the run read the compacted journal, the run's peak.
@@ -190,11 +211,14 @@ export async function compactJournal(
   try {
     const handle = await open(temp, 'wx', 0o600);
     try {
-      await copyKeptLines(path, handle, kept);
+      await pause('compaction');
+      await copyKeptLines(path, handle, kept, stop);
       await handle.sync();
     } finally {
       await handle.close();
     }
+    // A whole copy is put in place only by a run that goes on: an interrupted one leaves the journal.
+    stop?.throwIfAborted();
     // A run whose lock was taken over while it compacted must not put its copy over the journal
     // that is another run's now.
     await beforeRename?.();
@@ -214,17 +238,16 @@ export async function compactJournal(
 export async function readJournalsCompacting(
   outDir: string,
   own: string,
-  known: KnownInputs | undefined,
   info: (message: string) => void,
-  beforeRename?: () => Promise<void>,
+  { known, beforeRename, stop, pause }: Omit<CompactOptions, 'counted'> = {},
 ): Promise<JournalState> {
-  let journal: JournalState | undefined = await readJournals(outDir, known);
+  let journal: JournalState | undefined = await readJournals(outDir, known, stop);
   const counted = journal.files.find((file) => file.path === own);
   if (!counted || !needsCompaction(counted.lines, counted.inputs)) return journal;
   await journal.open?.close();
   journal = undefined;
   settleHeap(counted.inputs);
-  const compacted = await compactJournal(own, counted, known, beforeRename);
+  const compacted = await compactJournal(own, { counted, known, beforeRename, stop, pause });
   if (compacted) info(`compacted the journal: ${compacted.before} lines → ${compacted.after}`);
-  return readJournals(outDir, known);
+  return readJournals(outDir, known, stop);
 }

@@ -5,6 +5,7 @@
 import type { Context } from '../context.js';
 import { displayText } from '../output/sanitize.js';
 import type { BatchRequest } from './batch.js';
+import { unlessStopped } from './event-turn.js';
 import type { ExpandedInputs } from './found-inputs.js';
 import { expandInputs } from './inputs.js';
 import { displayPath, buildPlan, type Plan } from './plan.js';
@@ -17,20 +18,18 @@ export async function findInputs(
   outDir: string,
   stop: AbortSignal,
 ): Promise<ExpandedInputs | undefined> {
-  let expanded: ExpandedInputs;
-  try {
-    expanded = await expandInputs({
+  const expanded = await unlessStopped(
+    expandInputs({
       cwd: ctx.cwd,
       args: request.args,
       listed: request.listed,
       listedVerbatim: request.options.nullSeparated,
       outDir,
       stop,
-    });
-  } catch (error) {
-    if (stop.aborted) return undefined;
-    throw error;
-  }
+    }),
+    stop,
+  );
+  if (!expanded) return undefined;
   for (const folder of expanded.emptyFolders) ctx.log.warn(`no .wav or .mp3 files under ${folder}`);
   if (expanded.duplicates > 0) ctx.log.info(`${expanded.duplicates} duplicate input(s) will be sent once`);
   // The listings are garbage now, and the plan's index of outputs will be once it is built: over
@@ -45,16 +44,24 @@ export function anyInputs(expanded: ExpandedInputs): boolean {
   return expanded.files.length > 0 || expanded.problems.length > 0;
 }
 
-/** `ignoresCase`: the output folder's letter case; undefined when it could not be told. */
+/**
+ * `ignoresCase`: the output folder's letter case; undefined when it could not be told. Undefined when
+ * `stop` ended the plan (over 1,000,000 inputs it takes seconds).
+ */
 export async function planOutputs(
   ctx: Context,
   request: BatchRequest,
   expanded: ExpandedInputs,
   outDir: string,
   ignoresCase: boolean | undefined,
-): Promise<Plan> {
+  stop: AbortSignal,
+): Promise<Plan | undefined> {
   const { shard } = request.options;
-  const plan = await buildPlan(expanded, { cwd: ctx.cwd, outDir, shard, ignoresCase });
+  const plan = await unlessStopped(
+    buildPlan(expanded, { cwd: ctx.cwd, outDir, shard, ignoresCase, stop }),
+    stop,
+  );
+  if (!plan) return undefined;
   settleHeap(plan.entries.length);
   if (plan.caseUnknown) {
     const { inputs, example } = plan.caseUnknown;

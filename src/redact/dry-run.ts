@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { checkOutputFolderShape } from '../fs/writable.js';
 import { checkInput } from './check.js';
+import { unlessStopped } from './event-turn.js';
 import { type DryRunResults, dryRunShortage, jobResultNeed, resultNeed } from './free-space.js';
 import { STATE_DIR } from './journal.js';
 import { readJournals } from './journal-read.js';
@@ -30,7 +31,13 @@ export async function runDryRun(
 ): Promise<number> {
   const { entries } = plan;
   await checkOutputFolderShape(plan.outDir, join(plan.outDir, STATE_DIR));
-  const journal = await readJournals(plan.outDir, plan.inputs);
+  const journal = await unlessStopped(readJournals(plan.outDir, plan.inputs, stop), stop);
+  // Interrupted while the journals were read: no input was decided, so none is reported.
+  if (!journal) return ExitCode.interrupted;
+  if (stop.aborted) {
+    await journal.open?.close();
+    return ExitCode.interrupted;
+  }
   plan.inputs.release();
   settleHeap(entries.length);
   const counts: DryRunCounts = { 'would-send': 0, 'would-collect': 0, skipped: 0, rejected: 0 };

@@ -17,6 +17,19 @@ export function turnDue(): boolean {
 }
 
 /**
+ * The value of `work`, or undefined when it ended by `stop` (a first interrupt in a phase that takes
+ * it): the caller then decides nothing on a part of the work. Any other failure is thrown as it is.
+ */
+export async function unlessStopped<T>(work: Promise<T>, stop: AbortSignal): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (error) {
+    if (stop.aborted) return undefined;
+    throw error;
+  }
+}
+
+/**
  * Lets the event loop run once (timers, signals, I/O) before the work goes on; rejects with `stop`'s
  * reason when it was aborted by then (an interrupt heard in that turn ends a loop that takes it).
  */

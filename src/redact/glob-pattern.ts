@@ -6,7 +6,8 @@
  * walked from a folder named `calls/2026-0?`, matched nothing and was rejected, where the shell
  * matches `calls/2026-01/a.wav`.
  */
-import type { Options as FastGlobOptions } from 'fast-glob';
+import type { Readable } from 'node:stream';
+import type { Entry, Options as FastGlobOptions } from 'fast-glob';
 
 /** A `?` as the first character of a name, which never matches a leading dot (as the shell's). */
 const FIRST_CHARACTER = '[^.]';
@@ -99,4 +100,30 @@ export function globOptions(
     suppressErrors: true,
     fs: { readdir },
   };
+}
+
+/**
+ * Tells `found` the path (relative to the options' cwd) of each match of `pattern` but a folder's, one
+ * by one. `stop` (a first interrupt) ends it at once, rejecting with its reason: not at the next match,
+ * which a folder slow to read (a network file system) may not give for long.
+ */
+export async function eachGlobMatch(
+  glob: typeof import('fast-glob'),
+  pattern: string,
+  options: FastGlobOptions,
+  stop: AbortSignal | undefined,
+  found: (path: string) => void,
+): Promise<void> {
+  stop?.throwIfAborted();
+  const stream = glob.stream(withBracketedQuestionMarks(pattern), options) as unknown as Readable;
+  const onStop = () => stream.destroy(stop?.reason as Error);
+  stop?.addEventListener('abort', onStop, { once: true });
+  try {
+    for await (const match of stream) {
+      const entry = match as Entry;
+      if (!entry.dirent.isDirectory()) found(entry.path);
+    }
+  } finally {
+    stop?.removeEventListener('abort', onStop);
+  }
 }

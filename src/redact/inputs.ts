@@ -5,11 +5,10 @@
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { Entry } from 'fast-glob';
 import { describeFsError } from '../fs/errors.js';
 import { walkFolder } from './folder-walk.js';
 import { type ExpandedInputs, FoundInputs } from './found-inputs.js';
-import { globBase, globOptions, withBracketedQuestionMarks } from './glob-pattern.js';
+import { eachGlobMatch, globBase, globOptions } from './glob-pattern.js';
 import { describeInputError } from './listing-errors.js';
 import { listedFallback } from './files-from.js';
 import { OutputFolderGuard } from './output-folder-guard.js';
@@ -78,7 +77,12 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     const skip = await outputFolder.below(dir);
     let found: Iterable<string> | undefined;
     try {
-      found = await inputs.listAll((add, readdir) => walkFolder(dir, { skip, readdir, stop }, add), arg, dir);
+      found = await inputs.listAll(
+        (add, readdir) => walkFolder(dir, { skip, readdir, stop }, add),
+        arg,
+        dir,
+        stop,
+      );
     } catch (error) {
       if (stop?.aborted) throw error;
       inputs.problem({ arg, path: dir, reason: `cannot read the folder: ${describeFsError(error)}` });
@@ -101,16 +105,13 @@ export async function expandInputs(request: ExpandRequest): Promise<ExpandedInpu
     let found: Iterable<string> | undefined;
     try {
       found = await inputs.listAll(
-        async (add, readdir) => {
-          const readable = withBracketedQuestionMarks(pattern);
-          for await (const found of (await loadGlob()).stream(readable, globOptions(cwd, readdir))) {
-            stop?.throwIfAborted();
-            const entry = found as unknown as Entry;
-            if (!entry.dirent.isDirectory()) add(resolve(cwd, entry.path));
-          }
-        },
+        async (add, readdir) =>
+          eachGlobMatch(await loadGlob(), pattern, globOptions(cwd, readdir), stop, (path) =>
+            add(resolve(cwd, path)),
+          ),
         pattern,
         base,
+        stop,
       );
     } catch (error) {
       if (stop?.aborted) throw error;

@@ -140,6 +140,11 @@ export interface ReadOptions {
   onRecord?: (record: JournalRecord, line: number) => void;
   /** Where the files are kept open once read, and a submitted record's place noted on it. */
   open?: OpenJournals;
+  /**
+   * A first interrupt: the read ends before its next chunk of lines (over 1,000,000 inputs it takes
+   * seconds), rejecting with the signal's reason.
+   */
+  stop?: AbortSignal | undefined;
 }
 
 /**
@@ -155,10 +160,12 @@ export async function readJournalFiles(
     maxLineBytes = MAX_LINE_BYTES,
     onRecord,
     open,
+    stop,
   }: ReadOptions = {},
 ): Promise<JournalState> {
   if (open) state.open = open;
   for (const [source, path] of paths.entries()) {
+    stop?.throwIfAborted();
     const counts: JournalFileCounts = { path, lines: 0, inputs: 0 };
     const read = await forEachLine(
       path,
@@ -195,7 +202,8 @@ export async function readJournalFiles(
         state.oversized++;
       },
       maxLineBytes,
-      undefined,
+      // Each chunk is read with the event loop free: an interrupt heard then ends the read here.
+      stop && (async () => stop.throwIfAborted()),
       open && ((handle) => open.add(source, path, handle)),
     );
     await open?.doneReading(source);
@@ -221,13 +229,20 @@ export async function journalFiles(outDir: string): Promise<string[]> {
  * Reads every journal of the folder: what every run (and every shard) has recorded. A run passes its
  * plan's inputs (`run`): the records are held on their rows, without the notes no decision reads,
  * and the files stay open for the submitted lines it reads again (`state.open`, closed by the run).
+ * `stop` ends the read between two chunks of lines, rejecting (the files it kept open closed).
  */
-export async function readJournals(outDir: string, run?: KnownInputs): Promise<JournalState> {
-  if (!run) return readJournalFiles(await journalFiles(outDir), emptyJournalState(new RecordTable()));
+export async function readJournals(
+  outDir: string,
+  run?: KnownInputs,
+  stop?: AbortSignal,
+): Promise<JournalState> {
+  if (!run) {
+    return readJournalFiles(await journalFiles(outDir), emptyJournalState(new RecordTable()), { stop });
+  }
   const open = new OpenJournals();
   const table = new RecordTable(run, { notes: false, lines: open });
   try {
-    return await readJournalFiles(await journalFiles(outDir), emptyJournalState(table), { open });
+    return await readJournalFiles(await journalFiles(outDir), emptyJournalState(table), { open, stop });
   } catch (error) {
     await open.close();
     throw error;

@@ -6,6 +6,7 @@
  * line whose input does is not read: see isRecord in journal-line.ts).
  */
 import { Uint32Column } from './chunked-columns.js';
+import { sortInTurns } from './sort-in-turns.js';
 
 /** The bytes are held in chunks of 1 MiB, each allocated once and never copied (see chunked-columns.ts). */
 const BYTES_SHIFT = 20;
@@ -140,9 +141,21 @@ export class PackedStrings {
    * the code points', which sorts a few characters differently from the units').
    */
   sortedOrder(): Uint32Array {
+    return this.#numbers().sort((a, b) => this.#compare(a, b));
+  }
+
+  /**
+   * sortedOrder, giving the event loop its turns (see sort-in-turns.ts): a first interrupt (`stop`)
+   * ends it, rejecting with its reason.
+   */
+  sortedOrderInTurns(stop?: AbortSignal): Promise<Uint32Array> {
+    return sortInTurns(this.#numbers(), (a, b) => this.#compare(a, b), stop);
+  }
+
+  #numbers(): Uint32Array {
     const order = new Uint32Array(this.#length);
     for (let i = 0; i < order.length; i++) order[i] = i;
-    return order.sort((a, b) => this.#compare(a, b));
+    return order;
   }
 
   /**
@@ -150,10 +163,9 @@ export class PackedStrings {
    * string in it is given: a folder's listing comes nearly in order, so over 1,000,000 paths most of
    * the listing is freed while the found files that replace it are packed. The store is empty after.
    * `onFreed` is told the bytes written in each chunk let go (V8 gives them back only when it
-   * collects).
+   * collects). `order`: sortedOrder's, when it was had already (sortedOrderInTurns).
    */
-  *drainSorted(onFreed?: (bytes: number) => void): Generator<string> {
-    const order = this.sortedOrder();
+  *drainSorted(onFreed?: (bytes: number) => void, order = this.sortedOrder()): Generator<string> {
     const left = new Uint32Array(this.#chunks.length);
     /** The bytes written in each chunk: a chunk's pages that were never written take no memory. */
     const written = new Uint32Array(this.#chunks.length);

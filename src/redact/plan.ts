@@ -211,12 +211,21 @@ async function outputRefusal(
  * packed (see found-files.ts): the plan keeps their refusals and which are this shard's, and hands
  * `expanded.realPaths` on to its inputs (see planned-inputs.ts). `ignoresCase` is the output
  * folder's letter case; undefined when it could not be told, then the system's default is taken,
- * and the outputs that differ only in case are counted (Plan.caseUnknown).
+ * and the outputs that differ only in case are counted (Plan.caseUnknown). `stop` (a first
+ * interrupt) ends it between two inputs, rejecting with its reason.
  */
 export async function buildPlan(
   expanded: ExpandedInputs,
-  options: { cwd: string; outDir: string; shard?: Shard | undefined; ignoresCase: boolean | undefined },
+  options: {
+    cwd: string;
+    outDir: string;
+    shard?: Shard | undefined;
+    ignoresCase: boolean | undefined;
+    stop?: AbortSignal | undefined;
+  },
 ): Promise<Plan> {
+  const { stop } = options;
+  stop?.throwIfAborted();
   // Unknown, outputs meet by their folded names too, told apart by rejectMeetings.
   const fold = options.ignoresCase ?? true;
   const outDir = resolve(options.cwd, options.outDir);
@@ -245,7 +254,7 @@ export async function buildPlan(
   let mineCount = 0;
   const temporaryBytes = temporaryNameMaxBytes(options.shard);
   for (let row = 0; row < files.length; row++) {
-    if (turnDue()) await giveTurn();
+    if (turnDue()) await giveTurn(stop);
     const file = files.at(row);
     const refusal = await outputRefusal(file, realPaths, files, dirCache, options.cwd, temporaryBytes);
     if (refusal) files.reject(row, refusal);

@@ -76,8 +76,9 @@ export async function sweepOutputs(
   outDir: string,
   outputFolders: Iterable<string>,
   shard: Shard | undefined,
+  stop?: AbortSignal,
 ): Promise<void> {
   const dirs = new Set<string>([outDir, ...outputFolders]);
-  const swept = await sweepPartials(dirs, outDir, shard);
+  const swept = await sweepPartials(dirs, outDir, shard, stop);
   if (swept > 0) ctx.log.info(`removed ${swept} partial file(s) left by an earlier run`);
 }

@@ -63,10 +63,13 @@ export async function sweepPartials(
   dirs: Iterable<string>,
   outDir: string,
   shard?: Shard,
+  stop?: AbortSignal,
   now = Date.now(),
 ): Promise<number> {
   let removed = 0;
   for (const dir of dirs) {
+    // A first interrupt ends the sweep (one folder of outputs at a time): what is left, a later run sweeps.
+    if (stop?.aborted) break;
     let folder: string;
     let names: string[];
     try {

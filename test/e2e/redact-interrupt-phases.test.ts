@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { STARTED_PRELOAD } from '../helpers/started-preload.js';
 import { type E2E, jsonLines, setup, until } from '../helpers/e2e.js';
 import { REDACTION, uploads } from '../helpers/holding-service.js';
@@ -30,13 +30,6 @@ afterEach(async () => {
   await e2e?.cleanup();
   e2e = undefined;
 });
-
-/** The run's stderr as it comes. */
-function collected(child: ReturnType<typeof runCli>): () => string {
-  let text = '';
-  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  return () => text;
-}
 
 /** A folder tree of `width`² folders, each with a `.wav` name (never opened: the listing is stopped). */
 async function bigTree(root: string, width: number): Promise<void> {
@@ -111,7 +104,7 @@ describe('a first interrupt with no upload in flight exits at once', () => {
       env: { ...e2e.env, VREDACT_BASE_URL: server.baseUrl },
       cwd: e2e.dir,
     });
-    const stderr = collected(second);
+    const stderr = collectStderr(second);
     await holding;
     second.kill('SIGINT');
     const result = await second;
@@ -156,7 +149,7 @@ describe('what a first interrupt counts as in flight', () => {
     });
     await speechInputs(dir.path, 2);
     const child = runCli(['redact', 'in', '-c', '2', '-o', 'out', '--json', '-v'], { env, cwd: dir.path });
-    const stderr = collected(child);
+    const stderr = collectStderr(child);
     await until(async () => stderr().includes('waiting at the gate'), 30_000);
     child.kill('SIGINT');
     await until(async () => stderr().includes('warning: interrupted'), 30_000);

@@ -68,3 +68,10 @@ export function runCli(args: string[], options: Options & { env: NodeJS.ProcessE
     options.input === undefined && options.inputFile === undefined ? { stdin: 'ignore' as const } : {};
   return execa('node', [BIN, ...args], { reject: false, extendEnv: false, ...stdin, ...options });
 }
+
+/** A running command's stderr as it comes: the text so far, each time it is asked. */
+export function collectStderr(child: ResultPromise): () => string {
+  let text = '';
+  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  return () => text;
+}

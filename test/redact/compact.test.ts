@@ -67,7 +67,7 @@ describe('journal compaction', () => {
     );
     await writeFile(path, `${lines.join('\n')}\n`);
     const lost = new Error('the lock was taken over');
-    await expect(compactJournal(path, undefined, undefined, () => Promise.reject(lost))).rejects.toBe(lost);
+    await expect(compactJournal(path, { beforeRename: () => Promise.reject(lost) })).rejects.toBe(lost);
     expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1100);
     expect(await readdir(join(dir.path, '.vredact'))).toEqual(['journal.jsonl']);
   });
@@ -82,9 +82,9 @@ describe('journal compaction', () => {
     const counted = (await readJournals(dir.path)).files[0];
     expect(counted).toMatchObject({ path, lines: 1100, inputs: 1 });
     // Counts that need no compaction: the file is left as it is, unread.
-    expect(await compactJournal(path, { lines: 10, inputs: 10 })).toBeUndefined();
+    expect(await compactJournal(path, { counted: { lines: 10, inputs: 10 } })).toBeUndefined();
     expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1100);
-    expect(await compactJournal(path, counted)).toEqual({ before: 1100, after: 1 });
+    expect(await compactJournal(path, { counted })).toEqual({ before: 1100, after: 1 });
     expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
   });
 
@@ -141,7 +141,7 @@ describe('journal compaction', () => {
       await writeFile(path, `${lines.join('\n')}\n`);
       const before = await readJournal(path);
 
-      const result = await compactJournal(path, undefined, withKnown ? known : undefined);
+      const result = await compactJournal(path, { known: withKnown ? known : undefined });
       const kept = (await readFile(path, 'utf8')).split('\n').filter(Boolean);
       expect(result).toEqual({ before: lines.length, after: kept.length });
       expect(kept.length).toBeLessThanOrEqual(inputs.length * 21);

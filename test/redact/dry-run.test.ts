@@ -1,5 +1,5 @@
 /** `redact --dry-run` in-process, on a terminal with its live line: what its summary says. */
-import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -30,18 +30,18 @@ async function dryRun(interrupted: boolean) {
     },
   );
   const controller = createInterruptController();
-  // Ctrl-C once the inputs are listed (the output folder's letter case is asked next), before the
-  // check: deterministic, as no file is decided once it is seen. Before the listing's end, it ends
-  // the run with no summary.
-  const caseLookup = async (path: string) => {
+  // Ctrl-C as the live line first shows, once the journals are read, before the check: deterministic,
+  // as no file is decided once it is seen. Before the journals' read ends, it ends the run with no
+  // summary (no file was decided).
+  const write = stderr.write.bind(stderr) as (chunk: string) => boolean;
+  stderr.write = ((chunk: string) => {
     if (interrupted) controller.interrupt();
-    return lstat(path);
-  };
+    return write(chunk);
+  }) as typeof stderr.write;
   const code = await runBatch(
     ctx,
     { args: ['in'], listed: [], options: parseRedactOptions({ wait: true, dryRun: true }) },
     controller.signals,
-    { caseLookup },
   );
   // What the terminal shows last: the text after the last cursor movement.
   const final = stderr

@@ -128,7 +128,7 @@ describe('sweepPartials', () => {
     for (const name of kept) await at(name, 0);
     await at(almostStale, LEASE_MS - 60_000);
     for (const name of stale) await at(name, LEASE_MS + 60_000);
-    expect(await sweepPartials([dir.path], dir.path, undefined, now)).toBe(2);
+    expect(await sweepPartials([dir.path], dir.path, undefined, undefined, now)).toBe(2);
     expect((await readdir(dir.path)).sort()).toEqual([...kept, almostStale].sort());
   });
 });

@@ -1,0 +1,45 @@
+/**
+ * Tests only: `VREDACT_TEST_PAUSE=<point>` holds a run at the start of one of its long phases until
+ * its first interrupt, so that a test of the built command can interrupt it exactly there, however
+ * fast or slow the machine. Planning or reading the journals of 1,000,000 inputs takes seconds, a
+ * test's few files far less: a signal sent "during" a phase by timing would land anywhere. Not a
+ * setting: a user's run never waits here.
+ */
+
+/** Where a run can be held: before its plan, before it reads the journals, as it compacts its own. */
+export type PausePoint = 'plan' | 'journal' | 'compaction';
+
+/** Holds the run at `point` when a test asked for it; a no-op otherwise. */
+export type Pause = (point: PausePoint) => Promise<void>;
+
+const TEST_PAUSE_ENV = 'VREDACT_TEST_PAUSE';
+
+/** Held for at most this long: a test that never sends its signal fails, it does not hang. */
+const LONGEST_PAUSE_MS = 60_000;
+
+export const noPause: Pause = () => Promise.resolve();
+
+/**
+ * The run's pause: at the point named in `env`, it says so (`say`, on stderr: the test waits for
+ * that line) and waits until `stop` is aborted, then the phase starts, already interrupted.
+ */
+export function testPause(env: NodeJS.ProcessEnv, stop: AbortSignal, say: (line: string) => void): Pause {
+  const asked = env[TEST_PAUSE_ENV];
+  if (!asked) return noPause;
+  return async (point) => {
+    if (point !== asked || stop.aborted) return;
+    say(`paused at the ${point} for a test (${TEST_PAUSE_ENV})`);
+    await new Promise<void>((resolve) => {
+      // The timer keeps the process alive while it waits: an abort listener alone would not.
+      const timer = setTimeout(resolve, LONGEST_PAUSE_MS);
+      stop.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * A first interrupt of `vredact redact` while it plans, reads the journals or compacts its own,
+ * through the built binary. Over 1,000,000 inputs each of these takes seconds, and before, a first
+ * Ctrl-C there was obeyed only once the phase ended (and a compaction under way was put in place).
+ * Now the run exits 130 from within the phase: nothing sent, decided or reported, the journal as it
+ * was, no temporary file left.
+ *
+ * A test's few files go through these phases in milliseconds, so the signal cannot be timed into one:
+ * the run is held at the start of the phase by a test-only knob (VREDACT_TEST_PAUSE, see
+ * src/redact/test-pause.ts) until the signal comes, and the phase then starts interrupted. What shows
+ * that a phase did not go on to its end: a journal whose last line is of a later format stops a read
+ * that reaches it (exit 2); a plan that went on is followed by the lock, the journal's read and a
+ * summary; a compaction that went on rewrites the journal.
+ */
+import { readdir, readFile, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { until } from '../helpers/e2e.js';
+import { writeJournal } from '../helpers/journal.js';
+import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { speechInputs } from '../helpers/speech-files.js';
+
+const dir = tempDirPerTest('vredact-e2e-interrupt-long-phases-');
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A line no version so far writes: a read of the journals that reaches it stops the run, exit 2. */
+const LATER_FORMAT = JSON.stringify({ v: 2, at: '2026-11-21T02:00:00.000Z', event: 'done', input: '/x' });
+
+/** `count` journal lines of the first input of `speechInputs`, each a failure to send it. */
+async function linesOfFirstInput(count: number): Promise<Record<string, unknown>[]> {
+  const input = await realpath(join(dir.path, 'in', 'call-0.wav'));
+  return Array.from({ length: count }, (_, n) => ({
+    at: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+    event: 'failed',
+    input,
+    output: 'call-0.wav',
+    reason: 'the service answered 500',
+  }));
+}
+
+/**
+ * Runs `redact in -o out --json` (and `extra`) held at `point`, interrupts it there once it says it
+ * is held, and returns its result, with the journal before and after.
+ */
+async function interruptedAt(point: string, extra: string[] = []) {
+  server = await startScriptedServer((_req, res) => sendJson(res, 500, { error: 500, message: 'no' }));
+  const env = isolatedEnv(join(dir.path, 'config'), {
+    VREDACT_BASE_URL: server.baseUrl,
+    VREDACT_TOKEN: 'vr_test_long_phases',
+    VREDACT_TEST_PAUSE: point,
+  });
+  const journal = join(dir.path, 'out', '.vredact', 'journal.jsonl');
+  const before = await readFile(journal);
+  const child = runCli(['redact', 'in', '-o', 'out', '--json', ...extra], { env, cwd: dir.path });
+  const stderr = collectStderr(child);
+  await until(async () => stderr().includes(`paused at the ${point}`) || child.exitCode !== null, 60_000);
+  child.kill('SIGINT');
+  const result = await child;
+  return {
+    result,
+    stderr: stderr(),
+    journalSame: (await readFile(journal)).equals(before),
+    stateFolder: (await readdir(join(dir.path, 'out', '.vredact'))).sort(),
+  };
+}
+
+describe('a first interrupt while the run plans or reads the journals', () => {
+  for (const dryRun of [false, true]) {
+    const run = dryRun ? 'redact --dry-run' : 'redact';
+    const extra = dryRun ? ['--dry-run'] : [];
+
+    it(`${run} interrupted as it plans: exit 130, the plan and the journals not read, nothing reported`, async () => {
+      await speechInputs(dir.path, 3);
+      await writeJournal(join(dir.path, 'out'), [...(await linesOfFirstInput(1)), LATER_FORMAT]);
+      const { result, stderr, journalSame, stateFolder } = await interruptedAt('plan', extra);
+      expect(result.exitCode, stderr).toBe(130);
+      expect(stderr).not.toMatch(/newer|later format/);
+      // No file was decided: no outcome, no summary.
+      expect(String(result.stdout)).toBe('');
+      expect(server?.received).toEqual([]);
+      expect(journalSame).toBe(true);
+      expect(stateFolder, 'no lock, no temporary file').toEqual(['journal.jsonl']);
+    }, 90_000);
+
+    it(`${run} interrupted as it reads the journals: exit 130 before the read's end, nothing reported`, async () => {
+      await speechInputs(dir.path, 3);
+      await writeJournal(join(dir.path, 'out'), [...(await linesOfFirstInput(1)), LATER_FORMAT]);
+      const { result, stderr, journalSame, stateFolder } = await interruptedAt('journal', extra);
+      expect(result.exitCode, stderr).toBe(130);
+      expect(stderr).not.toMatch(/newer|later format/);
+      expect(String(result.stdout)).toBe('');
+      expect(server?.received).toEqual([]);
+      expect(journalSame).toBe(true);
+      expect(stateFolder, 'no lock, no temporary file').toEqual(['journal.jsonl']);
+    }, 90_000);
+  }
+});
+
+describe('a first interrupt while the run compacts its journal', () => {
+  it('leaves the journal as it was and no temporary file; exit 130, nothing sent', async () => {
+    await speechInputs(dir.path, 1);
+    // Far more lines than one input lets stand: the run compacts the journal before anything else.
+    await writeJournal(join(dir.path, 'out'), await linesOfFirstInput(1_200));
+    // Held once its copy's temporary file is made, before the kept lines are copied into it.
+    const { result, stderr, journalSame, stateFolder } = await interruptedAt('compaction');
+    expect(result.exitCode, stderr).toBe(130);
+    expect(stderr).not.toMatch(/compacted the journal/);
+    expect(journalSame, 'the journal is the one before the run, byte for byte').toBe(true);
+    expect(stateFolder, 'the temporary file is removed, the lock released').toEqual(['journal.jsonl']);
+    expect(String(result.stdout)).toBe('');
+    expect(server?.received).toEqual([]);
+  }, 90_000);
+});
