@@ -48,29 +48,41 @@ async function untilOrEnded(check: () => boolean, ended: Promise<unknown>): Prom
   await until(async () => over || check(), 30_000);
 }
 
+/**
+ * A download of `args` into `out`, sent `signal` once its first two files are under way, and let go
+ * once it says it was interrupted: its result, and its stderr.
+ */
+async function interruptedWithTwoInFlight(
+  out: string,
+  args: string[] = [],
+  signal: NodeJS.Signals = 'SIGINT',
+) {
+  const run = startDownload(host!.baseUrl, out, args);
+  await until(async () => host!.gets() === 2, 30_000);
+  run.child.kill(signal);
+  await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
+  host!.release();
+  return { result: await run.child, stderr: run.stderr };
+}
+
 describe('download, interrupted', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     'a first %s lets the files in flight finish whole, starts no other, exits 130; a re-run fetches the rest',
     async (signal) => {
       host = await startHoldingFileHost(FILES);
       const out = join(dir.path, 'out');
-      const run = startDownload(host.baseUrl, out);
-      await until(async () => host!.gets() === 2, 30_000);
-      run.child.kill(signal);
-      await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
-      host.release();
-      const result = await run.child;
+      const { result, stderr } = await interruptedWithTwoInFlight(out, [], signal);
 
-      expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
+      expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${stderr()}`).toBe(130);
       expect(host.gets()).toBe(2);
       expect(await savedFiles(out, host)).toEqual({ names: ['f0.wav', 'f1.wav'], whole: true });
       expect(String(result.stdout).split('\n').sort()).toEqual([join(out, 'f0.wav'), join(out, 'f1.wav')]);
-      expect(run.stderr()).toMatch(
+      expect(stderr()).toMatch(
         signal === 'SIGINT'
           ? /^warning: interrupted: finishing the 2 downloads in flight, then exiting; press Ctrl-C again to stop them now$/m
           : /^warning: interrupted \(SIGTERM\): finishing the 2 downloads in flight, then exiting; SIGTERM or Ctrl-C again stops them now$/m,
       );
-      expect(run.stderr()).toMatch(
+      expect(stderr()).toMatch(
         /^error: interrupted: run the same command again to fetch the files not yet saved \(what is saved is skipped\)$/m,
       );
 
@@ -90,14 +102,9 @@ describe('download, interrupted', () => {
   it('--json: a first SIGINT reports the files in flight downloaded and those listed but never started pending, "not started: interrupted"', async () => {
     host = await startHoldingFileHost(FILES);
     const out = join(dir.path, 'out');
-    const run = startDownload(host.baseUrl, out, ['--json']);
-    await until(async () => host!.gets() === 2, 30_000);
-    run.child.kill('SIGINT');
-    await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
-    host.release();
-    const result = await run.child;
+    const { result, stderr } = await interruptedWithTwoInFlight(out, ['--json']);
 
-    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
+    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${stderr()}`).toBe(130);
     const outcomes = JSON.parse(String(result.stdout)) as Array<Record<string, unknown>>;
     const states = outcomes
       .map(({ fileName, status, reason }) => [fileName, status, reason])
@@ -116,16 +123,16 @@ describe('download, interrupted', () => {
   it('the files named but never started are counted pending in the summary, none failed', async () => {
     host = await startHoldingFileHost(FILES);
     const out = join(dir.path, 'out');
-    const run = startDownload(host.baseUrl, out, ['f0.wav', 'f1.wav', 'f2.wav', 'f3.wav']);
-    await until(async () => host!.gets() === 2, 30_000);
-    run.child.kill('SIGINT');
-    await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
-    host.release();
-    const result = await run.child;
+    const { result, stderr } = await interruptedWithTwoInFlight(out, [
+      'f0.wav',
+      'f1.wav',
+      'f2.wav',
+      'f3.wav',
+    ]);
 
-    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
+    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${stderr()}`).toBe(130);
     expect(String(result.stdout).split('\n').sort()).toEqual([join(out, 'f0.wav'), join(out, 'f1.wav')]);
-    expect(run.stderr()).toMatch(/^2 downloaded, 0 skipped, 0 failed, 2 pending \(not started\)$/m);
+    expect(stderr()).toMatch(/^2 downloaded, 0 skipped, 0 failed, 2 pending \(not started\)$/m);
   }, 60_000);
 
   it('a second SIGINT aborts the files in flight: nothing is left, not even a temporary file; exit 130', async () => {

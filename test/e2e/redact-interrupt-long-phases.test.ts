@@ -75,30 +75,24 @@ describe('a first interrupt while the run plans or reads the journals', () => {
     const run = dryRun ? 'redact --dry-run' : 'redact';
     const extra = dryRun ? ['--dry-run'] : [];
 
-    it(`${run} interrupted as it plans: exit 130, the plan and the journals not read, nothing reported`, async () => {
-      await speechInputs(dir.path, 3);
-      await writeJournal(join(dir.path, 'out'), [...(await linesOfFirstInput(1)), LATER_FORMAT]);
-      const { result, stderr, journalSame, stateFolder } = await interruptedAt('plan', extra);
-      expect(result.exitCode, stderr).toBe(130);
-      expect(stderr).not.toMatch(/newer|later format/);
-      // No file was decided: no outcome, no summary.
-      expect(String(result.stdout)).toBe('');
-      expect(server?.received).toEqual([]);
-      expect(journalSame).toBe(true);
-      expect(stateFolder, 'no lock, no temporary file').toEqual(['journal.jsonl']);
-    }, 90_000);
-
-    it(`${run} interrupted as it reads the journals: exit 130 before the read's end, nothing reported`, async () => {
-      await speechInputs(dir.path, 3);
-      await writeJournal(join(dir.path, 'out'), [...(await linesOfFirstInput(1)), LATER_FORMAT]);
-      const { result, stderr, journalSame, stateFolder } = await interruptedAt('journal', extra);
-      expect(result.exitCode, stderr).toBe(130);
-      expect(stderr).not.toMatch(/newer|later format/);
-      expect(String(result.stdout)).toBe('');
-      expect(server?.received).toEqual([]);
-      expect(journalSame).toBe(true);
-      expect(stateFolder, 'no lock, no temporary file').toEqual(['journal.jsonl']);
-    }, 90_000);
+    for (const [phase, as] of [
+      ['plan', 'as it plans'],
+      ['journal', 'as it reads the journals'],
+    ] as const) {
+      it(`${run} interrupted ${as}: exit 130, the plan and the journals not read, nothing reported`, async () => {
+        await speechInputs(dir.path, 3);
+        await writeJournal(join(dir.path, 'out'), [...(await linesOfFirstInput(1)), LATER_FORMAT]);
+        const { result, stderr, journalSame, stateFolder } = await interruptedAt(phase, extra);
+        expect(result.exitCode, stderr).toBe(130);
+        // The journal's last line is of a later format: a read that went on to it would stop on it.
+        expect(stderr).not.toMatch(/newer|later format/);
+        // No file was decided: no outcome, no summary.
+        expect(String(result.stdout)).toBe('');
+        expect(server?.received).toEqual([]);
+        expect(journalSame).toBe(true);
+        expect(stateFolder, 'no lock, no temporary file').toEqual(['journal.jsonl']);
+      }, 90_000);
+    }
   }
 });
 
