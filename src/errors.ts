@@ -25,6 +25,15 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * An error's message and, where it has one, what to do next, as one line: for a failure told beside
+ * others (a file of a download), where no `hint:` line of its own can follow.
+ */
+export function messageWithHint(error: unknown): string {
+  const message = messageOf(error);
+  return error instanceof CliError && error.hint ? `${message}; ${error.hint}` : message;
+}
+
 /** Bad flags, bad settings, missing configuration: nothing was sent. */
 export class UsageError extends CliError {
   override name = 'UsageError';

@@ -72,7 +72,7 @@ export class ApiClient {
       method,
       path,
       what,
-      (response) => readSmallJson(response.body, schema, what, response.statusCode, this.#http.scrub),
+      (response) => readSmallJson(response.body, schema, what, this.#http.scrub),
       body,
       signal,
       shouldRetry,
@@ -165,7 +165,7 @@ export class ApiClient {
           undefined,
           undefined,
           ExitCode.partial,
-          'run the command again: it asks for a new link',
+          'run the same command again for a fresh link',
         );
       }
       if (response.statusCode < 200 || response.statusCode > 299) {

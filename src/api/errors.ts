@@ -17,6 +17,8 @@ export class ApiError extends CliError {
 }
 
 const LOGIN_HINT = 'run `vredact login` (or check VREDACT_TOKEN) and try again';
+/** A 5xx has been retried already (where it may be): the service itself must mend. */
+const SERVICE_FAILING_HINT = 'the service is failing; try again later, or raise --max-retries';
 
 export class AuthenticationError extends ApiError {
   override name = 'AuthenticationError';
@@ -98,9 +100,25 @@ export class ProxyRefusedError extends ApiError {
 export class LinkRefusedError extends ApiError {
   override name = 'LinkRefusedError';
 }
-/** A 2xx answer that is not what the interface describes. */
+/**
+ * What to do about an answer outside the interface: a base URL that leads elsewhere (a proxy's or a
+ * portal's page) is the likelier cause, and only the service's operators can mend the service's.
+ */
+export const UNEXPECTED_ANSWER_HINT =
+  "check that the base URL points at the service (`vredact config get base-url`); if it does, report this answer to the service's operators";
+
+/** A 2xx answer that is not what the interface describes; what to do is UNEXPECTED_ANSWER_HINT unless told. */
 export class InvalidResponseError extends ApiError {
   override name = 'InvalidResponseError';
+  constructor(
+    message: string,
+    status?: number,
+    serviceMessage?: string,
+    exitCode: number = ExitCode.partial,
+    hint: string = UNEXPECTED_ANSWER_HINT,
+  ) {
+    super(message, status, serviceMessage, exitCode, hint);
+  }
 }
 
 /** Reads the service's `{error, message}` body; anything else (HTML from a proxy, empty) gives undefined. */
@@ -140,9 +158,12 @@ export function errorForStatus(
   if (status === 413) return new PayloadTooLargeError(message, status, serviceMessage);
   if (status === 429)
     return new RateLimitError(message, status, serviceMessage, ExitCode.partial, 'wait a while, or lower -c');
-  if (status >= 500) return new InternalServerError(message, status, serviceMessage);
+  if (status >= 500)
+    return new InternalServerError(message, status, serviceMessage, ExitCode.partial, SERVICE_FAILING_HINT);
   if (status >= 400) return new BadRequestError(message, status, serviceMessage);
-  return new InvalidResponseError(message, status, serviceMessage, ExitCode.partial, hint);
+  return hint === undefined
+    ? new InvalidResponseError(message, status, serviceMessage)
+    : new InvalidResponseError(message, status, serviceMessage, ExitCode.partial, hint);
 }
 
 /**

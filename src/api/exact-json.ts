@@ -44,7 +44,16 @@ export interface ExactJsonParser {
   readonly isEnded: boolean;
   onValue: (info: ParsedElementInfo) => void;
   onError: (error: Error) => void;
+  /**
+   * What was wrong with the text, in a reader's words, for an error this parser reported: "is not
+   * valid JSON at byte 37" (counted from 1, as cmp does), or "ends after 40 bytes, before its JSON is
+   * complete". The library's own words name its states (`VALUE`, `STRING_DEFAULT`).
+   */
+  problemOf(error: Error): string;
 }
+
+/** The library's tokenizer names the byte it stopped at, from 0, only in its message. */
+const TOKENIZER_POSITION = /\(absolute position "(\d+)"\)/;
 
 /** `what` names the answer in the error for one nesting too deep. */
 export async function exactJsonParser(what: string, options: TokenParserOptions): Promise<ExactJsonParser> {
@@ -58,9 +67,14 @@ export async function exactJsonParser(what: string, options: TokenParserOptions)
   const tokenizer = new ExactTokenizer();
   const tokenParser = new TokenParser(options);
   const countDepth = depthCounter(what, TokenType);
+  let written = 0;
+  let ending = false;
+  // Where the token the parser last took begins: a token out of place is named by it.
+  let tokenAt = 0;
   // Wired as the library's JSONParser wires its own two parts.
   tokenizer.onToken = (token) => {
     countDepth(token);
+    tokenAt = token.offset;
     tokenParser.write(token);
   };
   tokenizer.onEnd = () => {
@@ -71,8 +85,19 @@ export async function exactJsonParser(what: string, options: TokenParserOptions)
     if (!tokenizer.isEnded) tokenizer.end();
   };
   return {
-    write: (chunk) => tokenizer.write(chunk),
-    end: () => tokenizer.end(),
+    write: (chunk) => {
+      written += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      tokenizer.write(chunk);
+    },
+    end: () => {
+      ending = true;
+      tokenizer.end();
+    },
+    problemOf: (error: Error) => {
+      if (ending) return `ends after ${written} bytes, before its JSON is complete`;
+      const at = TOKENIZER_POSITION.exec(error.message)?.[1];
+      return `is not valid JSON at byte ${(at === undefined ? tokenAt : Number(at)) + 1}`;
+    },
     get isEnded() {
       return tokenizer.isEnded && tokenParser.isEnded;
     },
@@ -87,7 +112,8 @@ export async function exactJsonParser(what: string, options: TokenParserOptions)
 
 /**
  * A whole JSON document, as JSON.parse would read it but with numbers exact. Throws the depth error
- * (an InvalidResponseError) or, for anything that is not one JSON document, a SyntaxError.
+ * (an InvalidResponseError) or, for anything that is not one JSON document, a SyntaxError saying
+ * what is wrong with the text (see problemOf: "is not valid JSON at byte 37", "is empty").
  */
 export async function parseExactJson(text: Uint8Array | string, what: string): Promise<unknown> {
   const parser = await exactJsonParser(what, { paths: ['$'], keepStack: false });
@@ -102,7 +128,7 @@ export async function parseExactJson(text: Uint8Array | string, what: string): P
   parser.write(text);
   if (failure === undefined && !parser.isEnded) parser.end();
   if (failure instanceof InvalidResponseError) throw failure;
-  if (failure !== undefined) throw new SyntaxError(failure.message);
-  if (root === undefined) throw new SyntaxError('no JSON document');
+  if (failure !== undefined) throw new SyntaxError(parser.problemOf(failure));
+  if (root === undefined) throw new SyntaxError('is empty');
   return root.value;
 }

@@ -40,7 +40,6 @@ export async function eachJob<S extends JobSink>(
         key: 'jobs',
         item: JobSchema,
         what,
-        status: response.statusCode,
         scrub: http.scrub,
         before: maskJobToken,
         onItem: (job) => {
@@ -86,7 +85,6 @@ export async function eachContentItem(
         key: 'jobContent',
         item: JobContentItemSchema,
         what,
-        status: response.statusCode,
         scrub: http.scrub,
         onItem: (item) => {
           handed++;

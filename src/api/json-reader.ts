@@ -22,8 +22,14 @@ export const MAX_ITEM_BYTES = 1024 * 1024;
  */
 export const MAX_LIST_ITEMS = 1_000_000;
 
-function notJson(what: string, status: number): InvalidResponseError {
-  return new InvalidResponseError(`${what}: the service answered ${status} with a body that is not JSON`);
+/** The one shape of an answer that does not follow the interface: `problem` in a reader's words. */
+function unexpectedAnswer(what: string, problem: string): InvalidResponseError {
+  return new InvalidResponseError(`${what}: unexpected answer from the service (${problem})`);
+}
+
+/** An answer that is no JSON: `problem` says where it stops being JSON (exact-json.ts). */
+function notJson(what: string, problem: string): InvalidResponseError {
+  return new InvalidResponseError(`${what}: the service's answer ${problem}`);
 }
 
 /** Reads and parses a small JSON answer, scrubbed of secrets, then checks it against `schema`. */
@@ -31,7 +37,6 @@ export async function readSmallJson<S extends v.GenericSchema>(
   body: AsyncIterable<Uint8Array>,
   schema: S,
   what: string,
-  status: number,
   scrub: Scrub,
 ): Promise<v.InferOutput<S>> {
   const chunks: Buffer[] = [];
@@ -52,18 +57,14 @@ export async function readSmallJson<S extends v.GenericSchema>(
     parsed = await parseExactJson(Buffer.concat(chunks), what);
   } catch (error) {
     if (error instanceof InvalidResponseError) throw error;
-    throw notJson(what, status);
+    throw notJson(what, error instanceof SyntaxError ? error.message : 'is not JSON');
   }
   return checked(schema, scrubDeep(parsed, scrub), what);
 }
 
 function checked<S extends v.GenericSchema>(schema: S, value: unknown, what: string): v.InferOutput<S> {
   const result = v.safeParse(schema, value);
-  if (!result.success) {
-    throw new InvalidResponseError(
-      `${what}: unexpected answer from the service (${describeIssues(result.issues)})`,
-    );
-  }
+  if (!result.success) throw unexpectedAnswer(what, describeIssues(result.issues));
   return result.output;
 }
 
@@ -72,7 +73,6 @@ export interface ListReadOptions<S extends v.GenericSchema> {
   key: string;
   item: S;
   what: string;
-  status: number;
   scrub: Scrub;
   /** Applied to each raw item before it is scrubbed (a field that is masked whole, like a job's token). */
   before?: (raw: unknown) => unknown;
@@ -105,9 +105,7 @@ export async function readJsonList<S extends v.GenericSchema>(
   parser.onValue = ({ value, parent }) => {
     if (failure !== undefined) return;
     if (!Array.isArray(parent)) {
-      failure = new InvalidResponseError(
-        `${what}: unexpected answer from the service (${key}: not an array)`,
-      );
+      failure = unexpectedAnswer(what, `${key} is not a list`);
       return;
     }
     if (count >= maxItems) {
@@ -154,14 +152,15 @@ export async function readJsonList<S extends v.GenericSchema>(
     }
   }
   if (failure instanceof InvalidResponseError) throw failure;
-  if (failure !== undefined) throw notJson(what, options.status);
+  if (failure !== undefined) throw notJson(what, parser.problemOf(failure as Error));
   if (count === 0) {
-    if (!head) throw new InvalidResponseError(`${what}: unexpected answer from the service (no ${key} list)`);
+    if (!head) throw unexpectedAnswer(what, `${key} is missing`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.concat(head).toString('utf8'));
     } catch {
-      throw notJson(what, options.status);
+      // The streaming parse found no fault: nothing came.
+      throw notJson(what, 'is empty');
     }
     checked(v.looseObject({ [key]: v.array(v.unknown()) }), parsed, what);
   }

@@ -24,15 +24,37 @@ const Id = v.pipe(
 );
 
 /**
- * A field that only describes (a date, a job's own id in its content): missing, null or a number is
- * read as text, so one odd item never fails a whole listing, and with it a download or a collection.
+ * A field that only describes (a date, an item's own id, a job's own id in its content): a number is
+ * read as its digits, and missing, null or anything else (an object, true) as empty, so one odd item
+ * never fails a whole listing, and with it a download or a collection.
  */
 const Described = v.optional(
   v.pipe(
-    v.nullable(v.union([v.string(), JsonNumberValue])),
-    v.transform((value) => (value === null ? '' : typeof value === 'string' ? value : literalOf(value))),
+    v.unknown(),
+    v.transform((value): string =>
+      typeof value === 'string'
+        ? value
+        : typeof value === 'number' || value instanceof NumberLiteral
+          ? literalOf(value)
+          : '',
+    ),
   ),
   '',
+);
+
+/**
+ * An item's file name: text, or a number kept as the service wrote it (shown, never asked for); null
+ * when missing or anything else. A file is asked for by its name, so only text can be: see
+ * fileNameProblem.
+ */
+const FileName = v.optional(
+  v.pipe(
+    v.unknown(),
+    v.transform((value): string | JsonNumber | null =>
+      typeof value === 'string' || typeof value === 'number' || value instanceof NumberLiteral ? value : null,
+    ),
+  ),
+  null,
 );
 
 /** A duration in seconds, also as decimal text; anything else (null, a word) is unknown (null). */
@@ -71,27 +93,34 @@ export const JobListSchema = v.looseObject({ jobs: v.array(JobSchema) });
 
 export const CreatedJobSchema = v.looseObject({ job_id: Id });
 
-/**
- * An item's own id only describes it (a file is asked for by its name): missing or null it is shown
- * empty, rather than failing the listing, and a download of every file with it. A number is still
- * read as an id is.
- */
-const ItemId = v.optional(
-  v.pipe(
-    v.nullable(Id),
-    v.transform((value) => value ?? ''),
-  ),
-  '',
-);
-
 export const JobContentItemSchema = v.looseObject({
-  id: ItemId,
+  id: Described,
   job_id: Described,
-  file_name: v.string(),
+  file_name: FileName,
   audio_duration: Duration,
   created_at: Described,
 });
 export type JobContentItem = v.InferOutput<typeof JobContentItemSchema>;
+
+/** An item whose file name is text: the only kind that can be asked for. */
+export type NamedContentItem = JobContentItem & { file_name: string };
+
+export function isNamed(item: JobContentItem): item is NamedContentItem {
+  return typeof item.file_name === 'string';
+}
+
+/** An item's file name as far as it can be shown: a number as written, none as empty. */
+export function fileNameShown(item: JobContentItem): string {
+  const name = item.file_name;
+  return name === null ? '' : typeof name === 'string' ? name : literalOf(name);
+}
+
+/** Why an item cannot be asked for by its name, in a reader's words; undefined when it can. */
+export function fileNameProblem(item: JobContentItem): string | undefined {
+  if (isNamed(item)) return undefined;
+  if (item.file_name === null) return 'the service listed it without a file name';
+  return `the service listed its file name as a number (${truncate(fileNameShown(item), 40)})`;
+}
 
 export const JobContentSchema = v.looseObject({ jobContent: v.array(JobContentItemSchema) });
 
@@ -116,13 +145,52 @@ export function jobIdFieldOf(body: unknown): { field: string; value: string | Js
 /** Longest part of one issue shown: valibot's message repeats the refused value, whatever its size. */
 const MAX_ISSUE_CHARS = 120;
 
+/** valibot's names of the types a schema expects, in a reader's words. */
+const EXPECTED_WORDS: Readonly<Record<string, string>> = {
+  string: 'text',
+  number: 'a number',
+  NumberLiteral: 'a number',
+  Array: 'a list',
+  Object: 'an object',
+  boolean: 'true or false',
+  null: 'null',
+};
+
+/** `(string | (number | NumberLiteral))` as "text or a number"; undefined for a type not in the table. */
+function expectedWords(expected: string | null): string | undefined {
+  const words = (expected?.match(/[A-Za-z]+/g) ?? []).map((name) => EXPECTED_WORDS[name]);
+  if (words.length === 0 || words.some((word) => word === undefined)) return undefined;
+  return [...new Set(words)].join(' or ');
+}
+
+/** What a value is, in a reader's words: never a class name of vredact's (`NumberLiteral`). */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return 'text';
+  if (typeof value === 'number' || value instanceof NumberLiteral) return 'a number';
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return 'a list';
+  return 'an object';
+}
+
+/**
+ * One issue as what was wrong with the answer ("job_id is an object, not text or a number", "jobs is
+ * missing"): valibot's own words name its types (`Expected (string | NumberLiteral) but received
+ * Object`). A check with words of vredact's (an id that is no whole number) keeps them.
+ */
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const field = truncate(issue.path?.map((p) => String(p.key)).join('.') ?? '', MAX_ISSUE_CHARS);
+  const subject = field || 'it';
+  if (issue.kind === 'schema') {
+    if (issue.input === undefined && field) return `${subject} is missing`;
+    const expected = expectedWords(issue.expected);
+    if (expected) return `${subject} is ${kindOf(issue.input)}, not ${expected}`;
+  }
+  if (issue.type === 'non_empty') return `${subject} is empty`;
+  const message = truncate(issue.message, MAX_ISSUE_CHARS);
+  return field ? `${field}: ${message}` : message;
+}
+
 export function describeIssues(issues: ReadonlyArray<v.BaseIssue<unknown>>): string {
-  return issues
-    .slice(0, 3)
-    .map((issue) => {
-      const path = truncate(issue.path?.map((p) => String(p.key)).join('.') ?? '', MAX_ISSUE_CHARS);
-      const message = truncate(issue.message, MAX_ISSUE_CHARS);
-      return path ? `${path}: ${message}` : message;
-    })
-    .join('; ');
+  return issues.slice(0, 3).map(describeIssue).join('; ');
 }

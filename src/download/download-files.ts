@@ -14,6 +14,7 @@ import { setMaxListeners } from 'node:events';
 import { access, lstat } from 'node:fs/promises';
 import type { BodySink } from '../api/client.js';
 import { isTokenRefused } from '../api/errors.js';
+import { messageOf, messageWithHint } from '../errors.js';
 import { NAME_MAX_BYTES, writeFileAtomically } from '../fs/atomic-write.js';
 import { resolveInside } from '../fs/containment.js';
 import { asLocalFsError, LocalFsError } from '../fs/errors.js';
@@ -50,6 +51,11 @@ export interface DownloadItem {
   fileName: string;
   /** Its duration in seconds, as the job's listing gives it: the bound of its size. */
   duration?: number | null;
+  /**
+   * Set for an item listed with no name as text (`fileName` empty): which item, and what it has
+   * instead. It cannot be asked for, so it fails, alone.
+   */
+  nameless?: string;
 }
 
 export interface DownloadRequest {
@@ -103,6 +109,8 @@ export const FILE_ROOM: RoomWords = {
 };
 export const CASE_CLASH_REASON = (other: string): string =>
   `${other} is saved under the same name but for letter case, which the output folder ignores; download this file into another folder (-o)`;
+export const NAMELESS_REASON = (which: string): string =>
+  `${which}; it cannot be asked for without a usable name; report the listing to the service's operators`;
 export const FOLDER_IN_PLACE_REASON =
   'a folder of that name is in the output folder, so the file cannot be saved there; move the folder, or choose another -o';
 
@@ -123,7 +131,13 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
    * The name `fileName` is saved under, or, where it settles by its name alone, its outcome: a failure
    * (no name it could be saved under), or none for a name given twice (one file, reported once).
    */
-  const claimName = (fileName: string): { local: string } | { outcome: DownloadOutcome | undefined } => {
+  const claimName = ({
+    fileName,
+    nameless,
+  }: DownloadItem): { local: string } | { outcome: DownloadOutcome | undefined } => {
+    // Each such item is its own: not one name given twice.
+    if (nameless !== undefined)
+      return { outcome: { fileName, path: null, status: 'failed', reason: NAMELESS_REASON(nameless) } };
     const unsaved = (reason: string) => ({
       outcome:
         claims.settleUnsaved(fileName) === 'new'
@@ -163,8 +177,9 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
   };
 
   /** The file's outcome; none for a name given twice (one file, fetched and reported once). */
-  const fetchOne = async ({ fileName, duration }: DownloadItem): Promise<DownloadOutcome | undefined> => {
-    const named = claimName(fileName);
+  const fetchOne = async (item: DownloadItem): Promise<DownloadOutcome | undefined> => {
+    const { fileName, duration } = item;
+    const named = claimName(item);
     if ('outcome' in named) return named.outcome;
     const { local } = named;
     if (stoppedBy) return notStarted(fileName);
@@ -215,9 +230,13 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       }
       if (refused !== undefined) return { fileName, path, status: 'failed', reason: 'the token was refused' };
       if (deps.signals.abort.aborted) return { fileName, path, status: 'failed', reason: 'interrupted' };
-      if ((error instanceof LocalFsError && error.stopsBatch) || error instanceof NoRoomOnDisk)
+      if ((error instanceof LocalFsError && error.stopsBatch) || error instanceof NoRoomOnDisk) {
         stoppedBy ??= error;
-      return { fileName, path, status: 'failed', reason: (error as Error).message };
+        // What to do is said once, for the run (see the command), not on each file it stopped.
+        return { fileName, path, status: 'failed', reason: messageOf(error) };
+      }
+      // One line a file: what went wrong and what to do next (a link to ask for afresh, a service to wait for).
+      return { fileName, path, status: 'failed', reason: messageWithHint(error) };
     } finally {
       // Written (its bytes are in what statfs tells now) or not coming: its claim is given back.
       releaseSpace?.();
@@ -235,9 +254,9 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       if (outcome && refused === undefined) await deps.onOutcome?.(outcome);
     },
     // Listed (or named) before an interrupt, never started: said so, not left out of the report.
-    untaken: async ({ fileName }) => {
-      const named = claimName(fileName);
-      const outcome = 'outcome' in named ? named.outcome : notStarted(fileName);
+    untaken: async (item) => {
+      const named = claimName(item);
+      const outcome = 'outcome' in named ? named.outcome : notStarted(item.fileName);
       if (outcome && refused === undefined) await deps.onOutcome?.(outcome);
     },
   }).catch((error: unknown) => {

@@ -6,7 +6,7 @@
 import { dirname } from 'node:path';
 import { failsEveryRequest, NotFoundError, RateLimitError } from '../api/errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
-import type { JobContentItem } from '../api/schemas.js';
+import { isNamed, type JobContentItem, type NamedContentItem } from '../api/schemas.js';
 import { ApiError } from '../api/errors.js';
 import { LocalFsError } from '../fs/errors.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
@@ -31,8 +31,14 @@ function stemOf(name: string): string {
  * The result among a job's content items: a WAV item that is not the uploaded file itself, preferring
  * one named after the upload (its unique stem); the latest when there are several.
  */
-export function pickResult(items: readonly JobContentItem[], uploadName: string): JobContentItem | undefined {
-  const wavs = items.filter((item) => /\.wav$/i.test(item.file_name) && item.file_name !== uploadName);
+export function pickResult(
+  items: readonly JobContentItem[],
+  uploadName: string,
+): NamedContentItem | undefined {
+  // An item with no name as text cannot be asked for: never the result.
+  const wavs = items
+    .filter(isNamed)
+    .filter((item) => /\.wav$/i.test(item.file_name) && item.file_name !== uploadName);
   const stem = stemOf(uploadName);
   const named = stem ? wavs.filter((item) => item.file_name.startsWith(stem)) : [];
   const candidates = named.length > 0 ? named : wavs;

@@ -15,7 +15,7 @@
  */
 import type { JobSink } from '../api/client-types.js';
 import { NotFoundError } from '../api/errors.js';
-import type { Job, JobContentItem } from '../api/schemas.js';
+import { isNamed, type Job, type JobContentItem } from '../api/schemas.js';
 import { messageOf } from './engine.js';
 import { createdMs, RECONCILE_MAX_READS, RECONCILE_SKEW_MS, RecentJobs } from './recent-jobs.js';
 
@@ -57,7 +57,8 @@ export function indexContents(
   for (const { job, items } of contents) {
     const jobMs = createdMs(job.created_at);
     const names = new Set<string>();
-    for (const item of items) {
+    // An upload is named by text: an item with no name as text is no upload of vredact's.
+    for (const item of items.filter(isNamed)) {
       if (names.has(item.file_name)) continue;
       names.add(item.file_name);
       const seen: SeenUpload = {

@@ -1,7 +1,15 @@
 import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
 import { NumberLiteral } from '../../src/api/exact-json.js';
-import { CreatedJobSchema, JobContentItemSchema, JobSchema, jobIdFieldOf } from '../../src/api/schemas.js';
+import {
+  CreatedJobSchema,
+  describeIssues,
+  fileNameProblem,
+  fileNameShown,
+  JobContentItemSchema,
+  JobSchema,
+  jobIdFieldOf,
+} from '../../src/api/schemas.js';
 
 const BIG = '12345678901234567891';
 
@@ -32,17 +40,62 @@ describe('ids given as numbers', () => {
       2 ** 64,
       'the number 18446744073709552000 cannot be an id: it is past 2^53, where a number loses digits',
     ],
-  ])('%s is refused, the issue naming the field', (value, message) => {
-    const result = v.safeParse(JobContentItemSchema, { id: value, file_name: 'a.wav' });
+  ])('%s is refused as a job id, the issue naming the field', (value, message) => {
+    const result = v.safeParse(JobSchema, { job_id: value });
     expect(result.success).toBe(false);
     expect(result.issues?.map((issue) => [issue.path?.map((p) => p.key).join('.'), issue.message])).toEqual([
-      ['id', message],
+      ['job_id', message],
     ]);
   });
 
-  test("an item's id missing or null is read as empty: it only describes the item", () => {
+  test("an item's id only describes the item: missing, null or an object is empty, any number its literal", () => {
     expect(v.parse(JobContentItemSchema, { file_name: 'a.wav' }).id).toBe('');
     expect(v.parse(JobContentItemSchema, { id: null, file_name: 'a.wav' }).id).toBe('');
+    expect(v.parse(JobContentItemSchema, { id: { a: 1 }, file_name: 'a.wav' }).id).toBe('');
+    expect(v.parse(JobContentItemSchema, { id: 1.5, file_name: 'a.wav' }).id).toBe('1.5');
+    expect(v.parse(JobContentItemSchema, { id: new NumberLiteral('1e3'), file_name: 'a.wav' }).id).toBe(
+      '1e3',
+    );
+  });
+});
+
+describe("an item's file name", () => {
+  const item = (file_name?: unknown) =>
+    v.parse(JobContentItemSchema, file_name === undefined ? { id: 1 } : { id: 1, file_name });
+
+  test('text is a name to ask for; anything else is shown as far as it can be, never asked for', () => {
+    expect([fileNameShown(item('a.wav')), fileNameProblem(item('a.wav'))]).toEqual(['a.wav', undefined]);
+    expect([fileNameShown(item()), fileNameProblem(item())]).toEqual([
+      '',
+      'the service listed it without a file name',
+    ]);
+    expect(fileNameProblem(item(null))).toBe('the service listed it without a file name');
+    expect(fileNameProblem(item(true))).toBe('the service listed it without a file name');
+    const numbered = item(new NumberLiteral(BIG));
+    expect([fileNameShown(numbered), fileNameProblem(numbered)]).toEqual([
+      BIG,
+      `the service listed its file name as a number (${BIG})`,
+    ]);
+  });
+});
+
+describe('describeIssues', () => {
+  const issuesOf = (schema: v.GenericSchema, value: unknown) =>
+    describeIssues(v.safeParse(schema, value).issues ?? []);
+
+  test("says what was wrong in a reader's words, never valibot's names of types", () => {
+    expect(issuesOf(JobSchema, { job_id: { a: 1 } })).toBe('job_id is an object, not text or a number');
+    expect(issuesOf(JobSchema, { job_id: null })).toBe('job_id is null, not text or a number');
+    expect(issuesOf(JobSchema, {})).toBe('job_id is missing');
+    expect(issuesOf(JobSchema, [1])).toBe('job_id is missing');
+    expect(issuesOf(JobSchema, 3)).toBe('it is a number, not an object');
+    expect(issuesOf(v.looseObject({ jobs: v.array(v.unknown()) }), { jobs: 'x' })).toBe(
+      'jobs is text, not a list',
+    );
+    expect(issuesOf(v.looseObject({ u: v.pipe(v.string(), v.nonEmpty()) }), { u: '' })).toBe('u is empty');
+    expect(issuesOf(v.looseObject({ u: v.string() }), { u: new NumberLiteral(BIG) })).toBe(
+      'u is a number, not text',
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import { requireUserFileName, requireUserJobId } from '../../api/identifiers.js';
+import { fileNameProblem, isNamed } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import {
   type DownloadItem,
@@ -21,7 +22,7 @@ import {
   listenForInterrupts,
 } from '../../interrupt.js';
 import { sweepPartials } from '../../redact/sweep.js';
-import { displayText } from '../../output/sanitize.js';
+import { displayText, truncate } from '../../output/sanitize.js';
 import { startStatusLine } from '../../output/status-line.js';
 import { jsonArrayElement, jsonArrayEnd, LineBatches } from '../jobs/write-lines.js';
 
@@ -32,17 +33,27 @@ const DOWNLOAD_WORDS: InterruptWords = {
   rerun: 'fetch the files not yet saved (what is saved is skipped)',
 };
 
-/** Every file of the job, as its listing is read; each listed duration bounds its file's size. */
+/**
+ * Every file of the job, as its listing is read; each listed duration bounds its file's size. An item
+ * with no name as text is handed on too, named by its place and id, to fail alone.
+ */
 function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem> {
-  return (sink, signal) =>
-    client.eachContentItem(
+  return (sink, signal) => {
+    let position = 0;
+    return client.eachContentItem(
       jobId,
       {
-        add: (item) => sink.add({ fileName: item.file_name, duration: item.audio_duration }),
+        add: (item) => {
+          position++;
+          if (isNamed(item)) return sink.add({ fileName: item.file_name, duration: item.audio_duration });
+          const id = item.id ? ` (id ${truncate(item.id, 40)})` : '';
+          sink.add({ fileName: '', nameless: `item ${position} of the job${id}: ${fileNameProblem(item)}` });
+        },
         drain: () => sink.drain(),
       },
       signal,
     );
+  };
 }
 
 /** Fetches a job's files through signed URLs into the output folder (default: the current one). */
@@ -92,7 +103,11 @@ export async function runDownload(
       else if (outcome.status === 'downloaded') out.push(`${displayText(outcome.path ?? '')}\n`);
       else if (outcome.status === 'skipped')
         ctx.log.info(`skipped ${displayText(outcome.fileName)}: ${outcome.reason}`);
-      else ctx.log.error(`${displayText(outcome.fileName)}: ${displayText(outcome.reason ?? 'failed')}`);
+      else {
+        // A nameless item's reason names it by its place in the listing.
+        const reason = displayText(outcome.reason ?? 'failed');
+        ctx.log.error(outcome.fileName ? `${displayText(outcome.fileName)}: ${reason}` : reason);
+      }
       await out.flush();
     };
     const result = await downloadFiles(

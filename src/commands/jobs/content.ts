@@ -1,4 +1,4 @@
-import type { JobContentItem } from '../../api/schemas.js';
+import { fileNameShown, type JobContentItem } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { formatDuration, formatTimestamp } from '../../output/format.js';
@@ -8,9 +8,12 @@ import { requireUserJobId } from '../../api/identifiers.js';
 import { jsonArrayElement, jsonArrayEnd, LineBatches, printRows } from './write-lines.js';
 
 function row(item: JobContentItem): string[] {
-  return [item.id, item.file_name, formatDuration(item.audio_duration), formatTimestamp(item.created_at)].map(
-    displayText,
-  );
+  return [
+    item.id,
+    fileNameShown(item),
+    formatDuration(item.audio_duration),
+    formatTimestamp(item.created_at),
+  ].map(displayText);
 }
 
 /**
