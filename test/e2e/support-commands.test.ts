@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { startJobServer } from '../helpers/job-server.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
-import { speechSlice } from '../helpers/speech-files.js';
 
 const TOKEN = 'vr_support_0123456789abcdef';
 const CONTENT = /^\/api\/jobs\/[^/]+\/content$/;
@@ -27,27 +27,15 @@ const throttle = (res: ServerResponse, retryAfter: string) =>
  * is asked for; the links and files are served at once.
  */
 async function throttledListing(throttled: number, retryAfter: string): Promise<ScriptedServer> {
-  const wav = await speechSlice(1600);
   let listings = 0;
-  const server = await startScriptedServer((req, res, body) => {
-    const path = req.url ?? '';
-    if (CONTENT.test(path)) {
-      if (listings++ < throttled) return throttle(res, retryAfter);
-      const jobContent = ['a.wav', 'b.wav'].map((file_name, i) => ({
-        id: i + 1,
-        file_name,
-        audio_duration: 0.1,
-      }));
-      return sendJson(res, 200, { jobContent });
-    }
-    if (path.endsWith('/files/download-url')) {
-      const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
-      return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${fileName}` });
-    }
-    res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
-    res.end(wav);
-  });
-  return server;
+  const jobContent = ['a.wav', 'b.wav'].map((file_name, i) => ({
+    id: i + 1,
+    file_name,
+    audio_duration: 0.1,
+  }));
+  return startJobServer((res) =>
+    listings++ < throttled ? throttle(res, retryAfter) : sendJson(res, 200, { jobContent }),
+  );
 }
 
 describe('a throttled listing of a job', () => {
@@ -156,20 +144,7 @@ describe("a job's items with no id", () => {
     { id: 3, file_name: 'c.wav', audio_duration: 0.1 },
   ];
 
-  async function idlessJob(): Promise<ScriptedServer> {
-    const wav = await speechSlice(1600);
-    const server = await startScriptedServer((req, res, body) => {
-      const path = req.url ?? '';
-      if (CONTENT.test(path)) return sendJson(res, 200, { jobContent });
-      if (path.endsWith('/files/download-url')) {
-        const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
-        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${fileName}` });
-      }
-      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
-      res.end(wav);
-    });
-    return server;
-  }
+  const idlessJob = () => startJobServer((res) => sendJson(res, 200, { jobContent }));
 
   test('jobs content lists them with the id empty, in a pipe and as JSON, exit 0', async () => {
     const server = await idlessJob();

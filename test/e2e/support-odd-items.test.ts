@@ -7,16 +7,10 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import {
-  type ScriptedServer,
-  sendJson,
-  sendJsonText,
-  startScriptedServer,
-} from '../helpers/scripted-server.js';
-import { speechSlice } from '../helpers/speech-files.js';
+import { startJobServer } from '../helpers/job-server.js';
+import { type ScriptedServer, sendJsonText } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_oddity_0123456789abcdef';
-const CONTENT = /^\/api\/jobs\/[^/]+\/content$/;
 const LINK = /\/files\/download-url$/;
 const dir = tempDirPerTest('vredact-odd-items-');
 
@@ -33,20 +27,7 @@ const JOB_CONTENT = `{"jobContent": [
   {"id": 1.5, "file_name": "e.wav", "audio_duration": 0.1}
 ]}`;
 
-async function oddJob(): Promise<ScriptedServer> {
-  const wav = await speechSlice(1600);
-  const server = await startScriptedServer((req, res, body) => {
-    const path = req.url ?? '';
-    if (CONTENT.test(path)) return sendJsonText(res, 200, JOB_CONTENT);
-    if (LINK.test(path)) {
-      const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
-      return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${fileName}` });
-    }
-    res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
-    res.end(wav);
-  });
-  return server;
-}
+const oddJob = () => startJobServer((res) => sendJsonText(res, 200, JOB_CONTENT));
 
 describe('a job with items that have no usable name or a fractional id', () => {
   test('jobs content shows every item as far as it can, escaped, in a pipe and as JSON, exit 0', async () => {
