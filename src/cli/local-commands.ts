@@ -102,12 +102,15 @@ export function addSandboxCommand(program: Command): void {
     .option('-v, --verbose', 'log more');
   addExamples(sandbox, [
     [
-      'vredact sandbox --port 8787 > sandbox.env &',
-      'serve in the background; the file gets two export lines',
+      'vredact sandbox --port 8787 > sandbox.env 2> sandbox.log &',
+      'serve in the background; the file gets two export lines, the log its own file',
     ],
     ['. ./sandbox.env && vredact redact fixtures/', 'point vredact at it and redact'],
     ['vredact sandbox --port 0 --fail-rate 0.2 --rate-limit 10/1s', 'rehearse a flaky, throttled service'],
-    ['vredact sandbox --port 0 --json > sandbox.json &', 'for a script: jq -r .base_url sandbox.json'],
+    [
+      'vredact sandbox --port 0 --json > sandbox.json 2> sandbox.log &',
+      'for a script: jq -r .base_url sandbox.json',
+    ],
   ]).action(
     action(async () => (await import('../commands/sandbox/sandbox.js')).runSandbox, {
       userSettings: false,

@@ -31,7 +31,8 @@ async function inTheWay(outDir: string, error: unknown): Promise<{ reason: strin
       hint: 'create that folder, or choose another output folder (-o)',
     };
   }
-  return { reason: 'it is not a folder', hint: CANNOT_WRITE_HINT };
+  // A file (or a FIFO, a device) in the folder's own place: no permission would make it a folder.
+  return { reason: 'it is not a folder', hint: 'move or rename it, or choose another output folder (-o)' };
 }
 
 async function refuse(outDir: string, what: string, error: unknown): Promise<UsageError> {

@@ -11,9 +11,10 @@ const EXIT_CODES = `Exit codes of every vredact command
   3    the service refused the token (401 or 403); a batch stops at once.
        Run \`vredact login\` or set VREDACT_TOKEN
   130  interrupted: Ctrl-C; for redact, download and sandbox SIGTERM too, and
-       for redact a closed stdout or a hangup (its terminal closed); what was
-       in flight is recorded, and a later run finishes the batch (a sandbox
-       stops once it has closed its ports and freed its --data-dir)
+       for redact and download a closed stdout or a hangup (its terminal
+       closed); what was in flight is recorded, and a later run finishes the
+       batch (a sandbox stops once it has closed its ports and freed its
+       --data-dir)
 
 In cron, act on them: 0 is quiet, 1 worth a look in the log, 2 and 3 need a person.
 `;

@@ -53,15 +53,16 @@ export function rejectMeetings(
   return caseUnknown;
 }
 
-/** Rows on one output: each is rejected, naming the others. */
+/** Rows on one output: each is rejected, naming the others and what to do. */
 function rejectMeeting(group: readonly number[], files: FoundFiles): void {
   const shown = group.map((row) => files.at(row).display);
+  const renameStep = group.length === 2 ? 'rename one of them' : 'rename all but one of them';
   group.forEach((row, at) => {
     const own = shown[at]?.normalize('NFC');
     // `café.wav` composed and decomposed look alike: "same output as café.wav" read as itself.
     const others = shown
       .filter((_, other) => other !== at)
       .map((path) => (path.normalize('NFC') === own ? `${path} ${OTHER_UNICODE_FORM}` : path));
-    files.reject(row, `same output ${files.at(row).outputDisplay} as ${others.join(', ')}`);
+    files.reject(row, `same output ${files.at(row).outputDisplay} as ${others.join(', ')}; ${renameStep}`);
   });
 }

@@ -262,8 +262,12 @@ export interface ServiceSettings {
   token: string;
 }
 
-/** The URL and token a command that talks to the service needs, or a usage error that says how to set them. */
-export function requireService(settings: Settings): ServiceSettings {
+/**
+ * The service URL, or a usage error that says how to set one; and the other settings a request
+ * needs, read now, so that a bad value from the environment or the config file stops the command
+ * before any request (and before `login` asks for a token it could not check).
+ */
+export function requireServiceUrl(settings: Settings): URL {
   if (!settings.baseUrl) {
     throw new UsageError(
       'no service URL is set',
@@ -271,10 +275,15 @@ export function requireService(settings: Settings): ServiceSettings {
     );
   }
   const baseUrl = validateBaseUrl(settings.baseUrl, settings.allowInsecureHttp);
-  // Read now, so a bad value from the environment or the config file stops the command before any request.
   void settings.concurrency;
   void settings.voice;
   void settings.maxThrottleWaitMs;
+  return baseUrl;
+}
+
+/** The URL and token a command that talks to the service needs, or a usage error that says how to set them. */
+export function requireService(settings: Settings): ServiceSettings {
+  const baseUrl = requireServiceUrl(settings);
   if (!settings.token) {
     throw new UsageError('no usage token is set', 'run `vredact login`, or set VREDACT_TOKEN');
   }

@@ -68,6 +68,11 @@ printf '%s\\n' "\${COMPREPLY[@]}"`,
     // Options of one command are not offered on another.
     expect(await complete('config', 'path', '--ba')).toEqual([]);
     expect(await complete('jobs', 'list', '--max-t')).toEqual(['--max-throttle-wait']);
+    // `--gender=o`, split by bash at the `=` as it splits every line (COMP_WORDBREAKS): nothing was offered.
+    expect(await complete('redact', '--gender', '=', 'o')).toEqual(['opposite']);
+    expect(await complete('redact', '--gender', '=', '')).toEqual(['same', 'opposite', 'random', 'f', 'm']);
+    expect(await complete('redact', '--gender', '=', 'o', '--mo')).toEqual(['--model']);
+    expect(await complete('redact', '--model', '=', '--ag')).toEqual(['--age']);
   });
 
   test('vredact help offers the help topics and the commands, for its first word only', async () => {

@@ -59,7 +59,8 @@ describe('help topics', () => {
   test('exit-codes: 130 names what interrupts each command (SIGTERM ends jobs list with 143)', async () => {
     const text = oneLine((await runCli(['help', 'exit-codes'], { env: env() })).stdout);
     expect(text).toContain(
-      '130 interrupted: Ctrl-C; for redact, download and sandbox SIGTERM too, and for redact a closed stdout or a hangup (its terminal closed);',
+      // download ends on a closed stdout or a hangup as redact does: the topic named redact alone.
+      '130 interrupted: Ctrl-C; for redact, download and sandbox SIGTERM too, and for redact and download a closed stdout or a hangup (its terminal closed);',
     );
   });
 
@@ -108,6 +109,14 @@ describe('help topics', () => {
     expect(redact).toContain('one of: mini, advanced');
     expect(redact).toContain('(env: VREDACT_BASE_URL; config: base-url)');
   });
+});
+
+test("sandbox's examples in the background send its request log away from the terminal", async () => {
+  const help = String((await runCli(['sandbox', '--help'], { env: env() })).stdout);
+  const background = help.split('\n').filter((line) => /^\s+\$ vredact sandbox .*&$/.test(line));
+  expect(background).not.toEqual([]);
+  // Its log came between the redraws of the progress line of the redact run typed next.
+  for (const line of background) expect(line).toMatch(/ 2> \S+ &$| -q .*&$/);
 });
 
 describe('version and Node.js', () => {

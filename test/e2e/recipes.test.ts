@@ -3,34 +3,15 @@
  * README, and only the paths of the example machine are replaced by temporary ones.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFile, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, test } from 'vitest';
-import { BIN, FIXTURES, REPO_ROOT, tempDirPerTest } from '../helpers/cli.js';
+import { BIN, FIXTURES, tempDirPerTest } from '../helpers/cli.js';
+import { binDir, readmeBlock } from '../helpers/readme.js';
 import { startSandboxProcess } from '../helpers/sandbox.js';
 
 const work = tempDirPerTest('vredact-recipes-');
-
-/** The README's fenced block of `language` whose text contains `marker`. */
-async function readmeBlock(language: string, marker: string): Promise<string> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(new RegExp(`^\`\`\`${language}\\n([^]*?)^\`\`\`$`, 'gm'))].map(
-    (m) => m[1] ?? '',
-  );
-  const block = blocks.find((text) => text.includes(marker));
-  if (!block) throw new Error(`README: no \`\`\`${language} block containing "${marker}"`);
-  return block;
-}
-
-/** A folder holding `vredact` and `node`, as an installed package would leave them on PATH. */
-async function binDir(): Promise<string> {
-  const dir = join(work.path, 'bin');
-  await mkdir(dir);
-  await symlink(BIN, join(dir, 'vredact'));
-  await symlink(process.execPath, join(dir, 'node'));
-  return dir;
-}
 
 /** The environment file of the recipes, pointing at a sandbox. */
 async function envFile(baseUrl: string, token: string): Promise<string> {
@@ -65,7 +46,7 @@ describe('README recipes', () => {
 
     const sandbox = await startSandboxProcess();
     try {
-      const bin = await binDir();
+      const bin = await binDir(work.path);
       const input = await recordings(['a.wav', 'b.wav']);
       const out = join(work.path, 'redacted');
       const log = join(work.path, 'log', 'redact.log');
@@ -115,7 +96,7 @@ describe('README recipes', () => {
       const names = Array.from({ length: 8 }, (_, i) => `call-${i}.wav`);
       const archive = await recordings(names);
       const out = join(work.path, 'redacted');
-      const bin = await binDir();
+      const bin = await binDir(work.path);
       for (let index = 0; index < completions; index++) {
         const pod = await execa(
           'sh',
@@ -149,7 +130,7 @@ describe('README recipes', () => {
       .map((line) => line.trim())
       .join('\n');
     expect(script).toContain('vredact redact recordings/');
-    const bin = await binDir();
+    const bin = await binDir(work.path);
     await recordings(['a.wav', 'b.wav']);
     // Its own process group, so that the sandbox it leaves in the background is stopped with it.
     const step = execa('bash', ['-e', '-c', script], {

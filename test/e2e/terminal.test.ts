@@ -217,6 +217,8 @@ describe('file names on a terminal', () => {
 describe('tables on a terminal', () => {
   it('`jobs list` draws its header without colour (red reads as an error), and with no colour at all under NO_COLOR', async () => {
     e2e = await setup();
+    // A job to list: with none, no table is drawn.
+    await runCli(['jobs', 'create'], { env: e2e.env });
     term = runInPty(`${vredact} jobs list`, { cwd: e2e.dir, env: e2e.env, columns: 120 });
     expect(await term.exited).toBe(0);
     expect(term.output()).toMatch(/JOB ID/);

@@ -529,8 +529,8 @@ describe('the letter case of a fresh, empty output folder', () => {
     expect(result.code).toBe(1);
     expect(client.uploads).toEqual([]);
     expect(result.outcomes.map((o) => [o.input, o.status, o.reason])).toEqual([
-      ['in/A.WAV', 'rejected', 'same output out/A.wav as in/a.wav'],
-      ['in/a.wav', 'rejected', 'same output out/a.wav as in/A.WAV'],
+      ['in/A.WAV', 'rejected', 'same output out/A.wav as in/a.wav; rename one of them'],
+      ['in/a.wav', 'rejected', 'same output out/a.wav as in/A.WAV; rename one of them'],
     ]);
     expect(await outputs()).toEqual([]);
   });

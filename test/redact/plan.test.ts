@@ -150,10 +150,15 @@ describe('conflicts', () => {
   it('rejects both inputs that would land on one output, each naming the other', async () => {
     await touch('calls/a.wav', 'calls/a.mp3', 'elsewhere/a.wav');
     const { byInput } = await plan(['calls/a.wav', 'calls/a.mp3']);
-    expect(byInput['calls/a.wav']?.rejected).toMatch(/same output .* as calls\/a\.mp3/);
+    // What to do with the two is said too: a rejection without a next step left the user guessing.
+    expect(byInput['calls/a.wav']?.rejected).toBe('same output out/a.wav as calls/a.mp3; rename one of them');
     expect(byInput['calls/a.mp3']?.rejected).toMatch(/as calls\/a\.wav/);
     const twoFolders = await plan(['calls/a.wav', 'elsewhere/a.wav']);
     expect(Object.values(twoFolders.byInput).every((entry) => entry.rejected)).toBe(true);
+    const three = await plan(['calls/a.wav', 'calls/a.mp3', 'elsewhere/a.wav']);
+    expect(three.byInput['calls/a.wav']?.rejected).toBe(
+      'same output out/a.wav as calls/a.mp3, elsewhere/a.wav; rename all but one of them',
+    );
   });
 
   it('says so when the two inputs on one output differ only in how their accents are written', async () => {
@@ -162,9 +167,9 @@ describe('conflicts', () => {
     const reasons = entries.map((entry) => entry.rejected);
     expect(reasons).toEqual(
       expect.arrayContaining([
-        'same output out/caf\u00e9.wav as calls/cafe\u0301.wav (the same name, its accents written in the other Unicode form, NFC or NFD)',
-        'same output out/caf\u00e9.wav as calls/caf\u00e9.wav (the same name, its accents written in the other Unicode form, NFC or NFD)',
-        'same output out/x.wav as calls/x.mp3',
+        'same output out/caf\u00e9.wav as calls/cafe\u0301.wav (the same name, its accents written in the other Unicode form, NFC or NFD); rename one of them',
+        'same output out/caf\u00e9.wav as calls/caf\u00e9.wav (the same name, its accents written in the other Unicode form, NFC or NFD); rename one of them',
+        'same output out/x.wav as calls/x.mp3; rename one of them',
       ]),
     );
   });
@@ -175,8 +180,8 @@ describe('conflicts', () => {
     expect(kept.entries.map((entry) => entry.rejected)).toEqual([undefined, undefined]);
     // On a vfat drive or an SMB share, the second rename replaced the first, both journaled done.
     const { byInput } = await plan(['calls'], { ignoresCase: true });
-    expect(byInput['calls/A.WAV']?.rejected).toBe('same output out/A.wav as calls/a.wav');
-    expect(byInput['calls/a.wav']?.rejected).toBe('same output out/a.wav as calls/A.WAV');
+    expect(byInput['calls/A.WAV']?.rejected).toBe('same output out/A.wav as calls/a.wav; rename one of them');
+    expect(byInput['calls/a.wav']?.rejected).toBe('same output out/a.wav as calls/A.WAV; rename one of them');
   });
 
   it('where the letter case could not be asked, takes the system default and counts the outputs that differ only in case', async () => {

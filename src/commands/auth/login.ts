@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { type ApiError, isTokenRefused } from '../../api/errors.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { maskToken } from '../../settings/mask.js';
+import { requireServiceUrl } from '../../settings/settings.js';
 import { readStdinValue } from '../../settings/stdin-value.js';
 import { requireSendableToken } from '../../settings/token.js';
 import { promptSecret, TOKEN_QUESTION } from './prompt-secret.js';
@@ -20,6 +21,8 @@ export async function runLogin(
       'prefer --token-stdin (or the prompt of `vredact login`): ps shows --token',
     );
   }
+  // A token pasted with no service to check it against was asked for in vain.
+  requireServiceUrl(ctx.settings);
   if (fromFlag !== undefined) {
     // Taken as the token to check and store: it was taken, then ignored for the prompt.
     token = fromFlag;

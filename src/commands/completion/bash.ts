@@ -63,9 +63,10 @@ ${fn}() {
   if (( COMP_CWORD > 0 )); then prev="\${COMP_WORDS[COMP_CWORD-1]}"; fi
   for (( i = 1; i < COMP_CWORD; i++ )); do
     w="\${COMP_WORDS[i]}"
+    # bash splits --gender=m at the = (COMP_WORDBREAKS): an option's value follows it there.
     case "$w" in
-      ${[...valueOptions].join('|')}) (( i++ )); continue ;;
-      -*) continue ;;
+      ${[...valueOptions].join('|')}) if [[ "\${COMP_WORDS[i+1]}" == "=" ]]; then (( i += 2 )); else (( i++ )); fi; continue ;;
+      -*) if [[ "\${COMP_WORDS[i+1]}" == "=" ]]; then (( i += 2 )); fi; continue ;;
     esac
     if (( naming && args == 0 )); then
       if ${fn}_child "$named" "$w"; then named="$to"; continue; fi
@@ -80,6 +81,11 @@ ${
     fi
     args=$((args + 1))
   done
+  if [[ "$cur" == "=" ]]; then
+    cur=""
+  elif [[ "$prev" == "=" && "$cur" != -* ]] && (( COMP_CWORD > 1 )); then
+    prev="\${COMP_WORDS[COMP_CWORD-2]}"
+  fi
   case "$path|$prev" in
 ${values.join('\n')}
   esac

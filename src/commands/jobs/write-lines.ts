@@ -107,12 +107,17 @@ export function* alignedLines(
   for (const row of rows) yield line(row);
 }
 
-/** Rows on a terminal: a drawn table, or aligned columns for a list too long for one. */
+/**
+ * Rows on a terminal: a drawn table, or aligned columns for a list too long for one. No rows, no
+ * table: the caller's line on stderr says the list is empty, as gh's does (a frame and its headings
+ * under "No jobs." looked like a list that had failed to load).
+ */
 export async function printRows(
   io: Pick<IOStreams, 'stdout' | 'stdoutIsTTY' | 'color'>,
   head: string[],
   rows: string[][],
 ): Promise<void> {
+  if (rows.length === 0) return;
   if (rows.length > MAX_DRAWN_ROWS) await writeLines(io.stdout, alignedLines(head, rows));
   else await printTable(io, head, rows);
 }
