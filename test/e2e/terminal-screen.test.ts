@@ -55,6 +55,29 @@ describe.skipIf(!hasTmux)('the live line on screen', () => {
   });
 });
 
+describe.skipIf(!hasTmux)('the problem list in a narrow terminal', () => {
+  it('at 20 columns, two long paths that share their folders show their own file names', async () => {
+    e2e = await setup();
+    const folder = 'in/2024-spring-campaign/field-interviews';
+    await e2e.fixture('not-audio.wav', `${folder}/call-01.wav`);
+    await e2e.fixture('not-audio.wav', `${folder}/call-02.wav`);
+    term = await startTmux(`${vredact} redact in -o out`, {
+      cwd: e2e.dir,
+      env: { ...e2e.env, NO_COLOR: '1' },
+      columns: 20,
+    });
+    expect(await term.exited()).toBe(1);
+    const rows = await term.rows();
+    const named = rows.filter((row) => row.startsWith('rejected'));
+    expect(named).toHaveLength(2);
+    expect(named[0]).toMatch(/-01\.wav$/);
+    expect(named[1]).toMatch(/-02\.wav$/);
+    // The reason, which says what is wrong, is still there for each, on its own row.
+    expect(rows.filter((row) => /^ +not a WAV/.test(row))).toHaveLength(2);
+    for (const row of rows) expect(row.length).toBeLessThanOrEqual(20);
+  });
+});
+
 describe.skipIf(!hasTmux)('the ETA while the last file is under way', () => {
   it('is never 0:00 while the service still holds the last upload; a dash once it is overdue', async () => {
     const FILES = 20;

@@ -39,6 +39,8 @@ export interface TmuxTerminal {
   keys(...keys: string[]): Promise<void>;
   /** Resolves with the command's exit status once it has ended. */
   exited(): Promise<number>;
+  /** Makes the terminal `columns` wide, as a window narrowed or widened by a person (the program gets SIGWINCH). */
+  resize(columns: number): Promise<void>;
   /** Whether the terminal shows its cursor (a program may have hidden it); while the pane is alive. */
   cursorVisible(): Promise<boolean>;
   /** Ends the server, its pane and the command. */
@@ -121,6 +123,9 @@ export async function startTmux(command: string, options: TmuxOptions): Promise<
         const status = await readFile(statusFile, 'utf8').catch(() => '');
         return /^\d+\n$/.test(status) ? Number(status) : undefined;
       }, 'the command did not end'),
+    resize: async (columns) => {
+      await tmux('resize-window', '-x', String(columns));
+    },
     cursorVisible: async () => (await show('#{cursor_flag}')) === '1',
     kill: async () => {
       await tmux('kill-server');
