@@ -88,11 +88,11 @@ export async function startTmux(command: string, options: TmuxOptions): Promise<
   const show = async (format: string) => String((await tmux('display-message', '-p', format)).stdout).trim();
   const rows = async () => {
     const captured = String((await tmux('capture-pane', '-p', '-S', '-', '-E', '-')).stdout);
-    // tmux's own note on a pane whose command has ended is no row of the program's.
-    const lines = captured
-      .split('\n')
-      .map((line) => line.trimEnd())
-      .filter((line) => !/^Pane is dead \(/.test(line));
+    // tmux's own note on a pane whose command has ended (wrapped in a narrow pane) is no row of the
+    // program's: it is the last thing on screen.
+    const lines = captured.split('\n').map((line) => line.trimEnd());
+    const note = lines.findLastIndex((line) => line.startsWith('Pane is dead'));
+    if (note >= 0) lines.splice(note);
     while (lines.length > 0 && lines.at(-1) === '') lines.pop();
     while (lines.length > 0 && lines[0] === '') lines.shift();
     return lines;
