@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { sep } from 'node:path';
 import type cliTruncate from 'cli-truncate';
 import type stringWidth from 'string-width';
 
@@ -39,18 +40,30 @@ export function fitWidth(text: string, columns: number): string {
 }
 
 /**
- * Cuts `text` to `columns` terminal columns in its middle, keeping its start and its end (of a path:
- * the first folders, and the file name with its extension), with `…` where it was cut.
+ * Cuts a path to `columns` terminal columns keeping its end, where two files of one folder differ:
+ * the file name whole after as many of the first folders as fit (`in/2024…/call-01.wav`), or, when
+ * the file name alone is too long, the end of the name (`…ll-01.wav`). A cut in the middle kept the
+ * first folder and a few columns of the end, and in a narrow terminal two files read the same
+ * (`in/…wav`). The text must already be escaped (see sanitize.ts).
  */
-export function fitMiddle(text: string, columns: number): string {
-  return cut(text, columns, 'middle');
+export function fitPath(path: string, columns: number): string {
+  if (columnsOf(path) <= columns) return path;
+  const folderEnd = Math.max(...SEPARATORS.map((separator) => path.lastIndexOf(separator)));
+  const fileName = path.slice(folderEnd);
+  const folderColumns = columns - columnsOf(fileName);
+  if (folderEnd > 0 && folderColumns >= 1)
+    return `${fitWidth(path.slice(0, folderEnd), folderColumns)}${fileName}`;
+  return cut(path, columns, 'start');
 }
 
-function cut(text: string, columns: number, position: 'end' | 'middle'): string {
+/** What separates folders in a path shown (Windows takes both). */
+const SEPARATORS = sep === '\\' ? ['/', '\\'] : ['/'];
+
+function cut(text: string, columns: number, position: 'start' | 'end'): string {
   const width = Math.max(1, columns);
   if (columnsOf(text) <= width) return text;
   if (NARROW.test(text)) {
-    const head = position === 'end' ? width - 1 : Math.ceil((width - 1) / 2);
+    const head = position === 'end' ? width - 1 : 0;
     const tail = width - 1 - head;
     return `${text.slice(0, head)}…${tail > 0 ? text.slice(-tail) : ''}`;
   }

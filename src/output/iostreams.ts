@@ -4,6 +4,7 @@
  * takes this (or a piece of it), never the command context.
  */
 import type { Readable, Writable } from 'node:stream';
+import { terminalRewraps } from './rewrap.js';
 
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };
 export type InStream = Readable & { isTTY?: boolean };
@@ -30,6 +31,8 @@ export interface IOStreams extends Streams {
   readonly json: boolean;
   /** A live, redrawn line (spinner) on stderr. */
   readonly progress: boolean;
+  /** Whether stderr's terminal is known to rewrap its rows when narrowed (see rewrap.ts). */
+  readonly rewraps: boolean;
   /** A plain progress line on stderr every this many ms (`--stats`), or undefined. */
   readonly statsIntervalMs: number | undefined;
   /** Columns of a stream: the terminal's, else COLUMNS, else 80. */
@@ -98,6 +101,7 @@ export function createIOStreams(options: IOStreamsOptions): IOStreams {
     verbose: options.verbose,
     json: options.json,
     progress,
+    rewraps: terminalRewraps(env),
     statsIntervalMs,
     width: (stream) => terminalColumns(streams[stream]) || fallbackWidth,
     get stdoutClosed() {

@@ -5,19 +5,10 @@
  */
 import { fitWidth } from './fit.js';
 import type { IOStreams } from './iostreams.js';
-import { startSpinner } from './spinner.js';
+import { liveTextColumns, startSpinner } from './spinner.js';
 
 /** The live line is recomputed this often (ora redraws at the same pace). */
 const FRAME_MS = 100;
-/** Columns ora's spinner frame and its space take before the text. */
-const FRAME_COLUMNS = 2;
-/**
- * Columns left free at the end of the live line. A line that reaches the last column leaves the
- * cursor waiting to wrap: the `^C` (or `^Z`) the terminal echoes at the cursor then starts a new row,
- * ora redraws on that row, and the old line stays on screen for good. Two columns hold the echo.
- */
-const ECHO_COLUMNS = 2;
-
 /**
  * The longest delay Node.js's timers take (about 24.8 days). A longer one (`--stats 30d`) fires every
  * millisecond instead, with a warning: a log flooded with lines.
@@ -36,12 +27,13 @@ export interface StatusLine {
 }
 
 export async function startStatusLine(
-  io: Pick<IOStreams, 'progress' | 'stderr' | 'color' | 'statsIntervalMs' | 'width'>,
+  io: Pick<IOStreams, 'progress' | 'stderr' | 'color' | 'statsIntervalMs'> &
+    Partial<Pick<IOStreams, 'rewraps'>>,
   /** The line as of now, fitted to `columns` when given (the live line) or whole (`--stats`). */
   text: (columns?: number) => string,
 ): Promise<StatusLine> {
-  const width = () => io.width('stderr') - FRAME_COLUMNS - ECHO_COLUMNS;
-  const spinner = await startSpinner(io, io.progress ? text(width()) : '');
+  const width = () => liveTextColumns(io.stderr);
+  const spinner = await startSpinner(io, io.progress ? text(width()) : '', () => text(width()));
   const timers: NodeJS.Timeout[] = [];
   if (io.progress) timers.push(setInterval(() => spinner.update(text(width())), FRAME_MS));
   if (io.statsIntervalMs !== undefined) {

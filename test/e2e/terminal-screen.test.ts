@@ -55,6 +55,82 @@ describe.skipIf(!hasTmux)('the live line on screen', () => {
   });
 });
 
+describe.skipIf(!hasTmux)('narrowing the terminal mid-run', () => {
+  it('leaves no fragment of the live line the terminal rewrapped, and every line printed above it', async () => {
+    const FILES = 4;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Every upload is answered once the test has narrowed the terminal: until then the live line
+    // keeps one width, `⠙ redacting 0/4 · 2 in flight · 0:03 elapsed · ETA -:--`.
+    const server = await startScriptedServer(async (req, res: ServerResponse) => {
+      if (req.url !== '/api/speech-to-speech-biometric-redaction')
+        return sendJson(res, 404, { error: 404, message: 'not found' });
+      await held;
+      return answerWithSpeech(res);
+    });
+    const dir = await tempDir('vredact-narrowed-');
+    try {
+      await speechInputs(dir.path, FILES);
+      // The screen is full before the run, as after a day's work: the live line is on its last row.
+      term = await startTmux(`seq -f 'log line %g' 1 30; ${vredact} redact in -c 2 -o out`, {
+        cwd: dir.path,
+        env: isolatedEnv(dir.path, {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_narrowed_0123456789abcdef',
+          NO_COLOR: '1',
+        }),
+        columns: 100,
+        rows: 24,
+      });
+      // 56 columns, for a second or more: three rows at 25 columns.
+      await term.waitFor(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] redacting 0\/4 · 2 in flight · 0:0[2-9] elapsed · ETA -:--$/);
+      await term.resize(25);
+      // 15 columns: two rows at 12 columns.
+      await term.waitFor(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] redacting 0\/4$/);
+      await term.resize(12);
+      await term.waitFor(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] redacti…$/);
+      release();
+      expect(await term.exited()).toBe(0);
+      const rows = await term.rows();
+      for (let n = 1; n <= 30; n++) expect(rows.filter((row) => row === `log line ${n}`)).toHaveLength(1);
+      // Only the log lines and the end summary are left: no row of a live line, whole or cut by the rewrap.
+      expect(rows.filter((row) => !/^log line \d+$/.test(row) && !/^✔ red/.test(row))).toEqual([]);
+      expect((await readdir(join(dir.path, 'out'))).filter((name) => name.endsWith('.wav'))).toHaveLength(
+        FILES,
+      );
+    } finally {
+      release();
+      await server.close();
+      await term?.kill();
+      term = undefined;
+      await dir.cleanup();
+    }
+  });
+});
+
+describe.skipIf(!hasTmux)('the problem list in a narrow terminal', () => {
+  it('at 20 columns, two long paths that share their folders show their own file names', async () => {
+    e2e = await setup();
+    const folder = 'in/2024-spring-campaign/field-interviews';
+    await e2e.fixture('not-audio.wav', `${folder}/call-01.wav`);
+    await e2e.fixture('not-audio.wav', `${folder}/call-02.wav`);
+    term = await startTmux(`${vredact} redact in -o out`, {
+      cwd: e2e.dir,
+      env: { ...e2e.env, NO_COLOR: '1' },
+      columns: 20,
+    });
+    expect(await term.exited()).toBe(1);
+    const rows = await term.rows();
+    const named = rows.filter((row) => row.startsWith('rejected'));
+    expect(named).toHaveLength(2);
+    expect(named[0]).toMatch(/-01\.wav$/);
+    expect(named[1]).toMatch(/-02\.wav$/);
+    // The reason, which says what is wrong, is still there for each, on its own row.
+    expect(rows.filter((row) => /^ +not a WAV/.test(row))).toHaveLength(2);
+    for (const row of rows) expect(row.length).toBeLessThanOrEqual(20);
+  });
+});
+
 describe.skipIf(!hasTmux)('the ETA while the last file is under way', () => {
   it('is never 0:00 while the service still holds the last upload; a dash once it is overdue', async () => {
     const FILES = 20;
@@ -131,7 +207,7 @@ describe('the end summary', () => {
     await inputs(e2e, 3);
     const pty = runInPty(`${vredact} redact in -o out --no-wait`, {
       cwd: e2e.dir,
-      env: { ...e2e.env, NO_COLOR: '1' },
+      env: { ...e2e.env, NO_COLOR: '1', DBG_RESIZE: '/tmp/tn-repro/dbg.log' },
       columns: 100,
     });
     expect(await pty.exited).toBe(0);

@@ -208,8 +208,9 @@ describe('file names on a terminal', () => {
       .map((line) => line.trimEnd())
       .filter(Boolean);
     expect(screen).toContainEqual(expect.stringMatching(/^rejected {2}in\/bad-h\\u202eevil\.wav/));
-    // The wide name is cut in its middle (its extension kept) so that the reason shows.
-    expect(screen).toContainEqual(expect.stringMatching(/^rejected {2}in\/a日本語.*….*日本語\.wav {2}not/));
+    // The wide name keeps its end (its extension); the reason, with no room beside it, shows on its own row.
+    expect(screen).toContainEqual(expect.stringMatching(/^rejected {2}….*日本語\.wav$/));
+    expect(screen).toContainEqual(expect.stringMatching(/^ {2}not a WAV or MP3 file$/));
     for (const line of screen) expect(columnsOf(line)).toBeLessThanOrEqual(40);
   });
 });

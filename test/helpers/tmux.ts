@@ -39,6 +39,8 @@ export interface TmuxTerminal {
   keys(...keys: string[]): Promise<void>;
   /** Resolves with the command's exit status once it has ended. */
   exited(): Promise<number>;
+  /** Makes the terminal `columns` wide, as a window narrowed or widened by a person (the program gets SIGWINCH). */
+  resize(columns: number): Promise<void>;
   /** Whether the terminal shows its cursor (a program may have hidden it); while the pane is alive. */
   cursorVisible(): Promise<boolean>;
   /** Ends the server, its pane and the command. */
@@ -86,11 +88,11 @@ export async function startTmux(command: string, options: TmuxOptions): Promise<
   const show = async (format: string) => String((await tmux('display-message', '-p', format)).stdout).trim();
   const rows = async () => {
     const captured = String((await tmux('capture-pane', '-p', '-S', '-', '-E', '-')).stdout);
-    // tmux's own note on a pane whose command has ended is no row of the program's.
-    const lines = captured
-      .split('\n')
-      .map((line) => line.trimEnd())
-      .filter((line) => !/^Pane is dead \(/.test(line));
+    // tmux's own note on a pane whose command has ended (wrapped in a narrow pane) is no row of the
+    // program's: it is the last thing on screen.
+    const lines = captured.split('\n').map((line) => line.trimEnd());
+    const note = lines.findLastIndex((line) => line.startsWith('Pane is dead'));
+    if (note >= 0) lines.splice(note);
     while (lines.length > 0 && lines.at(-1) === '') lines.pop();
     while (lines.length > 0 && lines[0] === '') lines.shift();
     return lines;
@@ -121,6 +123,9 @@ export async function startTmux(command: string, options: TmuxOptions): Promise<
         const status = await readFile(statusFile, 'utf8').catch(() => '');
         return /^\d+\n$/.test(status) ? Number(status) : undefined;
       }, 'the command did not end'),
+    resize: async (columns) => {
+      await tmux('resize-window', '-x', String(columns));
+    },
     cursorVisible: async () => (await show('#{cursor_flag}')) === '1',
     kill: async () => {
       await tmux('kill-server');

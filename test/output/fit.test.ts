@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { columnsOf, fitMiddle, fitParts, fitWidth } from '../../src/output/fit.js';
+import { columnsOf, fitParts, fitPath, fitWidth } from '../../src/output/fit.js';
 
 describe('terminal widths', () => {
   it('columnsOf counts wide characters twice and combining marks as nothing', () => {
@@ -33,14 +33,15 @@ describe('terminal widths', () => {
     expect(columnsOf(fitWidth(problem, 40))).toBeLessThanOrEqual(40);
   });
 
-  it('fitMiddle keeps the start and the end of a name, never over the width', () => {
-    expect(fitMiddle('short.wav', 20)).toBe('short.wav');
-    expect(fitMiddle('calls/2026/a-very-long-name.wav', 15)).toBe('calls/2…ame.wav');
-    expect(fitMiddle('abc', 1)).toBe('…');
+  it('fitPath keeps the file name and the first folders, or the end of a long file name, never over the width', () => {
+    expect(fitPath('short.wav', 20)).toBe('short.wav');
+    expect(fitPath('calls/2026/a-long-name.wav', 20)).toBe('cal…/a-long-name.wav');
+    expect(fitPath('calls/2026/a-long-name.wav', 14)).toBe('…long-name.wav');
+    expect(fitPath('abc', 1)).toBe('…');
     const wide = '日本/語語語語語語語語語語語語.mp3';
     for (let columns = 1; columns <= columnsOf(wide); columns++)
-      expect(columnsOf(fitMiddle(wide, columns))).toBeLessThanOrEqual(columns);
-    expect(fitMiddle(wide, 16)).toMatch(/^日本\/語*…語*\.mp3$/);
+      expect(columnsOf(fitPath(wide, columns))).toBeLessThanOrEqual(columns);
+    expect(fitPath(wide, 16)).toMatch(/^…語*\.mp3$/);
   });
 
   it('fitParts drops the highest-ranked parts first, keeps the order, then cuts', () => {
