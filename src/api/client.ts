@@ -10,15 +10,15 @@ import type * as v from 'valibot';
 import { ExitCode } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import type { BodySink, ClientOptions, ContentSink, JobSink, UploadOptions } from './client-types.js';
-import { InvalidResponseError, LinkRefusedError } from './errors.js';
-import { assertFileName, assertNewJobId, jobPath } from './identifiers.js';
+import { FRESH_LINK_HINT, InvalidResponseError, LinkRefusedError } from './errors.js';
+import { assertFileName, assertNewJobId, JOBS_PATH, jobPath } from './identifiers.js';
 import { eachContentItem, eachJob } from './job-listings.js';
 import { readSmallJson } from './json-reader.js';
 import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
 import { RETRYABLE_STATUSES } from './retry.js';
 import { CreatedJobSchema, DownloadUrlSchema, type JobContentItem } from './schemas.js';
-import { JOBS_PATH, ServiceHttp } from './service-http.js';
+import { ServiceHttp } from './service-http.js';
 import {
   BodyReadError,
   contentLengthOf,
@@ -165,11 +165,11 @@ export class ApiClient {
           undefined,
           undefined,
           ExitCode.partial,
-          'run the same command again for a fresh link',
+          FRESH_LINK_HINT,
         );
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
-        return this.#http.fail(response, at, what, RETRYABLE_STATUSES);
+        return this.#http.fail(response, at, what, RETRYABLE_STATUSES, true);
       }
       return this.#consume(response.body, response.headers, sink, what, at);
     };

@@ -93,6 +93,9 @@ export class CertificateError extends ApiError {
 export class ProxyRefusedError extends ApiError {
   override name = 'ProxyRefusedError';
 }
+/** A signed link's next step: links are short-lived, and each run asks for new ones. */
+export const FRESH_LINK_HINT = 'run the same command again for a fresh link';
+
 /**
  * The host of a signed URL refused it (401/403). Those URLs carry no credentials, so this says the
  * link expired or was tampered with, never that the token was refused: it is not an auth error.
@@ -101,8 +104,9 @@ export class LinkRefusedError extends ApiError {
   override name = 'LinkRefusedError';
 }
 /**
- * What to do about an answer outside the interface: a base URL that leads elsewhere (a proxy's or a
- * portal's page) is the likelier cause, and only the service's operators can mend the service's.
+ * What to do about an answer outside the interface, or a refusal (a 4xx) of a request vredact sent as
+ * the interface says: a base URL that leads elsewhere (a proxy's or a portal's page) is the likelier
+ * cause, and only the service's operators can mend the service's.
  */
 export const UNEXPECTED_ANSWER_HINT =
   "check that the base URL points at the service (`vredact config get base-url`); if it does, report this answer to the service's operators";
@@ -150,17 +154,22 @@ export function errorForStatus(
   const serviceMessage = raw === undefined ? undefined : truncate(escapeControls(scrub(raw)));
   const statusText = `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
   const message = `${what}: the service answered ${statusText}${serviceMessage ? `: ${serviceMessage}` : ''}`;
+  // A request vredact sent as the interface says, refused: as an answer outside it.
+  const refusalHint = hint ?? UNEXPECTED_ANSWER_HINT;
   if (status === 401)
     return new AuthenticationError(message, status, serviceMessage, ExitCode.auth, LOGIN_HINT);
   if (status === 403)
     return new PermissionDeniedError(message, status, serviceMessage, ExitCode.auth, LOGIN_HINT);
   if (status === 404) return new NotFoundError(message, status, serviceMessage, ExitCode.partial, hint);
-  if (status === 413) return new PayloadTooLargeError(message, status, serviceMessage);
+  // The interface's 413 is an upload too large, no sign of a wrong base URL: only the request's own hint.
+  if (status === 413)
+    return new PayloadTooLargeError(message, status, serviceMessage, ExitCode.partial, hint);
   if (status === 429)
     return new RateLimitError(message, status, serviceMessage, ExitCode.partial, 'wait a while, or lower -c');
   if (status >= 500)
     return new InternalServerError(message, status, serviceMessage, ExitCode.partial, SERVICE_FAILING_HINT);
-  if (status >= 400) return new BadRequestError(message, status, serviceMessage);
+  if (status >= 400)
+    return new BadRequestError(message, status, serviceMessage, ExitCode.partial, refusalHint);
   return hint === undefined
     ? new InvalidResponseError(message, status, serviceMessage)
     : new InvalidResponseError(message, status, serviceMessage, ExitCode.partial, hint);

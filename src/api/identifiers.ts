@@ -145,7 +145,10 @@ export function assertFileName(name: string, where: string): string {
   return name;
 }
 
+/** The jobs of the token; a job's own requests are below it (jobPath). */
+export const JOBS_PATH = '/api/jobs';
+
 /** `/api/jobs/<id>/…` with the id checked and encoded. */
 export function jobPath(jobId: string, rest: string, where: string): string {
-  return `/api/jobs/${encodeURIComponent(assertJobId(jobId, where))}${rest}`;
+  return `${JOBS_PATH}/${encodeURIComponent(assertJobId(jobId, where))}${rest}`;
 }

@@ -5,11 +5,11 @@
  */
 import { maskToken } from '../settings/mask.js';
 import type { ContentSink, JobSink } from './client-types.js';
-import { jobIdProblem, jobPath } from './identifiers.js';
+import { JOBS_PATH, jobPath } from './identifiers.js';
 import { readJsonList } from './json-reader.js';
 import { isRetryableByDefault } from './retry.js';
-import { JobContentItemSchema, JobSchema } from './schemas.js';
-import { JOBS_PATH, type ServiceHttp } from './service-http.js';
+import { JobContentItemSchema, JobSchema, listedJobIdProblem } from './schemas.js';
+import type { ServiceHttp } from './service-http.js';
 
 /** A job's `token` field is a secret whoever's it is: masked before anything else sees it. */
 function maskJobToken(raw: unknown): unknown {
@@ -19,8 +19,9 @@ function maskJobToken(raw: unknown): unknown {
 
 /**
  * Every job of the token, handed to a sink made afresh for each attempt (a retry starts over), which
- * keeps what it needs. A job's `token` field comes to the sink masked; a job whose id is unsafe to put
- * in a path is left out, with a warning.
+ * keeps what it needs. A job's `token` field comes to the sink masked. A job with no id vredact can
+ * use (missing, not text or a whole number, unsafe in a path) is left out, so one odd job never fails
+ * the listing: one warning counts them and names the first.
  */
 export async function eachJob<S extends JobSink>(
   http: ServiceHttp,
@@ -35,28 +36,35 @@ export async function eachJob<S extends JobSink>(
     async (response) => {
       const sink = makeSink();
       const drain = sink.drain?.bind(sink);
-      let unsafe = 0;
+      let leftOut = 0;
+      let first = '';
       await readJsonList(response.body, {
         key: 'jobs',
         item: JobSchema,
         what,
         scrub: http.scrub,
-        before: maskJobToken,
-        onItem: (job) => {
-          if (jobIdProblem(job.job_id)) unsafe++;
-          else sink.add(job);
+        admit: (raw, position) => {
+          const problem = listedJobIdProblem(raw);
+          if (problem === undefined) return true;
+          if (leftOut++ === 0) first = `item ${position}: ${problem}`;
+          return false;
         },
+        before: maskJobToken,
+        onItem: (job) => sink.add(job),
         ...(drain ? { afterChunk: drain } : {}),
       });
-      if (unsafe > 0)
-        http.options.log.warn(
-          `${what}: left out ${unsafe} job(s) whose id cannot be used safely in a request`,
-        );
+      if (leftOut > 0) http.options.log.warn(leftOutWarning(what, leftOut, first));
       return sink;
     },
     undefined,
     signal,
   );
+}
+
+/** One line however many were left out: a listing may hold thousands. */
+function leftOutWarning(what: string, leftOut: number, first: string): string {
+  const which = leftOut === 1 ? first : `the first is ${first}`;
+  return `${what}: left out ${leftOut.toLocaleString('en-US')} job(s) whose id cannot be used (${which}); report the listing to the service's operators`;
 }
 
 /**

@@ -76,6 +76,11 @@ export interface ListReadOptions<S extends v.GenericSchema> {
   scrub: Scrub;
   /** Applied to each raw item before it is scrubbed (a field that is masked whole, like a job's token). */
   before?: (raw: unknown) => unknown;
+  /**
+   * Whether the raw item at `position` (from 1) is taken: one that is not is neither checked nor
+   * handed on (a job with no id to use). Every item is taken unless told.
+   */
+  admit?: (raw: unknown, position: number) => boolean;
   /** Called with each item, checked and scrubbed, in the order of the answer. */
   onItem: (item: v.InferOutput<S>) => void;
   /** Awaited after each chunk's items were handed over: a slow consumer holds the reading back. */
@@ -86,7 +91,8 @@ export interface ListReadOptions<S extends v.GenericSchema> {
 
 /**
  * Parses `{"<key>": [item, …]}` as a stream. An item that fails the schema fails the whole answer (as
- * a whole-body parse would); an answer without the array is told apart from an empty list.
+ * a whole-body parse would), unless `admit` left it out first; an answer without the array is told
+ * apart from an empty list. Returns how many items were handed on.
  */
 export async function readJsonList<S extends v.GenericSchema>(
   body: AsyncIterable<Uint8Array>,
@@ -95,6 +101,8 @@ export async function readJsonList<S extends v.GenericSchema>(
   const { key, what } = options;
   const maxItems = options.maxItems ?? MAX_LIST_ITEMS;
   const parser = await exactJsonParser(what, { paths: [`$.${key}.*`], keepStack: false });
+  // Every item read (the bound, and the place an error names), and those handed on.
+  let seen = 0;
   let count = 0;
   let sinceItem = 0;
   let failure: unknown;
@@ -108,18 +116,20 @@ export async function readJsonList<S extends v.GenericSchema>(
       failure = unexpectedAnswer(what, `${key} is not a list`);
       return;
     }
-    if (count >= maxItems) {
+    if (seen >= maxItems) {
       failure = new InvalidResponseError(
         `${what}: the service listed more than ${maxItems.toLocaleString('en-US')} items; vredact reads at most that many (a list that never ends?)`,
       );
       return;
     }
+    seen++;
+    sinceItem = 0;
+    head = undefined;
     try {
+      if (options.admit && !options.admit(value, seen)) return;
       const raw = options.before ? options.before(value) : value;
-      options.onItem(checked(options.item, scrubDeep(raw, options.scrub), `${what} (item ${count + 1})`));
+      options.onItem(checked(options.item, scrubDeep(raw, options.scrub), `${what} (item ${seen})`));
       count++;
-      sinceItem = 0;
-      head = undefined;
     } catch (error) {
       failure = error;
     }
@@ -153,7 +163,7 @@ export async function readJsonList<S extends v.GenericSchema>(
   }
   if (failure instanceof InvalidResponseError) throw failure;
   if (failure !== undefined) throw notJson(what, parser.problemOf(failure as Error));
-  if (count === 0) {
+  if (seen === 0) {
     if (!head) throw unexpectedAnswer(what, `${key} is missing`);
     let parsed: unknown;
     try {

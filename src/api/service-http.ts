@@ -3,6 +3,7 @@
  * (scrubbed of secrets, with base-URL hints), and every attempt through the shared throttle gate.
  */
 import type { Dispatcher } from 'undici';
+import { answerHint } from './answer-hints.js';
 import { dispatcherFor } from './dispatcher.js';
 import { proxyFor, proxySecrets, proxyShown } from './proxy.js';
 import { request } from './undici-agent.js';
@@ -22,10 +23,8 @@ import { type Scrub, scrubberFor } from './scrub.js';
 import { Throttle } from './throttle.js';
 import { decodedResponse } from './content-encoding.js';
 import { headerValue, networkError, readText } from './transport.js';
-import { displayText, truncate } from '../output/sanitize.js';
 import { formatWait } from './wait-text.js';
 
-export const JOBS_PATH = '/api/jobs';
 /** Error bodies are read only this far: an HTML error page can be large and says little. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 
@@ -148,47 +147,22 @@ export class ServiceHttp {
     return decodedResponse(response, what);
   }
 
-  /** A 404 on the jobs list means the base URL's path is wrong more often than anything else. */
-  #notFoundHint(url: URL): string | undefined {
-    const basePath = this.#options.baseUrl.pathname.replace(/\/+$/, '');
-    if (/\/api$/i.test(basePath)) {
-      return `the base URL should not end in /api (requests went to ${url.pathname}): set it to ${this.#options.baseUrl.origin}${basePath.slice(0, -4) || ''}`;
-    }
-    if (url.pathname === `${basePath}${JOBS_PATH}`) {
-      return basePath
-        ? `the base URL holds a path (${basePath}) the service may not answer on: check \`vredact config get base-url\``
-        : 'check that the base URL points at the service: `vredact config get base-url`';
-    }
-    // A job the token does not own reads as one that does not exist.
-    const inJob = url.pathname.slice(basePath.length).replace(/^\/api\/jobs\/[^/]+/, '');
-    if (inJob === '/content') return 'check the job id: `vredact jobs list` shows the jobs of this token';
-    if (inJob === '/files/download-url')
-      return 'check the job id and the file name: `vredact jobs content <jobId>` lists its files';
-    return undefined;
-  }
-
-  /**
-   * A redirect of the API is never followed (it would carry the token, or an upload, to wherever it
-   * points): the error says where it points, so that a service that moved can be set as the base URL.
-   */
-  #redirectHint(status: number, location: string): string | undefined {
-    if (status < 300 || status > 399 || !location) return undefined;
-    const where = truncate(displayText(this.scrub(location)), 120);
-    return `it redirects to ${where}, and vredact does not follow redirects of the service: if the service moved, set the base URL to its new address (\`vredact config set base-url <url>\`)`;
-  }
-
   /** Reads an error answer and throws its typed error, marked retryable where the status allows. */
   async fail(
     response: Dispatcher.ResponseData,
     url: URL,
     what: string,
     retryable: ReadonlySet<number>,
+    signedLink = false,
   ): Promise<never> {
     const text = await readText(response.body, ERROR_BODY_LIMIT).catch(() => '');
-    const hint =
-      response.statusCode === 404
-        ? this.#notFoundHint(url)
-        : this.#redirectHint(response.statusCode, headerValue(response.headers, 'location'));
+    const hint = answerHint(response.statusCode, {
+      url,
+      baseUrl: this.#options.baseUrl,
+      signedLink,
+      location: headerValue(response.headers, 'location'),
+      scrub: this.scrub,
+    });
     const error = errorForStatus(response.statusCode, what, text, this.scrub, hint);
     if (retryable.has(response.statusCode)) {
       throw new RetryableStatusError(

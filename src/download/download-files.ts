@@ -107,10 +107,20 @@ export const FILE_ROOM: RoomWords = {
   fix: (folder) =>
     `free some space on ${folder}, or download into another folder (-o), then run the same command again`,
 };
+/** What to do about a file whose name another file of the run took: the run's order would take it again. */
+const ANOTHER_FOLDER =
+  'download it by its name into another folder: `vredact download <jobId> <fileName> -o <folder>`';
 export const CASE_CLASH_REASON = (other: string): string =>
-  `${other} is saved under the same name but for letter case, which the output folder ignores; download this file into another folder (-o)`;
+  `${other} is saved under the same name but for letter case, which the output folder ignores; ${ANOTHER_FOLDER}`;
+export const SAME_NAME_REASON = (other: string): string =>
+  `${other} is saved under the same name; ${ANOTHER_FOLDER}`;
+/** A name no file can be saved under, here or elsewhere: only the service can give another. */
+const UNSAVABLE = "report the listing to the service's operators";
+export const NO_BASE_NAME_REASON = `the file name has no usable base name; ${UNSAVABLE}`;
+export const NAME_TOO_LONG_REASON = (bytes: number): string =>
+  `its name is ${bytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have; ${UNSAVABLE}`;
 export const NAMELESS_REASON = (which: string): string =>
-  `${which}; it cannot be asked for without a usable name; report the listing to the service's operators`;
+  `${which}; it cannot be asked for without a usable name; ${UNSAVABLE}`;
 export const FOLDER_IN_PLACE_REASON =
   'a folder of that name is in the output folder, so the file cannot be saved there; move the folder, or choose another -o';
 
@@ -145,22 +155,16 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
           : undefined,
     });
     const local = safeBaseName(fileName);
-    if (!local) return unsaved('the file name has no usable base name');
+    if (!local) return unsaved(NO_BASE_NAME_REASON);
     // Such a name could never be saved: it fails before a signed URL is asked for and fetched.
     const nameBytes = Buffer.byteLength(local);
-    if (nameBytes > NAME_MAX_BYTES) {
-      return unsaved(
-        `its name is ${nameBytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have`,
-      );
-    }
+    if (nameBytes > NAME_MAX_BYTES) return unsaved(NAME_TOO_LONG_REASON(nameBytes));
     // Where the folder ignores case, the second of `Take.wav` and `take.wav` would replace the first.
     const claim = claims.claim(fileName, local);
     if (claim.kind === 'repeat') return { outcome: undefined };
     if (claim.kind === 'taken') {
       const sameName = safeBaseName(claim.other) === local;
-      const reason = sameName
-        ? `${claim.other} is saved under the same name`
-        : CASE_CLASH_REASON(claim.other);
+      const reason = sameName ? SAME_NAME_REASON(claim.other) : CASE_CLASH_REASON(claim.other);
       return { outcome: { fileName, path: null, status: 'failed', reason } };
     }
     return { local };

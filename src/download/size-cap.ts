@@ -6,6 +6,7 @@
  * format), so a body that is not a WAV is bounded by the duration alone.
  */
 import { declaresLength, isRiffWave } from '../audio/riff.js';
+import { CliError, ExitCode } from '../errors.js';
 import { formatLength } from '../output/format.js';
 import { estimateFromDuration } from '../redact/free-space.js';
 import {
@@ -15,14 +16,30 @@ import {
 } from '../redact/options.js';
 import { resultByteCap } from '../redact/verify.js';
 
-/** A downloaded file past its cap: failed, never fetched again. */
-export class DownloadTooLargeError extends Error {
+/**
+ * A downloaded file past its cap: failed, never fetched again. Fetched again it would be the same, so
+ * only the service's operators can mend it (the file, or the duration its listing gives).
+ */
+export class DownloadTooLargeError extends CliError {
   override name = 'DownloadTooLargeError';
+  constructor(message: string) {
+    super(message, ExitCode.partial, "nothing of it was kept; report the file to the service's operators");
+  }
 }
 
-/** A downloaded file with no bytes (a 204, an empty 200): no recording is empty; failed, nothing kept. */
-export class EmptyDownloadError extends Error {
+/**
+ * A downloaded file with no bytes (a 204, an empty 200): no recording is empty; failed, nothing kept.
+ * A result not yet written where the link points may be there on a later run.
+ */
+export class EmptyDownloadError extends CliError {
   override name = 'EmptyDownloadError';
+  constructor(message: string) {
+    super(
+      message,
+      ExitCode.partial,
+      "run the same command again; if it is still empty, report it to the service's operators",
+    );
+  }
 }
 
 export interface SizeCap {

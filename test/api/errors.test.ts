@@ -12,6 +12,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
   serviceMessageOf,
+  UNEXPECTED_ANSWER_HINT,
 } from '../../src/api/errors.js';
 import { scrubberFor } from '../../src/api/scrub.js';
 import { ExitCode } from '../../src/errors.js';
@@ -36,6 +37,16 @@ describe('errorForStatus', () => {
     expect(error.status).toBe(status);
     expect(error.exitCode).toBe(exitCode);
     expect(error.message).toMatch(new RegExp(`^listing jobs: the service answered ${status}`));
+  });
+
+  it('a refusal (a 4xx but 401, 403, 404, 413, 429) says to check the base URL, unless told what to do', () => {
+    for (const status of [400, 405, 409, 410, 422]) {
+      expect(errorForStatus(status, 'listing jobs', '').hint).toBe(UNEXPECTED_ANSWER_HINT);
+    }
+    expect(errorForStatus(400, 'x', '', undefined, 'check the file name').hint).toBe('check the file name');
+    // The interface's 413 is an upload too large: no base URL to check.
+    expect(errorForStatus(413, 'redacting a.wav', '').hint).toBeUndefined();
+    expect(errorForStatus(413, 'x', '', undefined, 'check the file name').hint).toBe('check the file name');
   });
 
   it("names the status and carries the service's message", () => {

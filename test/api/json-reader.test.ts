@@ -82,6 +82,29 @@ describe('readJsonList', () => {
     await expect(list('{"jobs": [{"nope": 1}]}')).rejects.toThrow(/unexpected answer/);
   });
 
+  test('items `admit` refuses are neither checked nor handed on; an error names its item by its place', async () => {
+    const places: number[] = [];
+    const items: string[] = [];
+    const read = (text: string) =>
+      readJsonList(chunks(text), {
+        key: 'jobs',
+        item: JobSchema,
+        what: 'listing jobs',
+        scrub,
+        admit: (raw, position) => {
+          places.push(position);
+          return raw !== null;
+        },
+        onItem: (item) => items.push(item.job_id),
+      });
+    expect(await read('{"jobs": [null, {"job_id": "a"}, null]}')).toBe(1);
+    expect([places, items]).toEqual([[1, 2, 3], ['a']]);
+    expect(await read('{"jobs": [null]}')).toBe(0);
+    await expect(read('{"jobs": [null, {"job_id": true}]}')).rejects.toThrow(
+      /^listing jobs \(item 2\): unexpected answer/,
+    );
+  });
+
   test('an item larger than the bound fails with a message that names the bound', async () => {
     const body = JSON.stringify({ jobs: [{ job_id: 'a', created_at: 'x'.repeat(MAX_ITEM_BYTES + 10) }] });
     await expect(list(body, 64 * 1024)).rejects.toThrow(/larger than 1024 KiB/);

@@ -9,6 +9,7 @@ import {
   JobContentItemSchema,
   JobSchema,
   jobIdFieldOf,
+  listedJobIdProblem,
 } from '../../src/api/schemas.js';
 
 const BIG = '12345678901234567891';
@@ -76,6 +77,30 @@ describe("an item's file name", () => {
       BIG,
       `the service listed its file name as a number (${BIG})`,
     ]);
+  });
+});
+
+describe('a job of a listing', () => {
+  test('has an id to use, or says in plain words why it has none', () => {
+    expect(listedJobIdProblem({ job_id: 'job-1' })).toBeUndefined();
+    expect(listedJobIdProblem({ job_id: new NumberLiteral(BIG) })).toBeUndefined();
+    expect(listedJobIdProblem({})).toBe('job_id is missing');
+    expect(listedJobIdProblem({ job_id: null })).toBe('job_id is null, not text or a number');
+    expect(listedJobIdProblem({ job_id: { a: 1 } })).toBe('job_id is an object, not text or a number');
+    expect(listedJobIdProblem({ job_id: 1.5 })).toBe(
+      'job_id: the number 1.5 cannot be an id: it is not a whole number',
+    );
+    expect(listedJobIdProblem({ job_id: '' })).toBe('job_id: it is empty');
+    expect(listedJobIdProblem({ job_id: 'a/b' })).toBe(
+      'job_id: it contains a character that would change the request path',
+    );
+    expect(listedJobIdProblem(null)).toBe('it is null, not an object');
+  });
+
+  test('its token is text or empty: a number or an object is no token to show', () => {
+    expect(v.parse(JobSchema, { job_id: 'a', token: 5 }).token).toBe('');
+    expect(v.parse(JobSchema, { job_id: 'a', token: { t: 'x' } }).token).toBe('');
+    expect(v.parse(JobSchema, { job_id: 'a', token: null }).token).toBe('');
   });
 });
 

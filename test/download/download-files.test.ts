@@ -256,7 +256,7 @@ describe('downloadFiles', () => {
       /Content-Encoding "zz-unknown", which vredact cannot decode/,
     );
     expect(byName.get('bomb.wav')?.reason).toBe(
-      `the file was cut off past ${downloadSizeCap(2).bytes} bytes, more than a 2 s recording can need`,
+      `the file was cut off past ${downloadSizeCap(2).bytes} bytes, more than a 2 s recording can need; nothing of it was kept; report the file to the service's operators`,
     );
     expect((await readdir(dir.path)).sort()).toEqual(['br.wav', 'deflate.wav', 'gzip.wav', 'twice.wav']);
   });
@@ -269,7 +269,10 @@ describe('downloadFiles', () => {
       { jobId: 'job1', fileNames: [long, 'b.wav'], outDir: dir.path, overwrite: false },
     );
     expect(result.outcomes.map((o) => [o.status, o.reason])).toEqual([
-      ['failed', 'its name is 264 bytes long, more than the 255 a file name may have'],
+      [
+        'failed',
+        "its name is 264 bytes long, more than the 255 a file name may have; report the listing to the service's operators",
+      ],
       ['downloaded', undefined],
     ]);
     expect(server.received.filter((r) => r.method === 'POST')).toHaveLength(1);
@@ -337,7 +340,7 @@ describe('downloadFiles', () => {
         fileName: 'endless.wav',
         path: join(dir.path, 'endless.wav'),
         status: 'failed',
-        reason: `the file was cut off past ${cap} bytes, more than a 2 s recording can need`,
+        reason: `the file was cut off past ${cap} bytes, more than a 2 s recording can need; nothing of it was kept; report the file to the service's operators`,
       },
       { fileName: 'fine.wav', path: join(dir.path, 'fine.wav'), status: 'downloaded', bytes: 3000 },
     ]);

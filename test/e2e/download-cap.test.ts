@@ -2,7 +2,7 @@
  * `vredact download` against a signed URL that does not stop: a WAV header declaring 0xFFFFFFFF
  * bytes, then 1 MiB chunks (64 MiB of them, 30 times the cap). The file is cut off past the cap its listed duration gives (the rule of
  * `redact`'s results), its temporary file removed, it fails with a one-line reason, the other files
- * are downloaded, exit 1.
+ * are downloaded, exit 1. Its line ends with what to do next.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -72,7 +72,7 @@ describe('download, an endless body', () => {
       });
       expect(run.exitCode, String(run.stderr)).toBe(1);
       const cap = downloadSizeCap(3).bytes;
-      const reason = `endless.wav: the file was cut off past ${cap} bytes, more than a 3 s recording can need`;
+      const reason = `endless.wav: the file was cut off past ${cap} bytes, more than a 3 s recording can need; nothing of it was kept; report the file to the service's operators`;
       const stderr = String(run.stderr).split('\n');
       expect(stderr.filter((line) => line.includes('endless.wav'))).toEqual([`error: ${reason}`]);
       expect(String(run.stdout)).toBe(join(out, 'fine.wav'));

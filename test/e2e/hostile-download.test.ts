@@ -315,7 +315,7 @@ describe('download, a signed URL with a very long path', () => {
           .split('\n')
           .find((l) => l.startsWith('error: a.wav:')) ?? '';
       expect(line).toMatch(
-        /more characters\) from 127\.0\.0\.1:\d+: the service answered 404 Not Found: gone$/,
+        /more characters\) from 127\.0\.0\.1:\d+: the service answered 404 Not Found: gone; run the same command again for a fresh link; if it fails again, report it to the service's operators$/,
       );
       expect(line.length).toBeLessThan(400);
     } finally {

@@ -1,14 +1,20 @@
 /**
  * A job's items whose file name is no name (missing, null, a number, an object) or whose id is no
  * whole number, through the built binary: `jobs content` shows each as far as it can, and `download`
- * fails just those, fetching the others.
+ * fails just those, fetching the others. Jobs of a listing with no id vredact can use are left out of
+ * `jobs list`, with one warning.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { startJobServer } from '../helpers/job-server.js';
-import { type ScriptedServer, sendJsonText } from '../helpers/scripted-server.js';
+import {
+  type ScriptedServer,
+  sendJson,
+  sendJsonText,
+  startScriptedServer,
+} from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_oddity_0123456789abcdef';
 const LINK = /\/files\/download-url$/;
@@ -90,6 +96,62 @@ describe('a job with items that have no usable name or a fractional id', () => {
         ['', 'failed'],
         ['a.wav', 'skipped'],
         ['e.wav', 'skipped'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a listing of jobs, some with no id vredact can use', () => {
+  // Written as text: `1.5` and an id past a JavaScript number's digits stay as the service wrote them.
+  const JOBS = `{"jobs": [
+    {"job_id": "job-new", "token": "vr_other_0123456789", "created_at": "2026-03-01T00:00:00Z"},
+    {"token": "vr_other_0123456789", "created_at": "2026-03-02T00:00:00Z"},
+    {"job_id": {"a": 1}, "created_at": "2026-03-03T00:00:00Z"},
+    {"job_id": 1.5},
+    {"job_id": ""},
+    {"job_id": "\\u001b[2J/x"},
+    null,
+    {"job_id": 12345678901234567891, "token": 5, "created_at": "2026-01-01T00:00:00Z"}
+  ]}`;
+  const WARNING =
+    "warning: listing jobs: left out 6 job(s) whose id cannot be used (the first is item 2: job_id is missing); report the listing to the service's operators";
+
+  test('jobs list shows the others, in a pipe and as JSON, with one warning naming the count, exit 0', async () => {
+    const server = await startScriptedServer((_req, res) => sendJsonText(res, 200, JOBS));
+    try {
+      const plain = await runCli(['jobs', 'list'], { env: envFor(server) });
+      expect(plain.exitCode, String(plain.stderr)).toBe(0);
+      expect(String(plain.stdout).split('\n')).toEqual([
+        'job-new\t2026-03-01 00:00:00\tvr_…6789',
+        '12345678901234567891\t2026-01-01 00:00:00\t',
+      ]);
+      expect(String(plain.stderr).trimEnd().split('\n')).toEqual([WARNING]);
+      const json = await runCli(['jobs', 'list', '--json'], { env: envFor(server) });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      const jobs = JSON.parse(String(json.stdout)) as Array<{ job_id: string; token: string }>;
+      expect(jobs.map((job) => [job.job_id, job.token])).toEqual([
+        ['job-new', 'vr_…6789'],
+        ['12345678901234567891', ''],
+      ]);
+      expect(String(json.stderr).trimEnd().split('\n')).toEqual([WARNING]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('thousands of them are one warning line, whatever the flags', async () => {
+    const odd = Array.from({ length: 5000 }, (_, i) => ({ created_at: `${i}` }));
+    const server = await startScriptedServer((_req, res) =>
+      sendJson(res, 200, { jobs: [...odd, { job_id: 'job-1' }] }),
+    );
+    try {
+      const run = await runCli(['jobs', 'list', '-q'], { env: envFor(server) });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(String(run.stdout)).toBe('job-1\t\t');
+      expect(String(run.stderr).trimEnd().split('\n')).toEqual([
+        "warning: listing jobs: left out 5,000 job(s) whose id cannot be used (the first is item 1: job_id is missing); report the listing to the service's operators",
       ]);
     } finally {
       await server.close();

@@ -26,7 +26,11 @@ function* tsvLines(jobs: readonly Job[]): Iterable<string> {
  */
 function jobsLimit(flags: { limit?: unknown; all?: unknown }, json: boolean): number {
   if (flags.all === true) {
-    if (flags.limit !== undefined) throw new UsageError('--all and --limit cannot be used together');
+    if (flags.limit !== undefined)
+      throw new UsageError(
+        '--all and --limit cannot be used together',
+        'give one: --limit <n> for the newest n jobs, or --all for every job',
+      );
     return Number.POSITIVE_INFINITY;
   }
   if (flags.limit === undefined) return json ? Number.POSITIVE_INFINITY : DEFAULT_JOBS_LIMIT;

@@ -1,0 +1,74 @@
+/**
+ * What to do about an error answer, where the request it answered tells more than its status: the
+ * base URL's path for a 404 of the jobs list, the job id or file name for a job's requests, the
+ * link for a signed URL. errors.ts gives every status its own hint where these give none.
+ */
+import { displayText, truncate } from '../output/sanitize.js';
+import { FRESH_LINK_HINT } from './errors.js';
+import { JOBS_PATH } from './identifiers.js';
+import type { Scrub } from './scrub.js';
+
+/** The request an error answered. */
+export interface AnsweredRequest {
+  url: URL;
+  /** The service's base URL, whose path prefixes every request of the service. */
+  baseUrl: URL;
+  /** A signed download URL, not the service's: its answers say nothing of the base URL or the token. */
+  signedLink: boolean;
+  /** The answer's `Location`, empty when it has none. */
+  location: string;
+  scrub: Scrub;
+}
+
+/** What to do about `status`, or undefined for the status's own hint. */
+export function answerHint(status: number, request: AnsweredRequest): string | undefined {
+  if (status >= 300 && status <= 399) return redirectHint(request);
+  if (status < 400 || status > 499 || status === 401 || status === 403 || status === 429) return undefined;
+  if (request.signedLink)
+    return `${FRESH_LINK_HINT}; if it fails again, report it to the service's operators`;
+  if (status === 404) return notFoundHint(request);
+  // Any other refusal of a link request is about the name asked for, the body's one field; a 405
+  // refuses the request's path and method, which the base URL decides.
+  if (status !== 405 && requestInJob(request) === '/files/download-url')
+    return "check the file name against the job's files (`vredact jobs content <jobId>`); if it is listed there, report this answer to the service's operators";
+  return undefined;
+}
+
+function basePathOf(baseUrl: URL): string {
+  return baseUrl.pathname.replace(/\/+$/, '');
+}
+
+/** What a request asks of a job (`/content`, `/files/download-url`), past `/api/jobs/<id>`. */
+function requestInJob({ url, baseUrl }: AnsweredRequest): string {
+  return url.pathname.slice(basePathOf(baseUrl).length).replace(/^\/api\/jobs\/[^/]+/, '');
+}
+
+/** A 404 on the jobs list means the base URL's path is wrong more often than anything else. */
+function notFoundHint(request: AnsweredRequest): string | undefined {
+  const { url, baseUrl } = request;
+  const basePath = basePathOf(baseUrl);
+  if (/\/api$/i.test(basePath)) {
+    return `the base URL should not end in /api (requests went to ${url.pathname}): set it to ${baseUrl.origin}${basePath.slice(0, -4) || ''}`;
+  }
+  if (url.pathname === `${basePath}${JOBS_PATH}`) {
+    return basePath
+      ? `the base URL holds a path (${basePath}) the service may not answer on: check \`vredact config get base-url\``
+      : 'check that the base URL points at the service: `vredact config get base-url`';
+  }
+  // A job the token does not own reads as one that does not exist.
+  const inJob = requestInJob(request);
+  if (inJob === '/content') return 'check the job id: `vredact jobs list` shows the jobs of this token';
+  if (inJob === '/files/download-url')
+    return 'check the job id and the file name: `vredact jobs content <jobId>` lists its files';
+  return undefined;
+}
+
+/**
+ * A redirect of the API is never followed (it would carry the token, or an upload, to wherever it
+ * points): the error says where it points, so that a service that moved can be set as the base URL.
+ */
+function redirectHint({ location, scrub }: AnsweredRequest): string | undefined {
+  if (!location) return undefined;
+  const where = truncate(displayText(scrub(location)), 120);
+  return `it redirects to ${where}, and vredact does not follow redirects of the service: if the service moved, set the base URL to its new address (\`vredact config set base-url <url>\`)`;
+}
