@@ -104,7 +104,7 @@ export async function runBatch(
   }
   if (dryRun || !client) {
     await pause('journal');
-    return runDryRun(ctx, plan, fingerprint, options, interrupt.stop);
+    return runDryRun(ctx, plan, fingerprint, options, interrupt.stop, pause);
   }
   client.rideOutOutages?.(options.maxOutageWaitMs);
 
@@ -196,6 +196,7 @@ export async function runBatch(
         adopt: (entry, identity, startedMs) => adoptOutput(engine, entry, identity, startedMs),
       },
       ctx.settings.concurrency,
+      { stop: interrupt.stop, pause },
     );
     await writer.close();
     writer = undefined;
@@ -212,7 +213,7 @@ export async function runBatch(
     });
     // The summary's tick or cross says what the exit code says: the jobs a --no-wait run submitted
     // are pending, and that is its success.
-    live.finish(counts, false, code === ExitCode.ok);
+    live.finish(counts, false, code === ExitCode.ok, interrupt.stop.aborted);
     if (halt.reason) {
       const failure = halt.reason as { message?: string; hint?: string };
       ctx.log.error(`the batch stopped: ${failure.message ?? String(halt.reason)}`);

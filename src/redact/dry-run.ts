@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { checkOutputFolderShape } from '../fs/writable.js';
 import { checkInput } from './check.js';
+import { DecidingOrder } from './deciding-order.js';
 import { unlessStopped } from './event-turn.js';
 import { type DryRunResults, dryRunShortage, jobResultNeed, resultNeed } from './free-space.js';
 import { STATE_DIR } from './journal.js';
@@ -19,6 +20,7 @@ import { Reporter } from './report.js';
 import { settleHeap } from './settle-heap.js';
 import { probeWorkers } from './stages.js';
 import { triage } from './triage.js';
+import type { Pause } from './test-pause.js';
 import { settleUnvouched, UnvouchedOutputs } from './unvouched.js';
 import type { Work } from './work.js';
 
@@ -28,6 +30,7 @@ export async function runDryRun(
   fingerprint: string,
   options: RedactOptions,
   stop: AbortSignal,
+  pause: Pause,
 ): Promise<number> {
   const { entries } = plan;
   await checkOutputFolderShape(plan.outDir, join(plan.outDir, STATE_DIR));
@@ -64,18 +67,16 @@ export async function runDryRun(
   const unvouched = new UnvouchedOutputs();
   const results: DryRunResults = { sent: 0, collected: 0, need: 0 };
   // Stopped (Ctrl-C, a closed stdout): the inputs left are not decided; nothing is in flight.
-  const triaging = forEachConcurrently(entries, 16, async (entry) =>
-    stop.aborted
-      ? undefined
-      : decided.push(
-          await triage(entry, {
-            journal,
-            fingerprint,
-            overwrite: options.overwrite,
-            found: undefined,
-            outputs,
-          }),
-        ),
+  const triaging = forEachConcurrently(new DecidingOrder(entries, stop, pause), 16, async (entry) =>
+    decided.push(
+      await triage(entry, {
+        journal,
+        fingerprint,
+        overwrite: options.overwrite,
+        found: undefined,
+        outputs,
+      }),
+    ),
   ).finally(() => decided.close());
   // The spinner's timer would keep the process alive after an error.
   const checking = Promise.all([
@@ -112,7 +113,7 @@ export async function runDryRun(
     .finally(() => journal.open?.close());
   const code = stop.aborted ? ExitCode.interrupted : counts.rejected > 0 ? ExitCode.partial : ExitCode.ok;
   // The summary's tick or cross says what the exit code says, as a run's does: an interrupted check is a cross.
-  reporter.finish(counts, true, code === ExitCode.ok);
+  reporter.finish(counts, true, code === ExitCode.ok, stop.aborted);
   const shortage = stop.aborted ? undefined : dryRunShortage(plan.outDir, results);
   if (shortage) ctx.log.warn(shortage);
   return code;

@@ -21,6 +21,12 @@ import { ProblemList } from './problem-list.js';
 
 export type { Counts, DryRunCounts, DryRunStatus, Outcome, Progress, Status } from './outcome.js';
 
+/**
+ * The counts a summary shows; `undecided`, only after a first interrupt that ended the deciding: the
+ * inputs given no outcome.
+ */
+export type SummaryCounts = Partial<Counts & DryRunCounts> & { undecided?: number };
+
 /** Statuses that are not a success: their lines are printed even with --quiet. */
 const PROBLEMS = new Set<string>(['rejected', 'failed', 'pending']);
 /** Width of the status column of the problem list. */
@@ -145,23 +151,32 @@ export class Reporter {
   /**
    * Stops the progress and prints the summary (an object, a line, or a line and the problems). `ok`
    * (a tick, not a cross, before the live line's summary) is the caller's, who knows the exit code;
-   * without it, any file rejected, failed or pending is a cross.
+   * without it, any file rejected, failed or pending is a cross. `interrupted`: the inputs left without
+   * an outcome (a first interrupt ends the deciding, see deciding-order.ts) are counted as undecided.
    */
-  finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean, ok?: boolean): void {
+  finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean, ok?: boolean, interrupted = false): void {
+    const undecided = interrupted ? this.#undecided() : 0;
+    const shown: SummaryCounts = undecided > 0 ? { ...counts, undecided } : counts;
     const good = ok ?? (counts.rejected ?? 0) + (counts.failed ?? 0) + (counts.pending ?? 0) === 0;
     const status = this.#status;
     if (status?.live) {
       const elapsedMs = this.#now() - (this.#latest?.startedAt ?? this.#startedAt);
-      status.finish(good, compactSummary(counts, dryRun, elapsedMs, status.columns));
+      status.finish(good, compactSummary(shown, dryRun, elapsedMs, status.columns));
     } else {
       status?.stop();
-      if (!this.#io.quiet && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(counts, dryRun)}\n`);
+      if (!this.#io.quiet && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
     }
     if (this.#mode === 'json') {
-      printJsonLine(this.#io, { summary: counts, ...(dryRun ? { dryRun: true } : {}) });
+      printJsonLine(this.#io, { summary: shown, ...(dryRun ? { dryRun: true } : {}) });
       return;
     }
     if (this.#mode === 'terminal') this.#printProblems();
+  }
+
+  /** The inputs of the run that have no outcome (known only when the run was given its total). */
+  #undecided(): number {
+    const settled = Object.values(this.#seen).reduce((sum, n) => sum + n, 0);
+    return Math.max(0, (this.#options.total ?? 0) - settled);
   }
 
   /** Stops the progress without a summary (the run failed before it could finish). Idempotent. */
@@ -190,7 +205,7 @@ export class Reporter {
  * zero never goes (the line is cut after it instead).
  */
 export function compactSummary(
-  counts: Partial<Counts & DryRunCounts>,
+  counts: SummaryCounts,
   dryRun: boolean,
   elapsedMs: number,
   columns: number,
@@ -209,14 +224,16 @@ export function compactSummary(
         ['failed', counts.failed ?? 0],
         ['pending', counts.pending ?? 0],
       ];
+  if (counts.undecided) entries.push(['undecided', counts.undecided]);
   const parts = entries.map(([name, n]) => ({ text: `${name} ${n}`, rank: n === 0 ? 2 : 0 }));
   parts.push({ text: dryRun ? 'nothing sent' : formatDuration(Math.max(0, elapsedMs) / 1000), rank: 1 });
   return fitParts(parts, SEPARATOR, columns);
 }
 
-export function summaryLine(counts: Partial<Counts & DryRunCounts>, dryRun: boolean): string {
+export function summaryLine(counts: SummaryCounts, dryRun: boolean): string {
+  const undecided = counts.undecided ? `, undecided ${counts.undecided} (interrupted)` : '';
   if (dryRun) {
-    return `dry run: would send ${counts['would-send'] ?? 0}, would collect ${counts['would-collect'] ?? 0}, skipped ${counts.skipped ?? 0} (already done), rejected ${counts.rejected ?? 0}; nothing was sent`;
+    return `dry run: would send ${counts['would-send'] ?? 0}, would collect ${counts['would-collect'] ?? 0}, skipped ${counts.skipped ?? 0} (already done), rejected ${counts.rejected ?? 0}${undecided}; nothing was sent`;
   }
-  return `redacted ${counts.done ?? 0}, skipped ${counts.skipped ?? 0} (already done), rejected ${counts.rejected ?? 0}, failed ${counts.failed ?? 0}, pending ${counts.pending ?? 0}`;
+  return `redacted ${counts.done ?? 0}, skipped ${counts.skipped ?? 0} (already done), rejected ${counts.rejected ?? 0}, failed ${counts.failed ?? 0}, pending ${counts.pending ?? 0}${undecided}`;
 }

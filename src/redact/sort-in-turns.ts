@@ -2,7 +2,8 @@
  * A sort that gives the event loop its turns (see event-turn.ts) and takes a first interrupt. A
  * listing of 1,000,000 paths is sorted by a comparison of their bytes: one TypedArray#sort took 1.3 to
  * 1.9 s without a turn, in which a Ctrl-C waited. Here runs of RUN items are sorted by the engine's
- * own sort, then merged pairwise, both with turns between them.
+ * own sort, then merged pairwise, both with turns between them, and within a merge every RUN items:
+ * the last merges of 1,000,000 paths listed out of order went 0.44 s without one.
  */
 import { giveTurn, turnDue } from './event-turn.js';
 
@@ -29,7 +30,12 @@ export async function sortInTurns(
   for (let width = RUN; width < length; width *= 2) {
     for (let left = 0; left < length; left += 2 * width) {
       if (turnDue()) await giveTurn(stop);
-      mergeRuns(from, to, left, Math.min(length, left + width), Math.min(length, left + 2 * width), compare);
+      const runs = {
+        left,
+        middle: Math.min(length, left + width),
+        right: Math.min(length, left + 2 * width),
+      };
+      await mergeRuns(from, to, runs, compare, stop);
     }
     [from, to] = [to, from];
   }
@@ -37,14 +43,13 @@ export async function sortInTurns(
 }
 
 /** Merges from[left, middle) and from[middle, right), both sorted, into to[left, right). */
-function mergeRuns(
+async function mergeRuns(
   from: Uint32Array,
   to: Uint32Array,
-  left: number,
-  middle: number,
-  right: number,
+  { left, middle, right }: { left: number; middle: number; right: number },
   compare: (a: number, b: number) => number,
-): void {
+  stop: AbortSignal | undefined,
+): Promise<void> {
   // A listing comes nearly in order: runs already in order are copied without comparisons.
   if (middle >= right || compare(from[middle - 1] as number, from[middle] as number) <= 0) {
     to.set(from.subarray(left, right), left);
@@ -54,10 +59,14 @@ function mergeRuns(
   let j = middle;
   let k = left;
   while (i < middle && j < right) {
-    // Ties take the left run's item first: the sort stays stable.
-    to[k++] =
-      compare(from[j] as number, from[i] as number) < 0 ? (from[j++] as number) : (from[i++] as number);
+    if (turnDue()) await giveTurn(stop);
+    const end = Math.min(right, k + RUN);
+    while (k < end && i < middle && j < right) {
+      // Ties take the left run's item first: the sort stays stable.
+      to[k++] =
+        compare(from[j] as number, from[i] as number) < 0 ? (from[j++] as number) : (from[i++] as number);
+    }
   }
-  while (i < middle) to[k++] = from[i++] as number;
-  while (j < right) to[k++] = from[j++] as number;
+  to.set(from.subarray(i, middle), k);
+  to.set(from.subarray(j, right), k + middle - i);
 }

@@ -6,8 +6,10 @@
  */
 import { checkInput } from './check.js';
 import { collectOne } from './collect.js';
+import { DecidingOrder } from './deciding-order.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
 import type { PlanEntries } from './plan.js';
+import type { Pause } from './test-pause.js';
 import { Uint8Column } from './chunked-columns.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { type PublishWork, publishOne } from './publish.js';
@@ -33,12 +35,16 @@ async function closing<T>(queue: BoundedQueue<T>, run: () => Promise<void>): Pro
   }
 }
 
-/** Runs every planned input through the stages; resolves when each has an outcome. */
+/**
+ * Runs every planned input through the stages; resolves when each has an outcome, or, after a first
+ * interrupt (`deciding.stop`), when each input decided by then has one (see deciding-order.ts).
+ */
 export async function runStages(
   engine: Engine,
   entries: PlanEntries,
   triageOptions: TriageOptions,
   concurrency: number,
+  deciding: { stop: AbortSignal; pause: Pause },
 ): Promise<void> {
   const { recorder } = engine;
   const decided = new BoundedQueue<Work>(256);
@@ -105,8 +111,10 @@ export async function runStages(
   };
   await Promise.all([
     closing(decided, () =>
-      forEachConcurrently(entries, TRIAGE_WORKERS, async (entry) =>
-        decided.push(await triage(entry, triageOptions)),
+      forEachConcurrently(
+        new DecidingOrder(entries, deciding.stop, deciding.pause),
+        TRIAGE_WORKERS,
+        async (entry) => decided.push(await triage(entry, triageOptions)),
       ),
     ),
     route().finally(() => {

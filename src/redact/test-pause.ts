@@ -6,8 +6,11 @@
  * setting: a user's run never waits here.
  */
 
-/** Where a run can be held: before its plan, before it reads the journals, as it compacts its own. */
-export type PausePoint = 'plan' | 'journal' | 'compaction';
+/**
+ * Where a run can be held: before its plan, before it reads the journals, as it compacts its own, and
+ * once it has decided its first input (that input's upload may then be in flight, the others wait).
+ */
+export type PausePoint = 'plan' | 'journal' | 'compaction' | 'decide';
 
 /** Holds the run at `point` when a test asked for it; a no-op otherwise. */
 export type Pause = (point: PausePoint) => Promise<void>;

@@ -11,12 +11,17 @@
  * that a phase did not go on to its end: a journal whose last line is of a later format stops a read
  * that reaches it (exit 2); a plan that went on is followed by the lock, the journal's read and a
  * summary; a compaction that went on rewrites the journal.
+ *
+ * The deciding (a re-run skipping 1,000,000 inputs already done takes seconds too) is held once its
+ * first input is decided, that input's upload in flight: the interrupt then ends the deciding, the
+ * upload finishes and is journaled, and the inputs not decided get no outcome, only a count.
  */
-import { readdir, readFile, realpath } from 'node:fs/promises';
+import { copyFile, readdir, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import { until } from '../helpers/e2e.js';
+import { jsonLines, until } from '../helpers/e2e.js';
+import { holdingService, uploads } from '../helpers/holding-service.js';
 import { writeJournal } from '../helpers/journal.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { speechInputs } from '../helpers/speech-files.js';
@@ -44,28 +49,47 @@ async function linesOfFirstInput(count: number): Promise<Record<string, unknown>
   }));
 }
 
-/**
- * Runs `redact in -o out --json` (and `extra`) held at `point`, interrupts it there once it says it
- * is held, and returns its result, with the journal before and after.
- */
-async function interruptedAt(point: string, extra: string[] = []) {
-  server = await startScriptedServer((_req, res) => sendJson(res, 500, { error: 500, message: 'no' }));
-  const env = isolatedEnv(join(dir.path, 'config'), {
-    VREDACT_BASE_URL: server.baseUrl,
+/** The environment of a run against `server`, held at `point` (VREDACT_TEST_PAUSE) when given. */
+function envFor(target: ScriptedServer, point?: string): NodeJS.ProcessEnv {
+  return isolatedEnv(join(dir.path, 'config'), {
+    VREDACT_BASE_URL: target.baseUrl,
     VREDACT_TOKEN: 'vr_test_long_phases',
     VREDACT_TEST_PAUSE: point,
   });
+}
+
+/**
+ * Runs `redact in -o out --json` (and `extra`) held at `point`, interrupts it there once it says it
+ * is held and `ready` holds, calls `interrupted`, and returns its result, with the journal before and
+ * after.
+ */
+async function interruptedAt(
+  point: string,
+  extra: string[] = [],
+  { ready = async () => true, interrupted = () => {} } = {},
+) {
+  server ??= await startScriptedServer((_req, res) => sendJson(res, 500, { error: 500, message: 'no' }));
   const journal = join(dir.path, 'out', '.vredact', 'journal.jsonl');
   const before = await readFile(journal);
-  const child = runCli(['redact', 'in', '-o', 'out', '--json', ...extra], { env, cwd: dir.path });
+  const child = runCli(['redact', 'in', '-o', 'out', '--json', ...extra], {
+    env: envFor(server, point),
+    cwd: dir.path,
+  });
   const stderr = collectStderr(child);
-  await until(async () => stderr().includes(`paused at the ${point}`) || child.exitCode !== null, 60_000);
+  const held = async () => stderr().includes(`paused at the ${point}`) && (await ready());
+  await until(async () => (await held()) || child.exitCode !== null, 60_000);
   child.kill('SIGINT');
+  interrupted();
   const result = await child;
+  const after = await readFile(journal);
   return {
     result,
     stderr: stderr(),
-    journalSame: (await readFile(journal)).equals(before),
+    journalSame: after.equals(before),
+    /** The lines the run added to the journal (undefined when it changed the lines that were there). */
+    journalAdded: after.subarray(0, before.length).equals(before)
+      ? jsonLines(after.subarray(before.length))
+      : undefined,
     stateFolder: (await readdir(join(dir.path, 'out', '.vredact'))).sort(),
   };
 }
@@ -110,4 +134,61 @@ describe('a first interrupt while the run compacts its journal', () => {
     expect(String(result.stdout)).toBe('');
     expect(server?.received).toEqual([]);
   }, 90_000);
+});
+
+describe('a first interrupt while the run decides its inputs', () => {
+  /** `done` inputs redacted by a first run (journaled done, outputs there), and `in/a-new.wav`, decided first. */
+  async function doneAndOneNew(done: number): Promise<void> {
+    await speechInputs(dir.path, done);
+    const first = await holdingService();
+    first.release();
+    try {
+      const run = await runCli(['redact', 'in', '-o', 'out'], { env: envFor(first.server), cwd: dir.path });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+    } finally {
+      await first.server.close();
+    }
+    await copyFile(join(dir.path, 'in', 'call-0.wav'), join(dir.path, 'in', 'a-new.wav'));
+  }
+
+  it('redact: the upload in flight finishes and is journaled; the rest undecided, nothing more sent; exit 130', async () => {
+    await doneAndOneNew(12);
+    const service = await holdingService();
+    server = service.server;
+    // Held once a-new.wav is decided, its upload held by the service: then the interrupt comes.
+    const { result, stderr, journalAdded, stateFolder } = await interruptedAt('decide', [], {
+      ready: async () => uploads(service.server) === 1,
+      interrupted: service.release,
+    });
+    expect(result.exitCode, stderr).toBe(130);
+    expect(stderr).toMatch(/^warning: interrupted: finishing the upload in flight/m);
+    expect(uploads(service.server), 'nothing sent after the interrupt').toBe(1);
+    // The journal: the lines there before, and those of the upload that was in flight, now done.
+    expect(journalAdded?.map((line) => [String(line.input).split('/').pop(), line.event])).toEqual([
+      ['a-new.wav', 'uploading'],
+      ['a-new.wav', 'done'],
+    ]);
+    // Only a-new.wav was decided; the 12 done inputs were not looked at, and the summary says so.
+    const lines = jsonLines(result.stdout);
+    expect(lines.slice(0, -1).map((line) => [line.input, line.status])).toEqual([['in/a-new.wav', 'done']]);
+    expect(lines.at(-1)).toEqual({
+      summary: { done: 1, skipped: 0, rejected: 0, failed: 0, pending: 0, undecided: 12 },
+    });
+    expect(stateFolder, 'the lock released').toEqual(['journal.jsonl']);
+  }, 120_000);
+
+  it('redact --dry-run: the inputs not decided are not reported, only counted; exit 130', async () => {
+    await doneAndOneNew(12);
+    const { result, stderr, journalSame } = await interruptedAt('decide', ['--dry-run']);
+    expect(result.exitCode, stderr).toBe(130);
+    expect(server?.received).toEqual([]);
+    expect(journalSame).toBe(true);
+    const lines = jsonLines(result.stdout);
+    const summary = lines.at(-1)?.summary as Record<string, number>;
+    // a-new.wav, decided before the interrupt, may or may not have been checked by then; no other input.
+    const reported = lines.slice(0, -1).map((line) => line.input);
+    expect(['in/a-new.wav'].slice(0, reported.length)).toEqual(reported);
+    expect(summary.undecided).toBe(13 - reported.length);
+    expect(summary.skipped).toBe(0);
+  }, 120_000);
 });

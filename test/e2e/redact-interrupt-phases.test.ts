@@ -112,7 +112,10 @@ describe('a first interrupt with no upload in flight exits at once', () => {
     expect(stderr()).toMatch(/^warning: interrupted: no upload in flight; exiting$/m);
     expect(server.received.map((request) => request.url)).toEqual([expect.stringMatching(/^\/api\/jobs/)]);
     const [summary] = jsonLines(result.stdout).filter((line) => 'summary' in line);
-    expect(summary).toMatchObject({ summary: { done: 0, pending: 2 } });
+    // No input is decided after the interrupt: both are counted undecided, neither reported.
+    expect(summary).toEqual({
+      summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0, undecided: 2 },
+    });
     expect(await readdir(join(e2e.dir, 'out'))).toEqual(['.vredact']);
     // The cut upload's line stands: the next run looks its job up again.
     expect(await readFile(journal, 'utf8')).toBe(cut);

@@ -211,6 +211,39 @@ describe('the problem list on a terminal', () => {
   });
 });
 
+describe('an interrupt that ended the deciding', () => {
+  it('counts the inputs given no outcome as undecided: in the summary line, the JSON summary and the compact one', async () => {
+    const lines = setup();
+    const reporter = await Reporter.start(lines.io, { verb: 'redacting', total: 5 });
+    reporter.outcome({ input: 'a.wav', output: 'out/a.wav', status: 'skipped', reason: 'already done' });
+    reporter.finish({ skipped: 1 }, false, false, true);
+    expect(lines.stderr()).toBe(
+      'redacted 0, skipped 1 (already done), rejected 0, failed 0, pending 0, undecided 4 (interrupted)\n',
+    );
+
+    const json = setup({ json: true });
+    const dry = await Reporter.start(json.io, { verb: 'checking', total: 3 });
+    dry.outcome({ input: 'a.wav', output: 'out/a.wav', status: 'would-send' });
+    dry.finish({ 'would-send': 1 }, true, false, true);
+    expect(json.stdout().trim().split('\n').at(-1)).toBe(
+      '{"summary":{"would-send":1,"undecided":2},"dryRun":true}',
+    );
+    expect(compactSummary({ skipped: 311_990, undecided: 688_010 }, false, 9_000, 120)).toBe(
+      'redacted 0 · skipped 311990 · rejected 0 · failed 0 · pending 0 · undecided 688010 · 0:09',
+    );
+  });
+
+  it('says nothing of it when every input has its outcome, or when the run was not interrupted', async () => {
+    const { io, stderr } = setup();
+    const reporter = await Reporter.start(io, { verb: 'redacting', total: 1 });
+    reporter.outcome({ input: 'a.wav', output: 'out/a.wav', status: 'done' });
+    reporter.finish({ done: 1 }, false, false, true);
+    const partial = await Reporter.start(io, { verb: 'redacting', total: 3 });
+    partial.finish({}, false);
+    expect(stderr()).not.toMatch(/undecided/);
+  });
+});
+
 describe('compactSummary', () => {
   it('fits the width: zero counts go first, then the time', () => {
     const counts = { done: 118, skipped: 340, rejected: 4, failed: 0, pending: 0 };
