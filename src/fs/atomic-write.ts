@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { randomHex } from '../random-hex.js';
 import { SPACE_TAG_DIGITS, thisSpaceTag } from './process-space.js';
 import { asLocalFsError } from './errors.js';
+import { folderFlushes } from './folder-flush.js';
 
 /** Suffix of every temporary file vredact writes; a later run may sweep leftovers by it. */
 export const PARTIAL_SUFFIX = '.vredact-partial';
@@ -105,7 +106,8 @@ async function ensureDir(dir: string): Promise<void> {
 
 /**
  * Streams `source` into `dest` so that `dest` appears only whole: written to a temporary name in the
- * same folder (so the rename is atomic on one file system), flushed to disk (fsync), then renamed. On
+ * same folder (so the rename is atomic on one file system), flushed to disk (fsync), then renamed, and
+ * the folder flushed (folder-flush.ts) before it resolves, so that what reports it done comes after. On
  * any failure, the source's included (a failed check of the bytes), the temporary file is removed and
  * `dest` is untouched. A local file-system failure comes out as a LocalFsError naming `dest`.
  */
@@ -119,7 +121,10 @@ export async function writeFileAtomically(
   return written.bytes;
 }
 
-/** A whole temporary file not yet under its name: `publish` flushes and renames it, `discard` removes it. */
+/**
+ * A whole temporary file not yet under its name: `publish` flushes and renames it, then flushes its
+ * folder (resolving once the rename is on disk); `discard` removes it.
+ */
 export interface Unpublished {
   readonly bytes: number;
   publish(): Promise<void>;
@@ -227,6 +232,7 @@ function unpublished(dest: string, file: TempFile, bytes: number): Unpublished {
           await closeFd(file.fd);
         }
         await rename(file.path, dest);
+        await folderFlushes.flushed(dirname(dest));
       } catch (error) {
         await rm(file.path, { force: true }).catch(() => {});
         throw asLocalFsError(error, dest, 'writing');

@@ -49,11 +49,19 @@ export async function leaseEndMs(path: string, owner: LockOwner): Promise<number
   return mtime === undefined ? undefined : mtime + owner.refreshMs * LEASE_REFRESHES;
 }
 
-/** Why a lock judged by its lease (another host's, container's or boot's) is stale; undefined while it holds. */
-export async function leaseLapsed(path: string, owner: LockOwner, now: number): Promise<string | undefined> {
+/**
+ * Why a lock judged by its lease (another host's, container's or boot's) is stale; undefined while it
+ * holds. `holder` names what holds such a lock in the message: a `run` of redact, a `sandbox`.
+ */
+export async function leaseLapsed(
+  path: string,
+  owner: LockOwner,
+  now: number,
+  holder = 'run',
+): Promise<string | undefined> {
   if (owner.refreshMs === undefined) return undefined;
   const mtime = await refreshedAt(path);
   if (mtime === undefined || now - mtime <= owner.refreshMs * LEASE_REFRESHES) return undefined;
   const minutes = Math.floor((now - mtime) / 60_000);
-  return `its run (${lockRunShown(owner)}, started ${owner.startedAt}) has not refreshed it for ${minutes} min (a run refreshes its lock every ${Math.round(owner.refreshMs / 1000)} s)`;
+  return `its ${holder} (${lockRunShown(owner)}, started ${owner.startedAt}) has not refreshed it for ${minutes} min (a ${holder} refreshes its lock every ${Math.round(owner.refreshMs / 1000)} s)`;
 }

@@ -6,6 +6,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 import { until } from '../helpers/e2e.js';
+import { ANOTHER_PID_NAMESPACE, OUR_PROCESS_SPACE } from '../helpers/process-space.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox.js';
 
 describe('vredact sandbox (built binary)', () => {
@@ -170,6 +171,41 @@ describe('vredact sandbox (built binary)', () => {
     }
   });
 
+  test('a fresh lock of another container with this host name is respected, whatever its pid: exit 2', async () => {
+    const dir = await tempDir();
+    try {
+      const data = join(dir.path, 'data');
+      await mkdir(data);
+      // A pod's replacement keeps its host name; the pid means nothing in another pid namespace.
+      const dead = (await execa('node', ['-e', 'process.stdout.write(String(process.pid))'])).stdout;
+      const lock = JSON.stringify({
+        pid: Number(dead),
+        hostname: hostname(),
+        ...OUR_PROCESS_SPACE,
+        pidNamespace: ANOTHER_PID_NAMESPACE,
+        startedAt: new Date().toISOString(),
+        id: 'theirs',
+        refreshMs: 30_000,
+      });
+      await writeFile(join(data, 'sandbox.lock'), lock);
+      const refused = await runCli(['sandbox', '--port', '0', '--data-dir', data], {
+        env: isolatedEnv(dir.path),
+        timeout: 20_000,
+      });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain(
+        `error: --data-dir ${data}: another sandbox is using it (pid ${dead} on ${hostname()} in another container (or another boot), started `,
+      );
+      expect(refused.stderr).toContain(
+        'hint: stop that sandbox, or give another --data-dir; a lock its sandbox stops refreshing is taken over after 10 min',
+      );
+      expect(refused.stdout).toBe('');
+      expect(await readFile(join(data, 'sandbox.lock'), 'utf8')).toBe(lock);
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
   test('a lock left by a sandbox that died on this host is taken over, with a warning', async () => {
     const dir = await tempDir();
     try {
@@ -177,7 +213,15 @@ describe('vredact sandbox (built binary)', () => {
       await mkdir(data);
       // A pid that was alive and is no more.
       const dead = (await execa('node', ['-e', 'process.stdout.write(String(process.pid))'])).stdout;
-      const lock = { pid: Number(dead), hostname: hostname(), startedAt: new Date().toISOString(), id: 'x' };
+      // Written in this process space (this host name, boot and pid namespace): its pid is judged.
+      const lock = {
+        pid: Number(dead),
+        hostname: hostname(),
+        ...OUR_PROCESS_SPACE,
+        startedAt: new Date().toISOString(),
+        id: 'x',
+        refreshMs: 30_000,
+      };
       await writeFile(join(data, 'sandbox.lock'), JSON.stringify(lock));
       const child = execa('node', [BIN, 'sandbox', '--port', '0', '--data-dir', data], {
         env: isolatedEnv(dir.path),

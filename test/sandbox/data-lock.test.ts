@@ -1,14 +1,42 @@
 /** One sandbox per data folder: the lock in the folder, judged as vredact's output-folder lock is on this host. */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DATA_LOCK_NAME, DataDirInUseError, lockDataDir } from '../../src/sandbox/data-lock.js';
 import { tempDirPerTest } from '../helpers/cli.js';
+import { until } from '../helpers/e2e.js';
+import {
+  ANOTHER_BOOT_ID,
+  ANOTHER_PID_NAMESPACE,
+  OUR_BOOT_ID,
+  OUR_PID_NAMESPACE,
+  OUR_PROCESS_SPACE,
+} from '../helpers/process-space.js';
 
 const dir = tempDirPerTest('vredact-data-lock-');
 const ignore = () => {};
+/** A pid no process has (over Linux's largest, 4,194,304). */
+const DEAD_PID = 2 ** 30;
+
+/** A lock of this host name, by a sandbox whose pid is gone, with `fields` over it. */
+async function writeDataLock(fields: Record<string, unknown>): Promise<string> {
+  const path = join(dir.path, DATA_LOCK_NAME);
+  const lock = {
+    pid: DEAD_PID,
+    hostname: hostname(),
+    ...OUR_PROCESS_SPACE,
+    startedAt: new Date().toISOString(),
+    id: 'theirs',
+    refreshMs: 30_000,
+    ...fields,
+  };
+  await writeFile(path, JSON.stringify(lock));
+  return path;
+}
+
+const elevenMinutesAgo = () => new Date(Date.now() - 11 * 60_000);
 
 describe('lockDataDir', () => {
   it('refuses a second holder while the first holds it, and frees the folder on release', async () => {
@@ -43,5 +71,86 @@ describe('lockDataDir', () => {
     await writeFile(join(dir.path, DATA_LOCK_NAME), other);
     await held.release();
     expect(await readFile(join(dir.path, DATA_LOCK_NAME), 'utf8')).toBe(other);
+  });
+
+  it('says its pid, host, boot, pid namespace and refresh in its lock', async () => {
+    const held = await lockDataDir(dir.path, ignore);
+    expect(JSON.parse(await readFile(join(dir.path, DATA_LOCK_NAME), 'utf8'))).toMatchObject({
+      pid: process.pid,
+      hostname: hostname(),
+      ...OUR_PROCESS_SPACE,
+      refreshMs: 30_000,
+    });
+    await held.release();
+  });
+
+  it('takes over a lock of this process space whose sandbox is gone, at once', async () => {
+    await writeDataLock({});
+    const warnings: string[] = [];
+    const held = await lockDataDir(dir.path, (line) => warnings.push(line));
+    expect(warnings.join('\n')).toMatch(
+      /its sandbox \(pid 1073741824, started .*\) ended without removing it/,
+    );
+    await held.release();
+  });
+
+  it('respects a lock of this host name from another container or boot while its lease is fresh, whatever its pid', async () => {
+    for (const elsewhere of [
+      { pidNamespace: ANOTHER_PID_NAMESPACE },
+      { bootId: ANOTHER_BOOT_ID },
+      // Our own pid, as a container's process so often has: still another process space's.
+      { pidNamespace: ANOTHER_PID_NAMESPACE, pid: process.pid },
+    ]) {
+      const path = await writeDataLock(elsewhere);
+      const lock = await readFile(path, 'utf8');
+      const refused = lockDataDir(dir.path, ignore);
+      await expect(refused).rejects.toBeInstanceOf(DataDirInUseError);
+      await expect(refused).rejects.toMatchObject({
+        owner: expect.stringContaining(
+          `pid ${elsewhere.pid ?? DEAD_PID} on ${hostname()} in another container (or another boot), started `,
+        ),
+        hint: 'stop that sandbox, or give another --data-dir; a lock its sandbox stops refreshing is taken over after 10 min',
+      });
+      expect(await readFile(path, 'utf8')).toBe(lock);
+
+      // Its lease lapsed: its sandbox is gone (or cut off), and the folder is taken over.
+      await utimes(path, elevenMinutesAgo(), elevenMinutesAgo());
+      const warnings: string[] = [];
+      const held = await lockDataDir(dir.path, (line) => warnings.push(line));
+      expect(warnings.join('\n')).toMatch(
+        /took over the lock of the data folder .*: its sandbox \(pid \d+ on .* in another container \(or another boot\), .*\) has not refreshed it for 11 min/,
+      );
+      await held.release();
+    }
+  });
+
+  it.skipIf(OUR_BOOT_ID === undefined && OUR_PID_NAMESPACE === undefined)(
+    "judges an earlier version's lock, which says neither its container nor its refresh, by a lease too",
+    async () => {
+      const path = await writeDataLock({ bootId: undefined, pidNamespace: undefined, refreshMs: undefined });
+      await expect(lockDataDir(dir.path, ignore)).rejects.toThrow(
+        /pid 1073741824 on .* of an older vredact, which does not say its container/,
+      );
+      await utimes(path, elevenMinutesAgo(), elevenMinutesAgo());
+      const held = await lockDataDir(dir.path, ignore);
+      await held.release();
+    },
+  );
+
+  it('a lock of another host is taken over once its lease has lapsed', async () => {
+    const path = await writeDataLock({ hostname: `not-${hostname()}`, pid: 1 });
+    await expect(lockDataDir(dir.path, ignore)).rejects.toBeInstanceOf(DataDirInUseError);
+    await utimes(path, elevenMinutesAgo(), elevenMinutesAgo());
+    const held = await lockDataDir(dir.path, ignore);
+    await held.release();
+  });
+
+  it('refreshes its lock while it holds it, so that its lease never lapses', async () => {
+    const held = await lockDataDir(dir.path, ignore, { refreshMs: 50 });
+    const path = join(dir.path, DATA_LOCK_NAME);
+    await utimes(path, elevenMinutesAgo(), elevenMinutesAgo());
+    await until(async () => Date.now() - (await stat(path)).mtimeMs < 60_000);
+    await held.release();
+    expect(existsSync(path)).toBe(false);
   });
 });

@@ -49,7 +49,7 @@ export async function runSandbox(
     if (error instanceof DataDirInUseError) {
       throw new UsageError(
         `--data-dir ${options.dataDir}: another sandbox is using it (${error.owner})`,
-        'stop that sandbox, or give another --data-dir',
+        error.hint,
       );
     }
     if (code === 'EADDRNOTAVAIL')

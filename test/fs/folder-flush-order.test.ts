@@ -1,0 +1,224 @@
+/**
+ * The order of the system calls that publish an output, as an injected file-system layer records
+ * them: the output's folder is flushed after the rename, and that flush has ended before the journal's
+ * `done` line is written (redact) or the file is reported (download). Without the folder's flush, a
+ * power loss could keep the line and lose the rename.
+ */
+import * as realFs from 'node:fs';
+import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
+import type { BodySink, RedactionAnswer } from '../../src/api/client.js';
+import { createContext } from '../../src/context.js';
+import { downloadFiles } from '../../src/download/download-files.js';
+import { writeFileAtomically } from '../../src/fs/atomic-write.js';
+import { createInterruptController } from '../../src/interrupt.js';
+import { runBatch } from '../../src/redact/batch.js';
+import type { RedactClient } from '../../src/redact/engine.js';
+import { parseRedactOptions } from '../../src/redact/options.js';
+import { memoryConfigStore } from '../../src/settings/config-store.js';
+import { tempDirPerTest } from '../helpers/cli.js';
+import { makeWav } from '../helpers/mp3.js';
+
+type Event =
+  | { op: 'rename'; to: string }
+  | { op: 'fsync-start' | 'fsync-end'; path: string; id: number }
+  | { op: 'write'; path: string; text: string }
+  | { op: 'reported'; path: string };
+
+const trace = vi.hoisted(() => ({ events: [] as unknown[], fds: new Map<number, string>(), ids: 0 }));
+const events = () => trace.events as Event[];
+
+type Callback = (error: NodeJS.ErrnoException | null, ...results: unknown[]) => void;
+
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const { promisify } = await import('node:util');
+  const call = (fn: unknown, args: unknown[]) => (fn as (...all: unknown[]) => void)(...args);
+  const open = (path: unknown, ...rest: unknown[]) => {
+    const callback = rest.pop() as Callback;
+    call(real.open, [
+      path,
+      ...rest,
+      (error: NodeJS.ErrnoException | null, fd: number) => {
+        if (!error) trace.fds.set(fd, String(path));
+        callback(error, fd);
+      },
+    ]);
+  };
+  const close = (fd: number, callback: Callback) => {
+    trace.fds.delete(fd);
+    real.close(fd, callback);
+  };
+  const fsync = (fd: number, callback: Callback) => {
+    const id = ++trace.ids;
+    const path = trace.fds.get(fd) ?? '?';
+    trace.events.push({ op: 'fsync-start', path, id });
+    real.fsync(fd, (error) => {
+      trace.events.push({ op: 'fsync-end', path, id });
+      callback(error);
+    });
+  };
+  const recordWrite = (fd: number, buffer: unknown) => {
+    if (Buffer.isBuffer(buffer)) {
+      trace.events.push({ op: 'write', path: trace.fds.get(fd) ?? '?', text: buffer.toString('utf8') });
+    }
+  };
+  const write = (fd: number, buffer: unknown, ...rest: unknown[]) => {
+    recordWrite(fd, buffer);
+    call(real.write, [fd, buffer, ...rest]);
+  };
+  // promisify(write) resolves to { bytesWritten, buffer }, as it does for the real one.
+  Object.assign(write, {
+    [promisify.custom]: (fd: number, buffer: unknown, ...rest: unknown[]) =>
+      new Promise((resolve, reject) => {
+        write(fd, buffer, ...rest, (error: Error | null, bytesWritten: number, written: unknown) => {
+          if (error) reject(error);
+          else resolve({ bytesWritten, buffer: written });
+        });
+      }),
+  });
+  const patched = { open, close, fsync, write };
+  return { ...real, ...patched, default: { ...real, ...patched } };
+});
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  const rename = async (from: realFs.PathLike, to: realFs.PathLike) => {
+    await real.rename(from, to);
+    trace.events.push({ op: 'rename', to: String(to) });
+  };
+  return { ...real, rename, default: { ...real, rename } };
+});
+
+const dir = tempDirPerTest('vredact-flush-order-');
+
+/**
+ * Checks, for `output`, that its rename is followed by a flush of its folder that started after it and
+ * ended before `settled` (the index of what reports it done).
+ */
+function expectFlushedBetween(output: string, settled: number): void {
+  const all = events();
+  const renamed = all.findIndex((event) => event.op === 'rename' && event.to === output);
+  expect(renamed, `the rename of ${output}`).toBeGreaterThanOrEqual(0);
+  const folder = dirname(output);
+  const flushes = all.flatMap((event, index) =>
+    event.op === 'fsync-start' && event.path === folder && index > renamed ? [{ index, id: event.id }] : [],
+  );
+  const ended = flushes.some(({ id }) => {
+    const end = all.findIndex((event) => event.op === 'fsync-end' && event.id === id);
+    return end >= 0 && end < settled;
+  });
+  expect(ended, `a flush of ${folder} after the rename of ${output}, ended before it is reported`).toBe(true);
+  expect(renamed).toBeLessThan(settled);
+}
+
+describe('the folder of an output is flushed after its rename, before it is reported done', () => {
+  it('writeFileAtomically resolves only once the folder is flushed after the rename', async () => {
+    trace.events.length = 0;
+    const dest = join(dir.path, 'sub', 'a.wav');
+    await writeFileAtomically(dest, Readable.from([Buffer.from('abc')]));
+    events().push({ op: 'reported', path: dest });
+    expectFlushedBetween(dest, events().length - 1);
+    expect(await readFile(dest, 'utf8')).toBe('abc');
+  });
+
+  it('download: each file is reported downloaded after the flush of its folder', async () => {
+    trace.events.length = 0;
+    const names = Array.from({ length: 12 }, (_, i) => `f${i}.wav`);
+    const client = {
+      downloadJobFile: <T>(_jobId: string, fileName: string, sink: BodySink<T>) => {
+        const bytes = Buffer.from(`bytes of ${fileName}`);
+        return sink({ body: Readable.from([bytes]), contentLength: bytes.length, contentType: 'audio/wav' });
+      },
+    };
+    const { signals } = createInterruptController();
+    const reported: string[] = [];
+    await downloadFiles(
+      {
+        client,
+        concurrency: 8,
+        signals,
+        onOutcome: (outcome) => {
+          expect(outcome.status).toBe('downloaded');
+          reported.push(outcome.path as string);
+          events().push({ op: 'reported', path: outcome.path as string });
+        },
+      },
+      {
+        jobId: 'job1',
+        outDir: dir.path,
+        overwrite: false,
+        source: async (sink) => {
+          for (const fileName of names) sink.add({ fileName, duration: null });
+        },
+      },
+    );
+    expect(reported.sort()).toEqual(names.map((name) => join(dir.path, name)).sort());
+    for (const path of reported) {
+      expectFlushedBetween(
+        path,
+        events().findIndex((event) => event.op === 'reported' && event.path === path),
+      );
+    }
+  });
+
+  it("redact: each output's done line is written after the flush of its folder", async () => {
+    trace.events.length = 0;
+    await mkdir(join(dir.path, 'in', 'sub'), { recursive: true });
+    const names = Array.from({ length: 12 }, (_, i) => `sub/f${i}.wav`);
+    for (const name of names) await writeFile(join(dir.path, 'in', name), makeWav(0.5));
+    const client = {
+      redact: async <T>(_path: string, _fields: unknown, _name: string, sink: BodySink<T>) => {
+        const bytes = makeWav(0.5);
+        const result = await sink({
+          body: Readable.from([bytes]),
+          contentLength: bytes.length,
+          contentType: 'audio/wav',
+        });
+        return { kind: 'audio', result } as RedactionAnswer<T>;
+      },
+    } as unknown as RedactClient;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let said = '';
+    for (const stream of [stdout, stderr]) {
+      stream.on('data', (chunk: Buffer) => {
+        said += chunk;
+      });
+    }
+    const ctx = await createContext(
+      { outDir: 'out', concurrency: '8', json: true, color: false },
+      {
+        streams: { stdout, stderr, stdin: Readable.from([]) },
+        env: {},
+        cwd: dir.path,
+        config: memoryConfigStore(),
+      },
+    );
+    const code = await runBatch(
+      ctx,
+      { args: ['in'], listed: [], options: parseRedactOptions({ wait: true }) },
+      createInterruptController().signals,
+      { client },
+    );
+    expect(code, said).toBe(0);
+    const outDir = join(dir.path, 'out');
+    expect((await readdir(join(outDir, 'sub'))).sort()).toEqual(
+      names.map((name) => name.slice('sub/'.length)).sort(),
+    );
+    for (const name of names) {
+      const doneLine = events().findIndex(
+        (event) =>
+          event.op === 'write' &&
+          event.path.endsWith('journal.jsonl') &&
+          event.text
+            .split('\n')
+            .some((line) => line.includes('"event":"done"') && line.includes(`"${name}"`)),
+      );
+      expect(doneLine, `the done line of ${name}`).toBeGreaterThanOrEqual(0);
+      expectFlushedBetween(join(outDir, name), doneLine);
+    }
+  });
+});
