@@ -43,9 +43,17 @@ export class ProblemList {
     if (kept && kept.length < MAX_LISTED_PROBLEMS) kept.push(outcome);
   }
 
-  /** The problems to list, most telling first, and how many more there were. */
+  /**
+   * The problems to list, most telling first, and how many more there were. Within a kind, by input
+   * path: checks and uploads finish in any order, and a list that changes between two runs of the
+   * same batch reads as if something else had changed.
+   */
   listed(): { shown: Outcome[]; unlisted: number } {
-    const shown = ORDER.flatMap((kind) => this.#kept.get(kind) ?? []).slice(0, MAX_LISTED_PROBLEMS);
+    const byInput = (a: Outcome, b: Outcome): number => (a.input < b.input ? -1 : a.input > b.input ? 1 : 0);
+    const shown = ORDER.flatMap((kind) => [...(this.#kept.get(kind) ?? [])].sort(byInput)).slice(
+      0,
+      MAX_LISTED_PROBLEMS,
+    );
     return { shown, unlisted: this.#count - shown.length };
   }
 }
