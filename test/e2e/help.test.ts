@@ -200,6 +200,6 @@ describe('vredact, vredact jobs and vredact config without a subcommand', () => 
       expect(String(result.stderr)).toContain("error: unknown command 'lst'");
     }
     const typo = await runCli(['jobs', 'lsit'], { env: env() });
-    expect(String(typo.stderr)).toContain('(Did you mean list?)');
+    expect(String(typo.stderr)).toContain('hint: did you mean list? See `vredact jobs --help`');
   });
 });
