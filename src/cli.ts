@@ -20,11 +20,11 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync([node, script, ...moveGlobalFlags(program, words)]);
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version are not errors; every other parsing failure is a usage error.
+      // Help and version: parse errors come as usage errors (src/cli/parse-errors.ts).
       process.exitCode = error.exitCode === 0 ? 0 : ExitCode.usage;
       return;
     }
-    // Commands report their own errors (src/cli/action.ts); this is for help and completion.
+    // Commands report their own errors (src/cli/action.ts); this is for parse errors, help and completion.
     if (error instanceof CliError) {
       process.exitCode = reportError(error, process.stderr, { verbose: false, secrets: [] });
       return;

@@ -56,6 +56,13 @@ export class ConnectionError extends ApiError {
   }
 }
 /**
+ * The host's name does not exist (ENOTFOUND): the request never left, and a name that does not
+ * exist will not exist in a second, so it is not tried again (src/api/retry.ts).
+ */
+export class HostNotFoundError extends ConnectionError {
+  override name = 'HostNotFoundError';
+}
+/**
  * The service cannot be reached, for a whole batch: it never answered since the run began, or an
  * outage outlasted `--max-outage-wait`. Every upload would meet it, so the batch stops.
  */

@@ -3,6 +3,7 @@ import {
   ApiError,
   ConnectionError,
   ConnectTimeoutError,
+  HostNotFoundError,
   NotSentError,
   ServiceUnreachableError,
   TimeoutError,
@@ -64,6 +65,16 @@ export function isThrottleAnswer(error: unknown): error is RetryableStatusError 
 /** A connection that could not be made (refused, unreachable, timed out connecting). */
 function isConnectFailure(error: unknown): error is ConnectionError | ConnectTimeoutError {
   return (error instanceof ConnectionError && error.refused) || error instanceof ConnectTimeoutError;
+}
+
+/**
+ * A failure that trying again cannot mend, whatever the request's own rule says: a host name that
+ * does not exist (ENOTFOUND) will not exist in a second. A resolver failing for now (EAI_AGAIN) is
+ * retried; so is a lookup that fails in a batch whose service has answered (a name that resolved a
+ * moment ago): the throttle rides it out as an outage before this rule is asked.
+ */
+function cannotBeMended(error: unknown): boolean {
+  return error instanceof HostNotFoundError;
 }
 
 /**
@@ -181,7 +192,12 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     }
     if (throttle && error instanceof ApiError && error.status !== undefined) throttle.onAnswered();
     const retryAfter = error instanceof RetryableStatusError ? error.retryAfterMs : undefined;
-    if (failures >= options.maxRetries || !shouldRetry(error) || (retryAfter ?? 0) > MAX_RETRY_AFTER_MS) {
+    if (
+      failures >= options.maxRetries ||
+      !shouldRetry(error) ||
+      cannotBeMended(error) ||
+      (retryAfter ?? 0) > MAX_RETRY_AFTER_MS
+    ) {
       throw finalError(error, options);
     }
     const delayMs = retryAfter ?? backoffDelay(failures, clock.random);

@@ -6,6 +6,7 @@ import {
   CertificateError,
   ConnectionError,
   ConnectTimeoutError,
+  HostNotFoundError,
   InvalidResponseError,
   TimeoutError,
 } from './errors.js';
@@ -130,7 +131,6 @@ const NETWORK_TIMEOUT_CODES = new Set([
 /** Failures to reach the host at all: the request never left, whatever the method. */
 const UNREACHABLE = new Map([
   ['ECONNREFUSED', 'connection refused'],
-  ['ENOTFOUND', 'host not found'],
   ['EAI_AGAIN', 'host name lookup failed'],
   ['EHOSTUNREACH', 'host unreachable'],
   ['ENETUNREACH', 'network unreachable'],
@@ -214,6 +214,14 @@ export function networkError(error: unknown, what: string, url?: URL, route?: Pr
       undefined,
       ExitCode.partial,
       `${URL_HINT}; a private certificate authority can be trusted with NODE_EXTRA_CA_CERTS=<its PEM file>`,
+    );
+  }
+  if (code === 'ENOTFOUND') {
+    const host = route ? connectTo : `the host ${url?.hostname ?? 'of the service'}`;
+    return new HostNotFoundError(
+      `${what}: ${host} was not found`,
+      true,
+      route ? connectHint : 'check the service URL (`vredact config get base-url`)',
     );
   }
   const unreachable = UNREACHABLE.get(code);

@@ -1,14 +1,17 @@
 /**
  * What every command of the tree has, given once the tree is built so that a command added later
- * cannot forget it: the contract's six global flags, and, for a command of commands (the program,
+ * cannot forget it: the contract's six global flags, parse errors reported as the tool's usage
+ * errors (naming that command's help), and, for a command of commands (the program,
  * `jobs`, `config`), its help on stdout with exit 0 when no subcommand is named, as `gh repo` does.
  */
 import { Command } from 'commander';
 import { globalOptions } from './option.js';
+import { throwParseErrorsAsUsage } from './parse-errors.js';
 
 export function completeCommandTree(program: Command): void {
   for (const command of everyCommand(program)) {
     addMissingGlobalOptions(command);
+    throwParseErrorsAsUsage(command);
     if (command.commands.length > 0) showHelpWithoutSubcommand(command);
   }
 }
@@ -28,7 +31,7 @@ function addMissingGlobalOptions(command: Command): void {
 
 /**
  * Reports `word` as commander reports a word that names no subcommand of `group`: its words, its
- * "Did you mean", its exit. commander does so only for a group with no action, and these have one
+ * "Did you mean", its usage error naming the group's help. commander does so only for a group with no action, and these have one
  * (their help, exit 0), so a stand-in with the group's settings and subcommand names, and no action,
  * is given the word to parse. The report stays commander's own, through its public API alone.
  */

@@ -91,9 +91,11 @@ export function addSandboxCommand(program: Command): void {
     .option('--data-dir <dir>', 'keep jobs and results here, across restarts (default: a temporary folder)')
     .option('--fail-rate <rate>', 'share of requests answered with a 503, 0 to 1', '0')
     .option('--latency <ms>', 'delay added to every answer, in milliseconds', '0')
-    .option(
-      '--rate-limit <n/period>',
-      'answer 429 with Retry-After beyond n requests per period and token (10/1s)',
+    .addOption(
+      option(
+        '--rate-limit <n/period>',
+        'answer 429 with Retry-After beyond n requests per period and token (10/1s)',
+      ).documentDefault('none'),
     )
     .option('--seed <n>', 'seed of the voice change and of fault injection', '1')
     // Global flags, described as they apply to a server (src/cli/every-command.ts adds the others).

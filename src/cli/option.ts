@@ -8,7 +8,11 @@ import type { Argument, Command, Option } from 'commander';
 import { Option as OptionClass } from 'commander';
 import { VOICE_CHOICES } from '../settings/voice.js';
 
-/** An option whose default, environment variable and config key are documented, not applied. */
+/**
+ * An option whose default, environment variable and config key are documented, not applied. Every
+ * option that takes a value shows a default in help, "none" where there is none (the contract; a
+ * test walks the tree): a switch is off unless given.
+ */
 export class CliOption extends OptionClass {
   shownDefault: string | undefined;
   shownEnv: string | undefined;
@@ -92,12 +96,14 @@ export function addServiceIdentityOptions(command: Command): Command {
   return command
     .addOption(
       option('--base-url <url>', 'service URL, https://…')
+        .documentDefault('none')
         .documentEnv('VREDACT_BASE_URL')
         .documentConfigKey('base-url')
         .helpGroup(SERVICE_GROUP),
     )
     .addOption(
       option('--token <token>', 'usage token (visible in ps: prefer `vredact login`)')
+        .documentDefault('none')
         .documentEnv('VREDACT_TOKEN')
         .documentConfigKey('token')
         .helpGroup(SERVICE_GROUP),
@@ -140,7 +146,10 @@ export function addProgressOptions(command: Command): Command {
     )
     .addOption(option('--no-progress', 'never show the live progress line'))
     .addOption(
-      option('--stats <interval>', 'print a plain progress line on stderr every interval: 30s, 1m, …'),
+      option(
+        '--stats <interval>',
+        'print a plain progress line on stderr every interval: 30s, 1m, …',
+      ).documentDefault('none'),
     );
 }
 
@@ -163,9 +172,9 @@ export function addVoiceOptions(command: Command): Command {
     );
   }
   return command.addOption(
-    option('--avatar <avatar>', 'a named target voice (overrides --age and --gender)').helpGroup(
-      'Target voice:',
-    ),
+    option('--avatar <avatar>', 'a named target voice (overrides --age and --gender)')
+      .documentDefault("the service's")
+      .helpGroup('Target voice:'),
   );
 }
 

@@ -3,7 +3,6 @@ import { Argument, Command } from 'commander';
 import { SHELLS } from '../commands/completion/shells.js';
 import { UsageError } from '../errors.js';
 import { HELP_TOPICS, topicList } from '../help/topics.js';
-import { escapeControls } from '../output/sanitize.js';
 import { versionLine } from '../version.js';
 import { completeCommandTree } from './every-command.js';
 import { addConfigCommands, addLogoutCommand, addSandboxCommand } from './local-commands.js';
@@ -23,14 +22,12 @@ export function buildProgram(): Command {
     )
     .version(versionLine(), '-V, --version', 'print the version, with Node.js version and platform')
     .helpOption('-h, --help', 'show help for a command')
-    .showHelpAfterError('(run with --help for usage)')
     // Both are inherited by the subcommands added below: help lines show defaults, env and config
-    // keys, and parse errors exit 2 too.
+    // keys, and commander prints no error of its own. Its parse errors are thrown as usage errors
+    // (src/cli/parse-errors.ts, given to every command by src/cli/every-command.ts) and printed by
+    // the one error printer, which escapes the words they quote (a shell's `*` makes a file name one).
     .configureHelp({ optionDescription: describeOption, argumentDescription: describeArgument })
-    // A parse error quotes the words it was given, and a shell's `*` makes a file name one of them.
-    .configureOutput({
-      outputError: (text, write) => write(text.split('\n').map(escapeControls).join('\n')),
-    })
+    .configureOutput({ outputError: () => {} })
     .exitOverride()
     .helpCommand(false);
 

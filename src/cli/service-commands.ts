@@ -81,7 +81,12 @@ export function addRedactCommand(program: Command): void {
     .command('redact')
     .argument('[inputs...]', 'files, folders (searched for .wav and .mp3) and quoted glob patterns')
     .description('redact the voices in WAV and MP3 recordings; re-run it to finish a batch')
-    .addOption(option('--files-from <file>', 'read more inputs from a file, one path per line ("-": stdin)'))
+    .addOption(
+      option(
+        '--files-from <file>',
+        'read more inputs from a file, one path per line ("-": stdin)',
+      ).documentDefault('none'),
+    )
     .option('-0, --null', '--files-from separates paths with NUL bytes, not lines (find -print0)')
     .addOption(
       option('-o, --out-dir <dir>', 'where redacted WAV files and the journal go')
@@ -116,9 +121,9 @@ export function addRedactCommand(program: Command): void {
         .documentEnv('VREDACT_LOCK_WAIT'),
     )
     .addOption(
-      option('--shard <i/n>', "take only this machine's share i of n of the inputs, 1-based").documentEnv(
-        'VREDACT_SHARD',
-      ),
+      option('--shard <i/n>', "take only this machine's share i of n of the inputs, 1-based")
+        .documentDefault('none, all the inputs')
+        .documentEnv('VREDACT_SHARD'),
     )
     .addOption(option('--max-size <bytes>', 'local size limit: 500k, 10MiB, 5MB').documentDefault('10MiB'))
     .addOption(option('--max-duration <seconds>', 'local duration limit').documentDefault('3600'))

@@ -9,6 +9,7 @@ import {
   ConnectionError,
   ConnectTimeoutError,
   failsEveryRequest,
+  HostNotFoundError,
   NotSentError,
   ServiceUnreachableError,
 } from '../../src/api/errors.js';
@@ -55,6 +56,34 @@ describe('riding out an outage', () => {
     // The gate's backoff grows to 30 s: 30 attempts are minutes apart, not a tight loop.
     expect(clock.elapsed()).toBeGreaterThan(5 * 60_000);
     expect(throttle.window).toBeLessThanOrEqual(2);
+  });
+
+  test('a host name that no longer resolves after the service answered is ridden out as an outage; before, it ends the batch at once', async () => {
+    const clock = clockFrom(START);
+    const notFound = () => new HostNotFoundError('redacting a.wav: the host a.test was not found', true);
+    const throttle = batchThrottle(clock, 10 * 60_000);
+    throttle.onSuccess();
+    let calls = 0;
+    const options = { maxRetries: 0, clock, throttle, toService: true, what: 'redacting a.wav' };
+    const result = await withRetries(async () => {
+      if (++calls <= 3) throw notFound();
+      return 'done';
+    }, options);
+    expect(result).toBe('done');
+    expect(calls).toBe(4);
+
+    const fresh = batchThrottle(clock, 10 * 60_000);
+    calls = 0;
+    const failure = await withRetries(
+      async () => {
+        calls++;
+        throw notFound();
+      },
+      { ...options, maxRetries: 4, throttle: fresh },
+    ).catch((e: unknown) => e);
+    expect(calls).toBe(1);
+    expect(failure).toBeInstanceOf(ServiceUnreachableError);
+    expect((failure as Error).message).toBe('redacting a.wav: the host a.test was not found');
   });
 
   test('an outage past the limit fails the request, then every later one at once without a connection, as a failure every request meets', async () => {

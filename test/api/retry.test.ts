@@ -4,6 +4,7 @@ import {
   BadRequestError,
   ConnectionError,
   errorForStatus,
+  HostNotFoundError,
   InternalServerError,
   NotFoundError,
   PayloadTooLargeError,
@@ -150,6 +151,32 @@ describe('withRetries', () => {
     );
     await expect(failing).rejects.toBeInstanceOf(BadRequestError);
     expect(calls).toBe(1);
+  });
+
+  test('a host that does not exist is not tried again, whatever the rule; a lookup failing for now is', async () => {
+    let calls = 0;
+    const gone = withRetries(
+      async () => {
+        calls++;
+        throw new HostNotFoundError('listing jobs: the host nowhere.invalid was not found', true);
+      },
+      { maxRetries: 4, clock: fakeClock(), shouldRetry: () => true },
+    );
+    await expect(gone).rejects.toBeInstanceOf(HostNotFoundError);
+    expect(calls).toBe(1);
+    calls = 0;
+    const lookup = withRetries(
+      async () => {
+        calls++;
+        throw new ConnectionError(
+          'listing jobs: cannot connect to a.test:443 (host name lookup failed)',
+          true,
+        );
+      },
+      { maxRetries: 4, clock: fakeClock() },
+    );
+    await expect(lookup).rejects.toBeInstanceOf(ConnectionError);
+    expect(calls).toBe(5);
   });
 
   test('a custom rule limits retries to what is safe (uploads: refused connections only)', async () => {

@@ -1,6 +1,12 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ApiError, ConnectionError, ConnectTimeoutError, TimeoutError } from '../../src/api/errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  ConnectTimeoutError,
+  HostNotFoundError,
+  TimeoutError,
+} from '../../src/api/errors.js';
 import { isRetryableByDefault } from '../../src/api/retry.js';
 import { uploadMayHaveBeenAccepted, uploadSafeToResend } from '../../src/api/upload-fate.js';
 import {
@@ -92,7 +98,6 @@ describe('networkError', () => {
 
   it.each([
     ['ECONNREFUSED', 'connection refused'],
-    ['ENOTFOUND', 'host not found'],
     ['EAI_AGAIN', 'host name lookup failed'],
     ['EHOSTUNREACH', 'host unreachable'],
     ['ENETUNREACH', 'network unreachable'],
@@ -101,6 +106,14 @@ describe('networkError', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).refused).toBe(true);
     expect((error as Error).message).toBe(`listing jobs: cannot connect to api.example.com:443 (${text})`);
+  });
+
+  it('ENOTFOUND: the host does not exist (a refused HostNotFoundError naming it and the URL to check)', () => {
+    const error = networkError(withCode('ENOTFOUND'), 'listing jobs', url);
+    expect(error).toBeInstanceOf(HostNotFoundError);
+    expect((error as ConnectionError).refused).toBe(true);
+    expect((error as Error).message).toBe('listing jobs: the host api.example.com was not found');
+    expect((error as ConnectionError).hint).toBe('check the service URL (`vredact config get base-url`)');
   });
 
   it('a code on the cause counts too', () => {

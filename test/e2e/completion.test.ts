@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 /** The global flags, as every command offers them after its own options. */
 const GLOBAL_FLAGS = [
@@ -156,6 +157,52 @@ describe('bash on a terminal', () => {
       } finally {
         await tmux('kill-server');
       }
+    },
+  );
+});
+
+describe('bash on a terminal: values that name a folder or a file', () => {
+  let term: TmuxTerminal | undefined;
+  afterEach(async () => {
+    await term?.kill();
+    term = undefined;
+  });
+
+  /** The prompt's row after typing `line`, a Tab, then X: what the Tab put in, if anything, before X. */
+  async function afterTab(line: string): Promise<string> {
+    if (!term) throw new Error('no terminal');
+    await term.keys('C-u', 'clear', 'Enter');
+    await term.keys('-l', line);
+    await term.keys('Tab', 'X');
+    const rows = await term.waitFor(/^\$ vredact .*X$/);
+    return rows.find((row) => /^\$ vredact .*X$/.test(row)) ?? '';
+  }
+
+  test.skipIf(!hasTmux)(
+    '-o, --out-dir= and --data-dir complete folders only, never a file; --files-from completes files',
+    async () => {
+      const here = join(work.path, 'here');
+      await mkdir(join(here, 'results'), { recursive: true });
+      await writeFile(join(here, 'a.wav'), '');
+      await writeFile(join(here, 'readme.txt'), '');
+      const script = join(work.path, 'completion.bash');
+      await writeFile(script, String((await execa('node', [BIN, 'completion', 'bash'])).stdout));
+      term = await startTmux(`PS1='$ ' exec bash --norc --noprofile -i`, {
+        cwd: here,
+        env: isolatedEnv(join(work.path, 'config')),
+        columns: 120,
+      });
+      await term.keys('-l', `source ${script}`);
+      await term.keys('Enter');
+      // No folder begins with a: nothing, where bash's own file completion gave a.wav.
+      expect(await afterTab('vredact redact -o a')).toBe('$ vredact redact -o aX');
+      expect(await afterTab('vredact download job-1 --out-dir a')).toBe(
+        '$ vredact download job-1 --out-dir aX',
+      );
+      expect(await afterTab('vredact sandbox --data-dir a')).toBe('$ vredact sandbox --data-dir aX');
+      // The folder, as a folder (a slash, to go on into it), and not readme.txt beside it.
+      expect(await afterTab('vredact redact --out-dir=r')).toBe('$ vredact redact --out-dir=results/X');
+      expect(await afterTab('vredact redact --files-from a')).toBe('$ vredact redact --files-from a.wav X');
     },
   );
 });

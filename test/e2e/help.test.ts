@@ -13,6 +13,22 @@ const env = () => isolatedEnv(join(work.path, 'config'));
 /** Help is wrapped to the terminal's width: compare it as one line. */
 const oneLine = (text: unknown) => String(text).replace(/\s+/g, ' ');
 
+/**
+ * An option's entry in a help text's lines, as one line: its flags, then its description, which may
+ * start on the next line (long flags) and wraps onto lines indented to its column.
+ */
+function optionHelp(lines: readonly string[], flags: string): string {
+  const first = lines.findIndex((line) => line.trim() === flags || line.trim().startsWith(`${flags} `));
+  if (first < 0) return '(not shown)';
+  const entry = [lines[first] ?? ''];
+  for (const line of lines.slice(first + 1)) {
+    // An option's own line is indented by two spaces; its description's, to the description column.
+    if (!/^ {3,}\S/.test(line)) break;
+    entry.push(line);
+  }
+  return oneLine(entry.join(' ')).trim();
+}
+
 describe('global flags on help and completion', () => {
   test.each([
     [['help', 'exit-codes'], ['--no-color']],
@@ -100,6 +116,24 @@ describe('help topics', () => {
     }
   });
 
+  test('every option that takes a value shows its default, or "none", in the help of every command', async () => {
+    const commands: Array<{ path: string[]; command: Command }> = [];
+    const walk = (command: Command, path: string[]) => {
+      commands.push({ path, command });
+      for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+    };
+    walk(buildProgram(), []);
+    const missing: string[] = [];
+    for (const { path, command } of commands) {
+      const help = String((await runCli([...path, '--help'], { env: env() })).stdout).split('\n');
+      for (const option of command.options.filter((o) => o.required || o.optional)) {
+        const shown = optionHelp(help, option.flags);
+        if (!/\bdefault: /.test(shown)) missing.push(`vredact ${path.join(' ')} ${option.flags}: ${shown}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   test('config path lists no network option; redact shows defaults, choices and environment variables', async () => {
     const path = oneLine((await runCli(['config', 'path', '--help'], { env: env() })).stdout);
     expect(path).not.toContain('--base-url');
@@ -107,7 +141,8 @@ describe('help topics', () => {
     const redact = oneLine((await runCli(['redact', '--help'], { env: env() })).stdout);
     expect(redact).toContain('(default: 4; env: VREDACT_CONCURRENCY; config: concurrency)');
     expect(redact).toContain('one of: mini, advanced');
-    expect(redact).toContain('(env: VREDACT_BASE_URL; config: base-url)');
+    expect(redact).toContain('(default: none; env: VREDACT_BASE_URL; config: base-url)');
+    expect(redact).toContain("(default: the service's)");
   });
 });
 
@@ -200,6 +235,6 @@ describe('vredact, vredact jobs and vredact config without a subcommand', () => 
       expect(String(result.stderr)).toContain("error: unknown command 'lst'");
     }
     const typo = await runCli(['jobs', 'lsit'], { env: env() });
-    expect(String(typo.stderr)).toContain('(Did you mean list?)');
+    expect(String(typo.stderr)).toContain('hint: did you mean list? See `vredact jobs --help`');
   });
 });

@@ -206,6 +206,29 @@ describe('vredact sandbox (built binary)', () => {
     }
   });
 
+  test('run in the background as the quick start runs it, it says how to stop it there too: its pid, which stops it', async () => {
+    const dir = await tempDir();
+    try {
+      // `vredact sandbox > sandbox.env 2> sandbox.log &`: no terminal to press Ctrl-C in.
+      const child = execa('node', [BIN, 'sandbox', '--port', '0'], {
+        env: isolatedEnv(dir.path),
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      await until(async () => stderr.includes('sandbox: API on') || child.exitCode !== null);
+      expect(stderr).toContain(`Stop it with Ctrl-C, or kill ${child.pid}.`);
+      expect(stderr).not.toContain('Ctrl-C stops it');
+      // What `kill <pid>` sends, to the pid it printed.
+      child.kill('SIGTERM');
+      expect((await child).exitCode).toBe(130);
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
   test('a lock left by a sandbox that died on this host is taken over, with a warning', async () => {
     const dir = await tempDir();
     try {

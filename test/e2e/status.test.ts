@@ -83,7 +83,7 @@ describe('over a journal written by hand', () => {
         'upload interrupted; the next run looks for its job first, then sends it again',
       ],
     ]);
-    expect(tsv.stderr).toContain(`3 inputs in ${out}: 1 done, 1 pending, 0 failed, 1 rejected`);
+    expect(tsv.stderr).toContain(`3 journaled inputs in ${out}: 1 done, 1 pending, 0 failed, 1 rejected`);
 
     const json = await runCli(['status', '-o', out, '--json'], { env: env() });
     expect(JSON.parse(String(json.stdout))).toMatchObject({
@@ -131,7 +131,7 @@ describe('over a journal written by hand', () => {
       });
       expect(result.exitCode).toBe(0);
       const lines = String(result.stdout).split(/\r?\n/);
-      expect(lines).toContain('2 inputs in out: 1 done, 0 pending, 1 failed, 0 rejected');
+      expect(lines).toContain('2 journaled inputs in out: 1 done, 0 pending, 1 failed, 0 rejected');
       expect(lines).toContain('failed   in/b.wav  the service said \\x1b]0;owned\\x07 no (job j7)');
       expect(String(result.stdout)).not.toContain('\u001b');
     },
@@ -219,7 +219,7 @@ describe('after real runs against the sandbox', () => {
     expect(rows(tsv.stdout).map((row) => row.slice(0, 2))).toEqual([
       ['rejected', await real('not-audio.wav')],
     ]);
-    expect(tsv.stderr).toContain(`3 inputs in ${out}: 2 done, 0 pending, 0 failed, 1 rejected`);
+    expect(tsv.stderr).toContain(`3 journaled inputs in ${out}: 2 done, 0 pending, 0 failed, 1 rejected`);
 
     const manifest = await runCli(['status', '-o', out, '--manifest', '--json'], { env });
     const records = String(manifest.stdout)
@@ -341,7 +341,7 @@ describe('while a run is under way', () => {
         ['uploading', call, 'uploading now, by the run under way'],
       ]);
       expect(during.stderr).toContain(
-        `1 input in ${out}: 0 done, 1 uploading, 0 pending, 0 failed, 0 rejected`,
+        `1 journaled input in ${out}: 0 done, 1 uploading, 0 pending, 0 failed, 0 rejected`,
       );
       expect(during.stderr).toMatch(
         /a run is under way in this folder \(pid \d+ on .+\): its uploads in flight show as uploading/,
@@ -371,7 +371,7 @@ describe('while a run is under way', () => {
       expect(rows(after.stdout).map((row) => row.slice(0, 3))).toEqual([
         ['pending', call, 'upload interrupted; the next run looks for its job first, then sends it again'],
       ]);
-      expect(after.stderr).toContain(`1 input in ${out}: 0 done, 1 pending, 0 failed, 0 rejected`);
+      expect(after.stderr).toContain(`1 journaled input in ${out}: 0 done, 1 pending, 0 failed, 0 rejected`);
       expect(after.stderr).not.toContain('under way');
       const afterJson = JSON.parse(
         String((await runCli(['status', '-o', out, '--json'], { env: t.env })).stdout),
@@ -391,5 +391,34 @@ describe('while a run is under way', () => {
       await t.sandbox.holdAccepted(0).catch(() => {});
       await t.cleanup();
     }
+  });
+});
+
+describe('after a run that rejected two inputs for landing on one output, as the quick start does', () => {
+  let e2e: Awaited<ReturnType<typeof setup>>;
+  beforeAll(async () => {
+    e2e = await setup();
+  });
+  afterAll(async () => {
+    await e2e?.cleanup();
+  });
+
+  test("status counts what the journal holds, and says so: the run's shared-output rejections are not in it", async () => {
+    for (const name of ['empty.wav', 'empty.mp3', 'header-only.wav', 'speech-16bit.wav']) {
+      await e2e.fixture(name, join('in', name));
+    }
+    const run = await e2e.redact(['in', '-o', 'out']);
+    expect(run.exitCode).toBe(1);
+    expect(String(run.stderr)).toContain('rejected 3');
+    const status = await runCli(['status', '-o', 'out'], { env: e2e.env, cwd: e2e.dir });
+    expect(status.exitCode).toBe(0);
+    // The journal's own verdicts: header-only.wav's. empty.wav and empty.mp3 were rejected by that
+    // run's inputs together, which a run with one of them alone would send.
+    expect(String(status.stderr)).toContain(
+      `2 journaled inputs in ${join(e2e.dir, 'out')}: 1 done, 0 pending, 0 failed, 1 rejected`,
+    );
+    expect(rows(status.stdout).map((row) => row.slice(0, 2))).toEqual([
+      ['rejected', join(await realpath(e2e.dir), 'in', 'header-only.wav')],
+    ]);
   });
 });

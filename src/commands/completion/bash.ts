@@ -4,6 +4,14 @@ import { type CommandSpec, flatten } from './tree.js';
 const words = (list: readonly string[]) => list.join(' ');
 
 /**
+ * For a value that names a folder or a file: the names offered are paths (a folder gets its slash, a
+ * space in a name is quoted), and nothing else is, not even when none matches, where `-o default`
+ * would have bash offer every file (`-o a<Tab>` gave a.wav). compopt is bash's: zsh's bashcompinit
+ * has none, and goes without.
+ */
+const PATHS_ONLY = 'compopt -o filenames +o default +o bashdefault 2>/dev/null';
+
+/**
  * A bash completion function: it follows the typed words down the command tree, then offers
  * subcommands, options, an option's allowed values, or paths. Subcommands and a first argument's
  * allowed values are offered only before any other argument (`config set concurrency <Tab>` is a
@@ -40,9 +48,9 @@ export function bashScript(root: CommandSpec, program: string): string {
         const reply = o.choices
           ? `COMPREPLY=($(compgen -W "${words(o.choices)}" -- "$cur"))`
           : o.valueKind === 'dir'
-            ? `COMPREPLY=($(compgen -d -- "$cur"))`
+            ? `${PATHS_ONLY}; COMPREPLY=($(compgen -d -- "$cur"))`
             : o.valueKind === 'file'
-              ? `COMPREPLY=($(compgen -f -- "$cur"))`
+              ? `${PATHS_ONLY}; COMPREPLY=($(compgen -f -- "$cur"))`
               : 'COMPREPLY=()';
         return `    ${pattern}) ${reply}; return 0 ;;`;
       }),

@@ -67,9 +67,12 @@ export async function runSandbox(
     ctx.streams.stdout.write(
       `export VREDACT_BASE_URL=${sandbox.baseUrl}\nexport VREDACT_TOKEN=${sandbox.tokens[0]}\n`,
     );
+  // Run in the background (`&`, as the README's quick start does), no keyboard reaches it: the pid
+  // says how to stop it there, and is true at a terminal too.
   ctx.log.info(
     `sandbox: API on ${sandbox.baseUrl}, signed URLs on ${sandbox.filesUrl}; ` +
-      `${options.dataDir ? `data in ${sandbox.dataDir}` : 'data in a temporary folder, removed on exit'}. Ctrl-C stops it.`,
+      `${options.dataDir ? `data in ${sandbox.dataDir}` : 'data in a temporary folder, removed on exit'}. ` +
+      `Stop it with Ctrl-C, or kill ${process.pid}.`,
   );
   await stopped;
   ctx.log.info('sandbox: stopping');

@@ -25,11 +25,13 @@ export interface StatusView {
 }
 
 /**
- * `3 inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected`; `, 2 uploading` after the done ones
- * only while a run sends some (no other time has any).
+ * `3 journaled inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected`; `, 2 uploading` after the
+ * done ones only while a run sends some (no other time has any). It names what it counts: a run also
+ * rejects inputs for its command line as a whole (two landing on one output), which no journal holds,
+ * so its own count of rejections may be higher.
  */
 export function countsLine(counts: StatusCounts, where: string): string {
-  const inputs = `${counts.total} input${counts.total === 1 ? '' : 's'}`;
+  const inputs = `${counts.total} journaled input${counts.total === 1 ? '' : 's'}`;
   const uploading = counts.uploading > 0 ? ` ${counts.uploading} uploading,` : '';
   return `${inputs} in ${where}: ${counts.done} done,${uploading} ${counts.pending} pending, ${counts.failed} failed, ${counts.rejected} rejected`;
 }

@@ -76,15 +76,15 @@ describe('countsLine', () => {
   it('counts every state, with "input" singular only for one', () => {
     expect(
       countsLine({ done: 1, uploading: 0, pending: 1, failed: 1, rejected: 0, total: 3 }, 'redacted'),
-    ).toBe('3 inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected');
+    ).toBe('3 journaled inputs in redacted: 1 done, 1 pending, 1 failed, 0 rejected');
     expect(countsLine({ done: 1, uploading: 0, pending: 0, failed: 0, rejected: 0, total: 1 }, 'out')).toBe(
-      '1 input in out: 1 done, 0 pending, 0 failed, 0 rejected',
+      '1 journaled input in out: 1 done, 0 pending, 0 failed, 0 rejected',
     );
     expect(countsLine({ done: 0, uploading: 0, pending: 0, failed: 0, rejected: 0, total: 0 }, 'out')).toBe(
-      '0 inputs in out: 0 done, 0 pending, 0 failed, 0 rejected',
+      '0 journaled inputs in out: 0 done, 0 pending, 0 failed, 0 rejected',
     );
     expect(countsLine({ done: 0, uploading: 2, pending: 1, failed: 0, rejected: 0, total: 3 }, 'out')).toBe(
-      '3 inputs in out: 0 done, 2 uploading, 1 pending, 0 failed, 0 rejected',
+      '3 journaled inputs in out: 0 done, 2 uploading, 1 pending, 0 failed, 0 rejected',
     );
   });
 });
@@ -99,7 +99,7 @@ describe('printTerminal', () => {
       view([failed, submitted, uploading], [failed, submitted, uploading, done]),
     );
     expect(out.text().split('\n')).toEqual([
-      '4 inputs in redacted: 1 done, 2 pending, 1 failed, 0 rejected',
+      '4 journaled inputs in redacted: 1 done, 2 pending, 1 failed, 0 rejected',
       'failed   calls/b\\x1b[31m.wav  the service said\\r\\n\\x1b]0;pwned\\x07 no thanks (job job\\x1b[2J-1)',
       // Outside the working folder, the path stays absolute.
       'pending  /archive/c.wav  submitted; the next run collects its job (job job-2)',
@@ -135,7 +135,7 @@ describe('printTerminal', () => {
     await printTerminal(t.ctx, out, view([long, uploading]));
     const lines = out.text().trimEnd().split('\n');
     expect(lines).toEqual([
-      '2 inputs in redacted: 0 done, 1 pending…',
+      '2 journaled inputs in redacted: 0 done,…',
       'failed   calls/b.wav  the service answe…',
       'pending  d.wav  upload interrupted; the…',
     ]);
@@ -160,7 +160,9 @@ describe('printTerminal', () => {
     const t = await testContext({ tty: true, cwd: '/home/someone' });
     const out = recordingWriter();
     await printTerminal(t.ctx, out, { ...view([]), outDir: '/srv/out\u001b[2J' });
-    expect(out.text()).toBe('0 inputs in /srv/out\\x1b[2J: 0 done, 0 pending, 0 failed, 0 rejected\n');
+    expect(out.text()).toBe(
+      '0 journaled inputs in /srv/out\\x1b[2J: 0 done, 0 pending, 0 failed, 0 rejected\n',
+    );
   });
 
   it('stops at once when the reader has gone away', async () => {
@@ -214,7 +216,9 @@ describe('printTsv', () => {
     ]);
     // No header line, nothing but the rows on stdout; the counts go to stderr.
     expect(t.stdout()).toBe('');
-    expect(t.stderr()).toContain('4 inputs in /srv/batch/redacted: 1 done, 2 pending, 1 failed, 0 rejected');
+    expect(t.stderr()).toContain(
+      '4 journaled inputs in /srv/batch/redacted: 1 done, 2 pending, 1 failed, 0 rejected',
+    );
   });
 
   it('keeps a file with no output path as an empty column', async () => {

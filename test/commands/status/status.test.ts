@@ -79,7 +79,7 @@ test('on a terminal: the counts, then compact lines with reasons and job ids', a
   await journal(join(dir.path, 'out'));
   const { stdout } = await run({}, { tty: true, columns: 1000 });
   const lines = stdout.split('\n').filter(Boolean);
-  expect(lines[0]).toMatch(/^3 inputs in .*out: 1 done, 1 pending, 1 failed, 0 rejected$/);
+  expect(lines[0]).toMatch(/^3 journaled inputs in .*out: 1 done, 1 pending, 1 failed, 0 rejected$/);
   expect(lines[1]).toMatch(/^failed +\/in\/b\.wav +answer\\x1b\]0;pwned\\x07 cut short \(job j\\x1b\[2J1\)$/);
   expect(lines[2]).toMatch(/^pending +\/in\/c\.wav .*\(job j2\)$/);
   expect(stdout).not.toContain('\u001b');
