@@ -33,6 +33,36 @@ const vredact = `node ${BIN}`;
 /** A row that starts with one of the spinner's frames: the live line. */
 const LIVE_ROW = /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /;
 
+/** A service that answers each upload with speech, holding those that `hold` picks until `release`. */
+async function heldService(hold: (upload: number) => boolean) {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let uploads = 0;
+  const server = await startScriptedServer(async (req, res: ServerResponse) => {
+    if (req.url !== '/api/speech-to-speech-biometric-redaction')
+      return sendJson(res, 404, { error: 404, message: 'not found' });
+    if (hold(++uploads)) await held;
+    return answerWithSpeech(res);
+  });
+  return {
+    server,
+    release: () => release(),
+    /** Lets the uploads go, and stops the service, the terminal and the folder. */
+    async end(dir: { cleanup(): Promise<void> }): Promise<void> {
+      release();
+      await server.close();
+      await term?.kill();
+      term = undefined;
+      await dir.cleanup();
+    },
+  };
+}
+
+/** The WAV files a run wrote to `folder`. */
+async function outputsIn(folder: string): Promise<string[]> {
+  return (await readdir(folder)).filter((name) => name.endsWith('.wav'));
+}
+
 describe.skipIf(!hasTmux)('the live line on screen', () => {
   it('Ctrl-C at a live line as wide as the terminal leaves no stale copy of it above the warning', async () => {
     e2e = await setup(['--latency', '400']);
@@ -58,16 +88,9 @@ describe.skipIf(!hasTmux)('the live line on screen', () => {
 describe.skipIf(!hasTmux)('narrowing the terminal mid-run', () => {
   it('leaves no fragment of the live line the terminal rewrapped, and every line printed above it', async () => {
     const FILES = 4;
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
     // Every upload is answered once the test has narrowed the terminal: until then the live line
     // keeps one width, `⠙ redacting 0/4 · 2 in flight · 0:03 elapsed · ETA -:--`.
-    const server = await startScriptedServer(async (req, res: ServerResponse) => {
-      if (req.url !== '/api/speech-to-speech-biometric-redaction')
-        return sendJson(res, 404, { error: 404, message: 'not found' });
-      await held;
-      return answerWithSpeech(res);
-    });
+    const { server, release, end } = await heldService(() => true);
     const dir = await tempDir('vredact-narrowed-');
     try {
       await speechInputs(dir.path, FILES);
@@ -95,15 +118,9 @@ describe.skipIf(!hasTmux)('narrowing the terminal mid-run', () => {
       for (let n = 1; n <= 30; n++) expect(rows.filter((row) => row === `log line ${n}`)).toHaveLength(1);
       // Only the log lines and the end summary are left: no row of a live line, whole or cut by the rewrap.
       expect(rows.filter((row) => !/^log line \d+$/.test(row) && !/^✔ red/.test(row))).toEqual([]);
-      expect((await readdir(join(dir.path, 'out'))).filter((name) => name.endsWith('.wav'))).toHaveLength(
-        FILES,
-      );
+      expect(await outputsIn(join(dir.path, 'out'))).toHaveLength(FILES);
     } finally {
-      release();
-      await server.close();
-      await term?.kill();
-      term = undefined;
-      await dir.cleanup();
+      await end(dir);
     }
   });
 });
@@ -134,16 +151,8 @@ describe.skipIf(!hasTmux)('the problem list in a narrow terminal', () => {
 describe.skipIf(!hasTmux)('the ETA while the last file is under way', () => {
   it('is never 0:00 while the service still holds the last upload; a dash once it is overdue', async () => {
     const FILES = 20;
-    const REDACTION = '/api/speech-to-speech-biometric-redaction';
-    let uploads = 0;
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const server = await startScriptedServer(async (req, res: ServerResponse) => {
-      if (req.url !== REDACTION) return sendJson(res, 404, { error: 404, message: 'not found' });
-      // The last upload is answered only once the test has read the screen.
-      if (++uploads === FILES) await held;
-      return answerWithSpeech(res);
-    });
+    // The last upload is answered only once the test has read the screen.
+    const { server, release, end } = await heldService((upload) => upload === FILES);
     const dir = await tempDir('vredact-eta-');
     try {
       await speechInputs(dir.path, FILES);
@@ -164,15 +173,9 @@ describe.skipIf(!hasTmux)('the ETA while the last file is under way', () => {
       release();
       expect(await term.exited()).toBe(0);
       expect(await term.rows()).toContainEqual(expect.stringMatching(new RegExp(`^✔ redacted ${FILES} `)));
-      expect((await readdir(join(dir.path, 'out'))).filter((name) => name.endsWith('.wav'))).toHaveLength(
-        FILES,
-      );
+      expect(await outputsIn(join(dir.path, 'out'))).toHaveLength(FILES);
     } finally {
-      release();
-      await server.close();
-      await term?.kill();
-      term = undefined;
-      await dir.cleanup();
+      await end(dir);
     }
   });
 });
