@@ -75,7 +75,9 @@ export async function runBatch(
   const fingerprint = optionsFingerprint(fields);
 
   const dryRun = options.dryRun || !client;
-  const pause = testPause(ctx.env, interrupt.stop, (line) => ctx.log.info(line));
+  const pause = testPause(ctx.env, { stop: interrupt.stop, end: interrupt.abort }, (line) =>
+    ctx.log.info(line),
+  );
   const found = await findInputs(ctx, request, outDir, interrupt.stop);
   // Interrupted while listing: nothing was decided, made or sent, so no file is reported.
   if (!found) return ExitCode.interrupted;
@@ -196,7 +198,7 @@ export async function runBatch(
         adopt: (entry, identity, startedMs) => adoptOutput(engine, entry, identity, startedMs),
       },
       ctx.settings.concurrency,
-      { stop: interrupt.stop, pause },
+      { stop: interrupt.stop, end: interrupt.abort, pause },
     );
     await writer.close();
     writer = undefined;

@@ -10,8 +10,8 @@ import { DecidingOrder } from './deciding-order.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
 import type { PlanEntries } from './plan.js';
 import type { Pause } from './test-pause.js';
-import { Uint8Column } from './chunked-columns.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
+import { HeldRows } from './held-rows.js';
 import { type PublishWork, publishOne } from './publish.js';
 import { journalAhead, outputWritable, sendOne } from './send.js';
 import { type TriageOptions, triage } from './triage.js';
@@ -37,14 +37,15 @@ async function closing<T>(queue: BoundedQueue<T>, run: () => Promise<void>): Pro
 
 /**
  * Runs every planned input through the stages; resolves when each has an outcome, or, after a first
- * interrupt (`deciding.stop`), when each input decided by then has one (see deciding-order.ts).
+ * interrupt (`deciding.stop`), when each input decided by then has one (see deciding-order.ts). A
+ * second (`deciding.end`) ends the passes over inputs held back until the end (held-rows.ts) too.
  */
 export async function runStages(
   engine: Engine,
   entries: PlanEntries,
   triageOptions: TriageOptions,
   concurrency: number,
-  deciding: { stop: AbortSignal; pause: Pause },
+  deciding: { stop: AbortSignal; end: AbortSignal; pause: Pause },
 ): Promise<void> {
   const { recorder } = engine;
   const decided = new BoundedQueue<Work>(256);
@@ -81,8 +82,7 @@ export async function runStages(
    * pass, in which a found job is not journaled again.
    */
   const unvouched = new UnvouchedOutputs();
-  const later = new Uint8Column();
-  let deferred = 0;
+  const later = new HeldRows();
   const dispatch = async (work: Work, last: boolean) => {
     if (work.kind === 'settled') return;
     if (work.kind === 'skipped' && work.unvouched && !last) unvouched.defer(work.entry);
@@ -92,8 +92,7 @@ export async function runStages(
     else if (work.kind === 'collect') {
       if (work.reconciled && !last && !(await journalFound(work))) return;
       if (!last && work.entry.row !== undefined && toCollect.size >= toCollect.capacity) {
-        later.set(work.entry.row, 1);
-        deferred++;
+        later.hold(work.entry.row);
         return;
       }
       await toCollect.push(work);
@@ -101,13 +100,13 @@ export async function runStages(
   };
   const route = async () => {
     for await (const work of decided) await dispatch(work, false);
-    await settleUnvouched(unvouched, entries, triageOptions.journal, recorder);
-    if (deferred === 0) return;
-    engine.log.debug(`waiting for ${deferred} more job(s) now that every input has been decided`);
-    for (const entry of entries) {
-      if (entry.row !== undefined && later.get(entry.row) === 1)
-        await dispatch(await triage(entry, triageOptions), true);
-    }
+    // Tests only: held until a second interrupt, which ends the settling (see test-pause.ts).
+    if (unvouched.size > 0) await deciding.pause('settle');
+    await settleUnvouched(unvouched, entries, triageOptions.journal, recorder, deciding.end);
+    if (later.size === 0) return;
+    engine.log.debug(`waiting for ${later.size} more job(s) now that every input has been decided`);
+    for await (const entry of later.entries(entries, deciding.end))
+      await dispatch(await triage(entry, triageOptions), true);
   };
   await Promise.all([
     closing(decided, () =>

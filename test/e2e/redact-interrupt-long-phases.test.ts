@@ -14,9 +14,11 @@
  *
  * The deciding (a re-run skipping 1,000,000 inputs already done takes seconds too) is held once its
  * first input is decided, that input's upload in flight: the interrupt then ends the deciding, the
- * upload finishes and is journaled, and the inputs not decided get no outcome, only a count.
+ * upload finishes and is journaled, and the inputs not decided get no outcome, only a count. The
+ * settling of outputs the journal cannot vouch for, after the deciding, is held until a second
+ * interrupt, which ends it: the inputs it held are left undecided too.
  */
-import { copyFile, readdir, readFile, realpath } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -66,7 +68,7 @@ function envFor(target: ScriptedServer, point?: string): NodeJS.ProcessEnv {
 async function interruptedAt(
   point: string,
   extra: string[] = [],
-  { ready = async () => true, interrupted = () => {} } = {},
+  { ready = async () => true, interrupted = () => {}, twice = false } = {},
 ) {
   server ??= await startScriptedServer((_req, res) => sendJson(res, 500, { error: 500, message: 'no' }));
   const journal = join(dir.path, 'out', '.vredact', 'journal.jsonl');
@@ -80,6 +82,10 @@ async function interruptedAt(
   await until(async () => (await held()) || child.exitCode !== null, 60_000);
   child.kill('SIGINT');
   interrupted();
+  if (twice) {
+    await until(async () => /^warning: interrupted/m.test(stderr()) || child.exitCode !== null, 60_000);
+    child.kill('SIGINT');
+  }
   const result = await child;
   const after = await readFile(journal);
   return {
@@ -191,4 +197,24 @@ describe('a first interrupt while the run decides its inputs', () => {
     expect(summary.undecided).toBe(13 - reported.length);
     expect(summary.skipped).toBe(0);
   }, 120_000);
+});
+
+describe('a second interrupt while the run settles outputs the journal cannot vouch for', () => {
+  it('ends the settling: the inputs it held are undecided, nothing sent or journaled; exit 130', async () => {
+    await speechInputs(dir.path, 3);
+    // Outputs already there that no journal line gives to their inputs (the user's own, say).
+    await mkdir(join(dir.path, 'out'), { recursive: true });
+    for (const name of await readdir(join(dir.path, 'in')))
+      await copyFile(join(dir.path, 'in', name), join(dir.path, 'out', name));
+    await writeJournal(join(dir.path, 'out'), []);
+    const { result, stderr, journalSame, stateFolder } = await interruptedAt('settle', [], { twice: true });
+    expect(result.exitCode, stderr).toBe(130);
+    expect(stderr).toMatch(/^warning: no upload in flight to abort/m);
+    expect(server?.received).toEqual([]);
+    expect(jsonLines(result.stdout)).toEqual([
+      { summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0, undecided: 3 } },
+    ]);
+    expect(journalSame).toBe(true);
+    expect(stateFolder, 'the lock released').toEqual(['journal.jsonl']);
+  }, 90_000);
 });
