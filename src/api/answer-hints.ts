@@ -4,9 +4,41 @@
  * link for a signed URL. errors.ts gives every status its own hint where these give none.
  */
 import { displayText, truncate } from '../output/sanitize.js';
-import { FRESH_LINK_HINT } from './errors.js';
+import { FRESH_LINK_HINT, UNEXPECTED_ANSWER_HINT } from './errors.js';
 import { JOBS_PATH } from './identifiers.js';
 import type { Scrub } from './scrub.js';
+import { hostPort } from './transport.js';
+
+/**
+ * What to do about any bad answer of a signed link's host: links are short-lived, so a fresh one may
+ * mend it; the base URL and the token play no part in it, and only the service's operators can mend
+ * the host.
+ */
+export const LINK_HOST_HINT = `${FRESH_LINK_HINT}; if it fails again, report it to the service's operators`;
+
+/** Who gave an answer, as an error about it names it, and what to do about one outside the interface. */
+export interface Answerer {
+  /** `the service`, `the download link's host files.example:443`. */
+  name: string;
+  hint: string;
+  /** Strings never shown, even where the answer echoes them: a signed link's query is a credential. */
+  secrets: readonly string[];
+}
+
+export const THE_SERVICE: Answerer = { name: 'the service', hint: UNEXPECTED_ANSWER_HINT, secrets: [] };
+
+/** The host that answered a signed link's GET, at `at` after any redirects of `link`. */
+export function linkHost(at: URL, link: URL): Answerer {
+  const host = hostPort(at);
+  return {
+    name:
+      at.host === link.host
+        ? `the download link's host ${host}`
+        : `the host ${host} the download link redirected to`,
+    hint: LINK_HOST_HINT,
+    secrets: [...new Set([...link.searchParams.values(), ...at.searchParams.values()])],
+  };
+}
 
 /** The request an error answered. */
 export interface AnsweredRequest {
@@ -22,10 +54,10 @@ export interface AnsweredRequest {
 
 /** What to do about `status`, or undefined for the status's own hint. */
 export function answerHint(status: number, request: AnsweredRequest): string | undefined {
+  // Whatever a link's host answers (a redirect not followed, a failure retried), the link is at fault.
+  if (request.signedLink) return status === 429 ? undefined : LINK_HOST_HINT;
   if (status >= 300 && status <= 399) return redirectHint(request);
   if (status < 400 || status > 499 || status === 401 || status === 403 || status === 429) return undefined;
-  if (request.signedLink)
-    return `${FRESH_LINK_HINT}; if it fails again, report it to the service's operators`;
   if (status === 404) return notFoundHint(request);
   // Any other refusal of a link request is about the name asked for, the body's one field; a 405
   // refuses the request's path and method, which the base URL decides.

@@ -10,6 +10,7 @@ import type * as v from 'valibot';
 import { ExitCode } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import type { BodySink, ClientOptions, ContentSink, JobSink, UploadOptions } from './client-types.js';
+import { linkHost } from './answer-hints.js';
 import { FRESH_LINK_HINT, InvalidResponseError, LinkRefusedError } from './errors.js';
 import { assertFileName, assertNewJobId, JOBS_PATH, jobPath } from './identifiers.js';
 import { eachContentItem, eachJob } from './job-listings.js';
@@ -23,7 +24,6 @@ import {
   BodyReadError,
   contentLengthOf,
   headerValue,
-  hostPort,
   networkError,
   closeBody,
   taggedBody,
@@ -153,15 +153,17 @@ export class ApiClient {
     if (problem) {
       throw new InvalidResponseError(`the service gave a download URL that is ${this.#http.scrub(problem)}`);
     }
-    const what = `downloading ${truncate(displayText(this.#http.scrub(basename(url.pathname))), 80)} from ${hostPort(url)}`;
+    // Its errors name the host that answered (see linkHost), never the service.
+    const what = `downloading ${truncate(displayText(this.#http.scrub(basename(url.pathname))), 80)}`;
     const request = async () => {
       const { response, url: at } = await getFollowingRedirects(url, what, (next) =>
-        this.#http.send('GET', next, what, { authorized: false, signal }),
+        this.#http.send('GET', next, what, { authorized: false, signal, from: linkHost(next, url) }),
       );
+      const host = linkHost(at, url);
       if (response.statusCode === 401 || response.statusCode === 403) {
         response.body.resume();
         throw new LinkRefusedError(
-          `${what}: the download link was refused (${response.statusCode}); it may have expired`,
+          `${what}: ${host.name} refused the link (${response.statusCode}); it may have expired`,
           undefined,
           undefined,
           ExitCode.partial,
@@ -169,7 +171,7 @@ export class ApiClient {
         );
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
-        return this.#http.fail(response, at, what, RETRYABLE_STATUSES, true);
+        return this.#http.fail(response, at, what, RETRYABLE_STATUSES, host);
       }
       return this.#consume(response.body, response.headers, sink, what, at);
     };

@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { displayText, truncate } from '../output/sanitize.js';
+import { type Answerer, THE_SERVICE } from './answer-hints.js';
 import { InvalidResponseError } from './errors.js';
 import { BodyReadError, closeBody, headerValue } from './transport.js';
 
@@ -28,11 +29,10 @@ export function contentCodings(header: string): string[] {
     .filter((coding) => coding !== '' && coding !== 'identity');
 }
 
-/** Why the codings cannot be decoded, or undefined when they can. */
-export function codingProblem(codings: readonly string[]): string | undefined {
+/** The coding of `codings` that cannot be decoded, shown safe, or undefined when all can. */
+function undecodable(codings: readonly string[]): string | undefined {
   const unknown = codings.find((coding) => !(coding in DECODERS));
-  if (unknown === undefined) return undefined;
-  return `it came with Content-Encoding "${truncate(displayText(unknown), 40)}", which vredact cannot decode`;
+  return unknown === undefined ? undefined : truncate(displayText(unknown), 40);
 }
 
 /**
@@ -43,6 +43,7 @@ export async function* decodedBody(
   body: AsyncIterable<Uint8Array>,
   codings: readonly string[],
   what: string,
+  from: Answerer = THE_SERVICE,
 ): AsyncIterable<Uint8Array> {
   const decoders = [...codings]
     .reverse()
@@ -85,7 +86,11 @@ export async function* decodedBody(
     if (sourceError !== undefined || error instanceof BodyReadError) throw sourceError ?? error;
     const code = (error as { code?: string }).code;
     throw new InvalidResponseError(
-      `${what}: the answer does not decode as the ${codings.join(', ')} it was sent as${code ? ` (${code})` : ''}`,
+      `${what}: the answer of ${from.name} does not decode as the ${codings.join(', ')} it was sent as${code ? ` (${code})` : ''}`,
+      undefined,
+      undefined,
+      undefined,
+      from.hint,
     );
   } finally {
     // A reader that stopped early (a cap) ends the decoders and, through them, the body.
@@ -100,18 +105,28 @@ export async function* decodedBody(
  * length of what is read). A success in a coding vredact cannot decode fails as an invalid answer;
  * an error answer is left as it came (its text is only shown, escaped).
  */
-export function decodedResponse(response: Dispatcher.ResponseData, what: string): Dispatcher.ResponseData {
+export function decodedResponse(
+  response: Dispatcher.ResponseData,
+  what: string,
+  from: Answerer = THE_SERVICE,
+): Dispatcher.ResponseData {
   const codings = contentCodings(headerValue(response.headers, 'content-encoding'));
   if (codings.length === 0) return response;
   const success = response.statusCode >= 200 && response.statusCode <= 299;
-  const problem = codingProblem(codings);
-  if (problem) {
+  const unknown = undecodable(codings);
+  if (unknown !== undefined) {
     if (!success) return response;
     closeBody(response.body);
-    throw new InvalidResponseError(`${what}: ${problem}`);
+    throw new InvalidResponseError(
+      `${what}: the answer of ${from.name} came with Content-Encoding "${unknown}", which vredact cannot decode`,
+      undefined,
+      undefined,
+      undefined,
+      from.hint,
+    );
   }
   const encoded = response.body;
-  const decoded = Readable.from(decodedBody(encoded, codings, what), { objectMode: false });
+  const decoded = Readable.from(decodedBody(encoded, codings, what, from), { objectMode: false });
   // A reader that lets the decoded body go (a cap, an error) lets the connection's body go too.
   decoded.once('close', () => closeBody(encoded));
   const headers = { ...response.headers };

@@ -156,11 +156,13 @@ export function errorForStatus(
   bodyText: string,
   scrub: (text: string) => string = (text) => text,
   hint?: string,
+  /** Who answered, as the message names it: a signed link's host is not the service. */
+  answerer = 'the service',
 ): ApiError {
   const raw = serviceMessageOf(bodyText);
   const serviceMessage = raw === undefined ? undefined : truncate(escapeControls(scrub(raw)));
   const statusText = `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
-  const message = `${what}: the service answered ${statusText}${serviceMessage ? `: ${serviceMessage}` : ''}`;
+  const message = `${what}: ${answerer} answered ${statusText}${serviceMessage ? `: ${serviceMessage}` : ''}`;
   // A request vredact sent as the interface says, refused: as an answer outside it.
   const refusalHint = hint ?? UNEXPECTED_ANSWER_HINT;
   if (status === 401)
@@ -174,7 +176,13 @@ export function errorForStatus(
   if (status === 429)
     return new RateLimitError(message, status, serviceMessage, ExitCode.partial, 'wait a while, or lower -c');
   if (status >= 500)
-    return new InternalServerError(message, status, serviceMessage, ExitCode.partial, SERVICE_FAILING_HINT);
+    return new InternalServerError(
+      message,
+      status,
+      serviceMessage,
+      ExitCode.partial,
+      hint ?? SERVICE_FAILING_HINT,
+    );
   if (status >= 400)
     return new BadRequestError(message, status, serviceMessage, ExitCode.partial, refusalHint);
   return hint === undefined

@@ -3,7 +3,7 @@
  * (scrubbed of secrets, with base-URL hints), and every attempt through the shared throttle gate.
  */
 import type { Dispatcher } from 'undici';
-import { answerHint } from './answer-hints.js';
+import { type Answerer, answerHint } from './answer-hints.js';
 import { dispatcherFor } from './dispatcher.js';
 import { proxyFor, proxySecrets, proxyShown } from './proxy.js';
 import { request } from './undici-agent.js';
@@ -84,6 +84,13 @@ export class ServiceHttp {
     ]);
   }
 
+  /** The client's scrubber, with `secrets` scrubbed too. */
+  scrubAlso(secrets: readonly string[]): Scrub {
+    if (secrets.length === 0) return this.scrub;
+    const more = scrubberFor(secrets);
+    return (text) => more(this.scrub(text));
+  }
+
   get options(): ClientOptions {
     return this.#options;
   }
@@ -113,6 +120,8 @@ export class ServiceHttp {
       json?: boolean;
       authorized: boolean;
       signal?: AbortSignal | undefined;
+      /** Who answers, where not the service (a signed link's host): named by the errors of its answer. */
+      from?: Answerer;
     },
   ): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { 'user-agent': this.#options.userAgent };
@@ -144,26 +153,30 @@ export class ServiceHttp {
     this.#options.log.debug(`${method} ${url.pathname} → ${response.statusCode}`);
     this.#slowConnectNoticed = false;
     // Outside the catch: a coding vredact cannot decode is the answer's fault, not the network's.
-    return decodedResponse(response, what);
+    return decodedResponse(response, what, init.from);
   }
 
-  /** Reads an error answer and throws its typed error, marked retryable where the status allows. */
+  /**
+   * Reads an error answer and throws its typed error, marked retryable where the status allows.
+   * `link`: the signed link's host that answered, not the service.
+   */
   async fail(
     response: Dispatcher.ResponseData,
     url: URL,
     what: string,
     retryable: ReadonlySet<number>,
-    signedLink = false,
+    link?: Answerer,
   ): Promise<never> {
     const text = await readText(response.body, ERROR_BODY_LIMIT).catch(() => '');
+    const scrub = link ? this.scrubAlso(link.secrets) : this.scrub;
     const hint = answerHint(response.statusCode, {
       url,
       baseUrl: this.#options.baseUrl,
-      signedLink,
+      signedLink: link !== undefined,
       location: headerValue(response.headers, 'location'),
-      scrub: this.scrub,
+      scrub,
     });
-    const error = errorForStatus(response.statusCode, what, text, this.scrub, hint);
+    const error = errorForStatus(response.statusCode, what, text, scrub, hint, link?.name);
     if (retryable.has(response.statusCode)) {
       throw new RetryableStatusError(
         error,

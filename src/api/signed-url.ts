@@ -7,6 +7,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { displayText, truncate } from '../output/sanitize.js';
+import { linkHost } from './answer-hints.js';
 import { InvalidResponseError } from './errors.js';
 import { closeBody, headerValue } from './transport.js';
 
@@ -25,9 +26,9 @@ export function signedUrlProblem(url: URL): string | undefined {
 export function resolveSignedUrl(text: string, base: URL, what: string): URL {
   const url = URL.parse(text, base.href);
   if (!url) {
-    throw new InvalidResponseError(
-      `${what}: the service gave a download URL that is not a URL: "${truncate(displayText(text), 80)}"`,
-    );
+    // Up to its query: were it a URL, that would be its credential.
+    const shown = truncate(displayText(text.split('?')[0] ?? ''), 80);
+    throw new InvalidResponseError(`${what}: the service gave a download URL that is not a URL: "${shown}"`);
   }
   return url;
 }
@@ -41,7 +42,8 @@ function redirectTarget(response: Dispatcher.ResponseData, from: URL): URL | und
 
 /**
  * GETs `url` through `get` (which sends no credentials), following redirects; returns the first
- * answer that is not one, and the URL that gave it.
+ * answer that is not one, and the URL that gave it. A redirect that cannot be followed is the
+ * answering host's failure, named as such (never by its Location: that holds a signed query too).
  */
 export async function getFollowingRedirects(
   url: URL,
@@ -54,11 +56,19 @@ export async function getFollowingRedirects(
     const next = redirectTarget(response, at);
     if (!next) return { response, url: at };
     closeBody(response.body);
-    if (hops >= MAX_REDIRECTS) {
-      throw new InvalidResponseError(`${what}: too many redirects (more than ${MAX_REDIRECTS})`);
-    }
+    const fault = (problem: string) => {
+      const host = linkHost(at, url);
+      return new InvalidResponseError(
+        `${what}: ${host.name} ${problem}`,
+        undefined,
+        undefined,
+        undefined,
+        host.hint,
+      );
+    };
+    if (hops >= MAX_REDIRECTS) throw fault(`redirected too many times (more than ${MAX_REDIRECTS})`);
     const problem = signedUrlProblem(next);
-    if (problem) throw new InvalidResponseError(`${what}: redirected to a URL that is ${problem}`);
+    if (problem) throw fault(`redirected to a URL that is ${problem}`);
     at = next;
   }
 }

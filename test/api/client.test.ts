@@ -452,6 +452,28 @@ describe('downloadSigned', () => {
     expect(uncaught).toEqual([]);
   });
 
+  it('a link redirected to another host that fails: the error names that host, not the service', async () => {
+    const storage = await startScriptedServer((_req, res) => sendJson(res, 404, { error: 404 }));
+    cleanups.push(storage.close);
+    const { server, client } = await setUp((_req, res) => {
+      res.writeHead(302, { location: `${storage.baseUrl}/bucket/a.wav?sig=storage-signature-0123` });
+      res.end();
+    });
+    const failure = await client
+      .downloadSigned(
+        new URL(`${server.baseUrl}/signed/a.wav?sig=link-signature-0123`),
+        async () => undefined,
+      )
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(NotFoundError);
+    expect((failure as NotFoundError).message).toBe(
+      `downloading a.wav: the host 127.0.0.1:${storage.port} the download link redirected to answered 404 Not Found`,
+    );
+    expect((failure as NotFoundError).hint).toBe(
+      "run the same command again for a fresh link; if it fails again, report it to the service's operators",
+    );
+  });
+
   it('a URL that is not http(s) is an InvalidResponseError, and nothing is sent', async () => {
     const { server, client } = await setUp((_req, res) => sendJson(res, 200, {}));
     await expect(

@@ -247,7 +247,7 @@ describe('download', () => {
       },
     );
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/download link was refused \(403\)/);
+    expect(result.stderr).toMatch(/refused the link \(403\)/);
     expect(result.stderr).not.toMatch(/vredact login/);
     // Nothing at all was written, not even the folder or a partial file.
     expect(await readdir(elsewhere).catch(() => [])).toEqual([]);

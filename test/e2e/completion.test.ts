@@ -205,6 +205,38 @@ describe('bash on a terminal: values that name a folder or a file', () => {
       expect(await afterTab('vredact redact --files-from a')).toBe('$ vredact redact --files-from a.wav X');
     },
   );
+
+  test.skipIf(!hasTmux)(
+    'a value that is no path (a number, a duration, a port, a shard) is offered nothing, not the files here',
+    async () => {
+      const here = join(work.path, 'here');
+      await mkdir(here, { recursive: true });
+      for (const name of ['1.wav', '30s.wav', '8080.wav']) await writeFile(join(here, name), '');
+      const script = join(work.path, 'completion.bash');
+      await writeFile(script, String((await execa('node', [BIN, 'completion', 'bash'])).stdout));
+      term = await startTmux(`PS1='$ ' exec bash --norc --noprofile -i`, {
+        cwd: here,
+        env: isolatedEnv(join(work.path, 'config')),
+        columns: 120,
+      });
+      await term.keys('-l', `source ${script}`);
+      await term.keys('Enter');
+      // Each of these gave the file that begins with what was typed (`-c 1<Tab>` gave `-c 1.wav`).
+      for (const line of [
+        'vredact redact -c 1',
+        'vredact download job-1 --concurrency=1',
+        'vredact redact --wait-timeout 3',
+        'vredact redact --shard 1',
+        'vredact jobs list --timeout 3',
+        'vredact status --max-retries 1',
+        'vredact sandbox --port 8',
+      ]) {
+        expect(await afterTab(line)).toBe(`$ ${line}X`);
+      }
+      // A value with a fixed set still offers it.
+      expect(await afterTab('vredact redact --gender o')).toBe('$ vredact redact --gender opposite X');
+    },
+  );
 });
 
 describe('zsh and fish', () => {

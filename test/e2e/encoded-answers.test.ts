@@ -128,7 +128,7 @@ describe('an answer sent gzip-encoded', () => {
       });
       expect(result.exitCode).toBe(1);
       expect(String(result.stderr)).toMatch(
-        /downloading a\.wav from 127\.0\.0\.1:\d+: the answer does not decode as the gzip it was sent as/,
+        /downloading a\.wav: the answer of the download link's host 127\.0\.0\.1:\d+ does not decode as the gzip it was sent as/,
       );
       expect(host.fileGets('a.wav')).toBe(1);
       expect(await listFiles(join(dir.path, 'got'))).toEqual([]);

@@ -79,7 +79,7 @@ describe('a service that is failing', () => {
     expect(result.stderrLines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
-          /^error: a\.wav: downloading a\.wav from 127\.0\.0\.1:\d+: the download link was refused \(403\); it may have expired; run the same command again for a fresh link$/,
+          /^error: a\.wav: downloading a\.wav: the download link's host 127\.0\.0\.1:\d+ refused the link \(403\); it may have expired; run the same command again for a fresh link$/,
         ),
         'error: b.wav: getting a download URL for b.wav: the service answered 500 Internal Server Error: boom; the service is failing; try again later, or raise --max-retries',
       ]),
@@ -237,7 +237,7 @@ describe('a file that cannot be kept', () => {
       '0 downloaded, 0 skipped, 2 failed',
       "error: empty.wav: the service sent an empty file (0 bytes); run the same command again; if it is still empty, report it to the service's operators",
       expect.stringMatching(
-        /^error: gone\.wav: downloading gone\.wav from 127\.0\.0\.1:\d+: the service answered 404 Not Found; run the same command again for a fresh link; if it fails again, report it to the service's operators$/,
+        /^error: gone\.wav: downloading gone\.wav: the download link's host 127\.0\.0\.1:\d+ answered 404 Not Found; run the same command again for a fresh link; if it fails again, report it to the service's operators$/,
       ),
     ]);
   });

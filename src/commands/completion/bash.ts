@@ -12,6 +12,12 @@ const words = (list: readonly string[]) => list.join(' ');
 const PATHS_ONLY = 'compopt -o filenames +o default +o bashdefault 2>/dev/null';
 
 /**
+ * For a value that is no path (a number, a duration, a port, a shard): nothing is offered. An empty
+ * reply alone would have bash fall back to file names (`-c 1<Tab>` gave `-c 1.wav`).
+ */
+const NOTHING = 'compopt +o default +o bashdefault 2>/dev/null; COMPREPLY=()';
+
+/**
  * A bash completion function: it follows the typed words down the command tree, then offers
  * subcommands, options, an option's allowed values, or paths. Subcommands and a first argument's
  * allowed values are offered only before any other argument (`config set concurrency <Tab>` is a
@@ -51,7 +57,7 @@ export function bashScript(root: CommandSpec, program: string): string {
             ? `${PATHS_ONLY}; COMPREPLY=($(compgen -d -- "$cur"))`
             : o.valueKind === 'file'
               ? `${PATHS_ONLY}; COMPREPLY=($(compgen -f -- "$cur"))`
-              : 'COMPREPLY=()';
+              : NOTHING;
         return `    ${pattern}) ${reply}; return 0 ;;`;
       }),
   );
