@@ -70,6 +70,12 @@ export async function startSpinner(
     drawn.push({ at, columns: FRAME_COLUMNS + columnsOf(fitted) });
     return `${NO_WRAP}${fitted}${WRAP}`;
   };
+  // Listening before the line is drawn: a Ctrl-Z between the two would stop the process by default,
+  // its cursor hidden. A signal's listener runs on the event loop, after the spinner below exists.
+  const unlistenSuspend = listenForSuspend(
+    () => spinner.stop(),
+    () => spinner.start(),
+  );
   const spinner = ora({
     text: shown(text),
     stream: io.stderr,
@@ -86,10 +92,6 @@ export async function startSpinner(
     spinner.text = shown(next);
     if (spinner.isSpinning) spinner.render();
   };
-  const unlistenSuspend = listenForSuspend(
-    () => spinner.stop(),
-    () => spinner.start(),
-  );
   const unlistenResize = listenForResize(io.stderr, () => {
     if (!spinner.isSpinning) return;
     // ora erases the row the line is on; a terminal that rewraps made rows of it above that one.

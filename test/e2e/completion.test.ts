@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { until } from '../helpers/e2e.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 /** The global flags, as every command offers them after its own options. */
@@ -168,13 +169,24 @@ describe('bash on a terminal: values that name a folder or a file', () => {
     term = undefined;
   });
 
+  let marks = 0;
   /** The prompt's row after typing `line`, a Tab, then X: what the Tab put in, if anything, before X. */
   async function afterTab(line: string): Promise<string> {
-    if (!term) throw new Error('no terminal');
-    await term.keys('C-u', 'clear', 'Enter');
-    await term.keys('-l', line);
-    await term.keys('Tab', 'X');
-    const rows = await term.waitFor(/^\$ vredact .*X$/);
+    const shell = term;
+    if (!shell) throw new Error('no terminal');
+    // Typed only once bash shows its prompt again: keys that come while it runs a command are echoed
+    // by the terminal ahead of the prompt, on the prompt's row.
+    const mark = `ready-${++marks}`;
+    await shell.keys('C-u');
+    await shell.keys('-l', `clear; echo ${mark}`);
+    await shell.keys('Enter');
+    await until(async () => {
+      const rows = await shell.rows();
+      return rows.includes(mark) && rows[rows.indexOf(mark) + 1] === '$';
+    });
+    await shell.keys('-l', line);
+    await shell.keys('Tab', 'X');
+    const rows = await shell.waitFor(/^\$ vredact .*X$/);
     return rows.find((row) => /^\$ vredact .*X$/.test(row)) ?? '';
   }
 

@@ -194,6 +194,7 @@ describe.skipIf(!hasTmux)('Ctrl-Z', () => {
     await term.waitFor(LIVE_ROW);
     await term.keys('C-z');
     await term.waitFor(/Stopped/);
+    await term.waitFor(/^\$$/);
     // The spinner hides the cursor while it draws; the prompt it leaves for must show it.
     expect(await term.cursorVisible()).toBe(true);
     await term.keys('fg', 'Enter');
@@ -210,7 +211,7 @@ describe('the end summary', () => {
     await inputs(e2e, 3);
     const pty = runInPty(`${vredact} redact in -o out --no-wait`, {
       cwd: e2e.dir,
-      env: { ...e2e.env, NO_COLOR: '1', DBG_RESIZE: '/tmp/tn-repro/dbg.log' },
+      env: { ...e2e.env, NO_COLOR: '1' },
       columns: 100,
     });
     expect(await pty.exited).toBe(0);
