@@ -169,6 +169,20 @@ describe('bash on a terminal: values that name a folder or a file', () => {
     term = undefined;
   });
 
+  /** An interactive bash in `here`, on a terminal, with vredact's completion loaded. */
+  async function bashWithCompletion(here: string): Promise<void> {
+    const script = join(work.path, 'completion.bash');
+    await writeFile(script, String((await execa('node', [BIN, 'completion', 'bash'])).stdout));
+    // Held at once, so that afterEach ends it whatever fails next.
+    const shell = (term = await startTmux(`PS1='$ ' exec bash --norc --noprofile -i`, {
+      cwd: here,
+      env: isolatedEnv(join(work.path, 'config')),
+      columns: 120,
+    }));
+    await shell.keys('-l', `source ${script}`);
+    await shell.keys('Enter');
+  }
+
   let marks = 0;
   /** The prompt's row after typing `line`, a Tab, then X: what the Tab put in, if anything, before X. */
   async function afterTab(line: string): Promise<string> {
@@ -197,15 +211,7 @@ describe('bash on a terminal: values that name a folder or a file', () => {
       await mkdir(join(here, 'results'), { recursive: true });
       await writeFile(join(here, 'a.wav'), '');
       await writeFile(join(here, 'readme.txt'), '');
-      const script = join(work.path, 'completion.bash');
-      await writeFile(script, String((await execa('node', [BIN, 'completion', 'bash'])).stdout));
-      term = await startTmux(`PS1='$ ' exec bash --norc --noprofile -i`, {
-        cwd: here,
-        env: isolatedEnv(join(work.path, 'config')),
-        columns: 120,
-      });
-      await term.keys('-l', `source ${script}`);
-      await term.keys('Enter');
+      await bashWithCompletion(here);
       // No folder begins with a: nothing, where bash's own file completion gave a.wav.
       expect(await afterTab('vredact redact -o a')).toBe('$ vredact redact -o aX');
       expect(await afterTab('vredact download job-1 --out-dir a')).toBe(
@@ -224,15 +230,7 @@ describe('bash on a terminal: values that name a folder or a file', () => {
       const here = join(work.path, 'here');
       await mkdir(here, { recursive: true });
       for (const name of ['1.wav', '30s.wav', '8080.wav']) await writeFile(join(here, name), '');
-      const script = join(work.path, 'completion.bash');
-      await writeFile(script, String((await execa('node', [BIN, 'completion', 'bash'])).stdout));
-      term = await startTmux(`PS1='$ ' exec bash --norc --noprofile -i`, {
-        cwd: here,
-        env: isolatedEnv(join(work.path, 'config')),
-        columns: 120,
-      });
-      await term.keys('-l', `source ${script}`);
-      await term.keys('Enter');
+      await bashWithCompletion(here);
       // Each of these gave the file that begins with what was typed (`-c 1<Tab>` gave `-c 1.wav`).
       for (const line of [
         'vredact redact -c 1',
