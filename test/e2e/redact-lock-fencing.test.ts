@@ -4,7 +4,7 @@
  * sends nothing more, writes nothing more to the journal, leaves the other run's lock as it is, and
  * exits 1 saying who took the lock over.
  */
-import { readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -18,10 +18,21 @@ const FILES = 6;
 const REFRESH_MS = 200;
 const dir = tempDirPerTest('vredact-fencing-');
 
-/** The process's state letter in /proc (`T`: stopped). */
+/**
+ * The process's state letter in /proc (`T`: stopped), `T` only once every thread has stopped: the
+ * main thread stops first, and a thread of libuv's pool can still be finishing a journal write.
+ */
 async function processState(pid: number): Promise<string> {
-  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3);
+  const threads = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const states = await Promise.all(
+    threads.map(async (tid) => {
+      const text = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
+      return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3);
+    }),
+  );
+  const alive = states.filter((state) => state !== '');
+  if (alive.length === 0) return '';
+  return alive.every((state) => state === 'T' || state === 't') ? 'T' : 'R';
 }
 
 /**
