@@ -10,6 +10,13 @@ import { blockerAbove, makeFolder } from './make-folder.js';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-dir.js';
 
 const CANNOT_WRITE_HINT = 'choose an output folder you can write to (-o), or fix its permissions';
+// No permission makes a path shorter: a deep -o said to fix permissions that were right.
+const TOO_LONG_HINT = 'choose an output folder with a shorter path (-o)';
+
+function hintFor(code: string): string {
+  if (code === 'ENOSPC' || code === 'EDQUOT') return fsHint(code) ?? CANNOT_WRITE_HINT;
+  return code === 'ENAMETOOLONG' ? TOO_LONG_HINT : CANNOT_WRITE_HINT;
+}
 
 /**
  * What stands where the output folder should be, when mkdir or stat said EEXIST or ENOTDIR: a file
@@ -40,10 +47,7 @@ async function refuse(outDir: string, what: string, error: unknown): Promise<Usa
   const { reason, hint } =
     code === 'EEXIST' || code === 'ENOTDIR'
       ? await inTheWay(outDir, error)
-      : {
-          reason: describeFsError(error),
-          hint: code === 'ENOSPC' || code === 'EDQUOT' ? fsHint(code) : CANNOT_WRITE_HINT,
-        };
+      : { reason: describeFsError(error), hint: hintFor(code) };
   return new UsageError(`${what} ${displayText(outDir)}: ${reason}`, hint);
 }
 

@@ -198,9 +198,11 @@ async function outputRefusal(
   const real = await realOutputPath(file, dirCache);
   const victim = realPaths.find(real);
   if (victim < 0) return undefined;
-  if (real === file.realPath) return `its output ${file.outputDisplay} would overwrite the input itself`;
+  const step = 'choose another output folder (-o)';
+  if (real === file.realPath)
+    return `its output ${file.outputDisplay} would overwrite the input itself; ${step}`;
   const victimPath = files.folderAt(victim).prefix + files.nameAt(victim);
-  return `its output ${file.outputDisplay} would overwrite the input ${displayPath(victimPath, cwd)}`;
+  return `its output ${file.outputDisplay} would overwrite the input ${displayPath(victimPath, cwd)}; ${step}`;
 }
 
 /**

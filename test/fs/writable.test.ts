@@ -82,6 +82,20 @@ describe('checkOutputFolderWritable', () => {
     }
   });
 
+  it('refuses a folder whose path is too long for a file in it, saying to choose a shorter one, not to fix permissions', async () => {
+    // Its own path fits in the 4,095 bytes a path may have; the probe's name (about 50 bytes) beside it does not.
+    let out = dir.path;
+    while (out.length < 4075) out = join(out, 'f'.repeat(Math.min(200, 4075 - out.length)));
+    const tooDeep = join(out, 'x'.repeat(100));
+    for (const folder of [out, tooDeep]) {
+      const refused = checkOutputFolderWritable(folder);
+      await expect(refused).rejects.toThrow(/: file name too long$/);
+      await expect(refused).rejects.toMatchObject({
+        hint: 'choose an output folder with a shorter path (-o)',
+      });
+    }
+  });
+
   it('refuses a folder without write permission', async ({ skip }) => {
     if (process.getuid?.() === 0)
       return skip('root ignores permission bits (the read-only mount test covers it)');
