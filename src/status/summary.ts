@@ -121,7 +121,7 @@ function flat(text: string): string {
 
 /** Why a file is where it is, in words, for the terminal and TSV (the journal's reason when it has one). */
 export function describe(record: StatusRecord): string {
-  if (record.inFlight) return 'uploading now, by the run under way';
+  if (record.inFlight) return 'being sent by the run under way (its upload started, or is next)';
   if (record.reason !== undefined) return record.reason;
   if (record.event === 'submitted') return 'submitted; the next run collects its job';
   if (record.event === 'uploading') {

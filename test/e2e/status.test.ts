@@ -338,7 +338,7 @@ describe('while a run is under way', () => {
       const during = await runCli(['status', '-o', out], { env: t.env });
       expect(during.exitCode).toBe(0);
       expect(rows(during.stdout).map((row) => row.slice(0, 3))).toEqual([
-        ['uploading', call, 'uploading now, by the run under way'],
+        ['uploading', call, 'being sent by the run under way (its upload started, or is next)'],
       ]);
       expect(during.stderr).toContain(
         `1 journaled input in ${out}: 0 done, 1 uploading, 0 pending, 0 failed, 0 rejected`,
