@@ -38,6 +38,9 @@ export async function readFilesFrom(
   try {
     return parseListText(await readFile(resolve(cwd, source), 'utf8'), nullSeparated);
   } catch (error) {
-    throw new UsageError(`cannot read the --files-from list ${source}: ${describeFsError(error)}`);
+    throw new UsageError(
+      `cannot read the --files-from list ${source}: ${describeFsError(error)}`,
+      'give --files-from a file of paths, one per line, or - to read them from standard input',
+    );
   }
 }

@@ -329,5 +329,14 @@ describe('--files-from', () => {
     const failure = readFilesFrom('nope.txt', dir.path, Readable.from([]));
     await expect(failure).rejects.toThrow(/--files-from/);
     await expect(failure).rejects.toBeInstanceOf(UsageError);
+    await expect(failure).rejects.toMatchObject({
+      hint: 'give --files-from a file of paths, one per line, or - to read them from standard input',
+    });
+  });
+
+  it('says what to give when the list is a folder', async () => {
+    const failure = readFilesFrom('.', dir.path, Readable.from([]));
+    await expect(failure).rejects.toThrow('cannot read the --files-from list .: is a folder');
+    await expect(failure).rejects.toMatchObject({ hint: expect.stringMatching(/^give --files-from a file/) });
   });
 });
