@@ -40,7 +40,7 @@ async function appendAll(fd: number, text: string): Promise<void> {
 
 /**
  * Says whether the run may still write its journal: rejects once the run's lock is another run's,
- * whose journal this now is (lock-fence.ts). Resolves at once in the common case.
+ * whose journal this now is (src/fs/lock-fence.ts). Resolves at once in the common case.
  */
 export type JournalGuard = () => Promise<void>;
 
