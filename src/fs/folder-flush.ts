@@ -115,5 +115,8 @@ export class FolderFlushes {
   }
 }
 
-/** The process's flushes: every output of a run, and of a download, goes through this one. */
+/**
+ * The process's flushes: every output of a run and of a download, and a run's new or compacted
+ * journal, goes through this one.
+ */
 export const folderFlushes = new FolderFlushes();

@@ -21,7 +21,7 @@ import type { Interrupt, RedactClient } from './engine.js';
 import { runDryRun } from './dry-run.js';
 import { journalPath, lockNameFor, optionsFingerprint, STATE_DIR } from './journal.js';
 import { JournalWriter } from './journal-writer.js';
-import { lockRefreshMs } from './lock-lease.js';
+import { lockRefreshMs } from '../fs/lock-lease.js';
 import { acquireLockWaiting } from './lock-wait.js';
 import type { RedactOptions } from './options.js';
 import type { Counts, Outcome } from './outcome.js';

@@ -8,10 +8,13 @@
  * came from; the second copies the lines kept, byte for byte and in their order. Holding every
  * record whole instead took 1.3 GB over 1,000,000 inputs. Written to a temporary file, flushed,
  * renamed over the journal: a crash leaves the old journal or the new one, never a mix, and a partial
- * file that the next run sweeps.
+ * file that the next run sweeps. The rename is made durable by a flush of the journal's folder
+ * (folder-flush.ts) before the run appends to the new journal or sends anything.
  */
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { temporaryNameFor } from '../fs/atomic-write.js';
+import { folderFlushes } from '../fs/folder-flush.js';
 import { asLocalFsError } from '../fs/errors.js';
 import { Uint32Column, Uint8Column } from './chunked-columns.js';
 import { giveTurn, turnDue } from './event-turn.js';
@@ -223,6 +226,9 @@ export async function compactJournal(
     // that is another run's now.
     await beforeRename?.();
     await rename(temp, path);
+    // A rename lost to a power loss brings the old journal back: harmless on its own, but the lines
+    // appended to the new one since would go with it.
+    await folderFlushes.flushed(dirname(path));
   } catch (error) {
     await rm(temp, { force: true }).catch(() => {});
     throw asLocalFsError(error, path, 'compacting the journal');

@@ -8,7 +8,7 @@ import type { OutputFolder } from '../fs/containment.js';
 import { LocalFsError } from '../fs/errors.js';
 import type { Logger } from '../output/logger.js';
 import { NoRoomOnDisk, type OutputSpace } from '../fs/free-space.js';
-import { LockLostError } from './lock-fence.js';
+import { LockLostError } from './lock-lost.js';
 import { GateClosedError, type TokenGate } from './gate.js';
 import type { DurationTolerance } from './options.js';
 import type { ProbeLimits } from './probe.js';
@@ -55,7 +55,7 @@ export interface Engine {
   abort: AbortSignal;
   /**
    * Resolves while the run's lock is its own; awaited before each upload and each output published
-   * (at once unless the lock was last checked a while ago: lock-fence.ts). Rejects once it is not.
+   * (at once unless the lock was last checked a while ago: src/fs/lock-fence.ts). Rejects once it is not.
    */
   confirmLock: () => Promise<void>;
   halt: Halt;

@@ -7,7 +7,7 @@
  * started after the lock was written), or by a run elsewhere (another host, container or boot) that
  * stopped refreshing it (see LOCK_REFRESH_MS), is taken over with a warning; any other lock makes the
  * second run refuse before sending anything. While a run holds its lock, a fence refreshes it and
- * makes sure it is still the run's own (lock-fence.ts).
+ * makes sure it is still the run's own (src/fs/lock-fence.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
@@ -22,10 +22,11 @@ import { processAlive, writerMayBeAlive } from '../fs/process-info.js';
 import { displayText } from '../output/sanitize.js';
 import type { Logger } from '../output/logger.js';
 import { STATE_DIR } from './journal.js';
-import { LockFence } from './lock-fence.js';
-import { LOCK_REFRESH_MS, leaseEndMs, leaseLapsed, leaseMinutes } from './lock-lease.js';
-import { hold, isHeldHere, releaseLock } from './lock-held-here.js';
-import { type LockOwner, lockRunShown, parseOwner } from './lock-owner.js';
+import { LockFence } from '../fs/lock-fence.js';
+import { LOCK_REFRESH_MS, leaseEndMs, leaseLapsed, leaseMinutes } from '../fs/lock-lease.js';
+import { hold, isHeldHere, releaseLock } from '../fs/lock-held-here.js';
+import { runLockLost } from './lock-lost.js';
+import { type LockOwner, lockRunShown, parseOwner } from '../fs/lock-owner.js';
 import { sameProcessSpace, thisProcessSpace } from '../fs/process-space.js';
 import { shardOfLock, shareLabel, sharesOverlap } from './lock-shares.js';
 import { sweepPartials } from './sweep.js';
@@ -51,7 +52,7 @@ export interface HeldLock {
   path: string;
   /**
    * Resolves while the lock is still this run's (at once when it was checked recently); rejects with
-   * a LockLostError once another run holds it (see lock-fence.ts).
+   * a LockLostError once another run holds it (see src/fs/lock-fence.ts).
    */
   confirm(): Promise<void>;
   /** Aborted, with the LockLostError, when the lock is found to be another run's. */
@@ -192,12 +193,11 @@ async function fenced(outDir: string, path: string, me: LockOwner, now: () => nu
     throw asLocalFsError(error, path, 'opening the lock');
   });
   const fence = new LockFence({
-    outDir,
-    path,
     id: me.id,
     refreshMs: me.refreshMs ?? LOCK_REFRESH_MS,
     now,
     files: { read: () => readFile(path, 'utf8'), touch: (at) => handle.utimes(at, at) },
+    lostError: runLockLost(outDir, path),
   });
   fence.start();
   return {

@@ -5,7 +5,7 @@
  */
 import { LocalFsError } from '../fs/errors.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
-import { LockLostError } from './lock-fence.js';
+import { LockLostError } from './lock-lost.js';
 import type { UnpublishedResult } from './verify.js';
 import type { CheckedWork } from './work.js';
 

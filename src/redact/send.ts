@@ -11,7 +11,7 @@ import { failsEveryRequest, isTokenRefused, NotSentError } from '../api/errors.j
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
 import { resultNeed } from './free-space.js';
-import { LockLostError } from './lock-fence.js';
+import { LockLostError } from './lock-lost.js';
 import { GateClosedError } from './gate.js';
 import { checkInput, stillSame } from './check.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';

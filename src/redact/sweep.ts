@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import { PARTIAL_SUFFIX } from '../fs/atomic-write.js';
 import { resolveFolderInside } from '../fs/containment.js';
 import { writerMayBeAlive } from '../fs/process-info.js';
-import { LEASE_MS } from './lock-lease.js';
+import { LEASE_MS } from '../fs/lock-lease.js';
 import { SPACE_TAG_DIGITS, thisSpaceTag } from '../fs/process-space.js';
 import type { Shard } from './options.js';
 

@@ -9,17 +9,24 @@
  * its lease: the sandbox touches its lock every refresh while it runs, and a lock untouched for the
  * lease is taken over. Judged by host name and pid, a sandbox in another container with our host name
  * (a replacement pod) looked dead, and a second one started on its folder.
+ *
+ * While it holds the lock, a sandbox is fenced as a run is (src/fs/lock-fence.ts): at each refresh,
+ * and before it writes a job's data when its last check is old, it makes sure the lock still names
+ * it. One paused past its lease (SIGSTOP, a frozen VM) whose folder another sandbox took over went on
+ * writing jobs beside it when it resumed; now it finds `lost` aborted and stops.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
-import { type FileHandle, open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { temporaryNameFor } from '../fs/atomic-write.js';
 import { createPrivateFileExclusively } from '../fs/exclusive-create.js';
+import { LockFence, type LostLock } from '../fs/lock-fence.js';
+import { hold, releaseLock } from '../fs/lock-held-here.js';
+import { LOCK_REFRESH_MS, leaseLapsed, leaseMinutes } from '../fs/lock-lease.js';
+import { type LockOwner, lockRunShown, parseOwner } from '../fs/lock-owner.js';
 import { processAlive, writerMayBeAlive } from '../fs/process-info.js';
 import { sameProcessSpace, thisProcessSpace } from '../fs/process-space.js';
-import { LOCK_REFRESH_MS, leaseLapsed, leaseMinutes } from '../redact/lock-lease.js';
-import { type LockOwner, lockRunShown, parseOwner } from '../redact/lock-owner.js';
+import { displayText } from '../output/sanitize.js';
 
 export const DATA_LOCK_NAME = 'sandbox.lock';
 
@@ -35,7 +42,22 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/**
+ * The lock of the data folder was found to be another sandbox's, or removed, while this sandbox held
+ * it: the sandbox stops serving.
+ */
+export class DataDirTakenOverError extends Error {
+  override name = 'DataDirTakenOverError';
+}
+
 export interface DataLock {
+  /**
+   * Resolves while the lock is this sandbox's (at once when it was checked recently); rejects with a
+   * DataDirTakenOverError once it is not.
+   */
+  confirm(): Promise<void>;
+  /** Aborted, with the DataDirTakenOverError, when the lock is found not to be this sandbox's. */
+  lost: AbortSignal;
   /** Removes the lock, if it is still this one. */
   release(): Promise<void>;
 }
@@ -95,8 +117,7 @@ export async function lockDataDir(
   };
   const text = `${JSON.stringify(me)}\n`;
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (await createPrivateFileExclusively(path, text))
-      return held(path, text, me.refreshMs ?? LOCK_REFRESH_MS);
+    if (await createPrivateFileExclusively(path, text)) return held(root, path, me, now);
     const found = await readFile(path, 'utf8').catch(() => undefined);
     if (found === undefined) continue; // released meanwhile
     const owner = parseOwner(found);
@@ -121,35 +142,53 @@ export async function lockDataDir(
   throw new DataDirInUseError(root, `its lock ${path} keeps changing`);
 }
 
-/**
- * The lock just created, touched every `refreshMs` through a descriptor of the file created here (so
- * a touch never renews a successor's lock) until it is released.
- */
-async function held(path: string, text: string, refreshMs: number): Promise<DataLock> {
-  // A crash (an uncaught error, process.exit) must not leave the lock: 'exit' hooks are synchronous.
-  const atExit = () => {
-    try {
-      if (readFileSync(path, 'utf8') === text) unlinkSync(path);
-    } catch {
-      // already gone, or nothing more can be done while exiting
+/** What a sandbox whose lock of the data folder `root` was lost says, in one line. */
+function takenOver(root: string): (lost: LostLock) => DataDirTakenOverError {
+  return ({ removed, owner, unrefreshed }) => {
+    const folder = displayText(root);
+    if (removed) {
+      return new DataDirTakenOverError(
+        `the lock of the data folder ${folder} was removed while this sandbox held it (by hand, or by a sandbox that took the folder over and has ended); this one stops: start it again to serve the folder`,
+      );
     }
+    const who = owner
+      ? displayText(`${lockRunShown(owner)}, started ${owner.startedAt}`)
+      : 'its lock cannot be read';
+    return new DataDirTakenOverError(
+      `another sandbox took the data folder ${folder} over (${who}) while this one went ${unrefreshed} without refreshing its lock (was this machine suspended, or the process stopped?); this one stops: use the other one, or give this one another --data-dir`,
+    );
   };
-  process.on('exit', atExit);
-  const handle: FileHandle | undefined = await open(path, 'r').catch(() => undefined);
-  // A touch that fails (a full disk, a network folder away) is tried again at the next refresh.
-  const refresh = setInterval(() => {
-    const at = new Date();
-    void handle?.utimes(at, at).catch(() => {});
-  }, refreshMs).unref();
+}
+
+/**
+ * The lock just created, refreshed and checked by a fence until it is released. The fence refreshes
+ * it through a descriptor of the file created here, so a refresh never touches a successor's lock.
+ */
+async function held(root: string, path: string, me: LockOwner, now: () => number): Promise<DataLock> {
+  // Released at exit however the process ends (an uncaught error, process.exit), while still ours.
+  hold(me.id, path);
+  const handle = await open(path, 'r').catch(async (error: unknown) => {
+    await releaseLock(path, me.id);
+    throw error;
+  });
+  const fence = new LockFence({
+    id: me.id,
+    refreshMs: me.refreshMs ?? LOCK_REFRESH_MS,
+    now,
+    files: { read: () => readFile(path, 'utf8'), touch: (at) => handle.utimes(at, at) },
+    lostError: takenOver(root),
+  });
+  fence.start();
   let released: Promise<void> | undefined;
   return {
+    confirm: () => fence.confirm(),
+    lost: fence.lost,
     release: () => {
       released ??= (async () => {
-        clearInterval(refresh);
-        process.off('exit', atExit);
+        fence.stop();
         // Closed first: on NFS a removed file still open is kept under a `.nfs…` name until it is closed.
-        await handle?.close().catch(() => {});
-        if ((await readFile(path, 'utf8').catch(() => '')) === text) await rm(path, { force: true });
+        await handle.close().catch(() => {});
+        await releaseLock(path, me.id);
       })();
       return released;
     },

@@ -7,4 +7,4 @@ export { isLoopbackHost } from '../net/loopback.js';
 export { DEFAULT_PORT, DEFAULT_SYNC_LIMIT_SEC, resolveOptions, type SandboxOptions } from './options.js';
 export type { RequestRecord, SandboxStats } from './recorder.js';
 export { type Sandbox, startSandbox } from './sandbox.js';
-export { DataDirInUseError } from './data-lock.js';
+export { DataDirInUseError, DataDirTakenOverError } from './data-lock.js';

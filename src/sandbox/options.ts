@@ -28,6 +28,8 @@ export interface SandboxOptions {
   seed?: number;
   /** Lifetime of signed URLs in seconds (default 15 minutes; tests use a negative one for expired URLs). */
   signedUrlTtlSec?: number;
+  /** How often the lock of `dataDir` is refreshed and checked, in ms (tests shorten it; 30 s by default). */
+  lockRefreshMs?: number;
   /** Receives one line per request (`POST /api/jobs 201 3ms`); never a token. */
   onRequestLine?: (line: string) => void;
   /** Receives diagnostics (job processing, reasons of refusals). */
@@ -37,8 +39,12 @@ export interface SandboxOptions {
 }
 
 export type ResolvedSandboxOptions = Required<
-  Omit<SandboxOptions, 'dataDir' | 'onRequestLine' | 'onDebug' | 'onWarning' | 'tokens' | 'rateLimit'>
+  Omit<
+    SandboxOptions,
+    'dataDir' | 'lockRefreshMs' | 'onRequestLine' | 'onDebug' | 'onWarning' | 'tokens' | 'rateLimit'
+  >
 > & {
+  lockRefreshMs: number | undefined;
   rateLimit: RateLimit | undefined;
   tokens: string[];
   dataDir: string | undefined;
@@ -82,6 +88,7 @@ export function resolveOptions(
     syncLimitSec: options.syncLimitSec ?? DEFAULT_SYNC_LIMIT_SEC,
     speed: options.speed ?? 1,
     dataDir: options.dataDir,
+    lockRefreshMs: options.lockRefreshMs,
     failRate: options.failRate ?? 0,
     latencyMs: options.latencyMs ?? 0,
     rateLimit: options.rateLimit,

@@ -79,12 +79,20 @@ export class Processor {
   }
 
   /**
+   * Takes no more work; the redactions in progress end without a word (their results dropped), and
+   * are redone at the next start on the same data dir.
+   */
+  stop(): void {
+    this.#closed = true;
+    this.#queue.length = 0;
+  }
+
+  /**
    * Takes no more work and waits (at most `timeoutMs`) for redactions in progress; their results
    * are then dropped, and a job interrupted this way is redone at the next start on the same data dir.
    */
   async close(timeoutMs: number): Promise<void> {
-    this.#closed = true;
-    this.#queue.length = 0;
+    this.stop();
     if (this.#inFlight.size === 0) return;
     const timer = new AbortController();
     await Promise.race([

@@ -35,6 +35,11 @@ export interface Sandbox {
   tokens: string[];
   /** Where jobs and files are kept (a temporary folder unless --data-dir was given). */
   dataDir: string;
+  /**
+   * Aborted, with a DataDirTakenOverError, once another sandbox has taken the data folder over (never
+   * for a temporary folder): the sandbox has stopped serving then, and is closing.
+   */
+  lost: AbortSignal;
   /** Stops both listeners, cuts open connections, and removes the temporary folder if any. */
   close(): Promise<void>;
 }
@@ -104,8 +109,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   try {
     await mkdir(root, { recursive: true });
     // Before the store opens: it empties tmp/, where another sandbox's uploads may be under way.
-    if (!ownsDir) lock = await lockDataDir(root, o.onWarning);
-    store = await JobStore.open(root, o.onWarning);
+    if (!ownsDir) {
+      const held = await lockDataDir(root, o.onWarning, {
+        ...(o.lockRefreshMs === undefined ? {} : { refreshMs: o.lockRefreshMs }),
+      });
+      lock = held;
+      // The folder is the other sandbox's now: nothing more is served or written here.
+      held.lost.addEventListener(
+        'abort',
+        () => {
+          processor?.stop();
+          void close().catch(() => {});
+        },
+        { once: true },
+      );
+    }
+    store = await JobStore.open(root, o.onWarning, lock?.confirm);
     const recorder = new Recorder();
     const faults = new FaultInjector(o.failRate, o.seed);
     processor = new Processor(store, recorder, { debug: o.onDebug, warn: o.onWarning });
@@ -198,7 +217,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     for (const job of interrupted) processor.enqueue(job);
     if (interrupted.length > 0) o.onDebug(`resuming ${interrupted.length} interrupted job(s)`);
 
-    return { baseUrl, filesUrl, tokens: o.tokens, dataDir: root, close };
+    const lost = lock?.lost ?? new AbortController().signal;
+    return { baseUrl, filesUrl, tokens: o.tokens, dataDir: root, lost, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;

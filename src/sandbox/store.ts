@@ -1,7 +1,9 @@
 /**
  * Jobs and their files. Each job lives in `<root>/jobs/<jobId>/`: `job.json` (rewritten atomically:
  * temporary file, then rename) and the job's files under safe names of the sandbox's choosing, so
- * a file name from a client never becomes a path. Uploads in progress go to `<root>/tmp/`.
+ * a file name from a client never becomes a path. Uploads in progress go to `<root>/tmp/`. Every write
+ * of a job's data waits for the store's guard first: a sandbox whose data folder another sandbox took
+ * over writes nothing more there (data-lock.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -39,6 +41,12 @@ const JobRecordSchema = v.object({
 });
 export type JobRecord = v.InferOutput<typeof JobRecordSchema>;
 
+/**
+ * Says whether the store may still write the data folder: rejects once the folder's lock is another
+ * sandbox's. Resolves at once in the common case.
+ */
+export type StoreGuard = () => Promise<void>;
+
 /** A job content item as the API lists it. */
 export interface ContentItem {
   id: number;
@@ -54,11 +62,18 @@ export class JobStore {
   #nextFileId = 1;
   #closed = false;
 
-  private constructor(readonly root: string) {}
+  private constructor(
+    readonly root: string,
+    private readonly guard: StoreGuard,
+  ) {}
 
   /** Opens (or creates) a store under `root`, loading the jobs already there. */
-  static async open(root: string, warn: (line: string) => void): Promise<JobStore> {
-    const store = new JobStore(root);
+  static async open(
+    root: string,
+    warn: (line: string) => void,
+    guard: StoreGuard = async () => {},
+  ): Promise<JobStore> {
+    const store = new JobStore(root, guard);
     await rm(store.tmpDir, { recursive: true, force: true });
     await mkdir(store.tmpDir, { recursive: true });
     await mkdir(join(root, 'jobs'), { recursive: true });
@@ -117,12 +132,13 @@ export class JobStore {
     return [...this.#jobs.values()];
   }
 
-  #assertOpen(): void {
+  async #mayWrite(): Promise<void> {
     if (this.#closed) throw new Error('the sandbox is shutting down');
+    await this.guard();
   }
 
   async create(token: string, redaction?: RedactionState): Promise<JobRecord> {
-    this.#assertOpen();
+    await this.#mayWrite();
     const job: JobRecord = {
       job_id: randomUUID(),
       token,
@@ -143,7 +159,7 @@ export class JobStore {
     file: Omit<StoredFile, 'id' | 'created_at'>,
     createdAt = new Date(),
   ): Promise<StoredFile> {
-    this.#assertOpen();
+    await this.#mayWrite();
     const stored: StoredFile = { ...file, id: this.#nextFileId++, created_at: createdAt.toISOString() };
     await rename(fromPath, join(this.jobDir(job.job_id), file.disk));
     job.files = [...job.files.filter((f) => f.disk !== file.disk), stored];
@@ -178,6 +194,7 @@ export class JobStore {
     const closedAtCall = this.#closed;
     const next = previous.then(async () => {
       if (closedAtCall) return;
+      await this.guard();
       const target = join(this.jobDir(job.job_id), 'job.json');
       const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
       await writeFile(temp, `${JSON.stringify(job, null, 2)}\n`);

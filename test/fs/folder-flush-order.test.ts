@@ -2,7 +2,9 @@
  * The order of the system calls that publish an output, as an injected file-system layer records
  * them: the output's folder is flushed after the rename, and that flush has ended before the journal's
  * `done` line is written (redact) or the file is reported (download). Without the folder's flush, a
- * power loss could keep the line and lose the rename.
+ * power loss could keep the line and lose the rename. The same for the journal itself: its folder is
+ * flushed after a run creates it, or puts its compaction in place, before a line is appended to it
+ * and before the first upload that an `uploading` line guards.
  */
 import * as realFs from 'node:fs';
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
@@ -19,13 +21,16 @@ import type { RedactClient } from '../../src/redact/engine.js';
 import { parseRedactOptions } from '../../src/redact/options.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { tempDirPerTest } from '../helpers/cli.js';
+import { journalLine, writeJournal } from '../helpers/journal.js';
 import { makeWav } from '../helpers/mp3.js';
 
 type Event =
+  | { op: 'open'; path: string }
   | { op: 'rename'; to: string }
   | { op: 'fsync-start' | 'fsync-end'; path: string; id: number }
   | { op: 'write'; path: string; text: string }
-  | { op: 'reported'; path: string };
+  | { op: 'reported'; path: string }
+  | { op: 'upload'; name: string };
 
 const trace = vi.hoisted(() => ({ events: [] as unknown[], fds: new Map<number, string>(), ids: 0 }));
 const events = () => trace.events as Event[];
@@ -42,7 +47,10 @@ vi.mock('node:fs', async (importOriginal) => {
       path,
       ...rest,
       (error: NodeJS.ErrnoException | null, fd: number) => {
-        if (!error) trace.fds.set(fd, String(path));
+        if (!error) {
+          trace.fds.set(fd, String(path));
+          trace.events.push({ op: 'open', path: String(path) });
+        }
         callback(error, fd);
       },
     ]);
@@ -114,6 +122,69 @@ function expectFlushedBetween(output: string, settled: number): void {
   expect(renamed).toBeLessThan(settled);
 }
 
+/** The service's answer to each upload: a WAV at once; each upload is an event. */
+const answeringClient = {
+  redact: async <T>(_path: string, _fields: unknown, name: string, sink: BodySink<T>) => {
+    trace.events.push({ op: 'upload', name });
+    const bytes = makeWav(0.5);
+    const result = await sink({
+      body: Readable.from([bytes]),
+      contentLength: bytes.length,
+      contentType: 'audio/wav',
+    });
+    return { kind: 'audio', result } as RedactionAnswer<T>;
+  },
+} as unknown as RedactClient;
+
+/** `vredact redact in -o <out> -c 8 --json`, in-process, with the client above. */
+async function redactInto(out: string): Promise<{ code: number; said: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let said = '';
+  for (const stream of [stdout, stderr]) {
+    stream.on('data', (chunk: Buffer) => {
+      said += chunk;
+    });
+  }
+  const ctx = await createContext(
+    { outDir: out, concurrency: '8', json: true, color: false },
+    {
+      streams: { stdout, stderr, stdin: Readable.from([]) },
+      env: {},
+      cwd: dir.path,
+      config: memoryConfigStore(),
+    },
+  );
+  const code = await runBatch(
+    ctx,
+    { args: ['in'], listed: [], options: parseRedactOptions({ wait: true }) },
+    createInterruptController().signals,
+    { client: answeringClient },
+  );
+  return { code, said };
+}
+
+/** The index of the first event that `matches`, which must be there. */
+function firstIndex(what: string, matches: (event: Event) => boolean): number {
+  const index = events().findIndex(matches);
+  expect(index, what).toBeGreaterThanOrEqual(0);
+  return index;
+}
+
+/**
+ * Checks that a flush of `folder` started after the event at `after` and ended before the event at
+ * `before`.
+ */
+function expectFolderFlushedBetween(folder: string, after: number, before: number): void {
+  const all = events();
+  const ended = all.some((event, index) => {
+    if (event.op !== 'fsync-start' || event.path !== folder || index <= after) return false;
+    const end = all.findIndex((other) => other.op === 'fsync-end' && other.id === event.id);
+    return end >= 0 && end < before;
+  });
+  expect(ended, `a flush of ${folder} after event ${after}, ended before event ${before}`).toBe(true);
+}
+
 describe('the folder of an output is flushed after its rename, before it is reported done', () => {
   it('writeFileAtomically resolves only once the folder is flushed after the rename', async () => {
     trace.events.length = 0;
@@ -169,40 +240,7 @@ describe('the folder of an output is flushed after its rename, before it is repo
     await mkdir(join(dir.path, 'in', 'sub'), { recursive: true });
     const names = Array.from({ length: 12 }, (_, i) => `sub/f${i}.wav`);
     for (const name of names) await writeFile(join(dir.path, 'in', name), makeWav(0.5));
-    const client = {
-      redact: async <T>(_path: string, _fields: unknown, _name: string, sink: BodySink<T>) => {
-        const bytes = makeWav(0.5);
-        const result = await sink({
-          body: Readable.from([bytes]),
-          contentLength: bytes.length,
-          contentType: 'audio/wav',
-        });
-        return { kind: 'audio', result } as RedactionAnswer<T>;
-      },
-    } as unknown as RedactClient;
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let said = '';
-    for (const stream of [stdout, stderr]) {
-      stream.on('data', (chunk: Buffer) => {
-        said += chunk;
-      });
-    }
-    const ctx = await createContext(
-      { outDir: 'out', concurrency: '8', json: true, color: false },
-      {
-        streams: { stdout, stderr, stdin: Readable.from([]) },
-        env: {},
-        cwd: dir.path,
-        config: memoryConfigStore(),
-      },
-    );
-    const code = await runBatch(
-      ctx,
-      { args: ['in'], listed: [], options: parseRedactOptions({ wait: true }) },
-      createInterruptController().signals,
-      { client },
-    );
+    const { code, said } = await redactInto('out');
     expect(code, said).toBe(0);
     const outDir = join(dir.path, 'out');
     expect((await readdir(join(outDir, 'sub'))).sort()).toEqual(
@@ -220,5 +258,55 @@ describe('the folder of an output is flushed after its rename, before it is repo
       expect(doneLine, `the done line of ${name}`).toBeGreaterThanOrEqual(0);
       expectFlushedBetween(join(outDir, name), doneLine);
     }
+  });
+});
+
+describe("the journal's folder is flushed once its name is new, before anything depends on it", () => {
+  const journalWrite = (journal: string) => (event: Event) => event.op === 'write' && event.path === journal;
+  const firstUpload = (event: Event) => event.op === 'upload';
+
+  it('a journal a run creates: flushed after its creation, before its first line and the first upload', async () => {
+    trace.events.length = 0;
+    await mkdir(join(dir.path, 'in'), { recursive: true });
+    await writeFile(join(dir.path, 'in', 'a.wav'), makeWav(0.5));
+    const { code, said } = await redactInto('fresh');
+    expect(code, said).toBe(0);
+    const state = join(dir.path, 'fresh', '.vredact');
+    const journal = join(state, 'journal.jsonl');
+    const created = firstIndex(
+      'the journal opened',
+      (event) => event.op === 'open' && event.path === journal,
+    );
+    const firstLine = firstIndex('its first line', journalWrite(journal));
+    expect(events()[firstLine]).toMatchObject({ text: expect.stringContaining('"event":"uploading"') });
+    const upload = firstIndex('the upload', firstUpload);
+    expectFolderFlushedBetween(state, created, Math.min(firstLine, upload));
+  });
+
+  it('a compacted journal: flushed after its rename, before the first line appended and the first upload', async () => {
+    trace.events.length = 0;
+    await mkdir(join(dir.path, 'in'), { recursive: true });
+    await writeFile(join(dir.path, 'in', 'a.wav'), makeWav(0.5));
+    // Years of nights of one input long gone: far over 2 lines per input plus 1,000.
+    const history = Array.from({ length: 1_100 }, (_, night) =>
+      journalLine({
+        event: 'failed',
+        at: new Date(Date.UTC(2024, 0, 1) + night * 86_400_000).toISOString(),
+        input: '/gone/x.wav',
+        output: 'x.wav',
+        reason: 'service unavailable',
+      }),
+    );
+    const journal = await writeJournal(join(dir.path, 'kept'), history);
+    const { code, said } = await redactInto('kept');
+    expect(code, said).toBe(0);
+    expect(said).toContain('compacted the journal: 1100 lines → 1');
+    const renamed = firstIndex(
+      'the compaction put in place',
+      (event) => event.op === 'rename' && event.to === journal,
+    );
+    const firstLine = firstIndex('the first line appended', journalWrite(journal));
+    const upload = firstIndex('the upload', firstUpload);
+    expectFolderFlushedBetween(dirname(journal), renamed, Math.min(firstLine, upload));
   });
 });

@@ -25,6 +25,8 @@ export interface SandboxProcess {
   token: string;
   /** Everything the sandbox wrote on stdout so far. */
   printed(): string;
+  /** What the sandbox wrote on stderr so far (its last 16 KiB). */
+  errors(): string;
   process: ResultPromise;
   /** Every request the sandbox received so far, on both listeners, in arrival order. */
   requests(): Promise<RequestRecord[]>;
@@ -162,6 +164,7 @@ export async function startSandboxProcess(
     baseUrl: exports.baseUrl,
     token: exports.token,
     printed: () => stdout,
+    errors: () => stderr,
     process: child,
     requests: async () => (await control('GET', 'requests')) as RequestRecord[],
     clearRequests: async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processStartTimeMs } from '../../src/fs/process-info.js';
 import { sweepPartials } from '../../src/redact/sweep.js';
-import { LEASE_MS } from '../../src/redact/lock-lease.js';
+import { LEASE_MS } from '../../src/fs/lock-lease.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { ANOTHER_CONTAINERS_SPACE_TAG, OUR_SPACE_TAG, temporaryNameOf } from '../helpers/process-space.js';
 

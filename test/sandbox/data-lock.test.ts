@@ -4,7 +4,12 @@ import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DATA_LOCK_NAME, DataDirInUseError, lockDataDir } from '../../src/sandbox/data-lock.js';
+import {
+  DATA_LOCK_NAME,
+  DataDirInUseError,
+  DataDirTakenOverError,
+  lockDataDir,
+} from '../../src/sandbox/data-lock.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { until } from '../helpers/e2e.js';
 import {
@@ -152,5 +157,30 @@ describe('lockDataDir', () => {
     await until(async () => Date.now() - (await stat(path)).mtimeMs < 60_000);
     await held.release();
     expect(existsSync(path)).toBe(false);
+  });
+
+  it('once its lock names another sandbox, it is lost: confirm() rejects saying who took the folder over, and release leaves that lock', async () => {
+    let now = Date.now();
+    const held = await lockDataDir(dir.path, ignore, { refreshMs: 30_000, now: () => now });
+    await held.confirm();
+    // What a successor on another host writes once it has moved this lock aside.
+    const path = await writeDataLock({
+      pid: 4242,
+      hostname: 'pod-b-7f9c2',
+      startedAt: '2026-11-21T02:12:00.000Z',
+      id: 'successor',
+    });
+    const theirs = await readFile(path, 'utf8');
+    // Checked again once its last check is 2 refreshes old: before then, a write costs no file-system call.
+    now += 60_000;
+    const confirmed = held.confirm();
+    await expect(confirmed).rejects.toBeInstanceOf(DataDirTakenOverError);
+    await expect(confirmed).rejects.toThrow(
+      `another sandbox took the data folder ${dir.path} over (pid 4242 on pod-b-7f9c2, started 2026-11-21T02:12:00.000Z) while this one went 60 s without refreshing its lock (was this machine suspended, or the process stopped?); this one stops: use the other one, or give this one another --data-dir`,
+    );
+    expect(held.lost.aborted).toBe(true);
+    expect(held.lost.reason).toBeInstanceOf(DataDirTakenOverError);
+    await held.release();
+    expect(await readFile(path, 'utf8')).toBe(theirs);
   });
 });

@@ -3,6 +3,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { JobStore } from '../../src/sandbox/store.js';
 import {
   call,
   contentOf,
@@ -124,5 +125,42 @@ describe('--data-dir', () => {
     await sandbox.close();
     expect(existsSync(sandbox.dataDir)).toBe(false);
     await sandbox.close(); // a second close is harmless
+  });
+});
+
+describe('the store of a sandbox whose data folder was taken over', () => {
+  test('writes nothing of a job once its guard refuses: no job made, no file moved in, no job saved', async () => {
+    const dir = await testDir();
+    let takenOver = false;
+    const store = await JobStore.open(
+      dir,
+      () => {},
+      async () => {
+        if (takenOver) throw new Error('another sandbox took the data folder over');
+      },
+    );
+    const job = await store.create(TOKEN);
+    takenOver = true;
+    await expect(store.create(TOKEN)).rejects.toThrow(/took the data folder over/);
+    const upload = join(dir, 'tmp', 'upload');
+    await writeFile(upload, 'bytes');
+    await expect(
+      store.addFile(job, upload, {
+        file_name: 'a.wav',
+        audio_duration: 1,
+        disk: 'source.wav',
+        contentType: 'audio/wav',
+        role: 'source',
+      }),
+    ).rejects.toThrow(/took the data folder over/);
+    const saved = await readFile(join(store.jobDir(job.job_id), 'job.json'), 'utf8');
+    job.files = [];
+    job.created_at = '2000-01-01T00:00:00.000Z';
+    await expect(store.save(job)).rejects.toThrow(/took the data folder over/);
+    expect(await readdir(join(dir, 'jobs'))).toEqual([job.job_id]);
+    expect(await readdir(store.jobDir(job.job_id))).toEqual(['job.json']);
+    expect(await readFile(join(store.jobDir(job.job_id), 'job.json'), 'utf8')).toBe(saved);
+    expect(existsSync(upload)).toBe(true);
+    await store.close();
   });
 });

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { lockRefreshMs } from '../../fs/lock-lease.js';
 import { describeFsError, isLocalFsError } from '../../fs/errors.js';
 import { printJsonLine } from '../../output/table.js';
 import { DataDirInUseError, startSandbox } from '../../sandbox/index.js';
@@ -34,6 +35,9 @@ export async function runSandbox(
   try {
     sandbox = await startSandbox({
       ...options,
+      // Its context is given no environment (the user's settings are not the sandbox's): the
+      // test-only refresh of the lock is read from the process's, as a run reads it from its own.
+      lockRefreshMs: lockRefreshMs(process.env),
       onRequestLine: (line) => ctx.log.info(line),
       onDebug: (line) => ctx.log.debug(line),
       onWarning: (line) => ctx.log.warn(line),
@@ -74,7 +78,17 @@ export async function runSandbox(
       `${options.dataDir ? `data in ${sandbox.dataDir}` : 'data in a temporary folder, removed on exit'}. ` +
       `Stop it with Ctrl-C, or kill ${process.pid}.`,
   );
-  await stopped;
+  const takenOver = new Promise<unknown>((resolve) => {
+    const { lost } = sandbox;
+    if (lost.aborted) resolve(lost.reason);
+    else lost.addEventListener('abort', () => resolve(lost.reason), { once: true });
+  });
+  const ended = await Promise.race([stopped.then(() => undefined), takenOver]);
+  if (ended !== undefined) {
+    // It has stopped serving already; the folder and its lock are the other sandbox's.
+    await sandbox.close();
+    throw new CliError((ended as Error).message, ExitCode.partial);
+  }
   ctx.log.info('sandbox: stopping');
   await sandbox.close();
   // Stopped by a signal, like any command: a script can tell it from a sandbox that ended on its own.

@@ -1,4 +1,4 @@
-import { elsewhereOnThisHostName, type ProcessSpace } from '../fs/process-space.js';
+import { elsewhereOnThisHostName, type ProcessSpace } from './process-space.js';
 
 /**
  * What a lock file says of its run: who holds it, where (its host name, boot and pid namespace: see

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LockFence, LockLostError } from '../../src/redact/lock-fence.js';
+import { LockFence } from '../../src/fs/lock-fence.js';
+import { LockLostError, runLockLost } from '../../src/redact/lock-lost.js';
 
 const REFRESH_MS = 30_000;
 const ours = JSON.stringify({ pid: 10, hostname: 'here', startedAt: '2026-11-21T02:00:00.000Z', id: 'mine' });
@@ -18,8 +19,6 @@ function fenceOver(initial: string | Error) {
   const reads: number[] = [];
   const touches: number[] = [];
   const fence = new LockFence({
-    outDir: '/srv/redacted',
-    path: '/srv/redacted/.vredact/lock',
     id: 'mine',
     refreshMs: REFRESH_MS,
     now: () => now,
@@ -33,6 +32,8 @@ function fenceOver(initial: string | Error) {
         touches.push(at.getTime());
       },
     },
+    // The run's words: what a holder says of its lost lock is its own.
+    lostError: runLockLost('/srv/redacted', '/srv/redacted/.vredact/lock'),
   });
   return {
     fence,

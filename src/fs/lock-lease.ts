@@ -18,12 +18,13 @@ const LEASE_REFRESHES = 20;
  */
 export const LEASE_MS = LOCK_REFRESH_MS * LEASE_REFRESHES;
 /**
- * Tests only: a shorter refresh, and so a shorter lease, for a run of the built command (a lapsed
- * lease in seconds rather than 10 min). Not a setting: a user's run always refreshes every 30 s.
+ * Tests only: a shorter refresh, and so a shorter lease, for a run or a sandbox of the built command
+ * (a lapsed lease in seconds rather than 10 min). Not a setting: a user's run or sandbox always
+ * refreshes every 30 s.
  */
 const TEST_REFRESH_ENV = 'VREDACT_TEST_LOCK_REFRESH_MS';
 
-/** How often a run refreshes its lock: LOCK_REFRESH_MS, or a test's shorter one. */
+/** How often a run (or a sandbox) refreshes its lock: LOCK_REFRESH_MS, or a test's shorter one. */
 export function lockRefreshMs(env: NodeJS.ProcessEnv): number {
   const asked = Number(env[TEST_REFRESH_ENV]);
   return Number.isInteger(asked) && asked >= 50 && asked < LOCK_REFRESH_MS ? asked : LOCK_REFRESH_MS;
