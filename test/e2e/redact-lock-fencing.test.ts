@@ -4,11 +4,12 @@
  * sends nothing more, writes nothing more to the journal, leaves the other run's lock as it is, and
  * exits 1 saying who took the lock over.
  */
-import { readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { jsonLines, listFiles, until } from '../helpers/e2e.js';
+import { processState } from '../helpers/process-state.js';
 import { type HoldingService, holdingService, uploads } from '../helpers/holding-service.js';
 import { speechInputs } from '../helpers/speech-files.js';
 
@@ -17,23 +18,6 @@ const FILES = 6;
 /** The lease is 20 refreshes: 4 s here, against 10 min by default (test-only knob). */
 const REFRESH_MS = 200;
 const dir = tempDirPerTest('vredact-fencing-');
-
-/**
- * The process's state letter in /proc (`T`: stopped), `T` only once every thread has stopped: the
- * main thread stops first, and a thread of libuv's pool can still be finishing a journal write.
- */
-async function processState(pid: number): Promise<string> {
-  const threads = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
-  const states = await Promise.all(
-    threads.map(async (tid) => {
-      const text = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
-      return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3);
-    }),
-  );
-  const alive = states.filter((state) => state !== '');
-  if (alive.length === 0) return '';
-  return alive.every((state) => state === 'T' || state === 't') ? 'T' : 'R';
-}
 
 /**
  * What another host's run does to a lock whose lease lapsed (as acquireLock does): the old lock

@@ -8,18 +8,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { until } from '../helpers/e2e.js';
+import { processState } from '../helpers/process-state.js';
 import { ANOTHER_PID_NAMESPACE } from '../helpers/process-space.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox.js';
 
 /** The first sandbox's refresh (test-only knob): it checks its lock this often once resumed. */
 const REFRESH_MS = 200;
 const dir = tempDirPerTest('vredact-sandbox-fencing-');
-
-/** The process's state letter in /proc (`T`: stopped). */
-async function processState(pid: number): Promise<string> {
-  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3);
-}
 
 const jobsOf = (sandbox: SandboxProcess) =>
   fetch(`${sandbox.baseUrl}/api/jobs`, { headers: { authorization: `Bearer ${sandbox.token}` } });
