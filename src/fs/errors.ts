@@ -95,8 +95,9 @@ export class LocalFsError extends CliError {
 /** What to do about a local failure with this errno code, where there is something to say. */
 export function fsHint(code: string): string | undefined {
   if (code === 'ENOSPC' || code === 'EDQUOT') return 'free some space (or choose another -o), then run again';
-  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM')
-    return 'choose an output folder you can write to (-o)';
+  if (code === 'EROFS') return 'choose an output folder you can write to (-o)';
+  if (code === 'EACCES' || code === 'EPERM')
+    return 'fix its permissions, or choose an output folder you can write to (-o)';
   if (code === 'EMFILE' || code === 'ENFILE') return 'lower -c, or raise the open-file limit (ulimit -n)';
   if (code === 'ENAMETOOLONG') return 'shorten the file or folder names';
   return undefined;

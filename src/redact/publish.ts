@@ -4,7 +4,8 @@
  * is), then recorded done; an answer to a file that changed while it was sent is discarded.
  */
 import { LocalFsError } from '../fs/errors.js';
-import { type Engine, messageOf, stoppedReason } from './engine.js';
+import { messageWithHint } from '../errors.js';
+import { type Engine, stoppedReason } from './engine.js';
 import { LockLostError } from './lock-lost.js';
 import type { UnpublishedResult } from './verify.js';
 import type { CheckedWork } from './work.js';
@@ -65,5 +66,6 @@ export async function publishOne(engine: Engine, { work, result, sentSha256 }: P
 export async function localFailure(engine: Engine, work: CheckedWork, error: LocalFsError | unknown) {
   if (error instanceof LocalFsError && error.stopsBatch) engine.halt.stop(error);
   if (error instanceof LocalFsError) await engine.outputFolder.forgetWritable(work.entry.outputRel);
-  await engine.recorder.failed(work.entry, work.identity, messageOf(error));
+  // The file's own line says what to do: no hint line follows a file's line.
+  await engine.recorder.failed(work.entry, work.identity, messageWithHint(error));
 }

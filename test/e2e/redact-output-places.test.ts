@@ -136,6 +136,11 @@ describe('vredact redact: outputs that cannot be written', () => {
       expect(lines).toHaveLength(6);
       expect(lines.every((line) => line.status === 'failed')).toBe(true);
       expect(lines.map((line) => String(line.reason)).join('\n')).toMatch(/permission denied/);
+      // Each line says what to do: the folder is fine again once its permissions are.
+      for (const line of lines)
+        expect(String(line.reason)).toMatch(
+          /permission denied.*; fix its permissions, or choose an output folder you can write to \(-o\)$/,
+        );
       // The first answer had nowhere to go, nor had that of the upload already under way as it was
       // found out (-c 1, and a result is put in place outside the upload slot); the rest stayed here.
       // Before, all six were sent, each failing the same way.
