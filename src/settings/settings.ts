@@ -3,6 +3,7 @@ import { parseDurationMs } from '../redact/options.js';
 import { baseUrlProblem, validateBaseUrl } from './base-url.js';
 import type { ConfigKey } from './config-keys.js';
 import type { ConfigStore } from './config-store.js';
+import { refuseEmptyFlag } from './empty-flag.js';
 import { requireSendableToken } from './token.js';
 import { checkVoiceValue, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
 
@@ -86,13 +87,14 @@ function pick(
   env: string | undefined,
   config: string | undefined,
 ): [string | undefined, SettingSource] {
-  // A flag typed with nothing after it (`--base-url "$URL"`, URL unset) is a mistake, not "unset":
-  // taking the next source would send the config file's token to the config file's service.
-  if (flag === '')
-    throw new UsageError(
-      `${FLAG_NAMES[key]} was given an empty value`,
-      `give it a value, or leave the flag out to use ${ENV_NAMES[key] ? `${ENV_NAMES[key]}, ` : ''}the config file or the default`,
-    );
+  refuseEmptyFlag(
+    flag,
+    FLAG_NAMES[key],
+    // `download` reads no out-dir setting: its default is the current folder.
+    key === 'out-dir'
+      ? 'give it a folder, or leave the flag out for the default folder'
+      : `give it a value, or leave the flag out to use ${ENV_NAMES[key] ? `${ENV_NAMES[key]}, ` : ''}the config file or the default`,
+  );
   if (flag !== undefined) return [flag, 'flag'];
   if (env !== undefined && env !== '') return [env, 'env'];
   if (config !== undefined && config !== '') return [config, 'config'];
@@ -212,7 +214,17 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     }
     voice[name] = value;
   }
-  if (flags.avatar) voice.avatar = flags.avatar;
+  refuseEmptyFlag(
+    flags.avatar,
+    '--avatar',
+    "give it a value, or leave the flag out for the service's default voice",
+  );
+  if (flags.avatar !== undefined) voice.avatar = flags.avatar;
+  refuseEmptyFlag(
+    flags.maxThrottleWait,
+    '--max-throttle-wait',
+    'give it a duration such as 30m, or leave the flag out to use VREDACT_MAX_THROTTLE_WAIT or the default',
+  );
   const throttleText = flags.maxThrottleWait ?? (env.VREDACT_MAX_THROTTLE_WAIT || undefined);
   const maxThrottleWaitMs = deferred(
     () =>
@@ -220,7 +232,7 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
         ? DEFAULT_MAX_THROTTLE_WAIT_MS
         : parseThrottleWait(
             throttleText,
-            flags.maxThrottleWait ? '--max-throttle-wait' : 'VREDACT_MAX_THROTTLE_WAIT',
+            flags.maxThrottleWait !== undefined ? '--max-throttle-wait' : 'VREDACT_MAX_THROTTLE_WAIT',
           ),
     flags.maxThrottleWait !== undefined,
     (message) => (problems['max-throttle-wait'] = message),
