@@ -24,6 +24,7 @@ import { Processor } from './processor.js';
 import { type Listener, Recorder } from './recorder.js';
 import { type DataLock, lockDataDir } from './data-lock.js';
 import { UrlSigner } from './signing.js';
+import { keptToken } from './kept-token.js';
 import { JobStore } from './store.js';
 
 export interface Sandbox {
@@ -105,6 +106,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await mkdir(root, { recursive: true });
     // Before the store opens: it empties tmp/, where another sandbox's uploads may be under way.
     if (!ownsDir) lock = await lockDataDir(root, o.onWarning);
+    const tokens =
+      ownsDir || (options.tokens?.length ?? 0) > 0
+        ? o.tokens
+        : [await keptToken(root, o.tokens[0] as string)];
     store = await JobStore.open(root, o.onWarning);
     const recorder = new Recorder();
     const faults = new FaultInjector(o.failRate, o.seed);
@@ -149,7 +154,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       recorder,
       faults,
       signer,
-      tokens: new Set(o.tokens),
+      tokens: new Set(tokens),
       latencyMs: o.latencyMs,
       rateLimiter: o.rateLimit ? new RateLimiter(o.rateLimit) : undefined,
       syncLimitSec: o.syncLimitSec,
@@ -198,7 +203,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     for (const job of interrupted) processor.enqueue(job);
     if (interrupted.length > 0) o.onDebug(`resuming ${interrupted.length} interrupted job(s)`);
 
-    return { baseUrl, filesUrl, tokens: o.tokens, dataDir: root, close };
+    return { baseUrl, filesUrl, tokens, dataDir: root, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;
