@@ -87,16 +87,17 @@ export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<
   const name = parseConfigKey(key);
   const value = effective(ctx, name);
   const problem = ctx.settings.problems[name];
+  // With --json too: a command that fails writes nothing on stdout, and says why on stderr.
+  if (value === undefined) throw new CliError(`${name} is not set`, ExitCode.partial, howToSet(name));
   if (ctx.settings.json) {
     printJson(ctx.io, {
       key: name,
-      value: value === undefined ? null : shown(name, value),
+      value: shown(name, value),
       source: ctx.settings.sources[name] ?? 'default',
       ...(problem ? { problem } : {}),
     });
-    return value === undefined ? ExitCode.partial : ExitCode.ok;
+    return ExitCode.ok;
   }
-  if (value === undefined) throw new CliError(`${name} is not set`, ExitCode.partial, howToSet(name));
   warnProblems(ctx, [name]);
   ctx.streams.stdout.write(`${displayText(shown(name, value))}\n`);
   return ExitCode.ok;

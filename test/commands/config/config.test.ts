@@ -71,6 +71,16 @@ describe('vredact config (in-process)', () => {
     await expect(runConfigGet(get.ctx, ['gender'])).rejects.toMatchObject({ exitCode: 1 });
   });
 
+  test('get --json of an unset key fails as get does: nothing on stdout, the error for stderr', async () => {
+    // It printed {"value": null, …} and exited 1 with no word on stderr of what had failed.
+    const get = await testContext({ flags: { json: true } });
+    await expect(runConfigGet(get.ctx, ['gender'])).rejects.toMatchObject({
+      exitCode: 1,
+      message: 'gender is not set',
+    });
+    expect(get.stdout()).toBe('');
+  });
+
   test('get token with none set points to login, and to config set token - for scripts', async () => {
     const get = await testContext();
     const failure = (await runConfigGet(get.ctx, ['token']).catch((error: unknown) => error)) as {
