@@ -124,6 +124,32 @@ describe('base URLs with user information', () => {
 });
 
 describe('bad values from the environment or the config file', () => {
+  test('when read, say how to fix them: the variable to correct or unset, or the config command', () => {
+    // `jobs list` stopped on "gender must be one of …" with no word of what to do, or where.
+    const settings = resolveSettings(
+      {},
+      { VREDACT_CONCURRENCY: '99', VREDACT_MAX_THROTTLE_WAIT: 'soon' },
+      memoryConfigStore({ gender: 'x', concurrency: '2' }),
+    );
+    expect(() => settings.concurrency).toThrowError(
+      expect.objectContaining({ hint: 'correct VREDACT_CONCURRENCY, or unset it' }),
+    );
+    expect(() => settings.maxThrottleWaitMs).toThrowError(
+      expect.objectContaining({ hint: 'correct VREDACT_MAX_THROTTLE_WAIT, or unset it' }),
+    );
+    expect(() => settings.voice).toThrowError(
+      expect.objectContaining({
+        hint: 'correct it with `vredact config set gender …`, or remove it with `vredact config unset gender`',
+      }),
+    );
+    const fromFile = resolveSettings({}, {}, memoryConfigStore({ concurrency: '0' }));
+    expect(() => fromFile.concurrency).toThrowError(
+      expect.objectContaining({
+        hint: 'correct it with `vredact config set concurrency …`, or remove it with `vredact config unset concurrency`',
+      }),
+    );
+  });
+
   test('are kept as problems and throw only when read; a bad flag throws at once', () => {
     const settings = resolveSettings(
       {},

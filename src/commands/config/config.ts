@@ -50,7 +50,8 @@ function effective(ctx: Context, key: ConfigKey): string | undefined {
 function warnProblems(ctx: Context, keys: readonly ConfigKey[]): void {
   for (const key of keys) {
     const problem = ctx.settings.problems[key];
-    if (problem) ctx.log.warn(`${key}: ${problem}; commands that use it refuse to run until it is fixed`);
+    if (problem)
+      ctx.log.warn(`${key}: ${problem}; commands that talk to the service refuse to run until it is fixed`);
   }
 }
 

@@ -103,6 +103,8 @@ describe('vredact config with bad or secret-bearing values', () => {
     expect(list.stderr()).toContain(
       'warning: concurrency: concurrency (from VREDACT_CONCURRENCY) must be a whole number from 1 to 64',
     );
+    // Not only the commands that use it: `jobs list` refuses too ("commands that use it", it said).
+    expect(list.stderr()).toContain('; commands that talk to the service refuse to run until it is fixed');
     const json = await testContext({ env: { VREDACT_CONCURRENCY: '99' }, flags: { json: true } });
     await runConfigList(json.ctx);
     const rows = JSON.parse(json.stdout()) as { key: string; problem?: string }[];
