@@ -10,13 +10,14 @@ export type Runner = (ctx: Context, args: string[], flags: Record<string, unknow
 /**
  * Wraps a lazily loaded command: builds the context, runs it, turns errors into messages and exit codes.
  * `uses.signals`: the command takes the interrupt signals over (src/signals.ts); any other command is
- * ended at once by a signal that came while the modules loaded.
+ * ended at once by a signal that came while the modules loaded. `uses.configValues: false`: the
+ * config file is not read (`config path` must answer when it is broken).
  */
 export function action(
   load: () => Promise<Runner>,
-  uses: { userSettings?: boolean; signals?: boolean } = {},
+  uses: { userSettings?: boolean; configValues?: boolean; signals?: boolean } = {},
 ) {
-  const { userSettings = true, signals = false } = uses;
+  const { userSettings = true, configValues = true, signals = false } = uses;
   return async (...received: unknown[]) => {
     if (!signals) obeyHeldSignals();
     const command = received[received.length - 1] as Command;
@@ -29,7 +30,10 @@ export function action(
     try {
       const [{ createContext }, run] = await Promise.all([import('../context.js'), load()]);
       if (userSettings) {
-        ctx = await createContext(flags);
+        const config = configValues
+          ? undefined
+          : (await import('../settings/config-store.js')).unreadConfigStore(process.env);
+        ctx = await createContext(flags, { config });
         if (ctx.settings.sources.token === 'flag')
           ctx.log.warn(
             '--token is visible to other users of this machine (ps); prefer `vredact login` or VREDACT_TOKEN',

@@ -66,7 +66,7 @@ export function addConfigCommands(program: Command): void {
 
   addExamples(config.command('path').description('print where the config file is'), [
     ['vredact config path', 'moved by VREDACT_CONFIG_DIR'],
-  ]).action(action(async () => (await configModule()).runConfigPath));
+  ]).action(action(async () => (await configModule()).runConfigPath, { configValues: false }));
 }
 
 export function addSandboxCommand(program: Command): void {

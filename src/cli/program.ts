@@ -82,16 +82,26 @@ function addHelpCommand(program: Command): void {
     let command: Command = program;
     for (const word of words) {
       const next = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
-      if (!next) {
-        throw new UsageError(
-          `no help topic or command "${words.join(' ')}"`,
-          `topics: ${Object.keys(HELP_TOPICS).join(', ')}; commands: ${program.commands.map((c) => c.name()).join(', ')}`,
-        );
-      }
+      if (!next)
+        throw new UsageError(`no help topic or command "${words.join(' ')}"`, helpWordsHint(command));
       command = next;
     }
     command.outputHelp();
   });
+}
+
+/** What may follow the words of `help` that were found: from the top, the topics and commands. */
+function helpWordsHint(command: Command): string {
+  const names = command.commands.map((sub) => sub.name()).join(', ');
+  if (!command.parent) return `topics: ${Object.keys(HELP_TOPICS).join(', ')}; commands: ${names}`;
+  const path = commandPath(command);
+  return names
+    ? `the subcommands of ${path}: ${names}`
+    : `${path} has no subcommands: see \`vredact help ${path.replace(/^vredact /, '')}\``;
+}
+
+function commandPath(command: Command): string {
+  return command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name();
 }
 
 function addCompletionCommand(program: Command): void {

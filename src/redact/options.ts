@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { refuseEmptyFlag } from '../settings/empty-flag.js';
 
 /** 10 MiB: the service documents "10 MB"; the binary reading is the safer of the two (see README). */
 export const DEFAULT_MAX_SIZE = 10 * 1024 * 1024;
@@ -211,6 +212,11 @@ export function parseRedactOptions(
     }
     durationTolerance = parsed;
   }
+  refuseEmptyFlag(
+    text(flags.filesFrom),
+    '--files-from',
+    'give it a file of paths, one a line, or - for standard input',
+  );
   const shardFlag = text(flags.shard);
   const shardText = shardFlag ?? (env.VREDACT_SHARD?.trim() || undefined);
   return {

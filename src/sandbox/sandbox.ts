@@ -24,6 +24,7 @@ import { Processor } from './processor.js';
 import { type Listener, Recorder } from './recorder.js';
 import { type DataLock, lockDataDir } from './data-lock.js';
 import { UrlSigner } from './signing.js';
+import { keptToken } from './kept-token.js';
 import { JobStore } from './store.js';
 
 export interface Sandbox {
@@ -124,6 +125,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         { once: true },
       );
     }
+    const tokens =
+      ownsDir || (options.tokens?.length ?? 0) > 0
+        ? o.tokens
+        : [await keptToken(root, o.tokens[0] as string)];
     store = await JobStore.open(root, o.onWarning, lock?.confirm);
     const recorder = new Recorder();
     const faults = new FaultInjector(o.failRate, o.seed);
@@ -168,7 +173,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       recorder,
       faults,
       signer,
-      tokens: new Set(o.tokens),
+      tokens: new Set(tokens),
       latencyMs: o.latencyMs,
       rateLimiter: o.rateLimit ? new RateLimiter(o.rateLimit) : undefined,
       syncLimitSec: o.syncLimitSec,
@@ -218,7 +223,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (interrupted.length > 0) o.onDebug(`resuming ${interrupted.length} interrupted job(s)`);
 
     const lost = lock?.lost ?? new AbortController().signal;
-    return { baseUrl, filesUrl, tokens: o.tokens, dataDir: root, lost, close };
+    return { baseUrl, filesUrl, tokens, dataDir: root, lost, close };
   } catch (error) {
     await close().catch(() => {});
     throw error;

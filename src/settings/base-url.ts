@@ -34,10 +34,11 @@ export function validateBaseUrl(text: string, allowInsecureHttp: boolean): URL {
 
 /**
  * A base URL as it may be shown: whatever stands between `//` and `@` (a user name, a password) is
- * replaced, so no message, `-v` line or `config list` ever repeats it.
+ * replaced, and so is a query or a fragment (a signature, a key), so no message, `-v` line or
+ * `config list` ever repeats them; `?…` still shows what to remove.
  */
 export function displayBaseUrl(text: string): string {
-  return text.replace(/\/\/[^/?#]*@/, '//***@');
+  return text.replace(/\/\/[^/?#]*@/, '//***@').replace(/([?#]).*$/s, '$1…');
 }
 
 /** What makes `text` unusable as a base URL whatever the flags (unparsable, user information). */

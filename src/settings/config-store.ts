@@ -132,11 +132,22 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
   };
 }
 
+/**
+ * The config file's place, its values unread: `config path` says where the file is even when it is
+ * broken, as that is where the user must go to fix it.
+ */
+export function unreadConfigStore(env: NodeJS.ProcessEnv): ConfigStore {
+  return memoryConfigStore({}, configFilePath(env));
+}
+
 /** An in-memory store for in-process tests. */
-export function memoryConfigStore(initial: Partial<Record<ConfigKey, string>> = {}): ConfigStore {
+export function memoryConfigStore(
+  initial: Partial<Record<ConfigKey, string>> = {},
+  path = '(memory)',
+): ConfigStore {
   const values = new Map<ConfigKey, string>(Object.entries(initial) as [ConfigKey, string][]);
   return {
-    path: '(memory)',
+    path,
     get: (key) => values.get(key),
     set: async (key, value) => void values.set(key, value),
     delete: async (key) => void values.delete(key),

@@ -1,8 +1,9 @@
 import { UsageError } from '../errors.js';
-import { parseDurationMs } from '../redact/options.js';
 import { baseUrlProblem, validateBaseUrl } from './base-url.js';
 import type { ConfigKey } from './config-keys.js';
 import type { ConfigStore } from './config-store.js';
+import { refuseEmptyFlag } from './empty-flag.js';
+import { parseConcurrency, parseInteger, parseSeconds, parseThrottleWait } from './numbers.js';
 import { requireSendableToken } from './token.js';
 import { checkVoiceValue, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
 
@@ -86,70 +87,37 @@ function pick(
   env: string | undefined,
   config: string | undefined,
 ): [string | undefined, SettingSource] {
-  // A flag typed with nothing after it (`--base-url "$URL"`, URL unset) is a mistake, not "unset":
-  // taking the next source would send the config file's token to the config file's service.
-  if (flag === '')
-    throw new UsageError(
-      `${FLAG_NAMES[key]} was given an empty value`,
-      `give it a value, or leave the flag out to use ${ENV_NAMES[key] ? `${ENV_NAMES[key]}, ` : ''}the config file or the default`,
-    );
+  refuseEmptyFlag(
+    flag,
+    FLAG_NAMES[key],
+    // `download` reads no out-dir setting: its default is the current folder.
+    key === 'out-dir'
+      ? 'give it a folder, or leave the flag out for the default folder'
+      : `give it a value, or leave the flag out to use ${ENV_NAMES[key] ? `${ENV_NAMES[key]}, ` : ''}the config file or the default`,
+  );
   if (flag !== undefined) return [flag, 'flag'];
   if (env !== undefined && env !== '') return [env, 'env'];
   if (config !== undefined && config !== '') return [config, 'config'];
   return [undefined, 'default'];
 }
 
-/** The range of `-c`, checked in one place for flags, the environment, the config file and `config set`. */
-export const CONCURRENCY_RANGE = { min: 1, max: 64 } as const;
-
-export function parseConcurrency(text: string, what = 'concurrency'): number {
-  return parseInteger(text, what, CONCURRENCY_RANGE.min, CONCURRENCY_RANGE.max);
-}
-
-/** The one rule for numbers typed by the user: digits, and for seconds a decimal fraction. */
-const DIGITS = /^[0-9]+$/;
-const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
-
-export function parseInteger(text: string, what: string, min: number, max: number): number {
-  // Digits only: Number() also takes "1e1", "0x10", "8.0", " 8" and "" (as 0).
-  const n = DIGITS.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new UsageError(`${what} must be a whole number from ${min} to ${max} (got "${text}")`);
-  }
-  return n;
-}
-
-function parseSeconds(text: string, what: string): number {
-  // As parseInteger: Number() also takes "1e1", "0x10", " 5" and "" (as 0).
-  const n = DECIMAL.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isFinite(n) || n <= 0)
-    throw new UsageError(
-      `${what} must be a positive number of seconds, in digits (like 30 or 0.5) (got "${text}")`,
-    );
-  return n;
-}
-
-/** A duration like `30m`, `90s`, `2h` or plain seconds; 0 means "never wait out throttling". */
-function parseThrottleWait(text: string, what: string): number {
-  const ms = parseDurationMs(text);
-  if (ms === undefined || ms < 0 || ms > 7 * 24 * 3_600_000) {
-    throw new UsageError(`${what} must be a duration like 30m, 90s or 2h (got "${text}")`);
-  }
-  return ms;
-}
-
 /**
  * Checks a value now. A bad flag throws at once; a bad value from the environment or the config file
  * throws only when the setting is read, and its problem is kept for `config list`.
  */
-function deferred<T>(check: () => T, fromFlag: boolean, onProblem: (message: string) => void): () => T {
+function deferred<T>(
+  check: () => T,
+  fromFlag: boolean,
+  onProblem: (message: string) => void,
+  fixHint: string,
+): () => T {
   let value: T | undefined;
   let error: unknown;
   try {
     value = check();
   } catch (caught) {
     if (fromFlag || !(caught instanceof UsageError)) throw caught;
-    error = caught;
+    error = new UsageError(caught.message, fixHint);
     onProblem(caught.message);
   }
   return () => {
@@ -168,6 +136,11 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     sources[key] = source;
     return value;
   };
+  // What to do about a bad value that did not come from a flag, where it came from.
+  const fixHint = (key: ConfigKey) =>
+    sources[key] === 'env'
+      ? `correct ${ENV_NAMES[key]}, or unset it`
+      : `correct it with \`vredact config set ${key} …\`, or remove it with \`vredact config unset ${key}\``;
   const origin = (key: ConfigKey) =>
     sources[key] === 'env'
       ? ` (from ${ENV_NAMES[key]})`
@@ -196,6 +169,7 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
         : parseConcurrency(concurrencyText, `concurrency${origin('concurrency')}`),
     sources.concurrency === 'flag',
     (message) => (problems.concurrency = message),
+    fixHint('concurrency'),
   );
   const outDir = resolve('out-dir', flags.outDir);
   const voice: VoiceSettings = {};
@@ -207,12 +181,22 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     if (problem) {
       if (sources[name] === 'flag') throw new UsageError(problem);
       problems[name] = `${problem}${origin(name)}`;
-      voiceError ??= new UsageError(problems[name] as string);
+      voiceError ??= new UsageError(problems[name] as string, fixHint(name));
       continue;
     }
     voice[name] = value;
   }
-  if (flags.avatar) voice.avatar = flags.avatar;
+  refuseEmptyFlag(
+    flags.avatar,
+    '--avatar',
+    "give it a value, or leave the flag out for the service's default voice",
+  );
+  if (flags.avatar !== undefined) voice.avatar = flags.avatar;
+  refuseEmptyFlag(
+    flags.maxThrottleWait,
+    '--max-throttle-wait',
+    'give it a duration such as 30m, or leave the flag out to use VREDACT_MAX_THROTTLE_WAIT or the default',
+  );
   const throttleText = flags.maxThrottleWait ?? (env.VREDACT_MAX_THROTTLE_WAIT || undefined);
   const maxThrottleWaitMs = deferred(
     () =>
@@ -220,10 +204,11 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
         ? DEFAULT_MAX_THROTTLE_WAIT_MS
         : parseThrottleWait(
             throttleText,
-            flags.maxThrottleWait ? '--max-throttle-wait' : 'VREDACT_MAX_THROTTLE_WAIT',
+            flags.maxThrottleWait !== undefined ? '--max-throttle-wait' : 'VREDACT_MAX_THROTTLE_WAIT',
           ),
     flags.maxThrottleWait !== undefined,
     (message) => (problems['max-throttle-wait'] = message),
+    'correct VREDACT_MAX_THROTTLE_WAIT, or unset it',
   );
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   return {

@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import { CONFIG_KEYS, type ConfigKey, isConfigKey } from './config-keys.js';
 import { validateBaseUrl } from './base-url.js';
-import { parseConcurrency } from './settings.js';
+import { parseConcurrency } from './numbers.js';
 import { requireSendableToken } from './token.js';
 import { checkVoiceValue, VOICE_CHOICES, type VoiceSettingName } from './voice.js';
 

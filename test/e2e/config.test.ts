@@ -97,6 +97,21 @@ test('a config file that is not JSON: exit 2, one line naming the file, one sayi
   expect(await readFile(path, 'utf8')).toBe('{"token": ');
 });
 
+test('a config file that is not JSON does not stop `config path`: it says where the file to fix is', async () => {
+  // It stopped with the same error as every other command, so `$EDITOR "$(vredact config path)"` failed.
+  const dir = join(work.path, 'broken-path');
+  const env = isolatedEnv(dir);
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, 'config.json');
+  await writeFile(path, '{"token": ');
+  const plain = await runCli(['config', 'path'], { env, cwd: work.path });
+  expect([plain.exitCode, plain.stdout, plain.stderr]).toEqual([0, path, '']);
+  const json = await runCli(['config', 'path', '--json'], { env, cwd: work.path });
+  expect(json.exitCode).toBe(0);
+  expect(JSON.parse(String(json.stdout))).toEqual({ path });
+  expect(await readFile(path, 'utf8')).toBe('{"token": ');
+});
+
 function jsonError(text: string): string {
   try {
     JSON.parse(text);

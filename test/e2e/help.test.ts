@@ -91,6 +91,20 @@ describe('help topics', () => {
     );
   });
 
+  test('an unknown subcommand after help names the subcommands of the command named so far', async () => {
+    // `help jobs lsit` listed the top-level commands, among which no "list" is to be found.
+    const unknown = await runCli(['help', 'jobs', 'lsit'], { env: env() });
+    expect(unknown.exitCode).toBe(2);
+    expect(String(unknown.stderr)).toBe(
+      'error: no help topic or command "jobs lsit"\nhint: the subcommands of vredact jobs: list, create, content',
+    );
+    const past = await runCli(['help', 'jobs', 'list', 'x'], { env: env() });
+    expect(past.exitCode).toBe(2);
+    expect(String(past.stderr)).toBe(
+      'error: no help topic or command "jobs list x"\nhint: vredact jobs list has no subcommands: see `vredact help jobs list`',
+    );
+  });
+
   test('vredact help <command> is the command help, with examples', async () => {
     const viaHelp = await runCli(['help', 'jobs', 'list'], { env: env() });
     const viaFlag = await runCli(['jobs', 'list', '--help'], { env: env() });

@@ -269,6 +269,34 @@ describe('vredact sandbox (built binary)', () => {
     }
   });
 
+  test('its export lines give the shell that sources them the token exactly, whatever characters it holds', async () => {
+    // `export VREDACT_TOKEN=tok$en;echo …` set the token to "tok" and ran the rest as a command.
+    const dir = await tempDir();
+    try {
+      const token = `tok$en;touch$\{IFS}${join(dir.path, 'pwned')};it's\\`;
+      const child = execa('node', [BIN, 'sandbox', '--port', '0', '--quiet', '--token', token], {
+        env: isolatedEnv(dir.path),
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      await until(async () => stdout.includes('export VREDACT_TOKEN=') || child.exitCode !== null);
+      child.kill('SIGTERM');
+      expect((await child).exitCode).toBe(130);
+      const file = join(dir.path, 'sandbox.env');
+      await writeFile(file, stdout);
+      const sourced = await execa('bash', ['-c', '. "$1" && printf %s "$VREDACT_TOKEN"', 'bash', file], {
+        reject: false,
+      });
+      expect([sourced.exitCode, sourced.stdout, sourced.stderr]).toEqual([0, token, '']);
+      expect(existsSync(join(dir.path, 'pwned'))).toBe(false);
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
   test('the helper reports a sandbox that cannot start, with its stderr', async () => {
     await expect(startSandboxProcess(['--speed', '0'])).rejects.toThrow(/exited early[\s\S]*--speed/);
   });

@@ -64,8 +64,11 @@ const STDERR_KEPT = 16 * 1024;
 
 /** The URL and token in the sandbox's stdout: its two export lines, or with `--json` its JSON line. */
 function printedExports(stdout: string): { baseUrl: string; token: string } | undefined {
-  const baseUrl = /^export VREDACT_BASE_URL=(\S+)$/m.exec(stdout)?.[1];
-  const token = /^export VREDACT_TOKEN=(\S+)$/m.exec(stdout)?.[1];
+  // A value the shell would read otherwise is single-quoted (see src/commands/sandbox/export-lines.ts).
+  const word = (quoted: string | undefined) =>
+    quoted?.startsWith("'") ? quoted.slice(1, -1).replaceAll(`'\\''`, "'") : quoted;
+  const baseUrl = word(/^export VREDACT_BASE_URL=(\S+)$/m.exec(stdout)?.[1]);
+  const token = word(/^export VREDACT_TOKEN=(\S+)$/m.exec(stdout)?.[1]);
   if (baseUrl && token) return { baseUrl, token };
   if (!stdout.startsWith('{') || !stdout.includes('\n')) return undefined;
   const json = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as { base_url?: string; token?: string };

@@ -19,6 +19,15 @@ describe('--duration-tolerance', () => {
   });
 });
 
+describe('--files-from', () => {
+  it('given an empty value is a usage error, not a list left out (`--files-from "$LIST"`, LIST unset)', () => {
+    expect(() => parseRedactOptions({ filesFrom: '' })).toThrowError(
+      expect.objectContaining({ exitCode: 2, message: '--files-from was given an empty value' }),
+    );
+    expect(parseRedactOptions({ filesFrom: '-' }).filesFrom).toBe('-');
+  });
+});
+
 describe('--shard', () => {
   it('comes from VREDACT_SHARD when the flag is not given; the flag wins', () => {
     expect(parseRedactOptions({}, { VREDACT_SHARD: '2/3' }).shard).toEqual({ index: 2, count: 3 });

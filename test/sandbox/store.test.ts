@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -116,6 +116,38 @@ describe('--data-dir', () => {
       expect(warnings.join('\n')).toContain(folder);
     } finally {
       await second.close();
+    }
+  });
+
+  test('a generated token is kept in the folder: a restart accepts it, and the jobs it made are its again', async () => {
+    // Each restart generated a new token, so every job the folder kept was another token's (404).
+    const dataDir = await testDir();
+    const first = await startSandbox({ port: 0, dataDir });
+    const token = first.tokens[0] as string;
+    let jobId: string;
+    try {
+      jobId = ((await call(first.baseUrl, 'POST', '/api/jobs', { token })).json() as { job_id: string })
+        .job_id;
+    } finally {
+      await first.close();
+    }
+    expect((await stat(join(dataDir, 'token'))).mode & 0o777).toBe(0o600);
+    const second = await startSandbox({ port: 0, dataDir });
+    try {
+      expect(second.tokens).toEqual([token]);
+      const listed = await call(second.baseUrl, 'GET', '/api/jobs', { token });
+      expect((listed.json() as { jobs: { job_id: string }[] }).jobs.map((job) => job.job_id)).toEqual([
+        jobId,
+      ]);
+    } finally {
+      await second.close();
+    }
+    // Tokens given on the command line are the ones accepted: the kept one is not added to them.
+    const third = await startSandbox({ port: 0, dataDir, tokens: [OTHER_TOKEN] });
+    try {
+      expect(third.tokens).toEqual([OTHER_TOKEN]);
+    } finally {
+      await third.close();
     }
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { maskToken, redactSecrets } from '../../src/settings/mask.js';
-import { validateBaseUrl } from '../../src/settings/base-url.js';
+import { displayBaseUrl, validateBaseUrl } from '../../src/settings/base-url.js';
 import { requireService, resolveSettings } from '../../src/settings/settings.js';
 import { voiceFormFields } from '../../src/settings/voice.js';
 
@@ -124,6 +124,32 @@ describe('base URLs with user information', () => {
 });
 
 describe('bad values from the environment or the config file', () => {
+  test('when read, say how to fix them: the variable to correct or unset, or the config command', () => {
+    // `jobs list` stopped on "gender must be one of …" with no word of what to do, or where.
+    const settings = resolveSettings(
+      {},
+      { VREDACT_CONCURRENCY: '99', VREDACT_MAX_THROTTLE_WAIT: 'soon' },
+      memoryConfigStore({ gender: 'x', concurrency: '2' }),
+    );
+    expect(() => settings.concurrency).toThrowError(
+      expect.objectContaining({ hint: 'correct VREDACT_CONCURRENCY, or unset it' }),
+    );
+    expect(() => settings.maxThrottleWaitMs).toThrowError(
+      expect.objectContaining({ hint: 'correct VREDACT_MAX_THROTTLE_WAIT, or unset it' }),
+    );
+    expect(() => settings.voice).toThrowError(
+      expect.objectContaining({
+        hint: 'correct it with `vredact config set gender …`, or remove it with `vredact config unset gender`',
+      }),
+    );
+    const fromFile = resolveSettings({}, {}, memoryConfigStore({ concurrency: '0' }));
+    expect(() => fromFile.concurrency).toThrowError(
+      expect.objectContaining({
+        hint: 'correct it with `vredact config set concurrency …`, or remove it with `vredact config unset concurrency`',
+      }),
+    );
+  });
+
   test('are kept as problems and throw only when read; a bad flag throws at once', () => {
     const settings = resolveSettings(
       {},
@@ -215,9 +241,19 @@ describe('a flag given an empty value', () => {
     ['token', '--token'],
     ['concurrency', '--concurrency'],
     ['outDir', '--out-dir'],
+    // These two were taken as not given: `--avatar "$AVATAR"` sent the service's default voice, and
+    // `--max-throttle-wait ""` was blamed on VREDACT_MAX_THROTTLE_WAIT.
+    ['avatar', '--avatar'],
+    ['maxThrottleWait', '--max-throttle-wait'],
   ])('%s: a usage error naming %s, never the next source', (flag, name) => {
     expect(() => resolveSettings({ [flag]: '' }, {}, store)).toThrowError(
       expect.objectContaining({ exitCode: 2, message: `${name} was given an empty value` }),
+    );
+  });
+
+  test('the hint of an empty --out-dir promises no config file: download does not read one', () => {
+    expect(() => resolveSettings({ outDir: '' }, {}, store)).toThrowError(
+      expect.objectContaining({ hint: 'give it a folder, or leave the flag out for the default folder' }),
     );
   });
 });
@@ -231,6 +267,20 @@ describe('base URLs with a query or a fragment', () => {
     expect(() => validateBaseUrl(url, false)).toThrow(/must not hold a query \(\?…\) or a fragment \(#…\)/);
     const settings = resolveSettings({}, { VREDACT_BASE_URL: url }, memoryConfigStore());
     expect(settings.problems['base-url']).toMatch(/must not hold a query/);
+    expect(settings.problems['base-url']).not.toContain('s3cret');
+  });
+
+  test('is shown without its query wherever it is shown: config list, and the user-information error', () => {
+    // `config list` printed `?sig=s3cret`, and so did the error of a URL that also held a password.
+    expect(displayBaseUrl('https://api.example.com/v1?sig=s3cret#top')).toBe('https://api.example.com/v1?…');
+    expect(displayBaseUrl('https://api.example.com/#s3cret')).toBe('https://api.example.com/#…');
+    expect(displayBaseUrl('https://u:pw@api.example.com/?sig=s3cret')).toBe('https://***@api.example.com/?…');
+    const settings = resolveSettings(
+      {},
+      {},
+      memoryConfigStore({ 'base-url': 'https://u:pw@api.example.com/?sig=s3cret' }),
+    );
+    expect(settings.problems['base-url']).toMatch(/must not contain a user name or password/);
     expect(settings.problems['base-url']).not.toContain('s3cret');
   });
 

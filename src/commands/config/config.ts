@@ -50,7 +50,8 @@ function effective(ctx: Context, key: ConfigKey): string | undefined {
 function warnProblems(ctx: Context, keys: readonly ConfigKey[]): void {
   for (const key of keys) {
     const problem = ctx.settings.problems[key];
-    if (problem) ctx.log.warn(`${key}: ${problem}; commands that use it refuse to run until it is fixed`);
+    if (problem)
+      ctx.log.warn(`${key}: ${problem}; commands that talk to the service refuse to run until it is fixed`);
   }
 }
 
@@ -87,16 +88,17 @@ export async function runConfigGet(ctx: Context, [key = '']: string[]): Promise<
   const name = parseConfigKey(key);
   const value = effective(ctx, name);
   const problem = ctx.settings.problems[name];
+  // With --json too: a command that fails writes nothing on stdout, and says why on stderr.
+  if (value === undefined) throw new CliError(`${name} is not set`, ExitCode.partial, howToSet(name));
   if (ctx.settings.json) {
     printJson(ctx.io, {
       key: name,
-      value: value === undefined ? null : shown(name, value),
+      value: shown(name, value),
       source: ctx.settings.sources[name] ?? 'default',
       ...(problem ? { problem } : {}),
     });
-    return value === undefined ? ExitCode.partial : ExitCode.ok;
+    return ExitCode.ok;
   }
-  if (value === undefined) throw new CliError(`${name} is not set`, ExitCode.partial, howToSet(name));
   warnProblems(ctx, [name]);
   ctx.streams.stdout.write(`${displayText(shown(name, value))}\n`);
   return ExitCode.ok;

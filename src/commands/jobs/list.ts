@@ -5,7 +5,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { formatTimestamp } from '../../output/format.js';
 import { displayText } from '../../output/sanitize.js';
 import { startSpinner } from '../../output/spinner.js';
-import { parseInteger } from '../../settings/settings.js';
+import { parseInteger } from '../../settings/numbers.js';
 import { NewestJobs } from './newest-jobs.js';
 import { jsonArrayLines, printRows, writeLines } from './write-lines.js';
 

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { resolveOptions, type SandboxOptions } from '../../sandbox/index.js';
 import { parseRateLimit } from '../../sandbox/rate-limit.js';
+import { refuseEmptyFlag } from '../../settings/empty-flag.js';
 
 export interface SandboxFlags {
   port?: unknown;
@@ -55,8 +56,14 @@ export function parseSandboxFlags(flags: SandboxFlags, cwd: string): SandboxOpti
       throw new UsageError(`--rate-limit must look like 5/1s or 100/1m (got "${String(flags.rateLimit)}")`);
     options.rateLimit = rateLimit;
   }
-  if (flags.dataDir !== undefined && flags.dataDir !== '')
+  if (flags.dataDir !== undefined) {
+    refuseEmptyFlag(
+      String(flags.dataDir),
+      '--data-dir',
+      'give it a folder, or leave the flag out for a temporary one, removed on exit',
+    );
     options.dataDir = resolve(cwd, String(flags.dataDir));
+  }
   // The ranges are the sandbox's own rules (resolveOptions): checked there, once, for every caller.
   try {
     resolveOptions(options, () => 'vr_sandbox_check');

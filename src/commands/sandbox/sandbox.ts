@@ -6,6 +6,7 @@ import { printJsonLine } from '../../output/table.js';
 import { DataDirInUseError, startSandbox } from '../../sandbox/index.js';
 import { takeOverInterrupts } from '../../signals.js';
 import { parseSandboxFlags } from './options.js';
+import { exportLines } from './export-lines.js';
 
 /**
  * Resolves at the first SIGINT or SIGTERM; a second one leaves at once (exit 130), as in redact and
@@ -67,10 +68,7 @@ export async function runSandbox(
   }
   // --json: one line, so that a script can read it while the sandbox goes on serving.
   if (ctx.settings.json) printJsonLine(ctx.io, { base_url: sandbox.baseUrl, token: sandbox.tokens[0] });
-  else
-    ctx.streams.stdout.write(
-      `export VREDACT_BASE_URL=${sandbox.baseUrl}\nexport VREDACT_TOKEN=${sandbox.tokens[0]}\n`,
-    );
+  else ctx.streams.stdout.write(exportLines(sandbox.baseUrl, sandbox.tokens[0] as string));
   // Run in the background (`&`, as the README's quick start does), no keyboard reaches it: the pid
   // says how to stop it there, and is true at a terminal too.
   ctx.log.info(

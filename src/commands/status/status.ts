@@ -26,15 +26,20 @@ export async function runStatus(
   const outDir = resolve(ctx.cwd, ctx.settings.outDir ?? DEFAULT_OUT_DIR);
   const names = await listJournals(outDir);
   if (!names || names.length === 0) {
+    // A folder the user did not type (the config file's out-dir) is one they may not know of.
+    const which =
+      ctx.settings.sources['out-dir'] === 'config'
+        ? 'the config file names it (out-dir: `vredact config get out-dir`); name another folder with -o'
+        : WHICH_FOLDER;
     const folder = await isFolder(outDir);
     if (folder !== true) {
       const what =
         folder === undefined ? `no folder ${displayText(outDir)}` : `${displayText(outDir)} is not a folder`;
-      throw new UsageError(what, WHICH_FOLDER);
+      throw new UsageError(what, which);
     }
     throw new UsageError(
       `no journal in ${displayText(outDir)}: nothing has been redacted into this folder yet`,
-      WHICH_FOLDER,
+      which,
     );
   }
   const manifest = flags.manifest === true;

@@ -71,6 +71,16 @@ describe('vredact config (in-process)', () => {
     await expect(runConfigGet(get.ctx, ['gender'])).rejects.toMatchObject({ exitCode: 1 });
   });
 
+  test('get --json of an unset key fails as get does: nothing on stdout, the error for stderr', async () => {
+    // It printed {"value": null, …} and exited 1 with no word on stderr of what had failed.
+    const get = await testContext({ flags: { json: true } });
+    await expect(runConfigGet(get.ctx, ['gender'])).rejects.toMatchObject({
+      exitCode: 1,
+      message: 'gender is not set',
+    });
+    expect(get.stdout()).toBe('');
+  });
+
   test('get token with none set points to login, and to config set token - for scripts', async () => {
     const get = await testContext();
     const failure = (await runConfigGet(get.ctx, ['token']).catch((error: unknown) => error)) as {
@@ -93,6 +103,8 @@ describe('vredact config with bad or secret-bearing values', () => {
     expect(list.stderr()).toContain(
       'warning: concurrency: concurrency (from VREDACT_CONCURRENCY) must be a whole number from 1 to 64',
     );
+    // Not only the commands that use it: `jobs list` refuses too ("commands that use it", it said).
+    expect(list.stderr()).toContain('; commands that talk to the service refuse to run until it is fixed');
     const json = await testContext({ env: { VREDACT_CONCURRENCY: '99' }, flags: { json: true } });
     await runConfigList(json.ctx);
     const rows = JSON.parse(json.stdout()) as { key: string; problem?: string }[];

@@ -29,6 +29,13 @@ describe('vredact sandbox flags', () => {
     });
   });
 
+  test('an empty --data-dir is a usage error, not a temporary folder that goes with the sandbox', () => {
+    // `--data-dir "$DIR"` with DIR unset kept the jobs in a temporary folder, removed on exit.
+    expect(() => parseSandboxFlags({ ...DEFAULTS, dataDir: '' }, '/work')).toThrowError(
+      expect.objectContaining({ exitCode: 2, message: '--data-dir was given an empty value' }),
+    );
+  });
+
   test('repeated tokens, a data dir relative to the working folder', () => {
     const options = parseSandboxFlags(
       { ...DEFAULTS, token: ['a_1', 'b_2'], dataDir: 'state' },

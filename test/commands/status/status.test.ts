@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runStatus } from '../../../src/commands/status/status.js';
 import { UsageError } from '../../../src/errors.js';
+import { memoryConfigStore } from '../../../src/settings/config-store.js';
 import { columnsOf } from '../../../src/output/fit.js';
 import { tempDirPerTest } from '../../helpers/cli.js';
 import { testContext } from '../../helpers/context.js';
@@ -162,4 +163,14 @@ test('a folder without a journal is a usage error that says which folder', async
   await expect(run({})).rejects.toThrow(/no folder .*out/);
   await writeJournal(join(dir.path, 'out'), [], 'lock-not-a-journal');
   await expect(run({})).rejects.toThrow(/no journal in .*out/);
+});
+
+test('a missing folder named by the config file says so: the user typed no -o', async () => {
+  // "no folder /srv/x; hint: name the output folder … with -o" left the user to guess where /srv/x came from.
+  const outDir = join(dir.path, 'from-config');
+  const t = await testContext({ config: memoryConfigStore({ 'out-dir': outDir }) });
+  await expect(runStatus(t.ctx, [], {})).rejects.toMatchObject({
+    message: `no folder ${outDir}`,
+    hint: 'the config file names it (out-dir: `vredact config get out-dir`); name another folder with -o',
+  });
 });
