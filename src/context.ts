@@ -1,6 +1,6 @@
 import type { ApiClient } from './api/client.js';
 import { type Clock, systemClock } from './clock.js';
-import { UsageError } from './errors.js';
+import { BadValueError } from './settings/bad-value.js';
 import { createIOStreams, type IOStreams, type Streams } from './output/iostreams.js';
 import { createLogger, type Logger } from './output/logger.js';
 import { parseDurationMs } from './redact/options.js';
@@ -54,7 +54,9 @@ export function parseStatsInterval(text: string | undefined): number | undefined
   if (text === undefined) return undefined;
   const ms = parseDurationMs(text);
   if (ms === undefined || ms < 100) {
-    throw new UsageError(`--stats must be an interval such as 30s, 5m or 60 (got "${text}")`);
+    throw new BadValueError(
+      `--stats must be an interval of at least 0.1s, such as 30s, 5m or 60 (got "${text}")`,
+    );
   }
   return ms;
 }

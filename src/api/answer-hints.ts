@@ -7,7 +7,7 @@ import { displayText, truncate } from '../output/sanitize.js';
 import { FRESH_LINK_HINT, UNEXPECTED_ANSWER_HINT } from './errors.js';
 import { JOBS_PATH } from './identifiers.js';
 import type { Scrub } from './scrub.js';
-import { hostPort } from './transport.js';
+import { hostPort, type OtherHost } from './transport.js';
 
 /**
  * What to do about any bad answer of a signed link's host: links are short-lived, so a fresh one may
@@ -16,6 +16,10 @@ import { hostPort } from './transport.js';
  */
 export const LINK_HOST_HINT = `${FRESH_LINK_HINT}; if it fails again, report it to the service's operators`;
 
+/** The link's host chose its certificate, not the user: a private authority is the one thing to trust. */
+const LINK_CERTIFICATE_HINT =
+  "if that host's certificate authority is a private one, trust it with NODE_EXTRA_CA_CERTS=<its PEM file>; otherwise report it to the service's operators";
+
 /** Who gave an answer, as an error about it names it, and what to do about one outside the interface. */
 export interface Answerer {
   /** `the service`, `the download link's host files.example:443`. */
@@ -23,6 +27,8 @@ export interface Answerer {
   hint: string;
   /** Strings never shown, even where the answer echoes them: a signed link's query is a credential. */
   secrets: readonly string[];
+  /** Not the service: how its network failures name it, and what to do about them. */
+  other?: OtherHost;
 }
 
 export const THE_SERVICE: Answerer = { name: 'the service', hint: UNEXPECTED_ANSWER_HINT, secrets: [] };
@@ -30,13 +36,15 @@ export const THE_SERVICE: Answerer = { name: 'the service', hint: UNEXPECTED_ANS
 /** The host that answered a signed link's GET, at `at` after any redirects of `link`. */
 export function linkHost(at: URL, link: URL): Answerer {
   const host = hostPort(at);
+  const name =
+    at.host === link.host
+      ? `the download link's host ${host}`
+      : `the host ${host} the download link redirected to`;
   return {
-    name:
-      at.host === link.host
-        ? `the download link's host ${host}`
-        : `the host ${host} the download link redirected to`,
+    name,
     hint: LINK_HOST_HINT,
     secrets: [...new Set([...link.searchParams.values(), ...at.searchParams.values()])],
+    other: { name, hint: LINK_HOST_HINT, certificateHint: LINK_CERTIFICATE_HINT },
   };
 }
 

@@ -10,7 +10,7 @@ import type * as v from 'valibot';
 import { ExitCode } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import type { BodySink, ClientOptions, ContentSink, JobSink, UploadOptions } from './client-types.js';
-import { linkHost } from './answer-hints.js';
+import { type Answerer, linkHost } from './answer-hints.js';
 import { FRESH_LINK_HINT, InvalidResponseError, LinkRefusedError } from './errors.js';
 import { assertFileName, assertNewJobId, JOBS_PATH, jobPath } from './identifiers.js';
 import { eachContentItem, eachJob } from './job-listings.js';
@@ -130,6 +130,7 @@ export class ApiClient {
     sink: BodySink<T>,
     what: string,
     url: URL,
+    from?: Answerer,
   ): Promise<T> {
     try {
       return await sink({
@@ -142,7 +143,8 @@ export class ApiClient {
       // A sink that refused the answer before reading it (announced past a cap) left the body open:
       // it would hold its connection until the body timeout. Closing a body already read is nothing.
       closeBody(body);
-      if (error instanceof BodyReadError) throw networkError(error.original, what, url);
+      if (error instanceof BodyReadError)
+        throw networkError(error.original, what, url, undefined, from?.other);
       throw error;
     }
   }
@@ -173,7 +175,7 @@ export class ApiClient {
       if (response.statusCode < 200 || response.statusCode > 299) {
         return this.#http.fail(response, at, what, RETRYABLE_STATUSES, host);
       }
-      return this.#consume(response.body, response.headers, sink, what, at);
+      return this.#consume(response.body, response.headers, sink, what, at, host);
     };
     return this.#http.retry(what, request, { signal, toService: false });
   }

@@ -148,7 +148,7 @@ export class ServiceHttp {
         signal: init.signal,
       });
     } catch (error) {
-      throw networkError(error, what, url, route);
+      throw networkError(error, what, url, route, init.from?.other);
     }
     this.#options.log.debug(`${method} ${url.pathname} → ${response.statusCode}`);
     this.#slowConnectNoticed = false;

@@ -167,26 +167,46 @@ export function hostPort(url: URL): string {
 const URL_HINT = 'is the service URL right? `vredact config get base-url`';
 
 /**
- * Turns undici's and the socket's errors into the client's typed errors, naming where; aborts pass
- * through. Through a proxy (`route`), a connection that cannot be made is the proxy's.
+ * A host other than the service's (a download link's), as network failures name it. The service URL
+ * plays no part in reaching it, so its failures say what fits that host instead.
  */
-export function networkError(error: unknown, what: string, url?: URL, route?: ProxyRoute): unknown {
+export interface OtherHost {
+  /** `the download link's host files.example:443`. */
+  name: string;
+  /** What to do when it cannot be reached, or drops the connection. */
+  hint: string;
+  /** What to do when its TLS certificate is not trusted. */
+  certificateHint: string;
+}
+
+/**
+ * Turns undici's and the socket's errors into the client's typed errors, naming where; aborts pass
+ * through. Through a proxy (`route`), a connection that cannot be made is the proxy's; `other`: the
+ * host is not the service's, and is named as it says.
+ */
+export function networkError(
+  error: unknown,
+  what: string,
+  url?: URL,
+  route?: ProxyRoute,
+  other?: OtherHost,
+): unknown {
   if (!(error instanceof Error)) return error;
   const refusal = route && url ? tunnelRefusal(error, what, url, route) : undefined;
   if (refusal) return refusal;
   if (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR') return error;
   const code =
     (error as { code?: string }).code ?? ((error.cause as { code?: string } | undefined)?.code || '');
-  const where = url ? hostPort(url) : 'the service';
+  const where = other?.name ?? (url ? hostPort(url) : 'the service');
   const connectTo = route ? `the proxy ${proxyShown(route.proxy)}` : where;
-  const connectHint = route ? proxyHint(route) : URL_HINT;
+  const connectHint = route ? proxyHint(route) : (other?.hint ?? URL_HINT);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new ConnectTimeoutError(
       `${what}: cannot connect to ${connectTo} (timed out)`,
       undefined,
       undefined,
       1,
-      `${connectHint}; is the network up?`,
+      route || !other ? `${connectHint}; is the network up?` : other.hint,
     );
   }
   if (code === 'VREDACT_LOW_SPEED') {
@@ -213,15 +233,16 @@ export function networkError(error: unknown, what: string, url?: URL, route?: Pr
       undefined,
       undefined,
       ExitCode.partial,
-      `${URL_HINT}; a private certificate authority can be trusted with NODE_EXTRA_CA_CERTS=<its PEM file>`,
+      other?.certificateHint ??
+        `${URL_HINT}; a private certificate authority can be trusted with NODE_EXTRA_CA_CERTS=<its PEM file>`,
     );
   }
   if (code === 'ENOTFOUND') {
-    const host = route ? connectTo : `the host ${url?.hostname ?? 'of the service'}`;
+    const host = route || other ? connectTo : `the host ${url?.hostname ?? 'of the service'}`;
     return new HostNotFoundError(
       `${what}: ${host} was not found`,
       true,
-      route ? connectHint : 'check the service URL (`vredact config get base-url`)',
+      route || other ? connectHint : 'check the service URL (`vredact config get base-url`)',
     );
   }
   const unreachable = UNREACHABLE.get(code);
@@ -231,5 +252,9 @@ export function networkError(error: unknown, what: string, url?: URL, route?: Pr
   const words = DROPPED.get(code);
   const detail = words ? `${words}, ${code}` : code || error.message;
   const via = route ? ` through the proxy ${proxyShown(route.proxy)}` : '';
-  return new ConnectionError(`${what}: network error talking to ${where}${via} (${detail})`, false);
+  return new ConnectionError(
+    `${what}: network error talking to ${where}${via} (${detail})`,
+    false,
+    other?.hint,
+  );
 }

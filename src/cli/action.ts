@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { ExitCode } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { reportError } from '../report-error.js';
 import { obeyHeldSignals } from '../signals.js';
+import { BadValueError, nearestHint } from '../settings/bad-value.js';
 import type { CommandFlags } from '../settings/settings.js';
+import { commandPath } from './parse-errors.js';
 
 export type Runner = (ctx: Context, args: string[], flags: Record<string, unknown>) => Promise<number>;
 
@@ -51,7 +53,7 @@ export function action(
       }
       process.exitCode = await run(ctx, args, flags);
     } catch (error) {
-      process.exitCode = reportError(error, process.stderr, {
+      process.exitCode = reportError(withCommandHelp(error, command), process.stderr, {
         verbose: flags.verbose === true,
         secrets: [
           typeof flags.token === 'string' ? flags.token : undefined,
@@ -64,6 +66,12 @@ export function action(
       await ctx?.close();
     }
   };
+}
+
+/** A refused option value's hint names the help of the command it was given to, as a parse error's does. */
+function withCommandHelp(error: unknown, command: Command): unknown {
+  if (!(error instanceof BadValueError)) return error;
+  return new UsageError(error.message, nearestHint(error.nearest, `\`${commandPath(command)} --help\``));
 }
 
 /**

@@ -46,7 +46,7 @@ function prefixedOption(command: Command, message: string): string | undefined {
 }
 
 /** `vredact jobs content`: the words that name `command`, from the program's name. */
-function commandPath(command: Command): string {
+export function commandPath(command: Command): string {
   const names: string[] = [];
   for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
   return names.join(' ');

@@ -1,6 +1,7 @@
 /** The commands that talk to the service (and `status`, which reads what `redact` wrote). */
 import type { Command } from 'commander';
 import { action } from './action.js';
+import { positional } from './positional.js';
 import {
   addConcurrencyOption,
   addExamples,
@@ -48,7 +49,7 @@ export function addJobsCommands(program: Command): void {
     addNetworkOptions(
       jobs
         .command('content')
-        .argument('<jobId>', 'a job id, from `vredact jobs list`')
+        .addArgument(positional('<jobId>', 'a job id, from `vredact jobs list`', 'job-id'))
         .description("list a job's files"),
     ),
     [
@@ -61,8 +62,10 @@ export function addJobsCommands(program: Command): void {
 export function addDownloadCommand(program: Command): void {
   const download = program
     .command('download')
-    .argument('<jobId>', 'a job id, from `vredact jobs list` or a redact run')
-    .argument('[fileName...]', "files to fetch (default: all of the job's files)")
+    .addArgument(positional('<jobId>', 'a job id, from `vredact jobs list` or a redact run', 'job-id'))
+    .addArgument(
+      positional('[fileName...]', "files to fetch (default: all of the job's files)", 'service-file'),
+    )
     .description("download a job's files into a folder")
     .addOption(option('-o, --out-dir <dir>', 'where to write').documentDefault('the current folder'))
     .option('--overwrite', 'replace files that already exist (default: skip them)');
@@ -79,7 +82,13 @@ export function addDownloadCommand(program: Command): void {
 export function addRedactCommand(program: Command): void {
   const redact = program
     .command('redact')
-    .argument('[inputs...]', 'files, folders (searched for .wav and .mp3) and quoted glob patterns')
+    .addArgument(
+      positional(
+        '[inputs...]',
+        'files, folders (searched for .wav and .mp3) and quoted glob patterns',
+        'path',
+      ),
+    )
     .description('redact the voices in WAV and MP3 recordings; re-run it to finish a batch')
     .addOption(
       option(

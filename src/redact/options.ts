@@ -1,5 +1,5 @@
-import { UsageError } from '../errors.js';
 import { refuseEmptyFlag } from '../settings/empty-flag.js';
+import { BadValueError } from '../settings/bad-value.js';
 
 /** 10 MiB: the service documents "10 MB"; the binary reading is the safer of the two (see README). */
 export const DEFAULT_MAX_SIZE = 10 * 1024 * 1024;
@@ -137,7 +137,7 @@ export function parseShard(text: string, what = '--shard'): Shard {
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
   if (!match || count < 1 || index < 1 || index > count || count > 1_000_000) {
-    throw new UsageError(`${what} must look like i/n with 1 ≤ i ≤ n, e.g. 2/3 (got "${text}")`);
+    throw new BadValueError(`${what} must look like i/n with 1 ≤ i ≤ n, e.g. 2/3 (got "${text}")`);
   }
   return { index, count };
 }
@@ -147,7 +147,7 @@ function durationOption(value: string | undefined, what: string, fallback: numbe
   if (value === undefined) return fallback;
   const parsed = parseDurationMs(value);
   if (parsed === undefined) {
-    throw new UsageError(`${what} must be a duration like 90s, 30m, 2h or plain seconds (got "${value}")`);
+    throw new BadValueError(`${what} must be a duration like 90s, 30m, 2h or plain seconds (got "${value}")`);
   }
   return parsed;
 }
@@ -184,8 +184,8 @@ export function parseRedactOptions(
   if (maxSizeText !== undefined) {
     const parsed = parseSize(maxSizeText);
     if (parsed === undefined || parsed < 1) {
-      throw new UsageError(
-        `--max-size must be a size in bytes, like 10485760, 10MiB or 500k (got "${maxSizeText}")`,
+      throw new BadValueError(
+        `--max-size must be a size of at least 1 byte, like 10485760, 10MiB or 500k (got "${maxSizeText}")`,
       );
     }
     maxSize = parsed;
@@ -195,8 +195,8 @@ export function parseRedactOptions(
   if (maxDurationText !== undefined) {
     const parsed = parseDurationMs(maxDurationText);
     if (parsed === undefined || parsed <= 0) {
-      throw new UsageError(
-        `--max-duration must be a number of seconds, like 3600 or 60m (got "${maxDurationText}")`,
+      throw new BadValueError(
+        `--max-duration must be a number of seconds above 0, like 3600 or 60m (got "${maxDurationText}")`,
       );
     }
     maxDurationSec = parsed / 1000;
@@ -206,7 +206,7 @@ export function parseRedactOptions(
   if (toleranceText !== undefined) {
     const parsed = parseDurationTolerance(toleranceText);
     if (parsed === undefined) {
-      throw new UsageError(
+      throw new BadValueError(
         `--duration-tolerance must be like 3s, 10% or max(2s,5%) (got "${toleranceText}")`,
       );
     }

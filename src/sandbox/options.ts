@@ -68,9 +68,24 @@ export function urlHost(address: string, port: number): string {
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
-/** A value the sandbox cannot honour; its message names the command-line flag. */
-function check(condition: boolean, message: string): void {
-  if (!condition) throw new RangeError(message);
+/** A value the sandbox cannot honour; its message names the command-line flag and the value given. */
+export class SandboxOptionError extends RangeError {
+  constructor(
+    message: string,
+    /** The allowed value nearest the one given, where there is one. */
+    readonly nearest?: number,
+  ) {
+    super(message);
+  }
+}
+
+function check(condition: boolean, message: string, nearest?: number): void {
+  if (!condition) throw new SandboxOptionError(message, nearest);
+}
+
+/** `min` or `max`, whichever `n` went past (undefined when it is in range or no number). */
+function nearestOf(n: number, min: number, max: number): number | undefined {
+  return n < min ? min : n > max ? max : undefined;
 }
 
 const isPort = (n: number) => Number.isInteger(n) && n >= 0 && n <= 65535;
@@ -102,10 +117,15 @@ export function resolveOptions(
     isLoopbackHost(resolved.host),
     `--host must be a loopback address (127.0.0.0/8, localhost or ::1), got "${resolved.host}"`,
   );
-  check(isPort(resolved.port), `--port must be a port number from 0 to 65535 (got ${resolved.port})`);
+  check(
+    isPort(resolved.port),
+    `--port must be a port number from 0 to 65535 (got "${resolved.port}")`,
+    nearestOf(resolved.port, 0, 65535),
+  );
   check(
     isPort(resolved.filesPort),
-    `--files-port must be a port number from 0 to 65535 (got ${resolved.filesPort})`,
+    `--files-port must be a port number from 0 to 65535 (got "${resolved.filesPort}")`,
+    nearestOf(resolved.filesPort, 0, 65535),
   );
   check(resolved.port === 0 || resolved.port !== resolved.filesPort, '--port and --files-port must differ');
   for (const token of resolved.tokens) {
@@ -113,15 +133,24 @@ export function resolveOptions(
   }
   check(
     Number.isFinite(resolved.syncLimitSec) && resolved.syncLimitSec >= 0,
-    '--sync-limit must be 0 or more seconds',
+    `--sync-limit must be 0 or more seconds (got "${resolved.syncLimitSec}")`,
+    0,
   );
-  check(Number.isFinite(resolved.speed) && resolved.speed > 0, '--speed must be above 0');
-  check(resolved.failRate >= 0 && resolved.failRate <= 1, '--fail-rate must be from 0 to 1');
+  check(
+    Number.isFinite(resolved.speed) && resolved.speed > 0,
+    `--speed must be a number above 0 (got "${resolved.speed}")`,
+  );
+  check(
+    resolved.failRate >= 0 && resolved.failRate <= 1,
+    `--fail-rate must be a number from 0 to 1 (got "${resolved.failRate}")`,
+    nearestOf(resolved.failRate, 0, 1),
+  );
   check(
     Number.isFinite(resolved.latencyMs) && resolved.latencyMs >= 0,
-    '--latency must be 0 or more milliseconds',
+    `--latency must be 0 or more milliseconds (got "${resolved.latencyMs}")`,
+    0,
   );
-  check(Number.isSafeInteger(resolved.seed), '--seed must be a whole number');
+  check(Number.isSafeInteger(resolved.seed), `--seed must be a whole number (got "${resolved.seed}")`);
   check(Number.isInteger(resolved.signedUrlTtlSec), 'signed URL lifetime must be a whole number of seconds');
   return resolved;
 }

@@ -1,6 +1,6 @@
 /** The one rule for numbers the user types into a setting: digits, never what Number() also takes. */
-import { UsageError } from '../errors.js';
 import { parseDurationMs } from '../redact/options.js';
+import { BadValueError, nearestEnd } from './bad-value.js';
 
 /** The range of `-c`, checked in one place for flags, the environment, the config file and `config set`. */
 export const CONCURRENCY_RANGE = { min: 1, max: 64 } as const;
@@ -17,7 +17,10 @@ export function parseInteger(text: string, what: string, min: number, max: numbe
   // Digits only: Number() also takes "1e1", "0x10", "8.0", " 8" and "" (as 0).
   const n = DIGITS.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new UsageError(`${what} must be a whole number from ${min} to ${max} (got "${text}")`);
+    throw new BadValueError(
+      `${what} must be a whole number from ${min} to ${max} (got "${text}")`,
+      nearestEnd(text, min, max),
+    );
   }
   return n;
 }
@@ -26,17 +29,22 @@ export function parseSeconds(text: string, what: string): number {
   // As parseInteger: Number() also takes "1e1", "0x10", " 5" and "" (as 0).
   const n = DECIMAL.test(text) ? Number(text) : Number.NaN;
   if (!Number.isFinite(n) || n <= 0)
-    throw new UsageError(
+    throw new BadValueError(
       `${what} must be a positive number of seconds, in digits (like 30 or 0.5) (got "${text}")`,
     );
   return n;
 }
 
+const MAX_THROTTLE_WAIT_MS = 7 * 24 * 3_600_000;
+
 /** A duration like `30m`, `90s`, `2h` or plain seconds; 0 means "never wait out throttling". */
 export function parseThrottleWait(text: string, what: string): number {
   const ms = parseDurationMs(text);
-  if (ms === undefined || ms < 0 || ms > 7 * 24 * 3_600_000) {
-    throw new UsageError(`${what} must be a duration like 30m, 90s or 2h (got "${text}")`);
+  if (ms === undefined || ms < 0 || ms > MAX_THROTTLE_WAIT_MS) {
+    throw new BadValueError(
+      `${what} must be a duration from 0 to 7d, like 30m, 90s or 2h (got "${text}")`,
+      ms === undefined ? undefined : '7d',
+    );
   }
   return ms;
 }

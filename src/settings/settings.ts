@@ -166,7 +166,10 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     () =>
       concurrencyText === undefined
         ? DEFAULT_CONCURRENCY
-        : parseConcurrency(concurrencyText, `concurrency${origin('concurrency')}`),
+        : parseConcurrency(
+            concurrencyText,
+            sources.concurrency === 'flag' ? '-c, --concurrency' : `concurrency${origin('concurrency')}`,
+          ),
     sources.concurrency === 'flag',
     (message) => (problems.concurrency = message),
     fixHint('concurrency'),

@@ -1,19 +1,22 @@
 /**
- * The one check of a usage token's characters. A token travels in the Authorization header, which
+ * The one check of a usage token's characters, for `login`, `config set token`, `--token`,
+ * VREDACT_TOKEN and the config file alike. A token travels as `Authorization: Bearer <token>`, which
  * cannot carry a line break, another control character or a character past U+00FF: undici refuses
  * such a request, and that reads as a network error, retried four times, then "check your network".
- * Two lines piped into `login --token-stdin` or `config set token -` give exactly that.
+ * Two lines piped into `login --token-stdin` or `config set token -` give exactly that. A bearer
+ * token is one word of ASCII (RFC 6750's b64token): one with a space or a tab inside, or a character
+ * past ASCII, is sent but can never match, and would fail every request as a refused token.
  */
 import { UsageError } from '../errors.js';
 import type { SettingSource } from './settings.js';
 
-const NOT_IN_A_HEADER = /[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/;
-
 /** Why `token` cannot be sent, or undefined when it can; never repeats the token. */
 export function tokenProblem(token: string): string | undefined {
+  if (token === '') return 'it is empty';
   if (/[\r\n]/.test(token)) return 'it holds a line break';
-  if (NOT_IN_A_HEADER.test(token))
-    return 'it holds a control character or a character an HTTP header cannot carry';
+  if (/\s/.test(token)) return 'it holds whitespace (a space or a tab), and a token is one word';
+  if (/[\u0000-\u001f\u007f]/.test(token)) return 'it holds a control character';
+  if (/[^\u0000-\u007f]/.test(token)) return 'it holds a character that is not ASCII, as no token does';
   return undefined;
 }
 
@@ -33,7 +36,7 @@ export function requireSendableToken(token: string, source: SettingSource = 'def
   if (problem)
     throw new UsageError(
       `the usage token${ORIGIN[source]} cannot be used: ${problem}`,
-      'give the token alone, on one line: `vredact login`, or `vredact config set token -`',
+      'copy the token again, whole and alone, as the service gave it: `vredact login`, or `vredact config set token -`',
     );
   return token;
 }

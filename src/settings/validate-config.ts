@@ -13,7 +13,11 @@ export function parseConfigKey(key: string): ConfigKey {
 
 /** Checks a value before it is stored, so a typo is caught at `config set` rather than mid-batch. */
 export function checkConfigValue(key: ConfigKey, value: string, allowInsecureHttp: boolean): string {
-  if (value === '') throw new UsageError(`an empty value for ${key}; use \`vredact config unset ${key}\``);
+  if (value === '')
+    throw new UsageError(
+      `an empty value for ${key}`,
+      `give a value, or remove the setting with \`vredact config unset ${key}\``,
+    );
   if (key === 'base-url') return validateBaseUrl(value, allowInsecureHttp).href.replace(/\/+$/, '');
   if (key === 'concurrency') parseConcurrency(value);
   if (key === 'token') requireSendableToken(value);

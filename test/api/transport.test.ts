@@ -7,6 +7,7 @@ import {
   HostNotFoundError,
   TimeoutError,
 } from '../../src/api/errors.js';
+import { LINK_HOST_HINT, linkHost } from '../../src/api/answer-hints.js';
 import { isRetryableByDefault } from '../../src/api/retry.js';
 import { uploadMayHaveBeenAccepted, uploadSafeToResend } from '../../src/api/upload-fate.js';
 import {
@@ -179,6 +180,49 @@ describe('networkError', () => {
       expect(uploadMayHaveBeenAccepted(error)).toBe(false);
     },
   );
+
+  it("a download link's host is named as itself, with its own next step, never the service URL", () => {
+    const link = new URL('https://files.example/f/a.wav?sig=1');
+    const other = linkHost(link, link).other;
+    const cases: Array<[string, string, string]> = [
+      [
+        'ECONNREFUSED',
+        "cannot connect to the download link's host files.example:443 (connection refused)",
+        LINK_HOST_HINT,
+      ],
+      ['ENOTFOUND', "the download link's host files.example:443 was not found", LINK_HOST_HINT],
+      [
+        'UND_ERR_CONNECT_TIMEOUT',
+        "cannot connect to the download link's host files.example:443 (timed out)",
+        LINK_HOST_HINT,
+      ],
+      [
+        'UND_ERR_HEADERS_TIMEOUT',
+        "the download link's host files.example:443 did not answer in time (UND_ERR_HEADERS_TIMEOUT)",
+        'raise --timeout, or try again later',
+      ],
+      [
+        'ECONNRESET',
+        "network error talking to the download link's host files.example:443 (the connection was reset, ECONNRESET)",
+        LINK_HOST_HINT,
+      ],
+    ];
+    for (const [code, message, hint] of cases) {
+      const error = networkError(withCode(code), 'downloading a.wav', link, undefined, other) as ApiError;
+      expect(error.message).toBe(`downloading a.wav: ${message}`);
+      expect(error.hint).toBe(hint);
+    }
+    const certificate = networkError(
+      withCode('CERT_HAS_EXPIRED'),
+      'downloading a.wav',
+      link,
+      undefined,
+      other,
+    );
+    expect((certificate as ApiError).hint).toContain('NODE_EXTRA_CA_CERTS');
+    expect((certificate as ApiError).hint).not.toContain('base-url');
+    expect(isRetryableByDefault(certificate)).toBe(false);
+  });
 
   it('aborts and things that are not errors pass through untouched', () => {
     const abort = new DOMException('stopped', 'AbortError');

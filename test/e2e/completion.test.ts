@@ -247,6 +247,29 @@ describe('bash on a terminal: values that name a folder or a file', () => {
       expect(await afterTab('vredact redact --gender o')).toBe('$ vredact redact --gender opposite X');
     },
   );
+
+  test.skipIf(!hasTmux)(
+    "a positional that is no path (a job id, a file name on the service, a setting's value) is offered nothing; redact's inputs are paths",
+    async () => {
+      const here = join(work.path, 'here');
+      await mkdir(here, { recursive: true });
+      await writeFile(join(here, 'a.wav'), '');
+      await bashWithCompletion(here);
+      // Each of these gave a.wav, a file of this machine that the service knows nothing of.
+      for (const line of [
+        'vredact download a',
+        'vredact download job-1 a',
+        'vredact download job-1 b.wav a',
+        'vredact jobs content a',
+        'vredact config set concurrency a',
+        'vredact jobs list a',
+      ]) {
+        expect(await afterTab(line)).toBe(`$ ${line}X`);
+      }
+      expect(await afterTab('vredact redact a')).toBe('$ vredact redact a.wav X');
+      expect(await afterTab('vredact redact b.wav a')).toBe('$ vredact redact b.wav a.wav X');
+    },
+  );
 });
 
 describe('zsh and fish', () => {
@@ -269,6 +292,10 @@ describe('zsh and fish', () => {
       "complete -c vredact -n '__vredact_at prefix redact' -l gender -x -a 'same opposite random f m'",
     );
     expect(fish).toContain("complete -c vredact -n '__vredact_at prefix redact' -s o -l out-dir -r -F");
+    // Only redact's positionals are paths: a job id or a file name on the service is not.
+    expect(fish.match(/^complete .* -F$/gm)).toEqual([
+      "complete -c vredact -n '__vredact_at prefix redact' -F",
+    ]);
     expect(fish.match(/-l version /g)).toHaveLength(1);
     expect(fish).toContain("complete -c vredact -n '__vredact_at exact jobs' -a 'list'");
     // The first word after help: a topic or a command (exact: none typed after help yet).

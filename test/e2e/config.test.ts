@@ -234,3 +234,44 @@ test('a token holding a line break (two lines piped in): exit 2 at once, nothing
     await server.close();
   }
 });
+
+test('a token no Authorization header can carry (empty, a space or tab, a control character, not ASCII) is refused the same way by config set, login, --token and VREDACT_TOKEN: exit 2, one line and a hint, the token never shown', async () => {
+  const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  try {
+    const dir = join(work.path, 'unsendable');
+    const env = isolatedEnv(dir, { VREDACT_BASE_URL: server.baseUrl });
+    const bad: Array<[string, RegExp]> = [
+      ['', /empty/],
+      ['   ', /empty|space/],
+      ['vr_secretpart_0000 aaaa', /space/],
+      [' vr_secretpart_0000aaaa', /space/],
+      ['vr_secretpart_0000\taaaa', /space|tab/],
+      ['vr_secretpart_0000\u0007aaaa', /control character/],
+      ['vr_secretpart_0000éaaaa', /ASCII/],
+    ];
+    for (const [token, why] of bad) {
+      const runs = [
+        await runCli(['config', 'set', 'token', token], { env }),
+        await runCli(['login', '--token', token], { env }),
+        await runCli(['jobs', 'list', '--token', token], { env }),
+        ...(token.trim() ? [await runCli(['jobs', 'list'], { env: { ...env, VREDACT_TOKEN: token } })] : []),
+      ];
+      for (const run of runs) {
+        const where = `${run.command}: ${JSON.stringify(token)}`;
+        expect(run.exitCode, where).toBe(2);
+        const lines = String(run.stderr)
+          .split('\n')
+          .filter((line) => line && !line.startsWith('warning: --token is visible'));
+        expect(lines, where).toHaveLength(2);
+        expect(lines[0], where).toMatch(/^error: /);
+        expect(lines[0], where).toMatch(why);
+        expect(lines[1], where).toMatch(/^hint: /);
+        expect(`${String(run.stdout)}${String(run.stderr)}`, where).not.toMatch(/secretpart|0000/);
+      }
+    }
+    expect(server.received).toHaveLength(0);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  } finally {
+    await server.close();
+  }
+});

@@ -72,6 +72,94 @@ describe("commander's parse errors go through the one error printer", () => {
   });
 });
 
+describe('a numeric value out of range or not a number', () => {
+  const help = (command: string) => `see \`vredact ${command} --help\``;
+  const nearest = (value: string, command: string) =>
+    `the nearest allowed value is ${value}; ${help(command)}`;
+  // Each: the option, the value given and what is allowed, then what to do, exit 2 (they had no hint).
+  test.each([
+    [
+      ['redact', 'in', '-c', '0'],
+      '-c, --concurrency must be a whole number from 1 to 64 (got "0")',
+      nearest('1', 'redact'),
+    ],
+    [
+      ['redact', 'in', '-c', '1000'],
+      '-c, --concurrency must be a whole number from 1 to 64 (got "1000")',
+      nearest('64', 'redact'),
+    ],
+    [
+      ['download', 'job-1', '--concurrency', 'many'],
+      '-c, --concurrency must be a whole number from 1 to 64 (got "many")',
+      help('download'),
+    ],
+    [
+      ['jobs', 'list', '--limit', '0'],
+      '--limit must be a whole number from 1 to 1000000 (got "0")',
+      nearest('1', 'jobs list'),
+    ],
+    [
+      ['jobs', 'list', '--max-retries', '-1'],
+      '--max-retries must be a whole number from 0 to 20 (got "-1")',
+      nearest('0', 'jobs list'),
+    ],
+    [
+      ['status', '--max-retries', '21'],
+      '--max-retries must be a whole number from 0 to 20 (got "21")',
+      nearest('20', 'status'),
+    ],
+    [
+      ['jobs', 'list', '--timeout', 'soon'],
+      '--timeout must be a positive number of seconds, in digits (like 30 or 0.5) (got "soon")',
+      help('jobs list'),
+    ],
+    [
+      ['jobs', 'list', '--max-throttle-wait', '8d'],
+      '--max-throttle-wait must be a duration from 0 to 7d, like 30m, 90s or 2h (got "8d")',
+      nearest('7d', 'jobs list'),
+    ],
+    [
+      ['redact', 'in', '--wait-timeout', 'later'],
+      '--wait-timeout must be a duration like 90s, 30m, 2h or plain seconds (got "later")',
+      help('redact'),
+    ],
+    [
+      ['redact', 'in', '--max-size', '0'],
+      '--max-size must be a size of at least 1 byte, like 10485760, 10MiB or 500k (got "0")',
+      help('redact'),
+    ],
+    [
+      ['redact', 'in', '--max-duration', '0'],
+      '--max-duration must be a number of seconds above 0, like 3600 or 60m (got "0")',
+      help('redact'),
+    ],
+    [
+      ['redact', 'in', '--stats', '0'],
+      '--stats must be an interval of at least 0.1s, such as 30s, 5m or 60 (got "0")',
+      help('redact'),
+    ],
+    [
+      ['redact', 'in', '--shard', '3/2'],
+      '--shard must look like i/n with 1 ≤ i ≤ n, e.g. 2/3 (got "3/2")',
+      help('redact'),
+    ],
+    [
+      ['sandbox', '--port', '70000'],
+      '--port must be a port number from 0 to 65535 (got "70000")',
+      nearest('65535', 'sandbox'),
+    ],
+    [
+      ['sandbox', '--fail-rate', '2'],
+      '--fail-rate must be a number from 0 to 1 (got "2")',
+      nearest('1', 'sandbox'),
+    ],
+    [['sandbox', '--speed', '0'], '--speed must be a number above 0 (got "0")', help('sandbox')],
+    [['sandbox', '--latency', 'x'], '--latency must be a number (got "x")', help('sandbox')],
+  ])('vredact %j', async (words, error, hint) => {
+    await expectUsage(words, error, hint);
+  });
+});
+
 describe('an option cut short', () => {
   test('is suggested when it begins one long option of the command, and is not taken', async () => {
     await expectUsage(

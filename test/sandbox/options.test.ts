@@ -53,7 +53,7 @@ describe('resolveOptions', () => {
     [{ port: 9000, filesPort: 9000 }, /--port and --files-port must differ/],
     [{ tokens: ['has space'] }, /--token must be printable ASCII/],
     [{ syncLimitSec: -1 }, /--sync-limit/],
-    [{ speed: 0 }, /--speed must be above 0/],
+    [{ speed: 0 }, /--speed must be a number above 0/],
     [{ speed: Number.POSITIVE_INFINITY }, /--speed/],
     [{ failRate: 1.5 }, /--fail-rate/],
     [{ latencyMs: Number.NaN }, /--latency/],

@@ -2,13 +2,18 @@ import { expect, test } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { requireSendableToken, tokenProblem } from '../../src/settings/token.js';
 
-test('a token a header can carry passes; a line break, a control character or a wide character does not', () => {
+test('a token a header can carry passes; nothing, whitespace, a line break, a control character or a character past ASCII does not', () => {
   expect(tokenProblem('vr_live_0123456789abcdef')).toBeUndefined();
-  expect(tokenProblem('vr_live_0123456789abcdé')).toBeUndefined();
+  expect(tokenProblem('eyJhbGciOi.J9-_~+/abc==')).toBeUndefined();
+  expect(tokenProblem('')).toMatch(/empty/);
+  expect(tokenProblem('vr_live 0123')).toMatch(/whitespace/);
+  expect(tokenProblem('vr_live_0123\t')).toMatch(/whitespace/);
+  expect(tokenProblem('\u00a0vr_live_0123')).toMatch(/whitespace/);
+  expect(tokenProblem('vr_live_0123456789abcdé')).toMatch(/not ASCII/);
   expect(tokenProblem('vr_live_0123\r\nX-Evil: 1')).toMatch(/line break/);
   expect(tokenProblem('vr_live_0123\u0000')).toMatch(/control character/);
   expect(tokenProblem('vr_live_0123\u007f')).toMatch(/control character/);
-  expect(tokenProblem('vr_live_0123€')).toMatch(/cannot carry/);
+  expect(tokenProblem('vr_live_0123€')).toMatch(/not ASCII/);
 });
 
 test('the usage error names where the token came from, never the token', () => {

@@ -12,8 +12,9 @@ const words = (list: readonly string[]) => list.join(' ');
 const PATHS_ONLY = 'compopt -o filenames +o default +o bashdefault 2>/dev/null';
 
 /**
- * For a value that is no path (a number, a duration, a port, a shard): nothing is offered. An empty
- * reply alone would have bash fall back to file names (`-c 1<Tab>` gave `-c 1.wav`).
+ * For a value that is no path (a number, a duration, a port, a shard; a job id or a file name on the
+ * service): nothing is offered. An empty reply alone would have bash fall back to file names (`-c
+ * 1<Tab>` gave `-c 1.wav`, `download <Tab>` the files here).
  */
 const NOTHING = 'compopt +o default +o bashdefault 2>/dev/null; COMPREPLY=()';
 
@@ -119,7 +120,7 @@ ${namedSubs.join('\n')}
   elif (( files )); then
     COMPREPLY=($(compgen -f -- "$cur"))
   else
-    COMPREPLY=()
+    ${NOTHING}
   fi
   return 0
 }

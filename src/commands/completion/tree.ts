@@ -1,4 +1,5 @@
 import type { Command, Option } from 'commander';
+import { kindOf } from '../../cli/positional.js';
 import { HELP_TOPICS } from '../../help/topics.js';
 
 /** What a completion script needs to know of one option. */
@@ -18,7 +19,7 @@ export interface CommandSpec {
   description: string;
   options: OptionSpec[];
   subcommands: CommandSpec[];
-  /** Whether positional arguments name files (redact's inputs). */
+  /** Whether positional arguments name paths of this machine (redact's inputs): see positional.ts. */
   takesFiles: boolean;
   /** Allowed values of the first positional argument (config keys, shells, help's topics and commands). */
   argumentChoices: readonly string[];
@@ -74,7 +75,7 @@ export function describeTree(command: Command, path: string[] = []): CommandSpec
     description: command.description(),
     options,
     subcommands: command.commands.map((sub) => describeTree(sub, [...path, sub.name()])),
-    takesFiles: command.registeredArguments.some((argument) => /input|file/i.test(argument.name())),
+    takesFiles: command.registeredArguments.some((argument) => kindOf(argument) === 'path'),
     argumentChoices: firstArgumentWords(command),
     namesCommands: isHelp(command),
   };

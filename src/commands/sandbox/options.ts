@@ -2,6 +2,8 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { resolveOptions, type SandboxOptions } from '../../sandbox/index.js';
+import { SandboxOptionError } from '../../sandbox/options.js';
+import { BadValueError } from '../../settings/bad-value.js';
 import { parseRateLimit } from '../../sandbox/rate-limit.js';
 import { refuseEmptyFlag } from '../../settings/empty-flag.js';
 
@@ -22,7 +24,7 @@ export interface SandboxFlags {
 function number(value: unknown, flag: string, fallback: string): number {
   const text = value === undefined ? fallback : String(value).trim();
   const n = text === '' ? Number.NaN : Number(text);
-  if (!Number.isFinite(n)) throw new UsageError(`${flag} must be a number (got "${text}")`);
+  if (!Number.isFinite(n)) throw new BadValueError(`${flag} must be a number (got "${text}")`);
   return n;
 }
 
@@ -53,7 +55,9 @@ export function parseSandboxFlags(flags: SandboxFlags, cwd: string): SandboxOpti
   if (flags.rateLimit !== undefined) {
     const rateLimit = parseRateLimit(String(flags.rateLimit));
     if (!rateLimit)
-      throw new UsageError(`--rate-limit must look like 5/1s or 100/1m (got "${String(flags.rateLimit)}")`);
+      throw new BadValueError(
+        `--rate-limit must look like 5/1s or 100/1m (got "${String(flags.rateLimit)}")`,
+      );
     options.rateLimit = rateLimit;
   }
   if (flags.dataDir !== undefined) {
@@ -68,11 +72,13 @@ export function parseSandboxFlags(flags: SandboxFlags, cwd: string): SandboxOpti
   try {
     resolveOptions(options, () => 'vr_sandbox_check');
   } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    const hint = error.message.startsWith('--host')
-      ? 'the sandbox accepts throwaway tokens over plain http: it only listens on this machine'
-      : undefined;
-    throw new UsageError(error.message, hint);
+    if (!(error instanceof SandboxOptionError)) throw error;
+    if (error.message.startsWith('--host'))
+      throw new UsageError(
+        error.message,
+        'the sandbox accepts throwaway tokens over plain http: it only listens on this machine',
+      );
+    throw new BadValueError(error.message, error.nearest === undefined ? undefined : String(error.nearest));
   }
   return options;
 }

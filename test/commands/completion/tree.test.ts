@@ -1,6 +1,7 @@
 /** The command tree as completion scripts see it, checked against commander's own tree. */
 import { Argument, Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { positional } from '../../../src/cli/positional.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { type CommandSpec, describeTree, flatten } from '../../../src/commands/completion/tree.js';
 
@@ -85,6 +86,9 @@ describe('describeTree over the real program', () => {
   it('marks the commands whose arguments are files, and the argument choices', () => {
     expect(specs.get('redact')!.takesFiles).toBe(true);
     expect(specs.get('status')!.takesFiles).toBe(false);
+    // A job id and a file name on the service are no paths of this machine, whatever their names say.
+    expect(specs.get('download')!.takesFiles).toBe(false);
+    expect(specs.get('jobs content')!.takesFiles).toBe(false);
     expect(specs.get('completion')!.argumentChoices).toEqual(['bash', 'zsh', 'fish']);
     expect(specs.get('config set')!.argumentChoices).toContain('concurrency');
     expect(specs.get('jobs')!.argumentChoices).toEqual([]);
@@ -105,11 +109,12 @@ describe('describeTree over a small program', () => {
   program
     .command('send')
     .description('send files')
-    .argument('<inputs...>', 'what to send')
+    .addArgument(positional('<inputs...>', 'what to send', 'path'))
     .option('--log-file [file]', 'log here')
     .addOption(new Option('--secret <value>', 'never shown').hideHelp())
     .addOption(new Option('-m, --mode <mode>', 'how').choices(['fast', 'slow']));
   program.command('pick').addArgument(new Argument('<colour>').choices(['red', 'blue']));
+  program.command('fetch').addArgument(positional('<fileName>', 'a file on the service', 'service-file'));
 
   it('leaves hidden options out, reads an optional value, and has --version at the root only, once', () => {
     const tree = describeTree(program);
@@ -125,6 +130,8 @@ describe('describeTree over a small program', () => {
     ]);
     const pick = tree.subcommands[1]!;
     expect(pick).toMatchObject({ path: ['pick'], takesFiles: false, argumentChoices: ['red', 'blue'] });
+    // Only a positional marked a path is one: not by its name.
+    expect(tree.subcommands[2]).toMatchObject({ path: ['fetch'], takesFiles: false });
   });
 
   it('flattens root first, then depth first in declaration order', () => {
