@@ -32,6 +32,13 @@ function notJson(what: string, problem: string): InvalidResponseError {
   return new InvalidResponseError(`${what}: the service's answer ${problem}`);
 }
 
+/** A small JSON answer past SMALL_JSON_LIMIT: refused before it is parsed. */
+export function tooBigForSmallJson(what: string): InvalidResponseError {
+  return new InvalidResponseError(
+    `${what}: the service answered with more than ${SMALL_JSON_LIMIT / 1024} KiB where a small JSON object was expected`,
+  );
+}
+
 /** Reads and parses a small JSON answer, scrubbed of secrets, then checks it against `schema`. */
 export async function readSmallJson<S extends v.GenericSchema>(
   body: AsyncIterable<Uint8Array>,
@@ -44,11 +51,7 @@ export async function readSmallJson<S extends v.GenericSchema>(
   const depth = await depthCheck(what);
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > SMALL_JSON_LIMIT) {
-      throw new InvalidResponseError(
-        `${what}: the service answered with more than ${SMALL_JSON_LIMIT / 1024} KiB where a small JSON object was expected`,
-      );
-    }
+    if (size > SMALL_JSON_LIMIT) throw tooBigForSmallJson(what);
     depth.write(chunk);
     chunks.push(Buffer.from(chunk));
   }

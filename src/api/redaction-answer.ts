@@ -4,7 +4,7 @@ import { escapeControls } from '../output/sanitize.js';
 import { InvalidResponseError } from './errors.js';
 import { parseExactJson } from './exact-json.js';
 import { assertJobId, jobIdFromAnswer } from './identifiers.js';
-import { SMALL_JSON_LIMIT } from './json-reader.js';
+import { SMALL_JSON_LIMIT, tooBigForSmallJson } from './json-reader.js';
 import { jobIdFieldOf } from './schemas.js';
 import type { Scrub } from './scrub.js';
 import { closeBody, headerValue, networkError, peek } from './transport.js';
@@ -58,10 +58,11 @@ async function answerOf<T>(
     for await (const chunk of peeked.all) {
       chunks.push(Buffer.from(chunk));
       size += chunk.length;
-      if (size > SMALL_JSON_LIMIT) break;
+      if (size > SMALL_JSON_LIMIT) throw tooBigForSmallJson(what);
     }
     text = Buffer.concat(chunks).toString('utf8');
   } catch (error) {
+    if (error instanceof InvalidResponseError) throw error;
     throw networkError(error, what, url);
   }
   let body: unknown;

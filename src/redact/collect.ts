@@ -140,6 +140,12 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number): Pro
         engine.gate.run(() => client.jobContent(jobId, engine.abort), engine.abort),
       );
       const found = pickResult(content, work.uploadName);
+      // A poll under way at an interrupt starts no download (the interrupt starts nothing new): the
+      // job stays pending, as the interrupt said. Before, its result was fetched after the interrupt.
+      if (found && engine.stop.aborted) {
+        recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
+        return;
+      }
       if (found) {
         const url = await engine.request(() =>
           engine.gate.run(() => client.downloadUrl(jobId, found.file_name, engine.abort), engine.abort),

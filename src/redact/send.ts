@@ -7,7 +7,14 @@
  */
 import { lstatSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { failsEveryRequest, isTokenRefused, NotSentError } from '../api/errors.js';
+import {
+  ApiError,
+  failsEveryRequest,
+  InvalidResponseError,
+  isTokenRefused,
+  NotSentError,
+  RateLimitError,
+} from '../api/errors.js';
 import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
 import { resultNeed } from './free-space.js';
@@ -241,9 +248,29 @@ async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): 
     // The journal keeps `uploading` as its latest line: the next run looks for its job first.
     recorder.failedUnrecorded(
       entry,
-      `${messageOf(error)}; the service may have taken it: the next run looks for its job before sending again`,
+      withSetupHint(
+        `${messageOf(error)}; the service may have taken it: the next run looks for its job before sending again`,
+        error,
+      ),
     );
     return;
   }
-  await recorder.failed(entry, work.identity, messageOf(error));
+  await recorder.failed(entry, work.identity, withSetupHint(messageOf(error), error));
+}
+
+/**
+ * A file's reason, and last what to do when the answer points at the setup rather than at a moment: a
+ * redirect (where to), a 4xx (the base URL), a 2xx outside the interface. A file's line has no `hint:`
+ * line of its own, and every file of a batch so refused said only the status, nothing to do. A 5xx's
+ * hint (more retries) is not an upload's, which is not sent again where the service may have taken it.
+ */
+function withSetupHint(reason: string, error: unknown): string {
+  if (!(error instanceof ApiError) || error.hint === undefined) return reason;
+  const pointsAtSetup =
+    error instanceof InvalidResponseError ||
+    (error.status !== undefined &&
+      error.status < 500 &&
+      !(error instanceof RateLimitError) &&
+      !isTokenRefused(error));
+  return pointsAtSetup ? `${reason}; ${error.hint}` : reason;
 }

@@ -101,6 +101,15 @@ describe('readRedactionAnswer', () => {
     const untyped = await read(response(200, undefined, Buffer.from('{}'))).catch((error: unknown) => error);
     expect((untyped as Error).message).toContain('no content type');
   });
+
+  it('a JSON answer past 1 MiB says so, as every other small answer does, not "neither audio nor a job id"', async () => {
+    const padded = Buffer.from(`{"pad":"${'p'.repeat(2 * 1024 * 1024)}","job_id":"j1"}`);
+    const failure = await read(response(202, 'application/json', padded)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidResponseError);
+    expect((failure as Error).message).toBe(
+      'redacting a.wav: the service answered with more than 1024 KiB where a small JSON object was expected',
+    );
+  });
 });
 
 describe('a body not read to its end', () => {

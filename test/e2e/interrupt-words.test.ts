@@ -13,8 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { type E2E, jsonLines, setup, until } from '../helpers/e2e.js';
 import { type HoldingFileHost, startHoldingFileHost } from '../helpers/holding-file-host.js';
-import { type HoldingService, holdingService, uploads } from '../helpers/holding-service.js';
-import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { type HoldingService, holdingService, REDACTION, uploads } from '../helpers/holding-service.js';
+import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { speechInputs } from '../helpers/speech-files.js';
 
 const dir = tempDirPerTest('vredact-e2e-interrupt-words-');
@@ -171,6 +171,45 @@ describe('an interrupt with no transfer in flight', () => {
     expect((await sandbox.stats()).uploads).toBe(3);
     const journal = await readFile(join(e2e.dir, 'out', '.vredact', 'journal.jsonl'), 'utf8');
     expect(journal.match(/"event":"submitted"/g)).toHaveLength(3);
+  }, 60_000);
+
+  it('redact: a poll under way at the interrupt that then finds the result starts no download; the job stays pending', async () => {
+    // The job's status is held until the interrupt has come, then answered with its result listed.
+    let answerPoll = () => {};
+    const pollAnswered = new Promise<void>((resolve) => (answerPoll = resolve));
+    silent = await startScriptedServer(async (req, res) => {
+      const path = req.url ?? '';
+      if (path === REDACTION) return sendJson(res, 202, { job_id: 'j1' });
+      if (path === '/api/jobs/j1/content') {
+        await pollAnswered;
+        return sendJson(res, 200, { jobContent: [{ id: 1, job_id: 'j1', file_name: 'result.wav' }] });
+      }
+      return sendJson(res, 200, { signedUrl: `${silent!.baseUrl}/files/result.wav` });
+    });
+    const env = isolatedEnv(join(dir.path, 'config'), {
+      VREDACT_BASE_URL: silent.baseUrl,
+      VREDACT_TOKEN: 'vr_test_words',
+    });
+    await speechInputs(dir.path, 1);
+    const child = runCli(['redact', 'in', '-o', 'redacted', '--json'], { env, cwd: dir.path });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    await until(async () => silent!.received.some((r) => r.url === '/api/jobs/j1/content'), 30_000);
+    child.kill('SIGINT');
+    await until(async () => stderr.includes('stopping the wait for 1 job'), 30_000);
+    answerPoll();
+    const result = await child;
+
+    expect(result.exitCode, stderr).toBe(130);
+    const outcomes = jsonLines(result.stdout).filter((line) => line['input'] !== undefined);
+    expect(outcomes.map((line) => [line['status'], line['jobId']])).toEqual([['pending', 'j1']]);
+    // Nothing was started after the interrupt: no link asked for, no file fetched.
+    expect(
+      silent.received.map((r) => r.url).filter((url) => !url.startsWith('/api/jobs/j1/content')),
+    ).toEqual([REDACTION]);
+    const journal = await readFile(join(dir.path, 'redacted', '.vredact', 'journal.jsonl'), 'utf8');
+    expect(journal).toMatch(/"event":"submitted"/);
+    expect(journal).not.toMatch(/"event":"done"/);
   }, 60_000);
 
   it("download still reading the job's listing says no download is in flight", async () => {
