@@ -9,6 +9,23 @@ import { until } from '../helpers/e2e.js';
 import { ANOTHER_PID_NAMESPACE, OUR_PROCESS_SPACE } from '../helpers/process-space.js';
 import { type SandboxProcess, startSandboxProcess } from '../helpers/sandbox.js';
 
+/**
+ * `vredact sandbox` started as a script starts it in the background (no terminal, stdin closed),
+ * with what it printed so far on each stream.
+ */
+function backgroundSandbox(args: string[], home: string) {
+  const child = execa('node', [BIN, 'sandbox', '--port', '0', ...args], {
+    env: isolatedEnv(home),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
+  const printed = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (chunk: Buffer) => (printed.stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (printed.stderr += chunk.toString()));
+  return { child, printed };
+}
+
 describe('vredact sandbox (built binary)', () => {
   const started: SandboxProcess[] = [];
   afterAll(async () => {
@@ -210,17 +227,10 @@ describe('vredact sandbox (built binary)', () => {
     const dir = await tempDir();
     try {
       // `vredact sandbox > sandbox.env 2> sandbox.log &`: no terminal to press Ctrl-C in.
-      const child = execa('node', [BIN, 'sandbox', '--port', '0'], {
-        env: isolatedEnv(dir.path),
-        extendEnv: false,
-        reject: false,
-        stdin: 'ignore',
-      });
-      let stderr = '';
-      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      await until(async () => stderr.includes('sandbox: API on') || child.exitCode !== null);
-      expect(stderr).toContain(`Stop it with Ctrl-C, or kill ${child.pid}.`);
-      expect(stderr).not.toContain('Ctrl-C stops it');
+      const { child, printed } = backgroundSandbox([], dir.path);
+      await until(async () => printed.stderr.includes('sandbox: API on') || child.exitCode !== null);
+      expect(printed.stderr).toContain(`Stop it with Ctrl-C, or kill ${child.pid}.`);
+      expect(printed.stderr).not.toContain('Ctrl-C stops it');
       // What `kill <pid>` sends, to the pid it printed.
       child.kill('SIGTERM');
       expect((await child).exitCode).toBe(130);
@@ -246,15 +256,8 @@ describe('vredact sandbox (built binary)', () => {
         refreshMs: 30_000,
       };
       await writeFile(join(data, 'sandbox.lock'), JSON.stringify(lock));
-      const child = execa('node', [BIN, 'sandbox', '--port', '0', '--data-dir', data], {
-        env: isolatedEnv(dir.path),
-        extendEnv: false,
-        reject: false,
-        stdin: 'ignore',
-      });
-      let stdout = '';
-      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      await until(async () => stdout.includes('export VREDACT_TOKEN=') || child.exitCode !== null);
+      const { child, printed } = backgroundSandbox(['--data-dir', data], dir.path);
+      await until(async () => printed.stdout.includes('export VREDACT_TOKEN=') || child.exitCode !== null);
       const owner = JSON.parse(await readFile(join(data, 'sandbox.lock'), 'utf8')) as { pid: number };
       expect(owner.pid).toBe(child.pid);
       child.kill('SIGTERM');
@@ -274,19 +277,12 @@ describe('vredact sandbox (built binary)', () => {
     const dir = await tempDir();
     try {
       const token = `tok$en;touch$\{IFS}${join(dir.path, 'pwned')};it's\\`;
-      const child = execa('node', [BIN, 'sandbox', '--port', '0', '--quiet', '--token', token], {
-        env: isolatedEnv(dir.path),
-        extendEnv: false,
-        reject: false,
-        stdin: 'ignore',
-      });
-      let stdout = '';
-      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      await until(async () => stdout.includes('export VREDACT_TOKEN=') || child.exitCode !== null);
+      const { child, printed } = backgroundSandbox(['--quiet', '--token', token], dir.path);
+      await until(async () => printed.stdout.includes('export VREDACT_TOKEN=') || child.exitCode !== null);
       child.kill('SIGTERM');
       expect((await child).exitCode).toBe(130);
       const file = join(dir.path, 'sandbox.env');
-      await writeFile(file, stdout);
+      await writeFile(file, printed.stdout);
       const sourced = await execa('bash', ['-c', '. "$1" && printf %s "$VREDACT_TOKEN"', 'bash', file], {
         reject: false,
       });
