@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { errorLines } from '../helpers/e2e.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_linkhost_0123456789abcdef';
@@ -84,13 +85,6 @@ async function download(extra: string[]) {
     await service.close();
     await fileHost.close();
   }
-}
-
-function errorLines(stderr: unknown): string[] {
-  return String(stderr)
-    .split('\n')
-    .filter((line) => line.startsWith('error: '))
-    .sort();
 }
 
 describe("download: bad answers of the download link's host", () => {

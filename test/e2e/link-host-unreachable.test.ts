@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { startTlsFront, type TlsFront } from '../helpers/connect-proxy.js';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { errorLines } from '../helpers/e2e.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_linkreach_0123456789abcdef';
@@ -58,13 +59,6 @@ async function download(names: string[]) {
     await service.close();
     await tls.close();
   }
-}
-
-function errorLines(stderr: unknown): string[] {
-  return String(stderr)
-    .split('\n')
-    .filter((line) => line.startsWith('error: '))
-    .sort();
 }
 
 describe("download: a download link's host that cannot be reached", () => {

@@ -87,6 +87,14 @@ export function jsonLines(stdout: unknown): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** The `error: ` lines of a command's stderr, sorted: files end in any order. */
+export function errorLines(stderr: unknown): string[] {
+  return String(stderr)
+    .split('\n')
+    .filter((line) => line.startsWith('error: '))
+    .sort();
+}
+
 /** Waits until `check` holds (polling), or throws after `timeoutMs`: for set-up, never for assertions on timing. */
 export async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
