@@ -65,7 +65,8 @@ export function answerHint(status: number, request: AnsweredRequest): string | u
   // Whatever a link's host answers (a redirect not followed, a failure retried), the link is at fault.
   if (request.signedLink) return status === 429 ? undefined : LINK_HOST_HINT;
   if (status >= 300 && status <= 399) return redirectHint(request);
-  if (status < 400 || status > 499 || status === 401 || status === 403 || status === 429) return undefined;
+  // A 408 is the way to the service timing out, whatever was asked: its status's own hint.
+  if (status < 400 || status > 499 || [401, 403, 408, 429].includes(status)) return undefined;
   if (status === 404) return notFoundHint(request);
   // Any other refusal of a link request is about the name asked for, the body's one field; a 405
   // refuses the request's path and method, which the base URL decides.

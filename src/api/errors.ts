@@ -19,6 +19,12 @@ export class ApiError extends CliError {
 const LOGIN_HINT = 'run `vredact login` (or check VREDACT_TOKEN) and try again';
 /** A 5xx has been retried already (where it may be): the service itself must mend. */
 const SERVICE_FAILING_HINT = 'the service is failing; try again later, or raise --max-retries';
+/**
+ * A 408 is the server, or a proxy in front of it, giving up waiting for the request: the way there
+ * is slow, never the base URL (which answered). Retried already, as a 5xx is.
+ */
+const REQUEST_TIMEOUT_HINT =
+  'the service, or a proxy between, gave up waiting for the request: check the network and any proxy on the way, raise --timeout if that is what limits it, or try again later';
 
 export class AuthenticationError extends ApiError {
   override name = 'AuthenticationError';
@@ -37,6 +43,20 @@ export class PayloadTooLargeError extends ApiError {
 }
 export class RateLimitError extends ApiError {
   override name = 'RateLimitError';
+}
+/**
+ * The service asked for a wait past --max-throttle-wait: every request is refused until then, so a
+ * batch stops, with the files not sent pending, as on a full disk.
+ */
+export class AskedToWaitError extends RateLimitError {
+  override name = 'AskedToWaitError';
+  constructor(
+    what: string,
+    /** "the service asked to wait 1h 0m (until …); try again then". */
+    readonly reason: string,
+  ) {
+    super(`${what}: ${reason}`, 429, undefined, ExitCode.partial, 'lower -c, or run again later');
+  }
 }
 export class InternalServerError extends ApiError {
   override name = 'InternalServerError';
@@ -145,24 +165,42 @@ export function serviceMessageOf(bodyText: string): string | undefined {
   return undefined;
 }
 
+/** What an error answer's body says, as far as it was read (error-body.ts). */
+export interface ErrorBody {
+  /** The service's message, as it came. */
+  message: string | undefined;
+  /** Set when the body went past this many bytes, and only those were read. */
+  cutAt?: number;
+}
+
+/** What an error's line says of a body too large to read whole. */
+function cutWords(body: ErrorBody): string {
+  if (body.cutAt === undefined) return '';
+  const size = `over ${Math.round(body.cutAt / 1024)} KiB`;
+  return body.message === undefined
+    ? ` (its error body was ${size}, too large to read)`
+    : ` (its error body was ${size}; only the start was read)`;
+}
+
 /**
  * Maps an error status to its typed error, with the service's message where it sent one: scrubbed of
  * secrets, control characters escaped and cut to a few hundred characters, so the message is safe to
- * print, journal or JSON-encode wherever it goes.
+ * print, journal or JSON-encode wherever it goes. `body`: its text, or what error-body.ts read of it.
  */
 export function errorForStatus(
   status: number,
   what: string,
-  bodyText: string,
+  body: string | ErrorBody,
   scrub: (text: string) => string = (text) => text,
   hint?: string,
   /** Who answered, as the message names it: a signed link's host is not the service. */
   answerer = 'the service',
 ): ApiError {
-  const raw = serviceMessageOf(bodyText);
+  const read = typeof body === 'string' ? { message: serviceMessageOf(body) } : body;
+  const raw = read.message;
   const serviceMessage = raw === undefined ? undefined : truncate(escapeControls(scrub(raw)));
   const statusText = `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
-  const message = `${what}: ${answerer} answered ${statusText}${serviceMessage ? `: ${serviceMessage}` : ''}`;
+  const message = `${what}: ${answerer} answered ${statusText}${serviceMessage ? `: ${serviceMessage}` : ''}${cutWords(read)}`;
   // A request vredact sent as the interface says, refused: as an answer outside it.
   const refusalHint = hint ?? UNEXPECTED_ANSWER_HINT;
   if (status === 401)
@@ -183,6 +221,14 @@ export function errorForStatus(
       ExitCode.partial,
       hint ?? SERVICE_FAILING_HINT,
     );
+  if (status === 408)
+    return new BadRequestError(
+      message,
+      status,
+      serviceMessage,
+      ExitCode.partial,
+      hint ?? REQUEST_TIMEOUT_HINT,
+    );
   if (status >= 400)
     return new BadRequestError(message, status, serviceMessage, ExitCode.partial, refusalHint);
   return hint === undefined
@@ -192,12 +238,14 @@ export function errorForStatus(
 
 /**
  * True for failures that every request to the service would meet, whatever it carries: its TLS
- * certificate is not trusted, the proxy refuses the tunnel, or the service cannot be reached. A batch
+ * certificate is not trusted, the proxy refuses the tunnel, the service cannot be reached or asked
+ * for a wait longer than the run rides out. A batch
  * stops on the first, rather than failing each of its files the same way.
  */
 export function failsEveryRequest(error: unknown): boolean {
   return (
     error instanceof CertificateError ||
+    error instanceof AskedToWaitError ||
     error instanceof ProxyRefusedError ||
     error instanceof ServiceUnreachableError
   );

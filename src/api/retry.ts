@@ -8,7 +8,7 @@ import {
   ServiceUnreachableError,
   TimeoutError,
 } from './errors.js';
-import { outageError, type Throttle, type ThrottleDecision, throttledError } from './throttle.js';
+import type { Throttle, ThrottleDecision } from './throttle.js';
 import { LONGEST_WAIT_MS } from './wait-text.js';
 
 export const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
@@ -180,13 +180,13 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     }
     if (options.signal?.aborted) throw error;
     if (outage) {
-      if (!outage.retry) throw outageError(what, outage.reason);
+      if (!outage.retry) throw outage.refuse(what);
       options.onRetry?.(error, n + 1, undefined);
       continue;
     }
     if (throttled && isThrottleAnswer(error)) {
       const decision = throttled;
-      if (!decision.retry) throw throttledError(what, decision.reason);
+      if (!decision.retry) throw decision.refuse(what);
       options.onRetry?.(error, n + 1, undefined);
       continue;
     }

@@ -10,6 +10,7 @@ import { request } from './undici-agent.js';
 import { lowSpeedLimit } from './low-speed.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
 import type { ClientOptions } from './client.js';
+import { readErrorBody } from './error-body.js';
 import { errorForStatus, InvalidResponseError } from './errors.js';
 import type { MultipartBody } from './multipart.js';
 import {
@@ -22,11 +23,8 @@ import {
 import { type Scrub, scrubberFor } from './scrub.js';
 import { Throttle } from './throttle.js';
 import { decodedResponse } from './content-encoding.js';
-import { headerValue, networkError, readText } from './transport.js';
+import { headerValue, networkError } from './transport.js';
 import { formatWait } from './wait-text.js';
-
-/** Error bodies are read only this far: an HTML error page can be large and says little. */
-const ERROR_BODY_LIMIT = 64 * 1024;
 
 function safeDecode(text: string): string | undefined {
   if (!text) return undefined;
@@ -133,6 +131,8 @@ export class ServiceHttp {
       headers['content-length'] = String(init.form.contentLength);
     }
     if (init.json || init.authorized) headers.accept = 'application/json, audio/*;q=0.9, */*;q=0.1';
+    // No header would allow any coding (RFC 9110); one sent anyway is still decoded (content-encoding.ts).
+    headers['accept-encoding'] = 'identity';
     const route = proxyFor(url, this.#options.proxies);
     const through = route ? ` (through the proxy ${proxyShown(route.proxy)})` : '';
     this.#options.log.debug(
@@ -167,7 +167,7 @@ export class ServiceHttp {
     retryable: ReadonlySet<number>,
     link?: Answerer,
   ): Promise<never> {
-    const text = await readText(response.body, ERROR_BODY_LIMIT).catch(() => '');
+    const body = await readErrorBody(response.body);
     const scrub = link ? this.scrubAlso(link.secrets) : this.scrub;
     const hint = answerHint(response.statusCode, {
       url,
@@ -176,7 +176,7 @@ export class ServiceHttp {
       location: headerValue(response.headers, 'location'),
       scrub,
     });
-    const error = errorForStatus(response.statusCode, what, text, scrub, hint, link?.name);
+    const error = errorForStatus(response.statusCode, what, body, scrub, hint, link?.name);
     if (retryable.has(response.statusCode)) {
       throw new RetryableStatusError(
         error,

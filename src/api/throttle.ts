@@ -18,7 +18,7 @@
  */
 import type { Clock } from '../clock.js';
 import { ExitCode } from '../errors.js';
-import { type ApiError, RateLimitError, ServiceUnreachableError } from './errors.js';
+import { type ApiError, AskedToWaitError, RateLimitError, ServiceUnreachableError } from './errors.js';
 import { formatWait, LONGEST_WAIT_MS } from './wait-text.js';
 
 export interface ThrottleOptions {
@@ -39,8 +39,8 @@ export interface OutageRiding {
   onEnded?: (lastedMs: number) => void;
 }
 
-/** What to do with a throttle answer. */
-export type ThrottleDecision = { retry: true } | { retry: false; reason: string };
+/** What to do with a throttle answer (or an outage): try again, or fail with `refuse`'s error. */
+export type ThrottleDecision = { retry: true } | { retry: false; refuse: (what: string) => ApiError };
 
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_CAP_MS = 30_000;
@@ -177,8 +177,9 @@ export class Throttle {
     const waitMs = this.#backoffMs();
     if (now + waitMs - since > outage.maxWaitMs) {
       const reason = `the service could not be reached for ${formatWait(now - since)} (--max-outage-wait ${formatWait(outage.maxWaitMs)})`;
-      this.#refusedUntil = { at: Number.POSITIVE_INFINITY, refuse: (what) => outageError(what, reason) };
-      return { retry: false, reason };
+      const refuse = (what: string) => outageError(what, reason);
+      this.#refusedUntil = { at: Number.POSITIVE_INFINITY, refuse };
+      return { retry: false, refuse };
     }
     this.#openAt = Math.max(this.#openAt, now + waitMs);
     return { retry: true };
@@ -206,18 +207,17 @@ export class Throttle {
       const until = new Date(now + retryAfterMs);
       const when = retryAfterMs < LONGEST_WAIT_MS ? ` (until ${formatUtc(until)})` : '';
       const reason = `the service asked to wait ${formatWait(retryAfterMs)}${when}; try again then`;
-      this.#refusedUntil = { at: until.getTime(), refuse: (what) => throttledError(what, reason) };
-      return { retry: false, reason };
+      const refuse = (what: string) => new AskedToWaitError(what, reason);
+      this.#refusedUntil = { at: until.getTime(), refuse };
+      return { retry: false, refuse };
     }
     // A wish of no wait at all (`Retry-After: 0`, a date already past on a skewed clock) is no wait
     // named: honoured as it is, it sent a request as fast as the service answered, for as long as
     // it throttled (40 a second, up to --max-throttle-wait).
     const waitMs = (retryAfterMs || undefined) ?? this.#backoffMs();
     if (now + waitMs - this.#since > maxWaitMs) {
-      return {
-        retry: false,
-        reason: `the service has been throttling requests for ${formatWait(now - this.#since)} (--max-throttle-wait ${formatWait(maxWaitMs)}); try again later, or raise --max-throttle-wait`,
-      };
+      const reason = `the service has been throttling requests for ${formatWait(now - this.#since)} (--max-throttle-wait ${formatWait(maxWaitMs)}); try again later, or raise --max-throttle-wait`;
+      return { retry: false, refuse: (what) => throttledError(what, reason) };
     }
     this.#openAt = Math.max(this.#openAt, now + waitMs);
     return { retry: true };

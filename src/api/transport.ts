@@ -28,22 +28,6 @@ export function closeBody(body: unknown): void {
 
 function ignoreError(): void {}
 
-/** Reads a body up to `limit` bytes (the rest is dropped and the stream destroyed). */
-export async function readText(body: Readable & AsyncIterable<Uint8Array>, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.from(chunk);
-    chunks.push(buffer);
-    size += buffer.length;
-    if (size >= limit) {
-      closeBody(body);
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}
-
 /** The chunk as a Buffer over the same memory (undici's chunks already are Buffers: no copy). */
 function asBuffer(chunk: Uint8Array): Buffer {
   return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);

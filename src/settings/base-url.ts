@@ -15,7 +15,9 @@ export function validateBaseUrl(text: string, allowInsecureHttp: boolean): URL {
         ? 'remove the part before "@": the service takes only the usage token (`vredact login`)'
         : problem.includes('a query')
           ? 'remove everything from the "?" or "#": vredact adds the paths of the API itself'
-          : 'set it like https://redaction.example.com',
+          : problem.includes('no port')
+            ? 'write the port after the ":" (https://redaction.example.com:8443), or remove the ":" for the default port'
+            : 'set it like https://redaction.example.com',
     );
   }
   const url = new URL(text);
@@ -51,6 +53,11 @@ export function baseUrlProblem(text: string): string | undefined {
   }
   if (url.username || url.password || /\/\/[^/?#]*@/.test(text)) {
     return `the service URL must not contain a user name or password (${displayBaseUrl(text)})`;
+  }
+  // The URL parser reads `host:` as the scheme's default port: a port left out by mistake sent the
+  // token to port 80 or 443 of that host.
+  if (/^[a-z][a-z\d+.-]*:\/\/[^/?#]*:(?:[/?#]|$)/i.test(text)) {
+    return `the service URL "${displayBaseUrl(text)}" has a ":" but no port`;
   }
   // Requests would carry the query (a signature, a key: shown by -v and `config list`) to every path.
   if (url.search || url.hash || /[?#]/.test(text)) {

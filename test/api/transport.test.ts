@@ -17,7 +17,6 @@ import {
   hostPort,
   networkError,
   peek,
-  readText,
   taggedBody,
 } from '../../src/api/transport.js';
 
@@ -32,13 +31,6 @@ async function collect(body: AsyncIterable<Uint8Array>): Promise<string> {
 const withCode = (code: string, message = `${code}: injected`) => Object.assign(new Error(message), { code });
 
 describe('reading bodies', () => {
-  it('readText reads the whole body, or only its first `limit` bytes and destroys the rest', async () => {
-    expect(await readText(bytes('ab', 'cd'), 100)).toBe('abcd');
-    const long = bytes('abc', 'def', 'ghi');
-    expect(await readText(long, 4)).toBe('abcd');
-    expect(long.destroyed).toBe(true);
-  });
-
   it('peek gives the first bytes and a stream that still holds them', async () => {
     const { head, all } = await peek(bytes('RI', 'FF', '....WAVE'), 4);
     expect(head.toString()).toBe('RIFF');

@@ -72,30 +72,46 @@ describe('throttling', () => {
     }
   });
 
-  test('a Retry-After past any date fails every file naming the wait, each reported, exit 1', async () => {
+  test('a Retry-After past any date stops the batch: the file it answered fails naming the wait, the files never sent stay pending "(not sent)", exit 1', async () => {
     const server = await startScriptedServer((_req, res) =>
       sendJson(res, 429, { error: 429, message: 'never' }, { 'retry-after': '99999999999999999999' }),
     );
     try {
-      const run = await runCli(
-        ['redact', await speechInputs(dir.path, 6), '-o', join(dir.path, 'out'), '--json'],
-        {
-          env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
-        },
-      );
+      const out = join(dir.path, 'out');
+      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+      const run = await runCli(['redact', await speechInputs(dir.path, 6), '-o', out, '--json', '-c', '1'], {
+        env,
+      });
       expect(run.exitCode).toBe(1);
       const lines = String(run.stdout)
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(lines.at(-1)).toMatchObject({ summary: { failed: 6, done: 0 } });
-      for (const line of lines.slice(0, -1)) {
-        expect(line).toMatchObject({
-          status: 'failed',
+      expect(lines.at(-1)).toMatchObject({ summary: { failed: 1, pending: 5, done: 0 } });
+      const files = lines.slice(0, -1);
+      expect(files.filter((line) => line.status === 'failed')).toEqual([
+        expect.objectContaining({
           reason: expect.stringMatching(/the service asked to wait more than a year; try again then$/),
-        });
+        }),
+      ]);
+      const pending = files.filter((line) => line.status === 'pending');
+      expect(pending).toHaveLength(5);
+      for (const line of pending) {
+        expect(line.reason).toBe(
+          'not finished: the batch stopped: the service asked to wait more than a year; try again then (not sent)',
+        );
       }
+      // One upload met the answer; nothing was sent after it.
+      expect(server.received).toHaveLength(1);
+      expect(String(run.stderr)).toMatch(
+        /^error: the batch stopped: redacting call-\d\.wav: the service asked to wait more than a year; try again then$/m,
+      );
       expect(String(run.stderr)).not.toMatch(/Invalid time value|stopped before its work was finished/);
+      // The journal holds one failure: the files never sent are sent by the next run, as after a full disk.
+      const status = await runCli(['status', '-o', out, '--json'], { env });
+      expect(JSON.parse(String(status.stdout))).toMatchObject({
+        counts: { done: 0, uploading: 0, pending: 0, failed: 1 },
+      });
     } finally {
       await server.close();
     }

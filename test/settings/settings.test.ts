@@ -70,6 +70,14 @@ describe('base URL', () => {
     expect(validateBaseUrl('http://api.example.com', true).protocol).toBe('http:');
     expect(() => validateBaseUrl('ftp://x', true)).toThrow(/https/);
     expect(() => validateBaseUrl('not a url', false)).toThrow(/not a valid URL/);
+    // `host:` was read as the default port: the token went to port 80 of a loopback address.
+    for (const text of ['http://127.0.0.1:', 'https://api.example.com:/v1', 'http://[::1]:']) {
+      expect(() => validateBaseUrl(text, false)).toThrowError(
+        expect.objectContaining({ message: expect.stringContaining('has a ":" but no port'), exitCode: 2 }),
+      );
+    }
+    expect(validateBaseUrl('http://[::1]:8787', false).port).toBe('8787');
+    expect(validateBaseUrl('http://[::1]', false).port).toBe('');
   });
 
   test('a missing URL says how to set one and mentions the sandbox', () => {
