@@ -34,6 +34,15 @@ export class CliOption extends OptionClass {
     this.shownConfigKey = key;
     return this;
   }
+
+  /**
+   * The allowed values, for help and completion: settings checks them (src/settings/voice.ts), with
+   * the nearest one in its refusal, where commander's `.choices()` would refuse with its own words.
+   */
+  documentChoices(values: readonly string[]): this {
+    this.argChoices = [...values];
+    return this;
+  }
 }
 
 export function option(flags: string, description: string): CliOption {
@@ -165,7 +174,7 @@ export function addVoiceOptions(command: Command): Command {
   for (const [name, choices] of Object.entries(VOICE_CHOICES)) {
     command.addOption(
       option(`--${name} <${name}>`, descriptions[name as keyof typeof VOICE_CHOICES])
-        .choices(choices)
+        .documentChoices(choices)
         .documentDefault("the service's")
         .documentConfigKey(name)
         .helpGroup('Target voice:'),

@@ -74,13 +74,23 @@ export class SandboxOptionError extends RangeError {
     message: string,
     /** The allowed value nearest the one given, where there is one. */
     readonly nearest?: number,
+    /** For a number out of its range: the flag and what it takes, so a caller can name the value as typed. */
+    readonly range?: { flag: string; takes: string },
   ) {
     super(message);
   }
 }
 
-function check(condition: boolean, message: string, nearest?: number): void {
-  if (!condition) throw new SandboxOptionError(message, nearest);
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new SandboxOptionError(message);
+}
+
+/** Refuses `n` unless `allowed`: "<flag> must be <takes> (got "<n>")", with the nearest allowed value. */
+function checkNumber(allowed: boolean, flag: string, takes: string, n: number, nearest?: number): void {
+  if (allowed) return;
+  // NaN is no number past an end: nothing is nearer to it than anything else.
+  const near = Number.isNaN(n) ? undefined : nearest;
+  throw new SandboxOptionError(`${flag} must be ${takes} (got "${n}")`, near, { flag, takes });
 }
 
 /** `min` or `max`, whichever `n` went past (undefined when it is in range or no number). */
@@ -89,6 +99,7 @@ function nearestOf(n: number, min: number, max: number): number | undefined {
 }
 
 const isPort = (n: number) => Number.isInteger(n) && n >= 0 && n <= 65535;
+const PORT = 'a port number from 0 to 65535';
 
 /** Fills in defaults and refuses values the sandbox cannot honour (a RangeError naming the option). */
 export function resolveOptions(
@@ -117,40 +128,52 @@ export function resolveOptions(
     isLoopbackHost(resolved.host),
     `--host must be a loopback address (127.0.0.0/8, localhost or ::1), got "${resolved.host}"`,
   );
-  check(
-    isPort(resolved.port),
-    `--port must be a port number from 0 to 65535 (got "${resolved.port}")`,
-    nearestOf(resolved.port, 0, 65535),
-  );
-  check(
+  checkNumber(isPort(resolved.port), '--port', PORT, resolved.port, nearestOf(resolved.port, 0, 65535));
+  checkNumber(
     isPort(resolved.filesPort),
-    `--files-port must be a port number from 0 to 65535 (got "${resolved.filesPort}")`,
+    '--files-port',
+    PORT,
+    resolved.filesPort,
     nearestOf(resolved.filesPort, 0, 65535),
   );
   check(resolved.port === 0 || resolved.port !== resolved.filesPort, '--port and --files-port must differ');
   for (const token of resolved.tokens) {
     check(/^[\x21-\x7e]+$/.test(token), '--token must be printable ASCII without spaces');
   }
-  check(
+  checkNumber(
     Number.isFinite(resolved.syncLimitSec) && resolved.syncLimitSec >= 0,
-    `--sync-limit must be 0 or more seconds (got "${resolved.syncLimitSec}")`,
+    '--sync-limit',
+    '0 or more seconds',
+    resolved.syncLimitSec,
     0,
   );
-  check(
+  checkNumber(
     Number.isFinite(resolved.speed) && resolved.speed > 0,
-    `--speed must be a number above 0 (got "${resolved.speed}")`,
+    '--speed',
+    'a number above 0',
+    resolved.speed,
   );
-  check(
+  checkNumber(
     resolved.failRate >= 0 && resolved.failRate <= 1,
-    `--fail-rate must be a number from 0 to 1 (got "${resolved.failRate}")`,
+    '--fail-rate',
+    'a number from 0 to 1',
+    resolved.failRate,
     nearestOf(resolved.failRate, 0, 1),
   );
-  check(
+  checkNumber(
     Number.isFinite(resolved.latencyMs) && resolved.latencyMs >= 0,
-    `--latency must be 0 or more milliseconds (got "${resolved.latencyMs}")`,
+    '--latency',
+    '0 or more milliseconds',
+    resolved.latencyMs,
     0,
   );
-  check(Number.isSafeInteger(resolved.seed), `--seed must be a whole number (got "${resolved.seed}")`);
+  checkNumber(
+    Number.isSafeInteger(resolved.seed) && resolved.seed >= 0,
+    '--seed',
+    'a whole number, 0 or more',
+    resolved.seed,
+    resolved.seed < 0 ? 0 : undefined,
+  );
   check(Number.isInteger(resolved.signedUrlTtlSec), 'signed URL lifetime must be a whole number of seconds');
   return resolved;
 }

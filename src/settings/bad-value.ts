@@ -29,3 +29,16 @@ export function nearestEnd(text: string, min: number, max: number): string | und
   if (n > max) return String(max);
   return undefined;
 }
+
+/**
+ * The one allowed value `text` obviously meant: the same but for letter case (`F`: f), or the one
+ * that begins with it (`senior`: senior-adult, `OPP`: opposite); undefined where none or several do.
+ */
+export function nearestChoice(text: string, allowed: readonly string[]): string | undefined {
+  const typed = text.toLowerCase();
+  if (typed === '') return undefined;
+  const same = allowed.find((value) => value.toLowerCase() === typed);
+  if (same !== undefined) return same;
+  const begun = allowed.filter((value) => value.toLowerCase().startsWith(typed));
+  return begun.length === 1 ? begun[0] : undefined;
+}

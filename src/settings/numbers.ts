@@ -13,9 +13,16 @@ export function parseConcurrency(text: string, what = 'concurrency'): number {
 const DIGITS = /^[0-9]+$/;
 const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
 
+/**
+ * `text` as a number when it is written in digits (with a decimal fraction if `fraction`), else NaN:
+ * Number() also takes "1e1", "0x10", "8.0", " 8" and "" (as 0).
+ */
+export function typedNumber(text: string, fraction: 'whole' | 'fraction'): number {
+  return (fraction === 'whole' ? DIGITS : DECIMAL).test(text) ? Number(text) : Number.NaN;
+}
+
 export function parseInteger(text: string, what: string, min: number, max: number): number {
-  // Digits only: Number() also takes "1e1", "0x10", "8.0", " 8" and "" (as 0).
-  const n = DIGITS.test(text) ? Number(text) : Number.NaN;
+  const n = typedNumber(text, 'whole');
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new BadValueError(
       `${what} must be a whole number from ${min} to ${max} (got "${text}")`,
@@ -26,8 +33,7 @@ export function parseInteger(text: string, what: string, min: number, max: numbe
 }
 
 export function parseSeconds(text: string, what: string): number {
-  // As parseInteger: Number() also takes "1e1", "0x10", " 5" and "" (as 0).
-  const n = DECIMAL.test(text) ? Number(text) : Number.NaN;
+  const n = typedNumber(text, 'fraction');
   if (!Number.isFinite(n) || n <= 0)
     throw new BadValueError(
       `${what} must be a positive number of seconds, in digits (like 30 or 0.5) (got "${text}")`,

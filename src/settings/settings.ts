@@ -5,7 +5,7 @@ import type { ConfigStore } from './config-store.js';
 import { refuseEmptyFlag } from './empty-flag.js';
 import { parseConcurrency, parseInteger, parseSeconds, parseThrottleWait } from './numbers.js';
 import { requireSendableToken } from './token.js';
-import { checkVoiceValue, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
+import { voiceValueError, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
 
 /** Options every command accepts (commander's camelCase names). */
 export interface GlobalFlags {
@@ -180,10 +180,11 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
   for (const name of VOICE_SETTING_NAMES) {
     const value = resolve(name, flags[name]);
     if (value === undefined) continue;
-    const problem = checkVoiceValue(name, value, sources[name] === 'flag' ? `--${name}` : name);
-    if (problem) {
-      if (sources[name] === 'flag') throw new UsageError(problem);
-      problems[name] = `${problem}${origin(name)}`;
+    const refused = voiceValueError(name, value, sources[name] === 'flag' ? `--${name}` : name);
+    if (refused) {
+      // A flag's is refused as the other values typed are; a stored one's hint says where to fix it.
+      if (sources[name] === 'flag') throw refused;
+      problems[name] = `${refused.message}${origin(name)}`;
       voiceError ??= new UsageError(problems[name] as string, fixHint(name));
       continue;
     }

@@ -3,7 +3,7 @@ import { CONFIG_KEYS, type ConfigKey, isConfigKey } from './config-keys.js';
 import { validateBaseUrl } from './base-url.js';
 import { parseConcurrency } from './numbers.js';
 import { requireSendableToken } from './token.js';
-import { checkVoiceValue, VOICE_CHOICES, type VoiceSettingName } from './voice.js';
+import { voiceValueError, VOICE_CHOICES, type VoiceSettingName } from './voice.js';
 
 export function parseConfigKey(key: string): ConfigKey {
   if (!isConfigKey(key))
@@ -22,8 +22,8 @@ export function checkConfigValue(key: ConfigKey, value: string, allowInsecureHtt
   if (key === 'concurrency') parseConcurrency(value);
   if (key === 'token') requireSendableToken(value);
   if (key in VOICE_CHOICES) {
-    const problem = checkVoiceValue(key as VoiceSettingName, value, key);
-    if (problem) throw new UsageError(problem);
+    const refused = voiceValueError(key as VoiceSettingName, value, key);
+    if (refused) throw refused;
   }
   return value;
 }

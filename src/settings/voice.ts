@@ -1,3 +1,5 @@
+import { BadValueError, nearestChoice } from './bad-value.js';
+
 /** The service's target-voice fields and their allowed values (service interface, redaction request). */
 export const VOICE_CHOICES = {
   age: ['young-adult', 'middle-aged-adult', 'senior-adult', 'same', 'random'],
@@ -26,16 +28,19 @@ export function voiceFormFields(voice: VoiceSettings): Record<string, string> {
 }
 
 /**
- * Returns a one-line reason when `value` is not allowed for `name`. `what` names the value as the user
- * gave it: the flag by default, the bare key for `config set` and the config file.
+ * The refusal of `value` for `name`, when it is not allowed: the allowed values, and the nearest where
+ * one is obvious. `what` names the value as the user gave it: the flag by default, the bare key for
+ * `config set` and the config file.
  */
-export function checkVoiceValue(
+export function voiceValueError(
   name: VoiceSettingName,
   value: string,
   what: string = `--${name}`,
-): string | undefined {
+): BadValueError | undefined {
   const allowed: readonly string[] = VOICE_CHOICES[name];
-  return allowed.includes(value)
-    ? undefined
-    : `${what} must be one of ${allowed.join(', ')} (got "${value}")`;
+  if (allowed.includes(value)) return undefined;
+  return new BadValueError(
+    `${what} must be one of ${allowed.join(', ')} (got "${value}")`,
+    nearestChoice(value, allowed),
+  );
 }

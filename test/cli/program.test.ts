@@ -181,10 +181,8 @@ describe('what the commands receive', () => {
     });
   });
 
-  test('a value outside the allowed ones is refused by the parser', async () => {
-    await expect(flagsOf(['redact', 'a.wav', '--gender', 'x'])).rejects.toMatchObject({
-      name: 'UsageError',
-      message: expect.stringContaining("argument 'x' is invalid") as unknown,
-    });
+  test('a target voice is passed as typed: settings checks it, as it checks a stored one', async () => {
+    // Refused by settings with the nearest allowed value (src/settings/voice.ts), not by commander.
+    expect(await flagsOf(['redact', 'a.wav', '--gender', 'F'])).toMatchObject({ gender: 'F' });
   });
 });

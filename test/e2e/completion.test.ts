@@ -249,6 +249,21 @@ describe('bash on a terminal: values that name a folder or a file', () => {
   );
 
   test.skipIf(!hasTmux)(
+    'a subcommand begun that names none is offered nothing, not the files here',
+    async () => {
+      const here = join(work.path, 'here');
+      await mkdir(here, { recursive: true });
+      await writeFile(join(here, 'zz.wav'), '');
+      await bashWithCompletion(here);
+      // `jobs zz<Tab>` gave zz.wav, where `vredact zz<Tab>` gave nothing.
+      for (const line of ['vredact zz', 'vredact jobs zz', 'vredact config zz', 'vredact help jobs zz']) {
+        expect(await afterTab(line)).toBe(`$ ${line}X`);
+      }
+      expect(await afterTab('vredact jobs l')).toBe('$ vredact jobs list X');
+    },
+  );
+
+  test.skipIf(!hasTmux)(
     "a positional that is no path (a job id, a file name on the service, a setting's value) is offered nothing; redact's inputs are paths",
     async () => {
       const here = join(work.path, 'here');

@@ -48,7 +48,7 @@ describe("commander's parse errors go through the one error printer", () => {
     );
     await expectUsage(
       ['redact', 'in', '--gender', 'x'],
-      "option '--gender <gender>' argument 'x' is invalid. Allowed choices are same, opposite, random, f, m.",
+      '--gender must be one of same, opposite, random, f, m (got "x")',
       'see `vredact redact --help`',
     );
     await expectUsage(
@@ -68,6 +68,52 @@ describe("commander's parse errors go through the one error printer", () => {
       ['jobs', '--json', 'lsit'],
       "unknown command 'lsit'",
       'did you mean list? See `vredact jobs --help`',
+    );
+  });
+});
+
+describe('a target voice outside its values', () => {
+  // The allowed values, then the nearest where a prefix or letter case makes one obvious, and the
+  // help: `--gender F` named no `f`, and `config set gender F` had no hint line at all.
+  test.each([
+    [['redact', 'in', '--gender', 'F'], 'gender', 'same, opposite, random, f, m', 'F', 'f', 'redact'],
+    [
+      ['redact', 'in', '--gender', 'OPP'],
+      'gender',
+      'same, opposite, random, f, m',
+      'OPP',
+      'opposite',
+      'redact',
+    ],
+    [['redact', 'in', '--model', 'Advanced'], 'model', 'mini, advanced', 'Advanced', 'advanced', 'redact'],
+    [
+      ['redact', 'in', '--age', 'senior'],
+      'age',
+      'young-adult, middle-aged-adult, senior-adult, same, random',
+      'senior',
+      'senior-adult',
+      'redact',
+    ],
+    [['config', 'set', 'emotion', 'Sad'], 'emotion', 'happy, default, sad', 'Sad', 'sad', 'config set'],
+  ])('vredact %j', async (words, name, allowed, given, nearest, command) => {
+    const what = words[0] === 'config' ? name : `--${name}`;
+    await expectUsage(
+      words,
+      `${what} must be one of ${allowed} (got "${given}")`,
+      `the nearest allowed value is ${nearest}; see \`vredact ${command} --help\``,
+    );
+  });
+
+  test('no nearest one where none is obvious: the allowed values and the help', async () => {
+    await expectUsage(
+      ['redact', 'in', '--age', 's'],
+      '--age must be one of young-adult, middle-aged-adult, senior-adult, same, random (got "s")',
+      'see `vredact redact --help`',
+    );
+    await expectUsage(
+      ['config', 'set', 'language', 'nl'],
+      'language must be one of en, fr, it, es, de (got "nl")',
+      'see `vredact config set --help`',
     );
   });
 });
@@ -154,7 +200,15 @@ describe('a numeric value out of range or not a number', () => {
       nearest('1', 'sandbox'),
     ],
     [['sandbox', '--speed', '0'], '--speed must be a number above 0 (got "0")', help('sandbox')],
-    [['sandbox', '--latency', 'x'], '--latency must be a number (got "x")', help('sandbox')],
+    [['sandbox', '--latency', 'x'], '--latency must be 0 or more milliseconds (got "x")', help('sandbox')],
+    // Digits only, as every number typed: `--port 1e3` listened on 1000, `--port 0x50` on 80.
+    [
+      ['sandbox', '--port', '1e3'],
+      '--port must be a port number from 0 to 65535 (got "1e3")',
+      help('sandbox'),
+    ],
+    [['sandbox', '--seed', '0x10'], '--seed must be a whole number, 0 or more (got "0x10")', help('sandbox')],
+    [['sandbox', '--speed', '1e2'], '--speed must be a number above 0 (got "1e2")', help('sandbox')],
   ])('vredact %j', async (words, error, hint) => {
     await expectUsage(words, error, hint);
   });

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { checkVoiceValue, VOICE_CHOICES, voiceFormFields } from '../../src/settings/voice.js';
+import { voiceValueError, VOICE_CHOICES, voiceFormFields } from '../../src/settings/voice.js';
 
 test("voiceFormFields sends only the settings given, in the service's field names", () => {
   expect(voiceFormFields({})).toEqual({});
@@ -13,11 +13,26 @@ test("voiceFormFields sends only the settings given, in the service's field name
   ).toEqual({ age: 'same', gender: 'm', language: 'de', model_id: 'advanced', emotion: 'sad' });
 });
 
-test('checkVoiceValue accepts every listed value and names the allowed ones otherwise', () => {
+test('voiceValueError accepts every listed value and names the allowed ones otherwise', () => {
   for (const [name, values] of Object.entries(VOICE_CHOICES)) {
     for (const value of values)
-      expect(checkVoiceValue(name as keyof typeof VOICE_CHOICES, value)).toBeUndefined();
+      expect(voiceValueError(name as keyof typeof VOICE_CHOICES, value)).toBeUndefined();
   }
-  expect(checkVoiceValue('language', 'nl')).toBe('--language must be one of en, fr, it, es, de (got "nl")');
-  expect(checkVoiceValue('gender', 'F')).toContain('--gender must be one of');
+  expect(voiceValueError('language', 'nl')?.message).toBe(
+    '--language must be one of en, fr, it, es, de (got "nl")',
+  );
+  expect(voiceValueError('gender', 'F')?.message).toContain('--gender must be one of');
+});
+
+test.each([
+  ['gender', 'F', 'f'],
+  ['gender', 'Opp', 'opposite'],
+  ['model', 'ADV', 'advanced'],
+  ['age', 'middle', 'middle-aged-adult'],
+  ['age', 's', undefined],
+  ['language', 'nl', undefined],
+  ['emotion', '', undefined],
+] as const)('%s %j: the nearest allowed value is %j', (name, value, nearest) => {
+  // Where letter case or a prefix makes one obvious; never a guess between two (`s`: same or senior-adult).
+  expect(voiceValueError(name, value)?.nearest).toBe(nearest);
 });

@@ -117,6 +117,8 @@ ${namedSubs.join('\n')}
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
   elif [[ -n "$subs" ]] && (( args == 0 )); then
     COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+    # A word that begins no subcommand names no file either, unless the command takes files.
+    if (( \${#COMPREPLY[@]} == 0 && ! files )); then ${NOTHING}; fi
   elif (( files )); then
     COMPREPLY=($(compgen -f -- "$cur"))
   else

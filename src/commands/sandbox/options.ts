@@ -6,6 +6,7 @@ import { SandboxOptionError } from '../../sandbox/options.js';
 import { BadValueError } from '../../settings/bad-value.js';
 import { parseRateLimit } from '../../sandbox/rate-limit.js';
 import { refuseEmptyFlag } from '../../settings/empty-flag.js';
+import { typedNumber } from '../../settings/numbers.js';
 
 export interface SandboxFlags {
   port?: unknown;
@@ -21,25 +22,37 @@ export interface SandboxFlags {
   rateLimit?: unknown;
 }
 
-function number(value: unknown, flag: string, fallback: string): number {
-  const text = value === undefined ? fallback : String(value).trim();
-  const n = text === '' ? Number.NaN : Number(text);
-  if (!Number.isFinite(n)) throw new BadValueError(`${flag} must be a number (got "${text}")`);
-  return n;
-}
+/** Each number flag as typed, and whether it takes a decimal fraction (seconds, a factor, a share). */
+const NUMBER_FLAGS = {
+  '--port': 'whole',
+  '--files-port': 'whole',
+  '--sync-limit': 'fraction',
+  '--speed': 'fraction',
+  '--fail-rate': 'fraction',
+  '--latency': 'whole',
+  '--seed': 'whole',
+} as const;
+type NumberFlag = keyof typeof NUMBER_FLAGS;
 
 export function parseSandboxFlags(flags: SandboxFlags, cwd: string): SandboxOptions {
   const host = flags.host === undefined ? '127.0.0.1' : String(flags.host);
   const tokens = (
     Array.isArray(flags.token) ? flags.token : flags.token === undefined ? [] : [flags.token]
   ).map(String);
-  const apiPort = number(flags.port, '--port', '8787');
-  const filesPort = number(flags.filesPort, '--files-port', '0');
-  const syncLimitSec = number(flags.syncLimit, '--sync-limit', '30');
-  const speed = number(flags.speed, '--speed', '1');
-  const failRate = number(flags.failRate, '--fail-rate', '0');
-  const latencyMs = number(flags.latency, '--latency', '0');
-  const seed = number(flags.seed, '--seed', '1');
+  const typed: Partial<Record<NumberFlag, string>> = {};
+  // NaN for what is not written in digits: resolveOptions refuses it as out of the flag's range.
+  const number = (value: unknown, flag: NumberFlag): number | undefined => {
+    if (value === undefined) return undefined;
+    const text = (typed[flag] = String(value));
+    return typedNumber(text, NUMBER_FLAGS[flag]);
+  };
+  const apiPort = number(flags.port, '--port');
+  const filesPort = number(flags.filesPort, '--files-port');
+  const syncLimitSec = number(flags.syncLimit, '--sync-limit');
+  const speed = number(flags.speed, '--speed');
+  const failRate = number(flags.failRate, '--fail-rate');
+  const latencyMs = number(flags.latency, '--latency');
+  const seed = number(flags.seed, '--seed');
 
   const options: SandboxOptions = {
     host,
@@ -78,7 +91,13 @@ export function parseSandboxFlags(flags: SandboxFlags, cwd: string): SandboxOpti
         error.message,
         'the sandbox accepts throwaway tokens over plain http: it only listens on this machine',
       );
-    throw new BadValueError(error.message, error.nearest === undefined ? undefined : String(error.nearest));
+    const nearest = error.nearest === undefined ? undefined : String(error.nearest);
+    // The value as it was typed (`1e3`), not as a number (1000, or NaN).
+    const { range } = error;
+    const given = range && typed[range.flag as NumberFlag];
+    if (range && given !== undefined)
+      throw new BadValueError(`${range.flag} must be ${range.takes} (got "${given}")`, nearest);
+    throw new BadValueError(error.message, nearest);
   }
   return options;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { parseSandboxFlags } from '../../../src/commands/sandbox/options.js';
 import { UsageError } from '../../../src/errors.js';
+import { BadValueError } from '../../../src/settings/bad-value.js';
 
 const DEFAULTS = {
   port: '8787',
@@ -66,5 +67,33 @@ describe('vredact sandbox flags', () => {
     expect(() => parseSandboxFlags({ ...DEFAULTS, port: '9000', filesPort: '9000' }, '/work')).toThrow(
       UsageError,
     );
+  });
+
+  test.each([
+    ['port', '--port', '1e3', 'a port number from 0 to 65535'],
+    ['port', '--port', '0x50', 'a port number from 0 to 65535'],
+    ['port', '--port', '80.0', 'a port number from 0 to 65535'],
+    ['port', '--port', ' 80', 'a port number from 0 to 65535'],
+    ['filesPort', '--files-port', '1e3', 'a port number from 0 to 65535'],
+    ['latency', '--latency', '1e3', '0 or more milliseconds'],
+    ['syncLimit', '--sync-limit', '0x10', '0 or more seconds'],
+    ['speed', '--speed', '1e2', 'a number above 0'],
+    ['failRate', '--fail-rate', '5e-1', 'a number from 0 to 1'],
+    ['seed', '--seed', '0x10', 'a whole number'],
+  ])(
+    '%s %s %j: digits only, as every number typed by the user (Number() took it)',
+    (key, flag, text, takes) => {
+      // `--port 1e3` listened on 1000, `--port 0x50` on 80.
+      const parsing = () => parseSandboxFlags({ ...DEFAULTS, [key]: text }, '/work');
+      expect(parsing).toThrow(BadValueError);
+      expect(parsing).toThrow(`${flag} must be ${takes}`);
+      expect(parsing).toThrow(`(got "${text}")`);
+    },
+  );
+
+  test('a decimal fraction where one makes sense: seconds, a factor, a share', () => {
+    expect(
+      parseSandboxFlags({ ...DEFAULTS, syncLimit: '1.2', speed: '0.5', failRate: '0.25' }, '/work'),
+    ).toMatchObject({ syncLimitSec: 1.2, speed: 0.5, failRate: 0.25 });
   });
 });
