@@ -39,8 +39,11 @@ export interface OutageRiding {
   onEnded?: (lastedMs: number) => void;
 }
 
-/** What to do with a throttle answer. */
-export type ThrottleDecision = { retry: true } | { retry: false; reason: string };
+/**
+ * What to do with a throttle answer. `waitStartedMs`: this answer closed an open gate, for that long
+ * (answers met while it was closed already start no wait of their own).
+ */
+export type ThrottleDecision = { retry: true; waitStartedMs?: number } | { retry: false; reason: string };
 
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_CAP_MS = 30_000;
@@ -219,8 +222,9 @@ export class Throttle {
         reason: `the service has been throttling requests for ${formatWait(now - this.#since)} (--max-throttle-wait ${formatWait(maxWaitMs)}); try again later, or raise --max-throttle-wait`,
       };
     }
+    const wasOpen = this.#openAt <= now;
     this.#openAt = Math.max(this.#openAt, now + waitMs);
-    return { retry: true };
+    return wasOpen ? { retry: true, waitStartedMs: waitMs } : { retry: true };
   }
 
   /** The gate's wait when the service named none: 1 s doubling to 30 s per strike, jittered. */
