@@ -95,6 +95,7 @@ export async function createContext(
       maxRetries: settings.maxRetries,
       concurrency: settings.concurrency,
       maxThrottleWaitMs: settings.maxThrottleWaitMs,
+      tokenSource: token ? undefined : settings.sources.token,
       clock,
       log,
       userAgent: `vredact/${VERSION} node/${process.versions.node}`,

@@ -7,6 +7,8 @@ import { displayText, truncate } from '../output/sanitize.js';
 import { FRESH_LINK_HINT, UNEXPECTED_ANSWER_HINT } from './errors.js';
 import { JOBS_PATH } from './identifiers.js';
 import type { Scrub } from './scrub.js';
+import type { SettingSource } from '../settings/settings.js';
+import { refusedTokenHint } from '../settings/token.js';
 import { hostPort, type OtherHost } from './transport.js';
 
 /**
@@ -58,6 +60,8 @@ export interface AnsweredRequest {
   /** The answer's `Location`, empty when it has none. */
   location: string;
   scrub: Scrub;
+  /** Where the token sent came from, when known: what to do about its refusal depends on it. */
+  tokenSource?: SettingSource | undefined;
 }
 
 /** What to do about `status`, or undefined for the status's own hint. */
@@ -65,8 +69,9 @@ export function answerHint(status: number, request: AnsweredRequest): string | u
   // Whatever a link's host answers (a redirect not followed, a failure retried), the link is at fault.
   if (request.signedLink) return status === 429 ? undefined : LINK_HOST_HINT;
   if (status >= 300 && status <= 399) return redirectHint(request);
+  if (status === 401 || status === 403) return refusedTokenHint(request.tokenSource);
   // A 408 is the way to the service timing out, whatever was asked: its status's own hint.
-  if (status < 400 || status > 499 || [401, 403, 408, 429].includes(status)) return undefined;
+  if (status < 400 || status > 499 || status === 408 || status === 429) return undefined;
   if (status === 404) return notFoundHint(request);
   // Any other refusal of a link request is about the name asked for, the body's one field; a 405
   // refuses the request's path and method, which the base URL decides.

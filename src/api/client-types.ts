@@ -1,6 +1,7 @@
 /** What the service client is given and gives back: its options, the bodies it hands on, an upload's. */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../output/logger.js';
+import type { SettingSource } from '../settings/settings.js';
 import type { ProxySettings } from './proxy.js';
 import type { Job, JobContentItem } from './schemas.js';
 
@@ -19,6 +20,8 @@ export interface ClientOptions {
   maxThrottleWaitMs?: number;
   /** The proxies the environment names (none: every request goes direct). */
   proxies?: ProxySettings | undefined;
+  /** Where `token` came from (a refusal's hint depends on it); undefined for one given to the command itself. */
+  tokenSource?: SettingSource | undefined;
 }
 
 /** A response body handed to the caller, who decides where the bytes go (the client writes no files). */

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { CliError, ExitCode } from '../errors.js';
 import { escapeControls, truncate } from '../output/sanitize.js';
+import { refusedTokenHint } from '../settings/token.js';
 
 /** Anything that went wrong talking to the service. `status` is absent for network failures. */
 export class ApiError extends CliError {
@@ -16,7 +17,6 @@ export class ApiError extends CliError {
   }
 }
 
-const LOGIN_HINT = 'run `vredact login` (or check VREDACT_TOKEN) and try again';
 /** A 5xx has been retried already (where it may be): the service itself must mend. */
 const SERVICE_FAILING_HINT = 'the service is failing; try again later, or raise --max-retries';
 /**
@@ -204,9 +204,21 @@ export function errorForStatus(
   // A request vredact sent as the interface says, refused: as an answer outside it.
   const refusalHint = hint ?? UNEXPECTED_ANSWER_HINT;
   if (status === 401)
-    return new AuthenticationError(message, status, serviceMessage, ExitCode.auth, LOGIN_HINT);
+    return new AuthenticationError(
+      message,
+      status,
+      serviceMessage,
+      ExitCode.auth,
+      hint ?? refusedTokenHint(undefined),
+    );
   if (status === 403)
-    return new PermissionDeniedError(message, status, serviceMessage, ExitCode.auth, LOGIN_HINT);
+    return new PermissionDeniedError(
+      message,
+      status,
+      serviceMessage,
+      ExitCode.auth,
+      hint ?? refusedTokenHint(undefined),
+    );
   if (status === 404) return new NotFoundError(message, status, serviceMessage, ExitCode.partial, hint);
   // The interface's 413 is an upload too large, no sign of a wrong base URL: only the request's own hint.
   if (status === 413)

@@ -124,6 +124,8 @@ export interface RetryOptions {
   toService?: boolean;
   /** What the request is, for messages ("listing jobs"). */
   what?: string;
+  /** A throttle answer of this request closed the gate for `waitMs` (a wait starts for every request). */
+  onThrottleWait?: (error: RetryableStatusError, waitMs: number) => void;
   /** Called once per request when connecting has failed for more than SLOW_CONNECT_NOTICE_MS and is retried. */
   onSlowConnect?: (error: unknown) => void;
 }
@@ -187,6 +189,7 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     if (throttled && isThrottleAnswer(error)) {
       const decision = throttled;
       if (!decision.retry) throw decision.refuse(what);
+      if (decision.waitStartedMs !== undefined) options.onThrottleWait?.(error, decision.waitStartedMs);
       options.onRetry?.(error, n + 1, undefined);
       continue;
     }

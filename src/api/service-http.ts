@@ -24,7 +24,7 @@ import { type Scrub, scrubberFor } from './scrub.js';
 import { Throttle } from './throttle.js';
 import { decodedResponse } from './content-encoding.js';
 import { headerValue, networkError } from './transport.js';
-import { formatWait } from './wait-text.js';
+import { formatWait, THROTTLE_NOTICE_MS, throttleWaitLine } from './wait-text.js';
 
 function safeDecode(text: string): string | undefined {
   if (!text) return undefined;
@@ -175,6 +175,7 @@ export class ServiceHttp {
       signedLink: link !== undefined,
       location: headerValue(response.headers, 'location'),
       scrub,
+      tokenSource: this.#options.tokenSource,
     });
     const error = errorForStatus(response.statusCode, what, body, scrub, hint, link?.name);
     if (retryable.has(response.statusCode)) {
@@ -211,6 +212,11 @@ export class ServiceHttp {
             ? `${said}; waiting at the gate (window ${this.#throttle.window})`
             : `${said}; retry ${attempt}/${maxRetries} in ${formatWait(delayMs)}`,
         );
+      },
+      onThrottleWait: (error, waitMs) => {
+        // At a terminal a silent wait of seconds reads as a hang.
+        if (waitMs > THROTTLE_NOTICE_MS)
+          log.info(throttleWaitLine(error.status, waitMs, (error.retryAfterMs ?? 0) > 0));
       },
       onSlowConnect: (error) => {
         if (this.#slowConnectNoticed) return;

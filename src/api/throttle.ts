@@ -39,8 +39,13 @@ export interface OutageRiding {
   onEnded?: (lastedMs: number) => void;
 }
 
-/** What to do with a throttle answer (or an outage): try again, or fail with `refuse`'s error. */
-export type ThrottleDecision = { retry: true } | { retry: false; refuse: (what: string) => ApiError };
+/**
+ * What to do with a throttle answer (or an outage): try again, or fail with `refuse`'s error.
+ * `waitStartedMs`: this answer closed an open gate, for that long (answers met while it was closed
+ * already start no wait of their own).
+ */
+export type ThrottleDecision =
+  { retry: true; waitStartedMs?: number } | { retry: false; refuse: (what: string) => ApiError };
 
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_CAP_MS = 30_000;
@@ -219,8 +224,9 @@ export class Throttle {
       const reason = `the service has been throttling requests for ${formatWait(now - this.#since)} (--max-throttle-wait ${formatWait(maxWaitMs)}); try again later, or raise --max-throttle-wait`;
       return { retry: false, refuse: (what) => throttledError(what, reason) };
     }
+    const wasOpen = this.#openAt <= now;
     this.#openAt = Math.max(this.#openAt, now + waitMs);
-    return { retry: true };
+    return wasOpen ? { retry: true, waitStartedMs: waitMs } : { retry: true };
   }
 
   /** The gate's wait when the service named none: 1 s doubling to 30 s per strike, jittered. */

@@ -4,6 +4,19 @@
  */
 export const LONGEST_WAIT_MS = 366 * 24 * 3600 * 1000;
 
+/** A throttle's wait shorter than this passes unsaid: the user would not notice the pause. */
+export const THROTTLE_NOTICE_MS = 1000;
+
+/**
+ * The line that tells a throttle's wait as it starts, for every command alike: `waiting 10s: the
+ * service is rate-limiting requests (Retry-After)`. `named`: the service said how long.
+ */
+export function throttleWaitLine(status: number | undefined, waitMs: number, named: boolean): string {
+  const why =
+    status === 503 ? 'the service is unavailable for now (503)' : 'the service is rate-limiting requests';
+  return `waiting ${formatWait(waitMs)}: ${why} (${named ? 'Retry-After' : 'no Retry-After: backing off'})`;
+}
+
 /** A wait as people say it: `45s`, `2m 30s`, `1h 0m`, `more than a year`. */
 export function formatWait(ms: number): string {
   if (ms >= LONGEST_WAIT_MS) return 'more than a year';

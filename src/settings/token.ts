@@ -28,6 +28,24 @@ const ORIGIN: Record<SettingSource, string> = {
 };
 
 /**
+ * What to do about a token the service refused (401, 403), for where it came from: a new
+ * `vredact login` cannot mend one from VREDACT_TOKEN or --token, which take precedence over it.
+ * Undefined: a token whose source is not known (the general advice).
+ */
+export function refusedTokenHint(source: SettingSource | undefined): string {
+  switch (source) {
+    case 'flag':
+      return 'the token comes from --token: give the right one, or leave --token out to use VREDACT_TOKEN or the stored token';
+    case 'env':
+      return 'the token comes from VREDACT_TOKEN: correct it, or unset it to use the one `vredact login` stores';
+    case 'config':
+      return 'run `vredact login` (or `vredact config set token -`) with a valid token, then try again';
+    default:
+      return 'run `vredact login` (or check VREDACT_TOKEN) and try again';
+  }
+}
+
+/**
  * `token` when it can be sent; else a usage error (exit 2) before any request, naming where the token
  * came from (nothing for one given to the command itself: `login`, `config set`).
  */

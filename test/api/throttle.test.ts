@@ -33,9 +33,10 @@ describe('Throttle: one gate and an adaptive window', () => {
     const clock = clockFrom(START);
     const throttle = new Throttle({ clock, maxConcurrency: 8, maxWaitMs: 60_000 });
     expect(throttle.window).toBe(8);
-    expect(throttle.onThrottle(2000)).toEqual({ retry: true });
+    // The answer that closes the gate starts a wait (said once); one met while it is closed, none.
+    expect(throttle.onThrottle(2000)).toEqual({ retry: true, waitStartedMs: 2000 });
     expect(throttle.window).toBe(4);
-    throttle.onThrottle(2000);
+    expect(throttle.onThrottle(2000)).toEqual({ retry: true });
     throttle.onThrottle(2000);
     throttle.onThrottle(2000);
     expect(throttle.window).toBe(1);

@@ -162,6 +162,49 @@ describe('throttling', () => {
   }, 120_000);
 });
 
+describe('a throttled support command', () => {
+  /** Answers 429 with `Retry-After: 2` to the first request, then the listing of one job. */
+  const throttledOnce = () =>
+    startScriptedServer((_req, res, _body, index) =>
+      index === 0
+        ? sendJson(res, 429, { error: 429, message: 'slow down' }, { 'retry-after': '2' })
+        : sendJson(res, 200, { jobs: [{ job_id: 'j1', created_at: '2026-11-21T05:14:03Z' }] }),
+    );
+
+  test('jobs list answered 429 Retry-After: 2, then 200: one line on stderr says it waits and why; --json stdout is the jobs alone', async () => {
+    const server = await throttledOnce();
+    try {
+      const run = await runCli(['jobs', 'list', '--json'], {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
+      });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(String(run.stderr).trimEnd().split('\n')).toEqual([
+        'waiting 2s: the service is rate-limiting requests (Retry-After)',
+      ]);
+      expect((JSON.parse(String(run.stdout)) as { job_id: string }[]).map((job) => job.job_id)).toEqual([
+        'j1',
+      ]);
+      expect(server.received).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('with -q the wait is not said; the jobs still come', async () => {
+    const server = await throttledOnce();
+    try {
+      const run = await runCli(['jobs', 'list', '-q'], {
+        env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }),
+      });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(String(run.stderr)).toBe('');
+      expect(String(run.stdout)).toMatch(/^j1\t/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {
   const server = createServer();

@@ -276,3 +276,49 @@ describe('a usage error', () => {
     ]);
   });
 });
+
+describe('a refused token (401), named by where it came from', () => {
+  const CONFIG_HINT =
+    'hint: run `vredact login` (or `vredact config set token -`) with a valid token, then try again';
+
+  test.each([
+    [
+      'VREDACT_TOKEN',
+      { VREDACT_TOKEN: TOKEN },
+      [],
+      'hint: the token comes from VREDACT_TOKEN: correct it, or unset it to use the one `vredact login` stores',
+    ],
+    [
+      '--token',
+      {},
+      ['--token', TOKEN],
+      'hint: the token comes from --token: give the right one, or leave --token out to use VREDACT_TOKEN or the stored token',
+    ],
+    ['the config file', {}, [], CONFIG_HINT],
+  ])(
+    'jobs list with the token from %s: the hint says what to do for that source, exit 3',
+    async (_source, extra: Record<string, string>, flags: string[], hint) => {
+      const server = await startScriptedServer((_req, res) =>
+        sendJson(res, 401, { error: 401, message: 'invalid token' }),
+      );
+      try {
+        const configDir = join(dir.path, '.config');
+        const env = isolatedEnv(configDir, { VREDACT_BASE_URL: server.baseUrl, ...extra });
+        const stored = await runCli(['config', 'set', 'token', '-'], { env, input: `${TOKEN}\n` });
+        expect(stored.exitCode, String(stored.stderr)).toBe(0);
+        const result = await runCli(['jobs', 'list', ...flags], { env });
+        expect(result.exitCode).toBe(3);
+        const lines = String(result.stderr)
+          .trimEnd()
+          .split('\n')
+          .filter((line) => !line.startsWith('warning: --token is visible'));
+        expect(lines).toEqual([
+          'error: listing jobs: the service answered 401 Unauthorized: invalid token',
+          hint,
+        ]);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+});

@@ -4,10 +4,10 @@
  * fails just those, fetching the others. Jobs of a listing with no id vredact can use are left out of
  * `jobs list`, with one warning.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { isolatedEnv, REPO_ROOT, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { startJobServer } from '../helpers/job-server.js';
 import {
   type ScriptedServer,
@@ -153,6 +153,54 @@ describe('a listing of jobs, some with no id vredact can use', () => {
       expect(String(run.stderr).trimEnd().split('\n')).toEqual([
         "warning: listing jobs: left out 5,000 job(s) whose id cannot be used (the first is item 1: job_id is missing); report the listing to the service's operators",
       ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("a job's items as jobs content shows them", () => {
+  test('--json fills a missing or empty job_id with the job asked for, never an empty id; one the service gave is kept', async () => {
+    const server = await startJobServer((res) =>
+      sendJson(res, 200, {
+        jobContent: [
+          { id: '1', file_name: 'a.wav' },
+          { id: '2', job_id: '', file_name: 'b.wav' },
+          { id: '3', job_id: 'job8', file_name: 'c.wav' },
+        ],
+      }),
+    );
+    try {
+      const json = await runCli(['jobs', 'content', 'job7', '--json'], { env: envFor(server) });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      const items = JSON.parse(String(json.stdout)) as Array<{ id: string; job_id: string }>;
+      expect(items.map((item) => [item.id, item.job_id])).toEqual([
+        ['1', 'job7'],
+        ['2', 'job7'],
+        ['3', 'job8'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a recording of an hour or more shows as h:mm:ss, as the README says', async () => {
+    const server = await startJobServer((res) =>
+      sendJson(res, 200, {
+        jobContent: [
+          { id: '1', file_name: 'short.wav', audio_duration: 65 },
+          { id: '2', file_name: 'long.wav', audio_duration: 3725 },
+        ],
+      }),
+    );
+    try {
+      const plain = await runCli(['jobs', 'content', 'job1'], { env: envFor(server) });
+      expect(plain.exitCode, String(plain.stderr)).toBe(0);
+      expect(String(plain.stdout).split('\n')).toEqual(['1\tshort.wav\t1:05\t', '2\tlong.wav\t1:02:05\t']);
+      const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+      expect(readme).toContain(
+        "| `vredact jobs content <jobId>` | a job's files (id, file name, duration `m:ss`, `h:mm:ss` from an hour, created) |",
+      );
     } finally {
       await server.close();
     }

@@ -118,7 +118,8 @@ export async function runConfigList(ctx: Context): Promise<number> {
     return {
       key,
       value: value === undefined ? null : shown(key, value),
-      source: ctx.settings.sources[key] ?? 'default',
+      // One word for the table and --json alike: "default" names a value, and no value has no source.
+      source: value === undefined ? 'unset' : (ctx.settings.sources[key] ?? 'default'),
       ...(problem ? { problem } : {}),
     };
   });
@@ -130,7 +131,7 @@ export async function runConfigList(ctx: Context): Promise<number> {
   await printTable(
     ctx.io,
     ['KEY', 'VALUE', 'SOURCE'],
-    rows.map((row) => [row.key, displayText(row.value ?? ''), row.value === null ? 'unset' : row.source]),
+    rows.map((row) => [row.key, displayText(row.value ?? ''), row.source]),
   );
   return ExitCode.ok;
 }

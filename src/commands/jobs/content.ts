@@ -17,6 +17,14 @@ function row(item: JobContentItem): string[] {
 }
 
 /**
+ * The item as machine output gives it: an item the service listed without its job's id (read as
+ * empty) is one of the job asked for, so it carries that id, never an empty one.
+ */
+function withJobId(item: JobContentItem, jobId: string): JobContentItem {
+  return item.job_id === '' ? { ...item, job_id: jobId } : item;
+}
+
+/**
  * A job's files. In a pipe and as JSON each item is printed as it is read, and none is held: a job of
  * 100,000 files costs the memory of one batch of output. A terminal's table needs every row to align
  * its columns, so there they are held.
@@ -39,7 +47,7 @@ export async function runJobsContent(ctx: Context, [given = '']: string[]): Prom
       jobId,
       {
         add: (item) => {
-          if (json) out.push(jsonArrayElement(item, count));
+          if (json) out.push(jsonArrayElement(withJobId(item, jobId), count));
           else if (rows) rows.push(row(item));
           else out.push(`${row(item).join('\t')}\n`);
           count++;

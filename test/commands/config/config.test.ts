@@ -42,6 +42,23 @@ describe('vredact config (in-process)', () => {
     expect(lines).toContain('gender\t\tunset');
   });
 
+  test('list says the same source in its lines and in --json: unset for no value, default for a default', async () => {
+    const plain = await testContext({});
+    await runConfigList(plain.ctx);
+    const lines = plain.stdout().trim().split('\n');
+    expect(lines).toContain('gender\t\tunset');
+    expect(lines).toContain('concurrency\t4\tdefault');
+    const json = await testContext({ flags: { json: true } });
+    await runConfigList(json.ctx);
+    const rows = JSON.parse(json.stdout()) as { key: string; value: string | null; source: string }[];
+    expect(rows.find((r) => r.key === 'gender')).toEqual({ key: 'gender', value: null, source: 'unset' });
+    expect(rows.find((r) => r.key === 'concurrency')).toEqual({
+      key: 'concurrency',
+      value: '4',
+      source: 'default',
+    });
+  });
+
   test('on a terminal, list is a table', async () => {
     const list = await testContext({ tty: true, env: { NO_COLOR: '1' } });
     await runConfigList(list.ctx);
