@@ -54,7 +54,7 @@ export interface SizeCap {
 }
 
 /**
- * The cap of a file whose listing gave `durationSec` (seconds, as README reads `audio_duration`).
+ * The cap of a file whose listing gave `durationSec` (seconds, as api/audio-duration.ts reads `audio_duration`).
  * A duration that is missing, not positive, or beyond what the service accepts is not trusted: the
  * service's own limit stands in for it.
  */

@@ -1,7 +1,7 @@
 import { readDateTime, timestampMs } from '../api/timestamps.js';
 /**
- * `m:ss` (or `h:mm:ss`) for a duration in seconds. The interface does not state the unit of
- * `audio_duration`; vredact reads it as seconds, as the sandbox sends it.
+ * `m:ss` (or `h:mm:ss`) for a duration in seconds (an item's `audio_duration` is read as such by
+ * api/audio-duration.ts).
  */
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '';

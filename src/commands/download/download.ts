@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { listedDurationSeconds } from '../../api/audio-duration.js';
 import type { ApiClient } from '../../api/client.js';
 import { requireUserFileName, requireUserJobId } from '../../api/identifiers.js';
 import { fileNameProblem, isNamed } from '../../api/schemas.js';
@@ -45,7 +46,11 @@ function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem>
       {
         add: (item) => {
           position++;
-          if (isNamed(item)) return sink.add({ fileName: item.file_name, duration: item.audio_duration });
+          if (isNamed(item))
+            return sink.add({
+              fileName: item.file_name,
+              duration: listedDurationSeconds(item.audio_duration),
+            });
           const id = item.id ? ` (id ${truncate(item.id, 40)})` : '';
           sink.add({ fileName: '', nameless: `item ${position} of the job${id}: ${fileNameProblem(item)}` });
         },

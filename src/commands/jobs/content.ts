@@ -1,4 +1,5 @@
 import { fileNameShown, type JobContentItem } from '../../api/schemas.js';
+import { listedDurationSeconds } from '../../api/audio-duration.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { formatDuration, formatTimestamp } from '../../output/format.js';
@@ -11,7 +12,7 @@ function row(item: JobContentItem): string[] {
   return [
     item.id,
     fileNameShown(item),
-    formatDuration(item.audio_duration),
+    formatDuration(listedDurationSeconds(item.audio_duration)),
     formatTimestamp(item.created_at),
   ].map(displayText);
 }

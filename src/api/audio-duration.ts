@@ -1,0 +1,24 @@
+import {
+  DEFAULT_DURATION_TOLERANCE,
+  DEFAULT_MAX_DURATION_SECONDS,
+  toleranceSeconds,
+} from '../redact/options.js';
+
+/**
+ * The longest result a listing can describe in seconds: the service refuses audio past its limit, and
+ * a result within the tolerance of such an input is the longest it answers.
+ */
+const LONGEST_RESULT_SECONDS =
+  DEFAULT_MAX_DURATION_SECONDS + toleranceSeconds(DEFAULT_DURATION_TOLERANCE, DEFAULT_MAX_DURATION_SECONDS);
+
+/**
+ * The seconds an item's `audio_duration` stands for. The interface does not state its unit: it is read
+ * as seconds (as the sandbox sends it), except a value that no recording the service accepts can reach
+ * in seconds, which can only be milliseconds (a service listing 6999 for a 7-s file was shown as
+ * 1:56:39). Never the other way: a duration in seconds read as milliseconds would shrink the cap on
+ * its download below the file.
+ */
+export function listedDurationSeconds(listed: number | null | undefined): number | null {
+  if (listed === null || listed === undefined) return null;
+  return listed > LONGEST_RESULT_SECONDS ? listed / 1000 : listed;
+}

@@ -1,0 +1,145 @@
+/**
+ * vredact against a service written from the interface alone (test/helpers/clean-room-server.ts),
+ * whose every "not shown" is answered otherwise than our sandbox answers it: the client must work
+ * with any reasonable answer. One test per variant and command group.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixture, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import {
+  type CleanRoomOptions,
+  type CleanRoomService,
+  startCleanRoomService,
+} from '../helpers/clean-room-server.js';
+import { isWav, jsonLines, listFiles } from '../helpers/e2e.js';
+
+/** About 7 s each but the stereo WAV (3.5 s): with a 5-s limit, three are asynchronous and one is not. */
+const INPUTS = ['speech-16bit.wav', 'speech-cbr.mp3', 'speech-vbr-xing.mp3', 'speech-24bit-stereo.wav'];
+const SYNC_LIMIT_SECONDS = 5;
+
+const VARIANTS: ReadonlyArray<[string, CleanRoomOptions]> = [
+  ['UUID ids, durations in milliseconds, chunked, Connection: close, link on another port', {}],
+  [
+    'hex ids, durations in seconds, lowercase states, path-like file names, link on the same port, 429 with Retry-After in seconds, 200 audio/wave',
+    {
+      jobIdStyle: 'hex',
+      durationUnit: 'seconds',
+      states: ['pending', 'processing', 'done'],
+      fileNameStyle: 'key',
+      download: 'same-port',
+      throttle: 'seconds',
+      syncStatus: 200,
+      wavType: 'audio/wave',
+      asyncStatus: 201,
+    },
+  ],
+  [
+    'dashed ids, the source listed before the result, opaque file names, 429 with Retry-After as a date',
+    { jobIdStyle: 'dashed', listSourceFile: true, fileNameStyle: 'opaque', throttle: 'date' },
+  ],
+  [
+    'Content-Length framing, keep-alive, three looks per phase',
+    {
+      chunked: false,
+      closeEveryOther: false,
+      looksPerPhase: 3,
+      states: ['Queued', 'Processing', 'Available'],
+    },
+  ],
+];
+
+interface Run {
+  service: CleanRoomService;
+  dir: string;
+  vredact(args: string[]): ReturnType<typeof runCli>;
+}
+
+/** A clean-room service and a folder for one test, removed after it whatever happens. */
+async function withCleanRoom(options: CleanRoomOptions, test: (run: Run) => Promise<void>): Promise<void> {
+  const temp = await tempDir('vredact-clean-room-');
+  const service = await startCleanRoomService({ syncLimitSeconds: SYNC_LIMIT_SECONDS, ...options });
+  try {
+    const env = isolatedEnv(join(temp.path, '.config'), {
+      VREDACT_BASE_URL: service.baseUrl,
+      VREDACT_TOKEN: service.token,
+    });
+    await test({ service, dir: temp.path, vredact: (args) => runCli(args, { env, cwd: temp.path }) });
+  } finally {
+    await service.close();
+    await temp.cleanup();
+  }
+}
+
+describe.concurrent.each(VARIANTS)('against a clean-room service: %s', (_name, options) => {
+  it('redacts WAV and MP3, sync and async, and a re-run sends nothing again', () =>
+    withCleanRoom(options, async ({ service, vredact, dir }) => {
+      const inputs = INPUTS.map((name) => fixture(name));
+      const first = await vredact(['redact', ...inputs, '-o', 'out', '--json']);
+      expect(first.stderr).not.toMatch(/error/i);
+      expect(first.exitCode).toBe(0);
+      expect(jsonLines(first.stdout).filter((line) => line.status === 'done')).toHaveLength(INPUTS.length);
+      const outputs = INPUTS.map((name) => join(dir, 'out', name.replace(/\.\w+$/, '.wav')));
+      for (const output of outputs) expect(await isWav(output)).toBe(true);
+      expect(service.uploads()).toHaveLength(INPUTS.length);
+
+      const again = await vredact(['redact', ...inputs, '-o', 'out']);
+      expect(again.exitCode).toBe(0);
+      expect(service.uploads()).toHaveLength(INPUTS.length);
+      const status = await vredact(['status', '-o', 'out', '--json']);
+      expect(status.exitCode).toBe(0);
+      expect((JSON.parse(String(status.stdout)) as { counts: { done: number } }).counts.done).toBe(
+        INPUTS.length,
+      );
+    }));
+
+  it('lists jobs, reads a job content with its duration, and downloads its result', () =>
+    withCleanRoom(options, async ({ service, vredact, dir }) => {
+      const sent = await vredact(['redact', fixture('speech-16bit.wav'), '-o', 'out']);
+      expect(sent.exitCode).toBe(0);
+      const [jobId = ''] = service.jobIds();
+
+      const table = await vredact(['jobs', 'list']);
+      expect(table.exitCode, String(table.stderr)).toBe(0);
+      expect(table.stdout).toContain(jobId);
+      const listed = await vredact(['jobs', 'list', '--json']);
+      expect(listed.exitCode).toBe(0);
+      expect(
+        (JSON.parse(String(listed.stdout)) as Array<{ job_id: string }>).map((job) => job.job_id),
+      ).toEqual(service.jobIds());
+
+      const content = await vredact(['jobs', 'content', jobId]);
+      expect(content.exitCode).toBe(0);
+      // The 7-s recording reads as 7 s whatever unit the service lists it in.
+      expect(
+        String(content.stdout)
+          .split('\n')
+          .filter((line) => line.includes('\t0:07\t')).length,
+      ).toBeGreaterThan(0);
+      expect(content.stdout).not.toMatch(/\t\d+:\d\d:\d\d\t|\t[1-9]\d*:\d\d\t/);
+
+      const download = await vredact(['download', jobId, '-o', 'dl']);
+      expect(download.exitCode).toBe(0);
+      const downloaded = (await listFiles(join(dir, 'dl'))).filter((name) => name.endsWith('.wav'));
+      const results = await Promise.all(downloaded.map((name) => readFile(join(dir, 'dl', name))));
+      expect(results.some((bytes) => bytes.equals(service.resultOf(jobId) ?? Buffer.alloc(0)))).toBe(true);
+    }));
+});
+
+describe('against a clean-room service whose asynchronous answer names no job, but whose content names the upload', () => {
+  it('fails the file as possibly taken, and the next run collects its job without sending it again', () =>
+    withCleanRoom({ asyncBody: 'bare', listSourceFile: true }, async ({ service, vredact, dir }) => {
+      const input = fixture('speech-16bit.wav');
+      const first = await vredact(['redact', input, '-o', 'out']);
+      expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(1);
+      expect(first.stdout).toContain('the next run looks for its job before sending again');
+      expect(service.uploads()).toHaveLength(1);
+
+      const again = await vredact(['redact', input, '-o', 'out']);
+      expect(again.exitCode, String(again.stderr) + String(again.stdout)).toBe(0);
+      expect(service.uploads()).toHaveLength(1);
+      expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(
+        service.resultOf(service.jobIds()[0]!),
+      );
+    }));
+});

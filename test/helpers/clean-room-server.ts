@@ -1,0 +1,302 @@
+/**
+ * A clean-room Voice Redaction Service, written from the service interface
+ * document alone, before reading vredact. Where the interface says "not
+ * shown", it makes its own choice, on purpose not the obvious one:
+ *
+ * | left open by the interface      | default here                                  | option                |
+ * |---------------------------------|-----------------------------------------------|-----------------------|
+ * | sync answer                     | 201, `audio/x-wav`, silence of input duration | syncStatus, wavType   |
+ * |                                 | in the input's PCM layout, a LIST chunk first |                       |
+ * | sync/async threshold            | longer than 30 s is asynchronous              | syncLimitSeconds      |
+ * | async answer                    | 202 `{status, job_id, message, links}`        | asyncStatus, asyncBody|
+ * | named states                    | QUEUED, RUNNING, SUCCEEDED                    | states                |
+ * | transitions                     | one phase per look at the job (no clock)      | looksPerPhase         |
+ * | content while not done          | 200 with an empty jobContent                  |                       |
+ * | job_id format                   | UUID                                          | jobIdStyle            |
+ * | file_name                       | `<upload stem>_redacted.wav`; or a key with   | fileNameStyle         |
+ * |                                 | `/`, or a UUID unrelated to the upload        |                       |
+ * | which files a job lists         | the result only; or the upload, then result   | listSourceFile        |
+ * | audio_duration unit             | milliseconds                                  | durationUnit          |
+ * | Job `token`                     | a token fingerprint, never the secret         |                       |
+ * | extra fields, field order       | extra fields everywhere, order shuffled       |                       |
+ * | sync jobs in the jobs area      | recorded there too                            | recordSyncJobs        |
+ * | POST /api/jobs                  | 201                                           |                       |
+ * | download-url                    | 201; link on another port, refuses bearer     | download              |
+ * | JSON content type               | `application/json; charset=utf-8`             |                       |
+ * | framing                         | chunked, no Content-Length                    | chunked               |
+ * | keep-alive                      | `Connection: close` on every other answer     | closeEveryOther       |
+ * | rate limits                     | none; or the first call of each kind is 429,  | throttle              |
+ * |                                 | Retry-After in seconds or as an HTTP date     |                       |
+ * | token errors                    | 401 / 403 on every endpoint, not only listing |                       |
+ * | timestamps                      | `+00:00` offsets with milliseconds            |                       |
+ * | error codes                     | Error shape, five-digit codes, own messages   |                       |
+ * | audio over 3600 s               | 422                                           |                       |
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { measureAudio, silentWav } from './clean-room-audio.js';
+import { closeServer, drain, listen, originOf, readJson, readMultipart } from './clean-room-http.js';
+
+export interface CleanRoomOptions {
+  token?: string;
+  syncLimitSeconds?: number;
+  syncStatus?: number;
+  wavType?: string;
+  asyncStatus?: number;
+  /** 'job' answers the new job's id; 'bare' only says it was accepted, so the job is found in the jobs area. */
+  asyncBody?: 'job' | 'bare';
+  states?: [accepted: string, processing: string, available: string];
+  looksPerPhase?: number;
+  jobIdStyle?: 'uuid' | 'hex' | 'dashed';
+  fileNameStyle?: 'suffix' | 'key' | 'opaque';
+  durationUnit?: 'seconds' | 'milliseconds';
+  recordSyncJobs?: boolean;
+  /** The content also lists the uploaded file under the name it was sent with. */
+  listSourceFile?: boolean;
+  download?: 'signed-port' | 'same-port';
+  chunked?: boolean;
+  closeEveryOther?: boolean;
+  throttle?: 'none' | 'seconds' | 'date';
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  fields: Record<string, string>;
+  fileName?: string;
+  fileBytes?: number;
+}
+
+interface StoredFile {
+  id: number;
+  fileName: string;
+  durationSeconds: number;
+  wav: Buffer;
+  createdAt: string;
+}
+
+interface Job {
+  jobId: string;
+  createdAt: string;
+  looks: number;
+  files: StoredFile[];
+}
+
+export interface CleanRoomService {
+  baseUrl: string;
+  token: string;
+  received: ReceivedRequest[];
+  /** Redaction uploads that were processed (not throttled). */
+  uploads(): ReceivedRequest[];
+  /** The ids of the jobs area, newest first. */
+  jobIds(): string[];
+  /** The bytes of a job's result (listed last, after the source when that is listed). */
+  resultOf(jobId: string): Buffer | undefined;
+  close(): Promise<void>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+export async function startCleanRoomService(options: CleanRoomOptions = {}): Promise<CleanRoomService> {
+  const o = {
+    token: 'clean-room-token',
+    syncLimitSeconds: 30,
+    syncStatus: 201,
+    wavType: 'audio/x-wav',
+    asyncStatus: 202,
+    asyncBody: 'job',
+    states: ['QUEUED', 'RUNNING', 'SUCCEEDED'],
+    looksPerPhase: 1,
+    jobIdStyle: 'uuid',
+    fileNameStyle: 'suffix',
+    durationUnit: 'milliseconds',
+    recordSyncJobs: true,
+    listSourceFile: false,
+    download: 'signed-port',
+    chunked: true,
+    closeEveryOther: true,
+    throttle: 'none',
+    ...options,
+  } satisfies Required<CleanRoomOptions>;
+  const jobs: Job[] = [];
+  const received: ReceivedRequest[] = [];
+  const processed: ReceivedRequest[] = [];
+  const signatures = new Map<string, Buffer>();
+  const throttled = new Set<string>();
+  let answers = 0;
+  let nextFileId = 7001;
+
+  const send = (res: http.ServerResponse, status: number, body: Buffer | object, type = JSON_TYPE): void => {
+    const bytes = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
+    const headers: http.OutgoingHttpHeaders = { 'content-type': type, 'x-request-id': randomUUID() };
+    if (!o.chunked) headers['content-length'] = bytes.length;
+    if (o.closeEveryOther && answers++ % 2 === 1) headers.connection = 'close';
+    res.writeHead(status, headers);
+    const half = Math.floor(bytes.length / 2);
+    res.write(bytes.subarray(0, half));
+    res.end(bytes.subarray(half));
+  };
+  const fail = (res: http.ServerResponse, status: number, code: number, message: string): void =>
+    send(res, status, { message, error: code, request_id: randomBytes(6).toString('hex') });
+
+  const newJobId = (): string => {
+    if (o.jobIdStyle === 'hex') return randomBytes(20).toString('hex');
+    if (o.jobIdStyle === 'dashed')
+      return `job-${new Date().toISOString().slice(0, 10)}-${randomBytes(3).toString('hex')}`;
+    return randomUUID();
+  };
+  const phase = (job: Job): number => Math.min(2, Math.floor(job.looks / o.looksPerPhase));
+  const stateOf = (job: Job): string => o.states[phase(job)]!;
+  const jobJson = (job: Job) => ({
+    created_at: job.createdAt,
+    status: stateOf(job),
+    token: `tok_${randomBytes(4).toString('hex')}`,
+    job_id: job.jobId,
+    object: 'job',
+  });
+  const itemJson = (job: Job, file: StoredFile) => ({
+    created_at: file.createdAt,
+    file_name: file.fileName,
+    audio_duration:
+      o.durationUnit === 'milliseconds' ? Math.round(file.durationSeconds * 1000) : file.durationSeconds,
+    id: file.id,
+    job_id: job.jobId,
+    size_bytes: file.wav.length,
+    mime_type: o.wavType,
+  });
+  const resultName = (sourceName: string): string => {
+    const stem = sourceName.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') || 'audio';
+    if (o.fileNameStyle === 'key') return `results/${randomBytes(4).toString('hex')}/${stem}_redacted.wav`;
+    if (o.fileNameStyle === 'opaque') return `${randomUUID()}.wav`;
+    return `${stem}_redacted.wav`;
+  };
+
+  const downloadServer = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const wav = signatures.get(url.searchParams.get('X-Signature') ?? '');
+    // A presigned link carries its own authority, like S3's: a second one is refused.
+    if (req.headers.authorization) return fail(res, 400, 40010, 'Only one auth mechanism allowed');
+    if (req.method !== 'GET' || !wav) return fail(res, 403, 40310, 'Signature does not match');
+    send(res, 200, wav, 'audio/wave');
+  });
+
+  const redact = async (req: http.IncomingMessage, res: http.ServerResponse, record: ReceivedRequest) => {
+    const upload = await readMultipart(req, record);
+    if (!upload) return fail(res, 400, 40001, 'source_audio is required as a multipart file field');
+    if (upload.length > MAX_UPLOAD_BYTES) return fail(res, 413, 41300, 'Uploaded file exceeds 10 MB');
+    const audio = measureAudio(upload);
+    if (!audio || audio.durationSeconds <= 0)
+      return fail(res, 400, 40002, 'source_audio is not WAV or MP3 audio');
+    if (audio.durationSeconds > 3600) return fail(res, 422, 42201, 'Audio longer than 3600 seconds');
+    processed.push(record);
+    const wav = silentWav(audio.durationSeconds, audio.format);
+    const createdAt = new Date().toISOString().replace('Z', '+00:00');
+    const file = {
+      id: nextFileId++,
+      fileName: resultName(record.fileName ?? ''),
+      durationSeconds: audio.durationSeconds,
+      wav,
+      createdAt,
+    };
+    const source = { ...file, id: nextFileId++, fileName: record.fileName ?? 'source', wav: upload };
+    const job: Job = {
+      jobId: newJobId(),
+      createdAt,
+      looks: 0,
+      files: o.listSourceFile ? [source, file] : [file],
+    };
+    if (audio.durationSeconds <= o.syncLimitSeconds) {
+      if (o.recordSyncJobs) jobs.unshift({ ...job, looks: 2 * o.looksPerPhase });
+      return send(res, o.syncStatus, wav, o.wavType);
+    }
+    jobs.unshift(job);
+    if (o.asyncBody === 'bare')
+      return send(res, o.asyncStatus, { message: 'Accepted for processing', accepted: true });
+    send(res, o.asyncStatus, {
+      status: o.states[0],
+      job_id: job.jobId,
+      message: 'Accepted for processing',
+      links: { content: `/api/jobs/${job.jobId}/content` },
+    });
+  };
+
+  const route = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const record: ReceivedRequest = {
+      method: req.method ?? '',
+      path,
+      authorization: req.headers.authorization,
+      fields: {},
+    };
+    received.push(record);
+    const kind = `${req.method} ${path.replace(/\/api\/jobs\/[^/]+\//, '/api/jobs/{id}/')}`;
+    if (o.throttle !== 'none' && !throttled.has(kind)) {
+      throttled.add(kind);
+      await drain(req);
+      res.setHeader(
+        'retry-after',
+        o.throttle === 'seconds' ? '1' : new Date(Date.now() + 1500).toUTCString(),
+      );
+      return fail(res, 429, 42901, 'Too many requests, slow down');
+    }
+    if (!req.headers.authorization)
+      return (await drain(req), fail(res, 401, 40101, 'Authorization header missing'));
+    if (req.headers.authorization !== `Bearer ${o.token}`)
+      return (await drain(req), fail(res, 403, 40301, 'Token invalid'));
+    if (req.method === 'POST' && path === '/api/speech-to-speech-biometric-redaction')
+      return redact(req, res, record);
+    const body = await readJson(req);
+    if (req.method === 'GET' && path === '/api/jobs') {
+      for (const job of jobs) job.looks++;
+      return send(res, 200, { total: jobs.length, jobs: jobs.map(jobJson), next_page: null });
+    }
+    if (req.method === 'POST' && path === '/api/jobs') {
+      const job: Job = { jobId: newJobId(), createdAt: new Date().toISOString(), looks: 0, files: [] };
+      jobs.unshift(job);
+      return send(res, 201, { status: o.states[0], job_id: job.jobId });
+    }
+    const match = /^\/api\/jobs\/([^/]+)\/(content|files\/download-url)$/.exec(path);
+    const job = match && jobs.find((j) => j.jobId === decodeURIComponent(match[1]!));
+    if (!match || req.method !== (match[2] === 'content' ? 'GET' : 'POST'))
+      return fail(res, 404, 40400, 'No such route');
+    if (!job) return fail(res, 404, 40401, 'Job not found for this token');
+    if (match[2] === 'content') {
+      job.looks++;
+      const files = phase(job) === 2 ? job.files : [];
+      return send(res, 200, { job_status: stateOf(job), jobContent: files.map((f) => itemJson(job, f)) });
+    }
+    const fileName = typeof body?.fileName === 'string' ? body.fileName : undefined;
+    if (!fileName) return fail(res, 400, 40003, 'fileName is required');
+    const file = phase(job) === 2 ? job.files.find((f) => f.fileName === fileName) : undefined;
+    if (!file) return fail(res, 404, 40402, 'File not found in this job');
+    const signature = randomBytes(16).toString('hex');
+    signatures.set(signature, file.wav);
+    const origin = o.download === 'signed-port' ? originOf(downloadServer) : originOf(server);
+    const key = `${job.jobId}/${encodeURIComponent(fileName)}`;
+    const expires = Math.floor(Date.now() / 1000) + 900;
+    send(res, 201, {
+      expiresAt: expires,
+      signedUrl: `${origin}/objects/${key}?X-Expires=${expires}&X-Signature=${signature}`,
+    });
+  };
+
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const answer = path.startsWith('/objects/') ? downloadServer.emit('request', req, res) : route(req, res);
+    if (answer instanceof Promise) answer.catch(() => res.destroy());
+  });
+  await Promise.all([listen(server), listen(downloadServer)]);
+  return {
+    baseUrl: originOf(server),
+    token: o.token,
+    received,
+    uploads: () => processed,
+    jobIds: () => jobs.map((job) => job.jobId),
+    resultOf: (jobId) => jobs.find((job) => job.jobId === jobId)?.files.at(-1)?.wav,
+    close: async () => {
+      await Promise.all([closeServer(server), closeServer(downloadServer)]);
+    },
+  };
+}
