@@ -1,11 +1,12 @@
 /**
  * The one home of the interrupt rule of the commands that do work in flight (`redact`, `download`):
  * the first interrupt stops starting work and lets what is in flight finish; the second aborts it;
- * a third leaves at once. A closed stdout (`| head`) and a hangup are first interrupts.
+ * a third leaves at once. A closed stdout (`| head`) and a hangup are first interrupts; a full one is not.
  */
 import { ExitCode } from './errors.js';
 import type { IOStreams } from './output/iostreams.js';
 import type { Logger } from './output/logger.js';
+import { isReaderGone } from './output/stdout-failure.js';
 import { takeOverInterrupts } from './signals.js';
 
 /** What a command has in flight at one moment, as its work counts it. */
@@ -163,9 +164,11 @@ export function listenForInterrupts(
   };
   const onHangup = hangupListener(controller, io.stdoutIsTTY || io.stderrIsTTY, log, words);
   const restoreSignals = takeOverInterrupts(onSignal, onHangup);
+  // A stdout that fails otherwise (a full disk) lost data that was wanted: the run goes on, and its
+  // exit says so (src/output/stdout-failure.ts).
   const unlisten = io.onStdoutClosed((error) => {
-    const why = error.code === 'EPIPE' ? 'the output was closed' : `the output failed (${error.message})`;
-    log.info(firstLine(why, words, controller.inFlight()));
+    if (!isReaderGone(error)) return;
+    log.info(firstLine('the output was closed', words, controller.inFlight()));
     controller.stop();
   });
   return () => {
