@@ -132,10 +132,20 @@ export function createInterruptController(): InterruptController {
 }
 
 /**
+ * Within this long of an interrupt, the same signal again is that interrupt sent twice, not a second
+ * one: `timeout` sends its signal to vredact and then to vredact's process group, and `npx` forwards
+ * a Ctrl-C that the terminal has sent to vredact already. Unless the system merged the two, the
+ * second aborted the uploads that the first was letting finish. A person's second Ctrl-C, after the
+ * line that asks for it, comes later.
+ */
+export const SAME_SIGNAL_MS = 100;
+
+/**
  * Routes SIGINT (Ctrl-C; the terminal is kept in its normal mode so the keyboard raises it), SIGTERM
  * (cron, systemd), SIGHUP and a closed stdout to the controller, saying so in the command's `words`.
  * The first stops starting new work and lets what is in flight finish; the second aborts it; a third
- * leaves at once. Returns a function that undoes it all.
+ * leaves at once (the same signal within SAME_SIGNAL_MS is not counted again). Returns a function
+ * that undoes it all.
  *
  * A hangup (the terminal closed, an ssh session dropped) is only ever a first interrupt: the shell
  * of a closed terminal may send it twice, and nobody is left to mean the second. It is ignored when
@@ -149,8 +159,13 @@ export function listenForInterrupts(
   io: Pick<IOStreams, 'onStdoutClosed' | 'stdoutIsTTY' | 'stderrIsTTY'>,
   log: Logger,
   words: InterruptWords,
+  readClock: () => number = () => performance.now(),
 ): () => void {
+  let last: { signal: NodeJS.Signals; at: number } | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
+    const at = readClock();
+    if (last?.signal === signal && at - last.at < SAME_SIGNAL_MS) return;
+    last = { signal, at };
     // Counted before the interrupt takes effect: what it is about, not what is left once it has.
     const now = controller.inFlight();
     const count = controller.interrupt();
