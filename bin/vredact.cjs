@@ -52,11 +52,11 @@ if (typeof nodeModule.enableCompileCache === 'function') nodeModule.enableCompil
 
 var args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  // Answered without loading the command tree, so it costs about a bare `node` start. A reader that
-  // has gone (`vredact --version | true`) ends it quietly, as it does any command's output.
-  process.stdout.on('error', function () {});
-  import('../dist/version.js').then(function (m) {
-    process.stdout.write(m.versionLine() + '\n');
+  // Answered without loading the command tree, so it costs about a bare `node` start. Its stdout
+  // fails as any command's does: quietly for a reader that has gone (`vredact --version | true`).
+  Promise.all([import('../dist/version.js'), import('../dist/output/stdout-failure.js')]).then(function (m) {
+    m[1].watchStdio();
+    process.stdout.write(m[0].versionLine() + '\n');
   });
 } else {
   // An interrupt, SIGTERM or hangup that comes while the modules load (a few tenths of a second) is

@@ -3,6 +3,7 @@ import { moveGlobalFlags } from './cli/global-flags.js';
 import { buildProgram } from './cli/program.js';
 import { CliError, ExitCode } from './errors.js';
 import { releaseHungUpTerminalAtExit } from './output/hung-up-terminal.js';
+import { watchStdio } from './output/stdout-failure.js';
 import { reportError } from './report-error.js';
 import { obeyHeldSignals } from './signals.js';
 
@@ -10,10 +11,9 @@ export { buildProgram };
 
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
-  // Help and completion text is written without a command's streams, which take charge of stdout's
-  // errors otherwise: a reader that has gone (`vredact --help | true`) ends it quietly, not with an
-  // uncaught EPIPE and its stack trace.
-  process.stdout.on('error', () => {});
+  // Help and completion text is written without a command's streams: a reader that has gone
+  // (`vredact --help | true`) ends it quietly, and a full stdout says so and exits 1.
+  watchStdio();
   releaseHungUpTerminalAtExit();
   try {
     const [node = 'node', script = 'vredact', ...words] = argv;

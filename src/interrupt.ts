@@ -1,11 +1,12 @@
 /**
  * The one home of the interrupt rule of the commands that do work in flight (`redact`, `download`):
  * the first interrupt stops starting work and lets what is in flight finish; the second aborts it;
- * a third leaves at once. A closed stdout (`| head`) and a hangup are first interrupts.
+ * a third leaves at once. A closed stdout (`| head`) and a hangup are first interrupts; a full one is not.
  */
 import { ExitCode } from './errors.js';
 import type { IOStreams } from './output/iostreams.js';
 import type { Logger } from './output/logger.js';
+import { isReaderGone } from './output/stdout-failure.js';
 import { takeOverInterrupts } from './signals.js';
 
 /** What a command has in flight at one moment, as its work counts it. */
@@ -131,10 +132,20 @@ export function createInterruptController(): InterruptController {
 }
 
 /**
+ * Within this long of an interrupt, the same signal again is that interrupt sent twice, not a second
+ * one: `timeout` sends its signal to vredact and then to vredact's process group, and `npx` forwards
+ * a Ctrl-C that the terminal has sent to vredact already. Unless the system merged the two, the
+ * second aborted the uploads that the first was letting finish. A person's second Ctrl-C, after the
+ * line that asks for it, comes later.
+ */
+export const SAME_SIGNAL_MS = 100;
+
+/**
  * Routes SIGINT (Ctrl-C; the terminal is kept in its normal mode so the keyboard raises it), SIGTERM
  * (cron, systemd), SIGHUP and a closed stdout to the controller, saying so in the command's `words`.
  * The first stops starting new work and lets what is in flight finish; the second aborts it; a third
- * leaves at once. Returns a function that undoes it all.
+ * leaves at once (the same signal within SAME_SIGNAL_MS is not counted again). Returns a function
+ * that undoes it all.
  *
  * A hangup (the terminal closed, an ssh session dropped) is only ever a first interrupt: the shell
  * of a closed terminal may send it twice, and nobody is left to mean the second. It is ignored when
@@ -148,8 +159,13 @@ export function listenForInterrupts(
   io: Pick<IOStreams, 'onStdoutClosed' | 'stdoutIsTTY' | 'stderrIsTTY'>,
   log: Logger,
   words: InterruptWords,
+  readClock: () => number = () => performance.now(),
 ): () => void {
+  let last: { signal: NodeJS.Signals; at: number } | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
+    const at = readClock();
+    if (last?.signal === signal && at - last.at < SAME_SIGNAL_MS) return;
+    last = { signal, at };
     // Counted before the interrupt takes effect: what it is about, not what is left once it has.
     const now = controller.inFlight();
     const count = controller.interrupt();
@@ -163,9 +179,11 @@ export function listenForInterrupts(
   };
   const onHangup = hangupListener(controller, io.stdoutIsTTY || io.stderrIsTTY, log, words);
   const restoreSignals = takeOverInterrupts(onSignal, onHangup);
+  // A stdout that fails otherwise (a full disk) lost data that was wanted: the run goes on, and its
+  // exit says so (src/output/stdout-failure.ts).
   const unlisten = io.onStdoutClosed((error) => {
-    const why = error.code === 'EPIPE' ? 'the output was closed' : `the output failed (${error.message})`;
-    log.info(firstLine(why, words, controller.inFlight()));
+    if (!isReaderGone(error)) return;
+    log.info(firstLine('the output was closed', words, controller.inFlight()));
     controller.stop();
   });
   return () => {

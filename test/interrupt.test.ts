@@ -7,6 +7,7 @@ import {
   type InterruptController,
   type InterruptWords,
   listenForInterrupts,
+  SAME_SIGNAL_MS,
 } from '../src/interrupt.js';
 import { createIOStreams } from '../src/output/iostreams.js';
 import { recordingLogger } from './helpers/logger.js';
@@ -21,6 +22,12 @@ function counting(now: InFlight): InterruptController {
   const controller = createInterruptController();
   controller.signals.countInFlight?.(() => now);
   return controller;
+}
+
+/** A clock a second later at each reading: each signal emitted is an interrupt of its own. */
+function ticking(): () => number {
+  let now = 0;
+  return () => (now += 1000);
 }
 
 /** Streams whose stdout is a terminal when `terminal` says so. */
@@ -67,7 +74,7 @@ describe('listenForInterrupts', () => {
     process.on('SIGINT', other);
     const controller = counting({ transfers: 2, jobs: 0 });
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(), log, WORDS);
+    dispose = listenForInterrupts(controller, io(), log, WORDS, ticking());
     expect(process.listeners('SIGINT')).not.toContain(other);
     process.emit('SIGINT', 'SIGINT');
     expect(controller.signals.stop.aborted).toBe(true);
@@ -88,7 +95,7 @@ describe('listenForInterrupts', () => {
     const streams = io();
     const controller = counting({ transfers: 3, jobs: 0 });
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, streams, log, WORDS);
+    dispose = listenForInterrupts(controller, streams, log, WORDS, ticking());
     streams.stdout.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
     expect(controller.signals.stop.aborted).toBe(true);
     expect(controller.signals.abort.aborted).toBe(false);
@@ -102,7 +109,7 @@ describe('listenForInterrupts', () => {
     process.on('SIGHUP', other);
     const controller = counting({ transfers: 1, jobs: 0 });
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(true), log, WORDS);
+    dispose = listenForInterrupts(controller, io(true), log, WORDS, ticking());
     expect(process.listeners('SIGHUP')).not.toContain(other);
     process.emit('SIGHUP', 'SIGHUP');
     process.emit('SIGHUP', 'SIGHUP');
@@ -118,7 +125,7 @@ describe('listenForInterrupts', () => {
   it('a hangup with no output on a terminal (nohup) is ignored, said once', () => {
     const controller = createInterruptController();
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(false), log, WORDS);
+    dispose = listenForInterrupts(controller, io(false), log, WORDS, ticking());
     process.emit('SIGHUP', 'SIGHUP');
     process.emit('SIGHUP', 'SIGHUP');
     expect(controller.signals.stop.aborted).toBe(false);
@@ -129,7 +136,7 @@ describe('listenForInterrupts', () => {
 
   it('SIGTERM says so, and how to stop what is in flight without a keyboard', () => {
     const log = recordingLogger();
-    dispose = listenForInterrupts(counting({ transfers: 4, jobs: 0 }), io(), log, WORDS);
+    dispose = listenForInterrupts(counting({ transfers: 4, jobs: 0 }), io(), log, WORDS, ticking());
     process.emit('SIGTERM', 'SIGTERM');
     expect(log.lines).toEqual([
       'warn: interrupted (SIGTERM): finishing the 4 uploads in flight, then exiting; SIGTERM or Ctrl-C again stops them now',
@@ -174,7 +181,7 @@ describe('listenForInterrupts', () => {
     ],
   ])('with %s in flight, each interrupt says what it does to it', (_name, now, expected) => {
     const log = recordingLogger();
-    dispose = listenForInterrupts(counting(now), io(), log, WORDS);
+    dispose = listenForInterrupts(counting(now), io(), log, WORDS, ticking());
     process.emit('SIGINT', 'SIGINT');
     process.emit('SIGINT', 'SIGINT');
     expect(log.lines).toEqual(expected);
@@ -183,7 +190,7 @@ describe('listenForInterrupts', () => {
   it('asks what is in flight at each interrupt, from the work that began after it listened', () => {
     const controller = createInterruptController();
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(), log, WORDS);
+    dispose = listenForInterrupts(controller, io(), log, WORDS, ticking());
     let uploads = 5;
     controller.signals.countInFlight?.(() => ({ transfers: uploads, jobs: 0 }));
     process.emit('SIGINT', 'SIGINT');
@@ -195,12 +202,46 @@ describe('listenForInterrupts', () => {
     ]);
   });
 
+  it('the same signal twice at once is one interrupt: `timeout` and npm send it to the process and to its group', () => {
+    const controller = counting({ transfers: 2, jobs: 0 });
+    const log = recordingLogger();
+    let now = 1_000;
+    dispose = listenForInterrupts(controller, io(), log, WORDS, () => now);
+    process.emit('SIGTERM', 'SIGTERM');
+    now += SAME_SIGNAL_MS - 1;
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(controller.signals.stop.aborted).toBe(true);
+    expect(controller.signals.abort.aborted).toBe(false);
+    // Sent again later, it is a second interrupt, as it is meant to be.
+    now += SAME_SIGNAL_MS;
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(controller.signals.abort.aborted).toBe(true);
+    expect(log.lines).toEqual([
+      'warn: interrupted (SIGTERM): finishing the 2 uploads in flight, then exiting; SIGTERM or Ctrl-C again stops them now',
+      'warn: aborting the 2 uploads in flight; a third interrupt exits at once',
+    ]);
+  });
+
+  it('another signal at once is another interrupt', () => {
+    const controller = counting({ transfers: 1, jobs: 0 });
+    dispose = listenForInterrupts(controller, io(), recordingLogger(), WORDS, () => 0);
+    process.emit('SIGTERM', 'SIGTERM');
+    process.emit('SIGINT', 'SIGINT');
+    expect(controller.signals.abort.aborted).toBe(true);
+  });
+
   it('a dry run, which never has anything in flight, stops', () => {
     const log = recordingLogger();
-    dispose = listenForInterrupts(counting({ transfers: 0, jobs: 0 }), io(), log, {
-      transfer: undefined,
-      rerun: 'check',
-    });
+    dispose = listenForInterrupts(
+      counting({ transfers: 0, jobs: 0 }),
+      io(),
+      log,
+      {
+        transfer: undefined,
+        rerun: 'check',
+      },
+      ticking(),
+    );
     process.emit('SIGINT', 'SIGINT');
     process.emit('SIGINT', 'SIGINT');
     expect(log.lines).toEqual(['warn: interrupted: stopping', 'warn: stopping now']);
@@ -232,7 +273,7 @@ describe('signals held while the modules loaded', () => {
     const hold = holdSignals('SIGTERM', 'SIGINT');
     const controller = createInterruptController();
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(), log, WORDS);
+    dispose = listenForInterrupts(controller, io(), log, WORDS, ticking());
     expect(controller.signals.stop.aborted).toBe(true);
     expect(controller.signals.abort.aborted).toBe(false);
     // Nothing was started: nothing is in flight to finish.
@@ -250,7 +291,7 @@ describe('signals held while the modules loaded', () => {
     holdSignals('SIGINT');
     const controller = createInterruptController();
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(), log, WORDS);
+    dispose = listenForInterrupts(controller, io(), log, WORDS, ticking());
     // The work begins after the held interrupt, and starts nothing (what its stop does).
     controller.signals.countInFlight?.(() => ({ transfers: 0, jobs: 0 }));
     process.emit('SIGINT', 'SIGINT');
@@ -265,7 +306,7 @@ describe('signals held while the modules loaded', () => {
     holdSignals('SIGHUP');
     const controller = createInterruptController();
     const log = recordingLogger();
-    dispose = listenForInterrupts(controller, io(false), log, WORDS);
+    dispose = listenForInterrupts(controller, io(false), log, WORDS, ticking());
     expect(controller.signals.stop.aborted).toBe(false);
     expect(log.lines).toEqual([
       'info: hangup ignored: no output goes to a terminal (SIGINT or SIGTERM stops the run)',

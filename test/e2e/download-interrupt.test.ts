@@ -8,7 +8,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import { until } from '../helpers/e2e.js';
+import { pauseBeforeAnotherSignal, until } from '../helpers/e2e.js';
 import { startFileHost } from '../helpers/file-host.js';
 import { type HoldingFileHost, savedFiles, startHoldingFileHost } from '../helpers/holding-file-host.js';
 
@@ -142,6 +142,7 @@ describe('download, interrupted', () => {
     await until(async () => host!.gets() === 2, 30_000);
     run.child.kill('SIGINT');
     await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
+    await pauseBeforeAnotherSignal();
     run.child.kill('SIGINT');
     const result = await run.child;
 
@@ -193,6 +194,7 @@ describe('download, interrupted', () => {
       }, 30_000);
       run.child.kill('SIGINT');
       await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
+      await pauseBeforeAnotherSignal();
       run.child.kill('SIGINT');
       const result = await run.child;
       expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);

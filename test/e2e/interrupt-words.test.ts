@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import { type E2E, jsonLines, setup, until } from '../helpers/e2e.js';
+import { type E2E, jsonLines, pauseBeforeAnotherSignal, setup, until } from '../helpers/e2e.js';
 import { type HoldingFileHost, startHoldingFileHost } from '../helpers/holding-file-host.js';
 import { type HoldingService, holdingService, REDACTION, uploads } from '../helpers/holding-service.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
@@ -59,7 +59,8 @@ async function redactLines(signals: Signals): Promise<Said> {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   await until(async () => uploads(service!.server) === 2, 30_000);
-  for (const signal of signals) {
+  for (const [index, signal] of signals.entries()) {
+    if (index > 0) await pauseBeforeAnotherSignal();
     child.kill(signal);
     await until(async () => stderr.includes(signal === signals[0] ? 'interrupted' : 'aborting'), 30_000);
   }
@@ -87,7 +88,8 @@ async function downloadLines(signals: Signals): Promise<Said> {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   await until(async () => host!.gets() === 2, 30_000);
-  for (const signal of signals) {
+  for (const [index, signal] of signals.entries()) {
+    if (index > 0) await pauseBeforeAnotherSignal();
     child.kill(signal);
     await until(async () => stderr.includes(signal === signals[0] ? 'interrupted' : 'aborting'), 30_000);
   }

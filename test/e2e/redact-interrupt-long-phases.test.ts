@@ -22,7 +22,7 @@ import { copyFile, mkdir, readdir, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import { jsonLines, until } from '../helpers/e2e.js';
+import { jsonLines, pauseBeforeAnotherSignal, until } from '../helpers/e2e.js';
 import { holdingService, uploads } from '../helpers/holding-service.js';
 import { writeJournal } from '../helpers/journal.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
@@ -84,6 +84,7 @@ async function interruptedAt(
   interrupted();
   if (twice) {
     await until(async () => /^warning: interrupted/m.test(stderr()) || child.exitCode !== null, 60_000);
+    await pauseBeforeAnotherSignal();
     child.kill('SIGINT');
   }
   const result = await child;

@@ -12,7 +12,7 @@ import { columnsOf } from '../../src/output/fit.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 import { type Pty, runInPty, screenLines } from '../helpers/pty.js';
-import { type E2E, setup } from '../helpers/e2e.js';
+import { type E2E, pauseBeforeAnotherSignal, setup } from '../helpers/e2e.js';
 
 let e2e: E2E | undefined;
 let term: Pty | undefined;
@@ -109,6 +109,7 @@ describe('Ctrl-C from the keyboard', () => {
     await term.waitFor(
       /interrupted: finishing the (upload|2 uploads) in flight, then exiting; press Ctrl-C again to stop (it|them) now/,
     );
+    await pauseBeforeAnotherSignal();
     term.type('\x03');
     await term.exited;
     expect(term.output()).toMatch(

@@ -2,6 +2,7 @@
 import { copyFile, mkdir, open, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Options } from 'execa';
+import { SAME_SIGNAL_MS } from '../../src/interrupt.js';
 import { FIXTURES, isolatedEnv, runCli, tempDir } from './cli.js';
 import { type SandboxProcess, startSandboxProcess } from './sandbox.js';
 
@@ -102,4 +103,12 @@ export async function until(check: () => Promise<boolean>, timeoutMs = 20_000): 
     if (Date.now() > end) throw new Error('condition not reached in time');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * Waits as a person or a script does before a second interrupt meant as one: past the time within
+ * which the same signal again is taken as the first sent twice (src/interrupt.ts).
+ */
+export async function pauseBeforeAnotherSignal(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 2 * SAME_SIGNAL_MS));
 }
