@@ -33,6 +33,13 @@ async function takeOver(lock: string, owner: Record<string, unknown>, mtime: Dat
   return text;
 }
 
+/** How many `uploading` lines the journal has (none while it does not exist yet). */
+async function journaledUploads(journal: string): Promise<number> {
+  const text = await readFile(journal, 'utf8').catch(() => '');
+  return jsonLines(text.slice(0, text.lastIndexOf('\n') + 1)).filter((line) => line.event === 'uploading')
+    .length;
+}
+
 let service: HoldingService | undefined;
 afterEach(async () => {
   service?.release();
@@ -57,8 +64,10 @@ describe('a run whose lock was taken over while it was paused', () => {
     });
     const pid = run.pid!;
     try {
-      // One upload in flight (held by the service), the next files checked and journaled ahead.
-      await until(async () => uploads(service!.server) === 1);
+      // One upload in flight (held by the service), and every other file checked and journaled ahead
+      // (the queue to the upload slots holds them all): a pause before the last of those lines, between
+      // its lock's check and its write, would write it after the takeover, as any write in flight would.
+      await until(async () => uploads(service!.server) === 1 && (await journaledUploads(journal)) === FILES);
       run.kill('SIGSTOP');
       await until(async () => (await processState(pid)) === 'T');
       const journalBefore = await readFile(journal, 'utf8');
