@@ -17,8 +17,7 @@
  *   hundreds of thousands of files retried against a service that is down).
  */
 import type { Clock } from '../clock.js';
-import { ExitCode } from '../errors.js';
-import { type ApiError, AskedToWaitError, RateLimitError, ServiceUnreachableError } from './errors.js';
+import { type ApiError, ServiceUnreachableError, ThrottleGivenUpError } from './errors.js';
 import { formatWait, LONGEST_WAIT_MS } from './wait-text.js';
 
 export interface ThrottleOptions {
@@ -212,7 +211,7 @@ export class Throttle {
       const until = new Date(now + retryAfterMs);
       const when = retryAfterMs < LONGEST_WAIT_MS ? ` (until ${formatUtc(until)})` : '';
       const reason = `the service asked to wait ${formatWait(retryAfterMs)}${when}; try again then`;
-      const refuse = (what: string) => new AskedToWaitError(what, reason);
+      const refuse = (what: string) => new ThrottleGivenUpError(what, reason);
       this.#refusedUntil = { at: until.getTime(), refuse };
       return { retry: false, refuse };
     }
@@ -222,7 +221,7 @@ export class Throttle {
     const waitMs = (retryAfterMs || undefined) ?? this.#backoffMs();
     if (now + waitMs - this.#since > maxWaitMs) {
       const reason = `the service has been throttling requests for ${formatWait(now - this.#since)} (--max-throttle-wait ${formatWait(maxWaitMs)}); try again later, or raise --max-throttle-wait`;
-      return { retry: false, refuse: (what) => throttledError(what, reason) };
+      return { retry: false, refuse: (what) => new ThrottleGivenUpError(what, reason) };
     }
     const wasOpen = this.#openAt <= now;
     this.#openAt = Math.max(this.#openAt, now + waitMs);
@@ -277,17 +276,6 @@ export class Throttle {
       });
     }
   }
-}
-
-/** A request that failed for throttling (status 429 whatever the service's answer was). */
-export function throttledError(what: string, reason: string): RateLimitError {
-  return new RateLimitError(
-    `${what}: ${reason}`,
-    429,
-    undefined,
-    ExitCode.partial,
-    'lower -c, or run again later',
-  );
 }
 
 /** The failure of every request once an outage has outlasted the batch's limit. */

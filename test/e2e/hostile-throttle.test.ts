@@ -145,6 +145,100 @@ describe('throttling', () => {
     }
   }, 150_000);
 
+  test('429s without Retry-After past --max-throttle-wait stop the batch as a long Retry-After does: the upload that met it fails, the files never sent stay pending "(not sent)", exit 1; the next run sends them', async () => {
+    let throttling = true;
+    const server = await startScriptedServer((req, res) => {
+      if (throttling) return sendJson(res, 429, { error: 429, message: 'slow down' });
+      if (req.url === REDACTION) return answerWithSpeech(res);
+      return sendJson(res, 404, { error: 404, message: 'not found' });
+    });
+    try {
+      const out = join(dir.path, 'out');
+      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+      const inputs = await speechInputs(dir.path, 6);
+      const args = ['redact', inputs, '-o', out, '--json', '-c', '1', '--max-throttle-wait', '3s'];
+      const run = await runCli(args, { env });
+      expect(run.exitCode).toBe(1);
+      const lines = String(run.stdout)
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.at(-1)).toMatchObject({ summary: { failed: 1, pending: 5, done: 0 } });
+      const givenUp =
+        'the service has been throttling requests for \\d+s \\(--max-throttle-wait 3s\\); try again later, or raise --max-throttle-wait';
+      const files = lines.slice(0, -1);
+      expect(files.filter((line) => line.status === 'failed')).toEqual([
+        expect.objectContaining({
+          reason: expect.stringMatching(new RegExp(`^redacting call-\\d\\.wav: ${givenUp}$`)),
+        }),
+      ]);
+      const pending = files.filter((line) => line.status === 'pending');
+      expect(pending).toHaveLength(5);
+      for (const line of pending) {
+        expect(line.reason).toMatch(
+          new RegExp(`^not finished: the batch stopped: ${givenUp} \\(not sent\\)$`),
+        );
+      }
+      expect(String(run.stderr)).toMatch(
+        new RegExp(`^error: the batch stopped: redacting call-\\d\\.wav: ${givenUp}$`, 'm'),
+      );
+      // The journal holds the one failure; the files never sent have no line that says they failed.
+      const status = await runCli(['status', '-o', out, '--json'], { env });
+      expect(JSON.parse(String(status.stdout))).toMatchObject({
+        counts: { done: 0, uploading: 0, pending: 0, failed: 1 },
+      });
+      throttling = false;
+      const next = await runCli(args, { env });
+      expect(next.exitCode, String(next.stderr)).toBe(0);
+      expect((await readdir(out)).filter((name) => name.endsWith('.wav'))).toHaveLength(6);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  test('a job being collected when 429s past --max-throttle-wait stop the batch stays pending with its id; the file not yet sent stays pending "(not sent)"', async () => {
+    const server = await startScriptedServer((req, res, _body, index) => {
+      if (index === 0 && req.url === REDACTION) return sendJson(res, 202, { job_id: 'j1' });
+      return sendJson(res, 429, { error: 429, message: 'slow down' });
+    });
+    try {
+      const run = await runCli(
+        [
+          'redact',
+          await speechInputs(dir.path, 3),
+          '-o',
+          join(dir.path, 'out'),
+          '--json',
+          '-c',
+          '1',
+          '--max-throttle-wait',
+          '3s',
+        ],
+        { env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }) },
+      );
+      expect(run.exitCode).toBe(1);
+      const lines = String(run.stdout)
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.at(-1)).toMatchObject({ summary: { failed: 1, pending: 2, done: 0 } });
+      const files = lines.slice(0, -1);
+      expect(files.find((line) => line.jobId === 'j1')).toMatchObject({
+        status: 'pending',
+        reason: expect.stringMatching(/the service has been throttling requests for .*later run collects it/),
+      });
+      expect(files.filter((line) => line.status === 'pending' && line.jobId === undefined)).toEqual([
+        expect.objectContaining({
+          reason: expect.stringMatching(
+            /^not finished: the batch stopped: .*throttling requests.* \(not sent\)$/,
+          ),
+        }),
+      ]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
   test('a batch against `vredact sandbox --rate-limit 2/1s` finishes every file', async () => {
     const sandbox = await startSandboxProcess(['--rate-limit', '2/1s']);
     try {
@@ -199,6 +293,41 @@ describe('a throttled support command', () => {
       expect(run.exitCode, String(run.stderr)).toBe(0);
       expect(String(run.stderr)).toBe('');
       expect(String(run.stdout)).toMatch(/^j1\t/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('support commands throttled past --max-throttle-wait', () => {
+  test('jobs list, jobs content and download each fail with one line that says what happened and what to do, with no option they lack', async () => {
+    const server = await startScriptedServer((_req, res) =>
+      sendJson(res, 429, { error: 429, message: 'slow down' }),
+    );
+    try {
+      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+      const limit = ['--max-throttle-wait', '3s'];
+      const runs = await Promise.all([
+        runCli(['jobs', 'list', ...limit], { env }),
+        runCli(['jobs', 'content', 'job1', ...limit], { env }),
+        runCli(['download', 'job1', '-o', join(dir.path, 'out'), ...limit], { env }),
+      ]);
+      for (const [run, what] of runs.map(
+        (run, i) => [run, ['listing jobs', 'reading job job1', 'reading job job1'][i]] as const,
+      )) {
+        expect(run.exitCode).toBe(1);
+        expect(run.stdout).toBe('');
+        const lines = String(run.stderr).trimEnd().split('\n');
+        expect(lines.filter((line) => line.startsWith('error: '))).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^error: ${what}: the service has been throttling requests for \\d+s \\(--max-throttle-wait 3s\\); try again later, or raise --max-throttle-wait$`,
+            ),
+          ),
+        ]);
+        // Lowering -c cannot help: the window is one request already, and these have no -c.
+        expect(String(run.stderr)).not.toContain('-c');
+      }
     } finally {
       await server.close();
     }
