@@ -18,7 +18,7 @@
  */
 import type { Clock } from '../clock.js';
 import { type ApiError, ServiceUnreachableError, ThrottleGivenUpError } from './errors.js';
-import { formatWait, LONGEST_WAIT_MS } from './wait-text.js';
+import { formatWait, LONGEST_WAIT_MS, nextStretchNoticeMs, STRETCH_NOTICE_FIRST_MS } from './wait-text.js';
 
 export interface ThrottleOptions {
   clock: Clock;
@@ -41,10 +41,12 @@ export interface OutageRiding {
 /**
  * What to do with a throttle answer (or an outage): try again, or fail with `refuse`'s error.
  * `waitStartedMs`: this answer closed an open gate, for that long (answers met while it was closed
- * already start no wait of their own).
+ * already start no wait of their own). `throttledForMs`: the stretch has lasted that long, and is
+ * due to be told (wait-text.ts says when).
  */
 export type ThrottleDecision =
-  { retry: true; waitStartedMs?: number } | { retry: false; refuse: (what: string) => ApiError };
+  | { retry: true; waitStartedMs?: number; throttledForMs?: number }
+  | { retry: false; refuse: (what: string) => ApiError };
 
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_CAP_MS = 30_000;
@@ -67,6 +69,8 @@ export class Throttle {
   #since: number | undefined;
   /** Throttle answers since the last success, for the backoff when the service names no wait. */
   #strikes = 0;
+  /** How long the current stretch must have lasted before it is told again. */
+  #stretchNoticeAtMs = STRETCH_NOTICE_FIRST_MS;
   /** Set when the service asked for a wait beyond maxWaitMs (or an outage outlasted its limit): every request fails at once until then. */
   #refusedUntil: { at: number; refuse: (what: string) => ApiError } | undefined;
   #outage: OutageRiding | undefined;
@@ -78,6 +82,11 @@ export class Throttle {
   constructor(options: ThrottleOptions) {
     this.#options = options;
     this.#limit = Math.max(1, options.maxConcurrency);
+  }
+
+  /** How long continuous throttling is ridden out (for the lines that tell it). */
+  get maxWaitMs(): number {
+    return this.#options.maxWaitMs;
   }
 
   /** The current window (for tests and the verbose log). */
@@ -145,6 +154,7 @@ export class Throttle {
   onAnswered(): void {
     this.#since = undefined;
     this.#strikes = 0;
+    this.#stretchNoticeAtMs = STRETCH_NOTICE_FIRST_MS;
     this.#reached = true;
     const outageSince = this.#unreachableSince;
     if (outageSince === undefined) return;
@@ -225,7 +235,11 @@ export class Throttle {
     }
     const wasOpen = this.#openAt <= now;
     this.#openAt = Math.max(this.#openAt, now + waitMs);
-    return wasOpen ? { retry: true, waitStartedMs: waitMs } : { retry: true };
+    const decision = wasOpen ? { retry: true as const, waitStartedMs: waitMs } : { retry: true as const };
+    const lastedMs = now - this.#since;
+    if (lastedMs < this.#stretchNoticeAtMs) return decision;
+    this.#stretchNoticeAtMs = nextStretchNoticeMs(lastedMs);
+    return { ...decision, throttledForMs: lastedMs };
   }
 
   /** The gate's wait when the service named none: 1 s doubling to 30 s per strike, jittered. */

@@ -16,6 +16,12 @@ const TOKEN = 'vr_throttle_0123456789abcdef';
 const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-hostile-throttle-');
 
+/** The line that tells a stretch of throttling, some ten seconds long (`tens`), and when it is given up. */
+const stretchLine = (tens: number, limit: string) =>
+  new RegExp(
+    `^the service has been rate-limiting requests for ${tens}\\ds; still waiting, up to ${limit} \\(--max-throttle-wait\\)$`,
+  );
+
 describe('throttling', () => {
   test('429 with Retry-After: 1 for 30 s, then success: 3 of 3 files finish with default settings, about one request a second while throttled', async () => {
     const THROTTLED_MS = 30_000;
@@ -42,6 +48,12 @@ describe('throttling', () => {
         'call-1.wav',
         'call-2.wav',
       ]);
+      // Waits of a second are not said one by one; the stretch is, after 10 s and again after 20 s.
+      expect(
+        String(run.stderr)
+          .split('\n')
+          .filter((line) => line.includes('rate-limiting')),
+      ).toEqual([expect.stringMatching(stretchLine(1, '30m')), expect.stringMatching(stretchLine(2, '30m'))]);
       // One request per Retry-After period while throttled, with a little slack for the first burst.
       expect(throttledTimes.length).toBeLessThanOrEqual(THROTTLED_MS / 1000 + 6);
       expect(server.received.filter((r) => r.url === REDACTION).length).toBeLessThanOrEqual(
@@ -283,6 +295,32 @@ describe('a throttled support command', () => {
       await server.close();
     }
   });
+
+  test('jobs list answered `429 Retry-After: 1` for 12 s: no line a second, one line says how long the service has been rate-limiting and how long vredact waits; not with -q; --json stdout is the jobs alone', async () => {
+    let firstAt: number | undefined;
+    const server = await startScriptedServer((_req, res) => {
+      firstAt ??= Date.now();
+      if (Date.now() - firstAt < 12_000)
+        return sendJson(res, 429, { error: 429, message: 'slow down' }, { 'retry-after': '1' });
+      return sendJson(res, 200, { jobs: [{ job_id: 'j1', created_at: '2026-11-21T05:14:03Z' }] });
+    });
+    try {
+      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+      const [run, quiet] = await Promise.all([
+        runCli(['jobs', 'list', '--json', '--max-throttle-wait', '5m'], { env }),
+        runCli(['jobs', 'list', '-q'], { env }),
+      ]);
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(String(run.stderr).trimEnd().split('\n')).toEqual([expect.stringMatching(stretchLine(1, '5m'))]);
+      expect((JSON.parse(String(run.stdout)) as { job_id: string }[]).map((job) => job.job_id)).toEqual([
+        'j1',
+      ]);
+      expect(quiet.exitCode, String(quiet.stderr)).toBe(0);
+      expect(String(quiet.stderr)).toBe('');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 
   test('with -q the wait is not said; the jobs still come', async () => {
     const server = await throttledOnce();
