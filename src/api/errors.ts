@@ -45,17 +45,20 @@ export class RateLimitError extends ApiError {
   override name = 'RateLimitError';
 }
 /**
- * The service asked for a wait past --max-throttle-wait: every request is refused until then, so a
- * batch stops, with the files not sent pending, as on a full disk.
+ * Throttling the run gives up on: the service asked for a wait past --max-throttle-wait, or has been
+ * throttling for longer than that. Every later request would meet it, so a batch stops, with the
+ * files not sent pending, as on a full disk, rather than failing each of them in turn.
  */
-export class AskedToWaitError extends RateLimitError {
-  override name = 'AskedToWaitError';
+export class ThrottleGivenUpError extends RateLimitError {
+  override name = 'ThrottleGivenUpError';
   constructor(
     what: string,
-    /** "the service asked to wait 1h 0m (until …); try again then". */
+    /** "the service asked to wait 1h 0m (until …); try again then", without what was being done. */
     readonly reason: string,
   ) {
-    super(`${what}: ${reason}`, 429, undefined, ExitCode.partial, 'lower -c, or run again later');
+    // No hint: the reason says what to do, and lowering -c cannot help (the window is one request
+    // already) and is no option of most commands.
+    super(`${what}: ${reason}`, 429, undefined, ExitCode.partial);
   }
 }
 export class InternalServerError extends ApiError {
@@ -250,14 +253,14 @@ export function errorForStatus(
 
 /**
  * True for failures that every request to the service would meet, whatever it carries: its TLS
- * certificate is not trusted, the proxy refuses the tunnel, the service cannot be reached or asked
- * for a wait longer than the run rides out. A batch
+ * certificate is not trusted, the proxy refuses the tunnel, the service cannot be reached or throttles
+ * for longer than the run rides out. A batch
  * stops on the first, rather than failing each of its files the same way.
  */
 export function failsEveryRequest(error: unknown): boolean {
   return (
     error instanceof CertificateError ||
-    error instanceof AskedToWaitError ||
+    error instanceof ThrottleGivenUpError ||
     error instanceof ProxyRefusedError ||
     error instanceof ServiceUnreachableError
   );

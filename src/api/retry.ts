@@ -126,6 +126,8 @@ export interface RetryOptions {
   what?: string;
   /** A throttle answer of this request closed the gate for `waitMs` (a wait starts for every request). */
   onThrottleWait?: (error: RetryableStatusError, waitMs: number) => void;
+  /** Throttling has gone on, without an answer between, for `lastedMs`: due to be told (Throttle says when). */
+  onThrottleStretch?: (error: RetryableStatusError, lastedMs: number) => void;
   /** Called once per request when connecting has failed for more than SLOW_CONNECT_NOTICE_MS and is retried. */
   onSlowConnect?: (error: unknown) => void;
 }
@@ -190,6 +192,7 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
       const decision = throttled;
       if (!decision.retry) throw decision.refuse(what);
       if (decision.waitStartedMs !== undefined) options.onThrottleWait?.(error, decision.waitStartedMs);
+      if (decision.throttledForMs !== undefined) options.onThrottleStretch?.(error, decision.throttledForMs);
       options.onRetry?.(error, n + 1, undefined);
       continue;
     }

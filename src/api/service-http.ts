@@ -24,7 +24,7 @@ import { type Scrub, scrubberFor } from './scrub.js';
 import { Throttle } from './throttle.js';
 import { decodedResponse } from './content-encoding.js';
 import { headerValue, networkError } from './transport.js';
-import { formatWait, THROTTLE_NOTICE_MS, throttleWaitLine } from './wait-text.js';
+import { formatWait, THROTTLE_NOTICE_MS, throttleStretchLine, throttleWaitLine } from './wait-text.js';
 
 function safeDecode(text: string): string | undefined {
   if (!text) return undefined;
@@ -218,6 +218,9 @@ export class ServiceHttp {
         if (waitMs > THROTTLE_NOTICE_MS)
           log.info(throttleWaitLine(error.status, waitMs, (error.retryAfterMs ?? 0) > 0));
       },
+      // Waits of a second each are not said, so half an hour of them would pass in silence.
+      onThrottleStretch: (error, lastedMs) =>
+        log.info(throttleStretchLine(error.status, lastedMs, this.#throttle.maxWaitMs)),
       onSlowConnect: (error) => {
         if (this.#slowConnectNoticed) return;
         this.#slowConnectNoticed = true;

@@ -17,9 +17,8 @@
  *   hundreds of thousands of files retried against a service that is down).
  */
 import type { Clock } from '../clock.js';
-import { ExitCode } from '../errors.js';
-import { type ApiError, AskedToWaitError, RateLimitError, ServiceUnreachableError } from './errors.js';
-import { formatWait, LONGEST_WAIT_MS } from './wait-text.js';
+import { type ApiError, ServiceUnreachableError, ThrottleGivenUpError } from './errors.js';
+import { formatWait, LONGEST_WAIT_MS, nextStretchNoticeMs, STRETCH_NOTICE_FIRST_MS } from './wait-text.js';
 
 export interface ThrottleOptions {
   clock: Clock;
@@ -42,10 +41,12 @@ export interface OutageRiding {
 /**
  * What to do with a throttle answer (or an outage): try again, or fail with `refuse`'s error.
  * `waitStartedMs`: this answer closed an open gate, for that long (answers met while it was closed
- * already start no wait of their own).
+ * already start no wait of their own). `throttledForMs`: the stretch has lasted that long, and is
+ * due to be told (wait-text.ts says when).
  */
 export type ThrottleDecision =
-  { retry: true; waitStartedMs?: number } | { retry: false; refuse: (what: string) => ApiError };
+  | { retry: true; waitStartedMs?: number; throttledForMs?: number }
+  | { retry: false; refuse: (what: string) => ApiError };
 
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_CAP_MS = 30_000;
@@ -68,6 +69,8 @@ export class Throttle {
   #since: number | undefined;
   /** Throttle answers since the last success, for the backoff when the service names no wait. */
   #strikes = 0;
+  /** How long the current stretch must have lasted before it is told again. */
+  #stretchNoticeAtMs = STRETCH_NOTICE_FIRST_MS;
   /** Set when the service asked for a wait beyond maxWaitMs (or an outage outlasted its limit): every request fails at once until then. */
   #refusedUntil: { at: number; refuse: (what: string) => ApiError } | undefined;
   #outage: OutageRiding | undefined;
@@ -79,6 +82,11 @@ export class Throttle {
   constructor(options: ThrottleOptions) {
     this.#options = options;
     this.#limit = Math.max(1, options.maxConcurrency);
+  }
+
+  /** How long continuous throttling is ridden out (for the lines that tell it). */
+  get maxWaitMs(): number {
+    return this.#options.maxWaitMs;
   }
 
   /** The current window (for tests and the verbose log). */
@@ -146,6 +154,7 @@ export class Throttle {
   onAnswered(): void {
     this.#since = undefined;
     this.#strikes = 0;
+    this.#stretchNoticeAtMs = STRETCH_NOTICE_FIRST_MS;
     this.#reached = true;
     const outageSince = this.#unreachableSince;
     if (outageSince === undefined) return;
@@ -212,7 +221,7 @@ export class Throttle {
       const until = new Date(now + retryAfterMs);
       const when = retryAfterMs < LONGEST_WAIT_MS ? ` (until ${formatUtc(until)})` : '';
       const reason = `the service asked to wait ${formatWait(retryAfterMs)}${when}; try again then`;
-      const refuse = (what: string) => new AskedToWaitError(what, reason);
+      const refuse = (what: string) => new ThrottleGivenUpError(what, reason);
       this.#refusedUntil = { at: until.getTime(), refuse };
       return { retry: false, refuse };
     }
@@ -222,11 +231,15 @@ export class Throttle {
     const waitMs = (retryAfterMs || undefined) ?? this.#backoffMs();
     if (now + waitMs - this.#since > maxWaitMs) {
       const reason = `the service has been throttling requests for ${formatWait(now - this.#since)} (--max-throttle-wait ${formatWait(maxWaitMs)}); try again later, or raise --max-throttle-wait`;
-      return { retry: false, refuse: (what) => throttledError(what, reason) };
+      return { retry: false, refuse: (what) => new ThrottleGivenUpError(what, reason) };
     }
     const wasOpen = this.#openAt <= now;
     this.#openAt = Math.max(this.#openAt, now + waitMs);
-    return wasOpen ? { retry: true, waitStartedMs: waitMs } : { retry: true };
+    const decision = wasOpen ? { retry: true as const, waitStartedMs: waitMs } : { retry: true as const };
+    const lastedMs = now - this.#since;
+    if (lastedMs < this.#stretchNoticeAtMs) return decision;
+    this.#stretchNoticeAtMs = nextStretchNoticeMs(lastedMs);
+    return { ...decision, throttledForMs: lastedMs };
   }
 
   /** The gate's wait when the service named none: 1 s doubling to 30 s per strike, jittered. */
@@ -277,17 +290,6 @@ export class Throttle {
       });
     }
   }
-}
-
-/** A request that failed for throttling (status 429 whatever the service's answer was). */
-export function throttledError(what: string, reason: string): RateLimitError {
-  return new RateLimitError(
-    `${what}: ${reason}`,
-    429,
-    undefined,
-    ExitCode.partial,
-    'lower -c, or run again later',
-  );
 }
 
 /** The failure of every request once an outage has outlasted the batch's limit. */

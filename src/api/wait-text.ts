@@ -7,6 +7,25 @@ export const LONGEST_WAIT_MS = 366 * 24 * 3600 * 1000;
 /** A throttle's wait shorter than this passes unsaid: the user would not notice the pause. */
 export const THROTTLE_NOTICE_MS = 1000;
 
+/** A stretch of throttling is first told once it has lasted this long: shorter, it passes as a pause. */
+export const STRETCH_NOTICE_FIRST_MS = 10_000;
+/** The longest gap between two lines telling one stretch: half an hour of it is ten lines, not 1,800. */
+const STRETCH_NOTICE_MAX_GAP_MS = 5 * 60_000;
+
+/** When a stretch told after `lastedMs` is told again: once it has doubled, at most 5 min later. */
+export function nextStretchNoticeMs(lastedMs: number): number {
+  return lastedMs + Math.min(lastedMs, STRETCH_NOTICE_MAX_GAP_MS);
+}
+
+/**
+ * The line that tells a long stretch of throttling, whose waits may each be too short to be said
+ * (`Retry-After: 1` for half an hour): how long it has lasted, and how long vredact rides it out.
+ */
+export function throttleStretchLine(status: number | undefined, lastedMs: number, maxWaitMs: number): string {
+  const what = status === 503 ? 'unavailable (503)' : 'rate-limiting requests';
+  return `the service has been ${what} for ${formatWait(lastedMs)}; still waiting, up to ${formatWait(maxWaitMs)} (--max-throttle-wait)`;
+}
+
 /**
  * The line that tells a throttle's wait as it starts, for every command alike: `waiting 10s: the
  * service is rate-limiting requests (Retry-After)`. `named`: the service said how long.

@@ -2,7 +2,7 @@
  * What every stage shares: the client, the recorder, the token gate, the signals and the limits.
  */
 import type { ApiClient } from '../api/client.js';
-import { AskedToWaitError, isTokenRefused, NotSentError } from '../api/errors.js';
+import { isTokenRefused, NotSentError, ThrottleGivenUpError } from '../api/errors.js';
 import type { Clock } from '../clock.js';
 import type { OutputFolder } from '../fs/containment.js';
 import { LocalFsError } from '../fs/errors.js';
@@ -91,7 +91,7 @@ export function stoppedReason(engine: Engine): string {
     return 'not finished: the batch stopped: another run took over the lock';
   if (engine.halt.reason instanceof NoRoomOnDisk)
     return 'not finished: the batch stopped: not enough free space for the results';
-  if (engine.halt.reason instanceof AskedToWaitError)
+  if (engine.halt.reason instanceof ThrottleGivenUpError)
     return `not finished: the batch stopped: ${engine.halt.reason.reason}`;
   if (engine.halt.reason) {
     return engine.halt.reason instanceof LocalFsError

@@ -106,6 +106,36 @@ describe('withRetries through a throttle', () => {
     expect(clock.elapsed()).toBe(40_000);
   });
 
+  test('a long stretch of short waits is said: first after 10 s of throttling, then each time it has doubled, at most every 5 min; an answer starts a new stretch', async () => {
+    const clock = clockFrom(START);
+    const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 60 * 60_000 });
+    const said: number[] = [];
+    const listing = (throttles: number) => {
+      let calls = 0;
+      return withRetries(
+        async () => {
+          if (++calls <= throttles) throw throttled(1000);
+          return 'ok';
+        },
+        {
+          maxRetries: 0,
+          clock,
+          throttle,
+          what: 'listing jobs',
+          onThrottleStretch: (_error, lastedMs) => said.push(lastedMs),
+        },
+      );
+    };
+    // Half an hour of `Retry-After: 1`: ten lines, not 1,800.
+    await listing(30 * 60);
+    expect(said).toEqual([
+      10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 620_000, 920_000, 1_220_000, 1_520_000,
+    ]);
+    said.length = 0;
+    await listing(15);
+    expect(said).toEqual([10_000]);
+  });
+
   test('a throttle answer closes the gate before its slot is freed: the request waiting for it goes after the wait', async () => {
     // Time moves on only after everything already due has run: a request let through too early
     // starts before the clock reaches the end of the wait.

@@ -16,6 +16,12 @@ const TOKEN = 'vr_throttle_0123456789abcdef';
 const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-hostile-throttle-');
 
+/** The line that tells a stretch of throttling, some ten seconds long (`tens`), and when it is given up. */
+const stretchLine = (tens: number, limit: string) =>
+  new RegExp(
+    `^the service has been rate-limiting requests for ${tens}\\ds; still waiting, up to ${limit} \\(--max-throttle-wait\\)$`,
+  );
+
 describe('throttling', () => {
   test('429 with Retry-After: 1 for 30 s, then success: 3 of 3 files finish with default settings, about one request a second while throttled', async () => {
     const THROTTLED_MS = 30_000;
@@ -42,6 +48,12 @@ describe('throttling', () => {
         'call-1.wav',
         'call-2.wav',
       ]);
+      // Waits of a second are not said one by one; the stretch is, after 10 s and again after 20 s.
+      expect(
+        String(run.stderr)
+          .split('\n')
+          .filter((line) => line.includes('rate-limiting')),
+      ).toEqual([expect.stringMatching(stretchLine(1, '30m')), expect.stringMatching(stretchLine(2, '30m'))]);
       // One request per Retry-After period while throttled, with a little slack for the first burst.
       expect(throttledTimes.length).toBeLessThanOrEqual(THROTTLED_MS / 1000 + 6);
       expect(server.received.filter((r) => r.url === REDACTION).length).toBeLessThanOrEqual(
@@ -145,6 +157,100 @@ describe('throttling', () => {
     }
   }, 150_000);
 
+  test('429s without Retry-After past --max-throttle-wait stop the batch as a long Retry-After does: the upload that met it fails, the files never sent stay pending "(not sent)", exit 1; the next run sends them', async () => {
+    let throttling = true;
+    const server = await startScriptedServer((req, res) => {
+      if (throttling) return sendJson(res, 429, { error: 429, message: 'slow down' });
+      if (req.url === REDACTION) return answerWithSpeech(res);
+      return sendJson(res, 404, { error: 404, message: 'not found' });
+    });
+    try {
+      const out = join(dir.path, 'out');
+      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+      const inputs = await speechInputs(dir.path, 6);
+      const args = ['redact', inputs, '-o', out, '--json', '-c', '1', '--max-throttle-wait', '3s'];
+      const run = await runCli(args, { env });
+      expect(run.exitCode).toBe(1);
+      const lines = String(run.stdout)
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.at(-1)).toMatchObject({ summary: { failed: 1, pending: 5, done: 0 } });
+      const givenUp =
+        'the service has been throttling requests for \\d+s \\(--max-throttle-wait 3s\\); try again later, or raise --max-throttle-wait';
+      const files = lines.slice(0, -1);
+      expect(files.filter((line) => line.status === 'failed')).toEqual([
+        expect.objectContaining({
+          reason: expect.stringMatching(new RegExp(`^redacting call-\\d\\.wav: ${givenUp}$`)),
+        }),
+      ]);
+      const pending = files.filter((line) => line.status === 'pending');
+      expect(pending).toHaveLength(5);
+      for (const line of pending) {
+        expect(line.reason).toMatch(
+          new RegExp(`^not finished: the batch stopped: ${givenUp} \\(not sent\\)$`),
+        );
+      }
+      expect(String(run.stderr)).toMatch(
+        new RegExp(`^error: the batch stopped: redacting call-\\d\\.wav: ${givenUp}$`, 'm'),
+      );
+      // The journal holds the one failure; the files never sent have no line that says they failed.
+      const status = await runCli(['status', '-o', out, '--json'], { env });
+      expect(JSON.parse(String(status.stdout))).toMatchObject({
+        counts: { done: 0, uploading: 0, pending: 0, failed: 1 },
+      });
+      throttling = false;
+      const next = await runCli(args, { env });
+      expect(next.exitCode, String(next.stderr)).toBe(0);
+      expect((await readdir(out)).filter((name) => name.endsWith('.wav'))).toHaveLength(6);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  test('a job being collected when 429s past --max-throttle-wait stop the batch stays pending with its id; the file not yet sent stays pending "(not sent)"', async () => {
+    const server = await startScriptedServer((req, res, _body, index) => {
+      if (index === 0 && req.url === REDACTION) return sendJson(res, 202, { job_id: 'j1' });
+      return sendJson(res, 429, { error: 429, message: 'slow down' });
+    });
+    try {
+      const run = await runCli(
+        [
+          'redact',
+          await speechInputs(dir.path, 3),
+          '-o',
+          join(dir.path, 'out'),
+          '--json',
+          '-c',
+          '1',
+          '--max-throttle-wait',
+          '3s',
+        ],
+        { env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }) },
+      );
+      expect(run.exitCode).toBe(1);
+      const lines = String(run.stdout)
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.at(-1)).toMatchObject({ summary: { failed: 1, pending: 2, done: 0 } });
+      const files = lines.slice(0, -1);
+      expect(files.find((line) => line.jobId === 'j1')).toMatchObject({
+        status: 'pending',
+        reason: expect.stringMatching(/the service has been throttling requests for .*later run collects it/),
+      });
+      expect(files.filter((line) => line.status === 'pending' && line.jobId === undefined)).toEqual([
+        expect.objectContaining({
+          reason: expect.stringMatching(
+            /^not finished: the batch stopped: .*throttling requests.* \(not sent\)$/,
+          ),
+        }),
+      ]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
   test('a batch against `vredact sandbox --rate-limit 2/1s` finishes every file', async () => {
     const sandbox = await startSandboxProcess(['--rate-limit', '2/1s']);
     try {
@@ -190,6 +296,32 @@ describe('a throttled support command', () => {
     }
   });
 
+  test('jobs list answered `429 Retry-After: 1` for 12 s: no line a second, one line says how long the service has been rate-limiting and how long vredact waits; not with -q; --json stdout is the jobs alone', async () => {
+    let firstAt: number | undefined;
+    const server = await startScriptedServer((_req, res) => {
+      firstAt ??= Date.now();
+      if (Date.now() - firstAt < 12_000)
+        return sendJson(res, 429, { error: 429, message: 'slow down' }, { 'retry-after': '1' });
+      return sendJson(res, 200, { jobs: [{ job_id: 'j1', created_at: '2026-11-21T05:14:03Z' }] });
+    });
+    try {
+      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+      const [run, quiet] = await Promise.all([
+        runCli(['jobs', 'list', '--json', '--max-throttle-wait', '5m'], { env }),
+        runCli(['jobs', 'list', '-q'], { env }),
+      ]);
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(String(run.stderr).trimEnd().split('\n')).toEqual([expect.stringMatching(stretchLine(1, '5m'))]);
+      expect((JSON.parse(String(run.stdout)) as { job_id: string }[]).map((job) => job.job_id)).toEqual([
+        'j1',
+      ]);
+      expect(quiet.exitCode, String(quiet.stderr)).toBe(0);
+      expect(String(quiet.stderr)).toBe('');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
   test('with -q the wait is not said; the jobs still come', async () => {
     const server = await throttledOnce();
     try {
@@ -199,6 +331,41 @@ describe('a throttled support command', () => {
       expect(run.exitCode, String(run.stderr)).toBe(0);
       expect(String(run.stderr)).toBe('');
       expect(String(run.stdout)).toMatch(/^j1\t/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('support commands throttled past --max-throttle-wait', () => {
+  test('jobs list, jobs content and download each fail with one line that says what happened and what to do, with no option they lack', async () => {
+    const server = await startScriptedServer((_req, res) =>
+      sendJson(res, 429, { error: 429, message: 'slow down' }),
+    );
+    try {
+      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+      const limit = ['--max-throttle-wait', '3s'];
+      const runs = await Promise.all([
+        runCli(['jobs', 'list', ...limit], { env }),
+        runCli(['jobs', 'content', 'job1', ...limit], { env }),
+        runCli(['download', 'job1', '-o', join(dir.path, 'out'), ...limit], { env }),
+      ]);
+      for (const [run, what] of runs.map(
+        (run, i) => [run, ['listing jobs', 'reading job job1', 'reading job job1'][i]] as const,
+      )) {
+        expect(run.exitCode).toBe(1);
+        expect(run.stdout).toBe('');
+        const lines = String(run.stderr).trimEnd().split('\n');
+        expect(lines.filter((line) => line.startsWith('error: '))).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^error: ${what}: the service has been throttling requests for \\d+s \\(--max-throttle-wait 3s\\); try again later, or raise --max-throttle-wait$`,
+            ),
+          ),
+        ]);
+        // Lowering -c cannot help: the window is one request already, and these have no -c.
+        expect(String(run.stderr)).not.toContain('-c');
+      }
     } finally {
       await server.close();
     }
