@@ -1,17 +1,19 @@
 /**
  * What every command of the tree has, given once the tree is built so that a command added later
  * cannot forget it: the contract's six global flags, parse errors reported as the tool's usage
- * errors (naming that command's help), and, for a command of commands (the program,
+ * errors (naming that command's help), a positional argument's value outside its fixed set refused
+ * as every refused value is, and, for a command of commands (the program,
  * `jobs`, `config`), its help on stdout with exit 0 when no subcommand is named, as `gh repo` does.
  */
 import { Command } from 'commander';
 import { globalOptions } from './option.js';
-import { throwParseErrorsAsUsage } from './parse-errors.js';
+import { refuseValuesNotAllowed, throwParseErrorsAsUsage } from './parse-errors.js';
 
 export function completeCommandTree(program: Command): void {
   for (const command of everyCommand(program)) {
     addMissingGlobalOptions(command);
     throwParseErrorsAsUsage(command);
+    refuseValuesNotAllowed(command);
     if (command.commands.length > 0) showHelpWithoutSubcommand(command);
   }
 }

@@ -1,11 +1,12 @@
 /**
- * commander's parse errors (an unknown option or command, a missing argument, a value outside the
- * allowed ones) as the tool's own usage errors, so that they are printed by the one error printer
+ * commander's parse errors (an unknown option or command, a missing argument or option value) as the
+ * tool's own usage errors, so that they are printed by the one error printer
  * (src/report-error.ts) like every other error: one `error:` line, then one `hint:` line that names
  * the help of the command the words were given to, with commander's suggestion when it has one.
  */
 import type { Command, CommanderError } from 'commander';
 import { UsageError } from '../errors.js';
+import { choiceError } from '../settings/bad-value.js';
 
 /** commander's suggestion, as it appends it to a message: `\n(Did you mean --overwrite?)`. */
 const SUGGESTION = /\n\(Did you mean (.+)\?\)$/;
@@ -17,6 +18,25 @@ export function throwParseErrorsAsUsage(command: Command): void {
     if (error.exitCode === 0) throw error;
     throw usageErrorOf(command, error);
   });
+}
+
+/**
+ * `command`'s positional arguments with a fixed set of values (`completion <shell>`, `config get
+ * <key>`) refuse another in the shape of every value refused, with the one meant where it is obvious
+ * (src/settings/bad-value.ts): commander's own check said "command-argument value 'Tcsh' is invalid
+ * for argument 'shell'. Allowed choices are …". The values stay the argument's, for help and completion.
+ */
+export function refuseValuesNotAllowed(command: Command): void {
+  for (const argument of command.registeredArguments) {
+    const allowed = argument.argChoices;
+    if (!allowed) continue;
+    argument.argParser((value: string, previous: unknown) => {
+      if (!allowed.includes(value)) {
+        throw choiceError(`<${argument.name()}>`, value, allowed, `\`${commandPath(command)} --help\``);
+      }
+      return argument.variadic ? [...(Array.isArray(previous) ? previous : []), value] : value;
+    });
+  }
 }
 
 export function usageErrorOf(command: Command, error: CommanderError): UsageError {

@@ -116,7 +116,7 @@ export class FolderFlushes {
 }
 
 /**
- * The process's flushes: every output of a run and of a download, and a run's new or compacted
- * journal, goes through this one.
+ * The process's flushes: every output of a run and of a download, a run's journal (new, compacted
+ * or left by an earlier run) and a lock put in place go through this one.
  */
 export const folderFlushes = new FolderFlushes();

@@ -2,8 +2,8 @@
  * Appends to this run's journal, the one place the engine writes it. Writes are queued in order on one
  * file handle. A durable line (`uploading`, `submitted`) resolves only once it is on disk; concurrent
  * durable lines share one flush (group commit), and the other lines are flushed with the next one or
- * at close. The folder is 0700 and the file 0600: the journal names every input. A journal that
- * has no line yet has its folder flushed before the first line goes in (see open()).
+ * at close. The folder is 0700 and the file 0600: the journal names every input. The journal's
+ * folder is flushed once per run, when it is opened, before the first line goes in (see open()).
  */
 import { close, constants, fchmod, fdatasync, fstat, open, read, write } from 'node:fs';
 import { dirname } from 'node:path';
@@ -75,11 +75,12 @@ export class JournalWriter {
         // and would swallow the records: only a regular file is a journal.
         if (!stats.isFile()) throw notRegularFile(stats);
         const { size } = stats;
-        // An empty journal is most often one just created: its name is an entry of the folder, and
-        // a power loss may take an entry that no flush of the folder made durable, with every line
-        // flushed into the file since (outputs would then stand that no journal vouches for). An
-        // empty journal left by an earlier run costs one flush more.
-        if (size === 0) await folderFlushes.flushed(dirname(path));
+        // The journal's name is an entry of the folder, and a power loss may take an entry that no
+        // flush of the folder made durable, with every line flushed into the file since (outputs
+        // would then stand that no journal vouches for). Not only a journal just created: one left
+        // by an older version, or by a run before journals were flushed, may never have been. One
+        // flush per run, before the first line and the first upload.
+        await folderFlushes.flushed(dirname(path));
         if (size > 0) {
           const last = Buffer.alloc(1);
           await readFd(fd, last, 0, 1, size - 1);

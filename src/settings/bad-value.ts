@@ -1,8 +1,9 @@
 /**
- * The one shape of an option value refused: one line naming the option, the value given and what the
- * option takes, then a hint. Where a number went past an end of its range the hint gives that end;
- * it always names the command's --help, which only the command's runner knows (src/cli/action.ts
- * fills it in, as commander's own parse errors name it: src/cli/parse-errors.ts).
+ * The one shape of a value refused (an option's, or a positional argument's with a fixed set of
+ * values): one line naming what was refused, the value given and what it takes, then a hint. Where a
+ * number went past an end of its range the hint gives that end, and where a choice was obviously
+ * meant it gives that one; it always names the command's --help, which only the command's runner
+ * knows (src/cli/action.ts fills it in; src/cli/parse-errors.ts for an argument commander reads).
  */
 import { UsageError } from '../errors.js';
 
@@ -12,9 +13,27 @@ export class BadValueError extends UsageError {
     message: string,
     /** The allowed value nearest to the one given, as the option is written (`64`, `7d`). */
     readonly nearest?: string,
+    help = "the command's --help",
   ) {
-    super(message, nearestHint(nearest, "the command's --help"));
+    super(message, nearestHint(nearest, help));
   }
+}
+
+/**
+ * The refusal of `value` where only `allowed` are taken; `what` names it as the user gave it
+ * (`--gender`, `age` in `config set`, `<shell>`).
+ */
+export function choiceError(
+  what: string,
+  value: string,
+  allowed: readonly string[],
+  help?: string,
+): BadValueError {
+  return new BadValueError(
+    `${what} must be one of ${allowed.join(', ')} (got "${value}")`,
+    nearestChoice(value, allowed),
+    help,
+  );
 }
 
 /** The hint of a BadValueError, with `help` as where the option's rules are shown. */

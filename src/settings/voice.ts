@@ -1,4 +1,4 @@
-import { BadValueError, nearestChoice } from './bad-value.js';
+import { type BadValueError, choiceError } from './bad-value.js';
 
 /** The service's target-voice fields and their allowed values (service interface, redaction request). */
 export const VOICE_CHOICES = {
@@ -39,8 +39,5 @@ export function voiceValueError(
 ): BadValueError | undefined {
   const allowed: readonly string[] = VOICE_CHOICES[name];
   if (allowed.includes(value)) return undefined;
-  return new BadValueError(
-    `${what} must be one of ${allowed.join(', ')} (got "${value}")`,
-    nearestChoice(value, allowed),
-  );
+  return choiceError(what, value, allowed);
 }

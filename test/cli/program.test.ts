@@ -111,6 +111,32 @@ describe('the command tree', () => {
     expect(helpOf(all.get('sandbox') as Command)).toMatch(/--rate-limit <n\/period>/);
   });
 
+  test('every positional argument with a fixed set of values refuses another in the one shape', async () => {
+    const withChoices = [...everyCommand(program)].flatMap(([path, command]) =>
+      command.registeredArguments.flatMap((argument, at) =>
+        argument.argChoices ? [{ path, at, argument }] : [],
+      ),
+    );
+    expect(withChoices.map(({ path }) => path).sort()).toEqual([
+      'completion',
+      'config get',
+      'config set',
+      'config unset',
+    ]);
+    for (const { path, at, argument } of withChoices) {
+      const command = everyCommand(program).get(path) as Command;
+      const values = command.registeredArguments.map((other, index) =>
+        index === at ? 'NoSuchValue' : (other.argChoices?.[0] ?? 'x'),
+      );
+      const refusal = buildProgram().parseAsync(['node', 'vredact', ...path.split(' '), ...values]);
+      await expect(refusal, path).rejects.toMatchObject({
+        message: `<${argument.name()}> must be one of ${argument.argChoices?.join(', ')} (got "NoSuchValue")`,
+        hint: `see \`vredact ${path} --help\``,
+        exitCode: 2,
+      });
+    }
+  });
+
   test('status is declared with -o, --json and --manifest', () => {
     expect(longNames(all.get('status') as Command)).toEqual(
       expect.arrayContaining(['--out-dir', '--json', '--manifest']),

@@ -141,6 +141,6 @@ describe('arguments echoed by a parse error', () => {
       for (const raw of ['\u001b', '\u0007', '\u009b', '\u202e']) expect(stderr).not.toContain(raw);
     }
     expect(String(redact.stderr)).toContain("unknown option '-\\x1b[2J\\u202evaw.wav'");
-    expect(String(config.stderr)).toContain("'k\\x1b]0;owned\\x07\\x9b'");
+    expect(String(config.stderr)).toContain('(got "k\\x1b]0;owned\\x07\\x9b")');
   });
 });

@@ -53,7 +53,7 @@ describe("commander's parse errors go through the one error printer", () => {
     );
     await expectUsage(
       ['completion', 'tcsh'],
-      "command-argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.",
+      '<shell> must be one of bash, zsh, fish (got "tcsh")',
       'see `vredact completion --help`',
     );
   });
@@ -114,6 +114,36 @@ describe('a target voice outside its values', () => {
       ['config', 'set', 'language', 'nl'],
       'language must be one of en, fr, it, es, de (got "nl")',
       'see `vredact config set --help`',
+    );
+  });
+});
+
+describe('a positional argument outside its values', () => {
+  // In the shape of an option's value refused, with the one meant where letter case or a beginning
+  // makes it obvious: they printed commander's "command-argument value 'Tcsh' is invalid for argument
+  // 'shell'. Allowed choices are …", and no nearest value.
+  const KEYS = 'base-url, token, concurrency, out-dir, age, gender, language, model, emotion';
+  test.each([
+    [['completion', 'Bash'], '<shell>', 'bash, zsh, fish', 'Bash', 'bash', 'completion'],
+    [['completion', 'Tcsh'], '<shell>', 'bash, zsh, fish', 'Tcsh', undefined, 'completion'],
+    [['config', 'get', 'Token'], '<key>', KEYS, 'Token', 'token', 'config get'],
+    [['config', 'set', 'Concurrency', '3'], '<key>', KEYS, 'Concurrency', 'concurrency', 'config set'],
+    [['config', 'unset', 'base'], '<key>', KEYS, 'base', 'base-url', 'config unset'],
+    [['config', 'get', 'colour'], '<key>', KEYS, 'colour', undefined, 'config get'],
+  ])('vredact %j', async (words, what, allowed, given, nearest, command) => {
+    const help = `see \`vredact ${command} --help\``;
+    await expectUsage(
+      words,
+      `${what} must be one of ${allowed} (got "${given}")`,
+      nearest === undefined ? help : `the nearest allowed value is ${nearest}; ${help}`,
+    );
+  });
+
+  test('the value given is escaped before the terminal sees it', async () => {
+    await expectUsage(
+      ['completion', '\x1b[2Jz\r'],
+      '<shell> must be one of bash, zsh, fish (got "\\x1b[2Jz\\r")',
+      'see `vredact completion --help`',
     );
   });
 });

@@ -146,7 +146,7 @@ describe("a job's items with no id", () => {
 
   const idlessJob = () => startJobServer((res) => sendJson(res, 200, { jobContent }));
 
-  test('jobs content lists them with the id empty, in a pipe and as JSON, exit 0', async () => {
+  test('jobs content lists them with the id empty in a pipe, null as JSON, exit 0', async () => {
     const server = await idlessJob();
     try {
       const plain = await runCli(['jobs', 'content', 'job1'], { env: envFor(server) });
@@ -158,10 +158,10 @@ describe("a job's items with no id", () => {
       ]);
       const json = await runCli(['jobs', 'content', 'job1', '--json'], { env: envFor(server) });
       expect(json.exitCode, String(json.stderr)).toBe(0);
-      const items = JSON.parse(String(json.stdout)) as Array<{ id: string; file_name: string }>;
+      const items = JSON.parse(String(json.stdout)) as Array<{ id: string | null; file_name: string }>;
       expect(items.map((item) => [item.id, item.file_name])).toEqual([
-        ['', 'a.wav'],
-        ['', 'b.wav'],
+        [null, 'a.wav'],
+        [null, 'b.wav'],
         ['3', 'c.wav'],
       ]);
     } finally {

@@ -184,6 +184,51 @@ describe("a job's items as jobs content shows them", () => {
     }
   });
 
+  test('a field the service did not give is shown empty and is null in --json, never an empty string made up', async () => {
+    // The interface requires none of an item's fields. An id or a time missing (or null, or an
+    // object) came out of --json as "", a value the service never gave, beside a missing file name
+    // and duration that came out as null.
+    const server = await startJobServer((res) =>
+      sendJsonText(
+        res,
+        200,
+        `{"jobContent": [
+          {"job_id": "job7", "file_name": "a.wav"},
+          {"id": null, "file_name": "b.wav", "created_at": null, "audio_duration": null},
+          {"id": {"n": 3}, "created_at": true},
+          {"id": 4, "file_name": "d.wav", "audio_duration": 61, "created_at": "2026-03-01T00:00:00Z", "note": "kept"}
+        ]}`,
+      ),
+    );
+    try {
+      const plain = await runCli(['jobs', 'content', 'job7'], { env: envFor(server) });
+      expect(plain.exitCode, String(plain.stderr)).toBe(0);
+      expect(String(plain.stdout).split('\n')).toEqual([
+        '\ta.wav\t\t',
+        '\tb.wav\t\t',
+        '\t\t\t',
+        '4\td.wav\t1:01\t2026-03-01 00:00:00',
+      ]);
+      const json = await runCli(['jobs', 'content', 'job7', '--json'], { env: envFor(server) });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      expect(JSON.parse(String(json.stdout))).toEqual([
+        { id: null, job_id: 'job7', file_name: 'a.wav', audio_duration: null, created_at: null },
+        { id: null, job_id: 'job7', file_name: 'b.wav', audio_duration: null, created_at: null },
+        { id: null, job_id: 'job7', file_name: null, audio_duration: null, created_at: null },
+        {
+          id: '4',
+          job_id: 'job7',
+          file_name: 'd.wav',
+          audio_duration: 61,
+          created_at: '2026-03-01T00:00:00Z',
+          note: 'kept',
+        },
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a recording of an hour or more shows as h:mm:ss, as the README says', async () => {
     const server = await startJobServer((res) =>
       sendJson(res, 200, {

@@ -3,8 +3,9 @@
  * them: the output's folder is flushed after the rename, and that flush has ended before the journal's
  * `done` line is written (redact) or the file is reported (download). Without the folder's flush, a
  * power loss could keep the line and lose the rename. The same for the journal itself: its folder is
- * flushed after a run creates it, or puts its compaction in place, before a line is appended to it
- * and before the first upload that an `uploading` line guards.
+ * flushed after a run creates it, opens one an older run left, or puts its compaction in place,
+ * before a line is appended to it and before the first upload that an `uploading` line guards; and
+ * a lock's folder after the lock is put in place, before the run that took it goes on.
  */
 import * as realFs from 'node:fs';
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
@@ -15,24 +16,35 @@ import type { BodySink, RedactionAnswer } from '../../src/api/client.js';
 import { createContext } from '../../src/context.js';
 import { downloadFiles } from '../../src/download/download-files.js';
 import { writeFileAtomically } from '../../src/fs/atomic-write.js';
+import { createPrivateFileExclusively } from '../../src/fs/exclusive-create.js';
 import { createInterruptController } from '../../src/interrupt.js';
 import { runBatch } from '../../src/redact/batch.js';
+import { acquireLock, lockPath } from '../../src/redact/lock.js';
 import type { RedactClient } from '../../src/redact/engine.js';
 import { parseRedactOptions } from '../../src/redact/options.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { journalLine, writeJournal } from '../helpers/journal.js';
+import { recordingLogger } from '../helpers/logger.js';
 import { makeWav } from '../helpers/mp3.js';
 
 type Event =
   | { op: 'open'; path: string }
-  | { op: 'rename'; to: string }
+  | { op: 'create'; path: string }
+  | { op: 'rename' | 'link'; to: string }
+  | { op: 'link-refused'; to: string }
   | { op: 'fsync-start' | 'fsync-end'; path: string; id: number }
   | { op: 'write'; path: string; text: string }
   | { op: 'reported'; path: string }
   | { op: 'upload'; name: string };
 
-const trace = vi.hoisted(() => ({ events: [] as unknown[], fds: new Map<number, string>(), ids: 0 }));
+const trace = vi.hoisted(() => ({
+  events: [] as unknown[],
+  fds: new Map<number, string>(),
+  ids: 0,
+  /** A file system without hard links: link(2) fails with EPERM. */
+  noHardLinks: false,
+}));
 const events = () => trace.events as Event[];
 
 type Callback = (error: NodeJS.ErrnoException | null, ...results: unknown[]) => void;
@@ -97,7 +109,22 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     await real.rename(from, to);
     trace.events.push({ op: 'rename', to: String(to) });
   };
-  return { ...real, rename, default: { ...real, rename } };
+  const link = async (from: realFs.PathLike, to: realFs.PathLike) => {
+    if (trace.noHardLinks) {
+      trace.events.push({ op: 'link-refused', to: String(to) });
+      throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+    }
+    await real.link(from, to);
+    trace.events.push({ op: 'link', to: String(to) });
+  };
+  // A file created exclusively in place ('wx'), as a lock is without hard links.
+  const open = async (path: realFs.PathLike, flags?: string | number, mode?: realFs.Mode) => {
+    const handle = await real.open(path, flags, mode);
+    if (flags === 'wx') trace.events.push({ op: 'create', path: String(path) });
+    return handle;
+  };
+  const patched = { rename, link, open };
+  return { ...real, ...patched, default: { ...real, ...patched } };
 });
 
 const dir = tempDirPerTest('vredact-flush-order-');
@@ -261,7 +288,7 @@ describe('the folder of an output is flushed after its rename, before it is repo
   });
 });
 
-describe("the journal's folder is flushed once its name is new, before anything depends on it", () => {
+describe("the journal's folder is flushed once per run, before anything depends on its name", () => {
   const journalWrite = (journal: string) => (event: Event) => event.op === 'write' && event.path === journal;
   const firstUpload = (event: Event) => event.op === 'upload';
 
@@ -308,5 +335,72 @@ describe("the journal's folder is flushed once its name is new, before anything 
     const firstLine = firstIndex('the first line appended', journalWrite(journal));
     const upload = firstIndex('the upload', firstUpload);
     expectFolderFlushedBetween(dirname(journal), renamed, Math.min(firstLine, upload));
+  });
+
+  it('a journal an older run left: flushed after it is opened, before the first line appended and the first upload', async () => {
+    trace.events.length = 0;
+    await mkdir(join(dir.path, 'in'), { recursive: true });
+    await writeFile(join(dir.path, 'in', 'a.wav'), makeWav(0.5));
+    // Written by an older version, or by this one before journals were flushed: its name may be an
+    // entry of the folder that no flush made durable.
+    const journal = await writeJournal(join(dir.path, 'older'), [
+      {
+        event: 'failed',
+        at: '2026-01-01T00:00:00.000Z',
+        input: '/gone/x.wav',
+        output: 'x.wav',
+        reason: 'service unavailable',
+      },
+    ]);
+    const { code, said } = await redactInto('older');
+    expect(code, said).toBe(0);
+    const firstLine = firstIndex('the first line appended', journalWrite(journal));
+    expect(events()[firstLine]).toMatchObject({ text: expect.stringContaining('"event":"uploading"') });
+    // The open for appending: the last before its first line (a read of it may come before).
+    const opened = events().findLastIndex(
+      (event, index) => index < firstLine && event.op === 'open' && event.path === journal,
+    );
+    expect(opened, 'the journal opened for appending').toBeGreaterThanOrEqual(0);
+    const upload = firstIndex('the upload', firstUpload);
+    expectFolderFlushedBetween(dirname(journal), opened, Math.min(firstLine, upload));
+  });
+});
+
+describe("a lock's folder is flushed once the lock is in place, before the run that took it goes on", () => {
+  it("the run's lock: flushed after its hard link, before acquireLock resolves", async () => {
+    trace.events.length = 0;
+    const out = join(dir.path, 'locked');
+    const lock = await acquireLock(out, recordingLogger());
+    try {
+      events().push({ op: 'reported', path: lock.path });
+      expect(lock.path).toBe(lockPath(out));
+      const linked = firstIndex(
+        'the lock linked into place',
+        (event) => event.op === 'link' && event.to === lock.path,
+      );
+      expectFolderFlushedBetween(dirname(lock.path), linked, events().length - 1);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('without hard links: flushed after the lock is created in place, before it is reported created', async () => {
+    trace.events.length = 0;
+    trace.noHardLinks = true;
+    try {
+      await mkdir(join(dir.path, 'state'), { recursive: true });
+      const path = join(dir.path, 'state', 'lock');
+      expect(await createPrivateFileExclusively(path, 'mine\n')).toBe(true);
+      events().push({ op: 'reported', path });
+      firstIndex('the hard link refused', (event) => event.op === 'link-refused' && event.to === path);
+      const created = firstIndex(
+        'the lock created in place',
+        (event) => event.op === 'create' && event.path === path,
+      );
+      expectFolderFlushedBetween(dirname(path), created, events().length - 1);
+      expect(await readFile(path, 'utf8')).toBe('mine\n');
+    } finally {
+      trace.noHardLinks = false;
+    }
   });
 });

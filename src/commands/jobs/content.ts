@@ -19,10 +19,17 @@ function row(item: JobContentItem): string[] {
 
 /**
  * The item as machine output gives it: an item the service listed without its job's id (read as
- * empty) is one of the job asked for, so it carries that id, never an empty one.
+ * empty) is one of the job asked for, so it carries that id, never an empty one. An id or a time it
+ * did not give (read as empty too, so that one odd item never fails a listing) is null, as a file
+ * name or a duration not given is: never an empty string the service did not write.
  */
-function withJobId(item: JobContentItem, jobId: string): JobContentItem {
-  return item.job_id === '' ? { ...item, job_id: jobId } : item;
+function machineItem(item: JobContentItem, jobId: string) {
+  return {
+    ...item,
+    id: item.id === '' ? null : item.id,
+    job_id: item.job_id === '' ? jobId : item.job_id,
+    created_at: item.created_at === '' ? null : item.created_at,
+  };
 }
 
 /**
@@ -48,7 +55,7 @@ export async function runJobsContent(ctx: Context, [given = '']: string[]): Prom
       jobId,
       {
         add: (item) => {
-          if (json) out.push(jsonArrayElement(withJobId(item, jobId), count));
+          if (json) out.push(jsonArrayElement(machineItem(item, jobId), count));
           else if (rows) rows.push(row(item));
           else out.push(`${row(item).join('\t')}\n`);
           count++;
