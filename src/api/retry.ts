@@ -124,8 +124,11 @@ export interface RetryOptions {
   toService?: boolean;
   /** What the request is, for messages ("listing jobs"). */
   what?: string;
-  /** A throttle answer of this request closed the gate for `waitMs` (a wait starts for every request). */
-  onThrottleWait?: (error: RetryableStatusError, waitMs: number) => void;
+  /**
+   * A throttle answer of this request closed the gate for `waitMs` (a wait starts for every request);
+   * `stretchTold`: its stretch of throttling has been told already.
+   */
+  onThrottleWait?: (error: RetryableStatusError, waitMs: number, stretchTold: boolean) => void;
   /** Throttling has gone on, without an answer between, for `lastedMs`: due to be told (Throttle says when). */
   onThrottleStretch?: (error: RetryableStatusError, lastedMs: number) => void;
   /** Called once per request when connecting has failed for more than SLOW_CONNECT_NOTICE_MS and is retried. */
@@ -191,7 +194,8 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     if (throttled && isThrottleAnswer(error)) {
       const decision = throttled;
       if (!decision.retry) throw decision.refuse(what);
-      if (decision.waitStartedMs !== undefined) options.onThrottleWait?.(error, decision.waitStartedMs);
+      if (decision.waitStartedMs !== undefined)
+        options.onThrottleWait?.(error, decision.waitStartedMs, decision.stretchTold === true);
       if (decision.throttledForMs !== undefined) options.onThrottleStretch?.(error, decision.throttledForMs);
       options.onRetry?.(error, n + 1, undefined);
       continue;

@@ -24,7 +24,7 @@ import { type Scrub, scrubberFor } from './scrub.js';
 import { Throttle } from './throttle.js';
 import { decodedResponse } from './content-encoding.js';
 import { headerValue, networkError } from './transport.js';
-import { formatWait, THROTTLE_NOTICE_MS, throttleStretchLine, throttleWaitLine } from './wait-text.js';
+import { formatWait, throttleStretchLine, throttleWaitLine, waitIsTold } from './wait-text.js';
 
 function safeDecode(text: string): string | undefined {
   if (!text) return undefined;
@@ -213,9 +213,9 @@ export class ServiceHttp {
             : `${said}; retry ${attempt}/${maxRetries} in ${formatWait(delayMs)}`,
         );
       },
-      onThrottleWait: (error, waitMs) => {
+      onThrottleWait: (error, waitMs, stretchTold) => {
         // At a terminal a silent wait of seconds reads as a hang.
-        if (waitMs > THROTTLE_NOTICE_MS)
+        if (waitIsTold(waitMs, stretchTold))
           log.info(throttleWaitLine(error.status, waitMs, (error.retryAfterMs ?? 0) > 0));
       },
       // Waits of a second each are not said, so half an hour of them would pass in silence.

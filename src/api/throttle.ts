@@ -41,11 +41,11 @@ export interface OutageRiding {
 /**
  * What to do with a throttle answer (or an outage): try again, or fail with `refuse`'s error.
  * `waitStartedMs`: this answer closed an open gate, for that long (answers met while it was closed
- * already start no wait of their own). `throttledForMs`: the stretch has lasted that long, and is
- * due to be told (wait-text.ts says when).
+ * already start no wait of their own); `stretchTold`: a line has told its stretch already.
+ * `throttledForMs`: the stretch has lasted that long, and is due to be told (wait-text.ts says when).
  */
 export type ThrottleDecision =
-  | { retry: true; waitStartedMs?: number; throttledForMs?: number }
+  | { retry: true; waitStartedMs?: number; stretchTold?: boolean; throttledForMs?: number }
   | { retry: false; refuse: (what: string) => ApiError };
 
 const BACKOFF_BASE_MS = 1000;
@@ -235,7 +235,10 @@ export class Throttle {
     }
     const wasOpen = this.#openAt <= now;
     this.#openAt = Math.max(this.#openAt, now + waitMs);
-    const decision = wasOpen ? { retry: true as const, waitStartedMs: waitMs } : { retry: true as const };
+    const stretchTold = this.#stretchNoticeAtMs > STRETCH_NOTICE_FIRST_MS;
+    const decision = wasOpen
+      ? { retry: true as const, waitStartedMs: waitMs, ...(stretchTold && { stretchTold }) }
+      : { retry: true as const };
     const lastedMs = now - this.#since;
     if (lastedMs < this.#stretchNoticeAtMs) return decision;
     this.#stretchNoticeAtMs = nextStretchNoticeMs(lastedMs);

@@ -5,12 +5,21 @@
 export const LONGEST_WAIT_MS = 366 * 24 * 3600 * 1000;
 
 /** A throttle's wait shorter than this passes unsaid: the user would not notice the pause. */
-export const THROTTLE_NOTICE_MS = 1000;
+const THROTTLE_NOTICE_MS = 1000;
 
 /** A stretch of throttling is first told once it has lasted this long: shorter, it passes as a pause. */
 export const STRETCH_NOTICE_FIRST_MS = 10_000;
 /** The longest gap between two lines telling one stretch: half an hour of it is ten lines, not 1,800. */
 const STRETCH_NOTICE_MAX_GAP_MS = 5 * 60_000;
+
+/**
+ * Whether a throttle's wait is said as it starts. Once its stretch has been told, the stretch's own
+ * lines say it, and only a wait that is a pause of its own (over STRETCH_NOTICE_FIRST_MS) is said:
+ * half an hour of `Retry-After: 2` was 900 lines.
+ */
+export function waitIsTold(waitMs: number, stretchTold: boolean): boolean {
+  return waitMs > (stretchTold ? STRETCH_NOTICE_FIRST_MS : THROTTLE_NOTICE_MS);
+}
 
 /** When a stretch told after `lastedMs` is told again: once it has doubled, at most 5 min later. */
 export function nextStretchNoticeMs(lastedMs: number): number {

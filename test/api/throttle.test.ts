@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { RateLimitError, errorForStatus } from '../../src/api/errors.js';
 import { RetryableStatusError, withRetries } from '../../src/api/retry.js';
 import { Throttle } from '../../src/api/throttle.js';
+import { waitIsTold } from '../../src/api/wait-text.js';
 import type { Clock } from '../../src/clock.js';
 import { steppingClock as clockFrom } from '../helpers/stepping-clock.js';
 
@@ -134,6 +135,35 @@ describe('withRetries through a throttle', () => {
     said.length = 0;
     await listing(15);
     expect(said).toEqual([10_000]);
+  });
+
+  test('once a stretch has been told, only a wait over 10 s is said one by one: half an hour of Retry-After: 2 is not 900 lines', async () => {
+    const clock = clockFrom(START);
+    const throttle = new Throttle({ clock, maxConcurrency: 4, maxWaitMs: 60 * 60_000 });
+    const waits: number[] = [];
+    const stretches: number[] = [];
+    let calls = 0;
+    await withRetries(
+      async () => {
+        calls++;
+        if (calls <= 30 * 30) throw throttled(2000);
+        if (calls <= 30 * 30 + 3) throw throttled(15_000);
+        return 'ok';
+      },
+      {
+        maxRetries: 0,
+        clock,
+        throttle,
+        what: 'listing jobs',
+        onThrottleWait: (_error, waitMs, stretchTold) => {
+          if (waitIsTold(waitMs, stretchTold)) waits.push(waitMs);
+        },
+        onThrottleStretch: (_error, lastedMs) => stretches.push(lastedMs),
+      },
+    );
+    // The 2-s waits until the stretch is first told (after 10 s), then the 15-s ones alone.
+    expect(waits).toEqual([2000, 2000, 2000, 2000, 2000, 2000, 15_000, 15_000, 15_000]);
+    expect(stretches.length).toBeGreaterThanOrEqual(10);
   });
 
   test('a throttle answer closes the gate before its slot is freed: the request waiting for it goes after the wait', async () => {
