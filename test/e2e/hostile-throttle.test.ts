@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { jsonLines } from '../helpers/e2e.js';
 import { startSandboxProcess } from '../helpers/sandbox.js';
 import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
@@ -95,10 +96,7 @@ describe('throttling', () => {
         env,
       });
       expect(run.exitCode).toBe(1);
-      const lines = String(run.stdout)
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = jsonLines(run.stdout);
       expect(lines.at(-1)).toMatchObject({ summary: { failed: 1, pending: 5, done: 0 } });
       const files = lines.slice(0, -1);
       expect(files.filter((line) => line.status === 'failed')).toEqual([
@@ -171,10 +169,7 @@ describe('throttling', () => {
       const args = ['redact', inputs, '-o', out, '--json', '-c', '1', '--max-throttle-wait', '3s'];
       const run = await runCli(args, { env });
       expect(run.exitCode).toBe(1);
-      const lines = String(run.stdout)
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = jsonLines(run.stdout);
       expect(lines.at(-1)).toMatchObject({ summary: { failed: 1, pending: 5, done: 0 } });
       const givenUp =
         'the service has been throttling requests for \\d+s \\(--max-throttle-wait 3s\\); try again later, or raise --max-throttle-wait';
@@ -229,10 +224,7 @@ describe('throttling', () => {
         { env: isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN }) },
       );
       expect(run.exitCode).toBe(1);
-      const lines = String(run.stdout)
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = jsonLines(run.stdout);
       expect(lines.at(-1)).toMatchObject({ summary: { failed: 1, pending: 2, done: 0 } });
       const files = lines.slice(0, -1);
       expect(files.find((line) => line.jobId === 'j1')).toMatchObject({

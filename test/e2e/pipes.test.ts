@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
-import { type E2E, setup } from '../helpers/e2e.js';
+import { type E2E, runIntoGoneReader, setup } from '../helpers/e2e.js';
 
 let e2e: E2E | undefined;
 afterEach(async () => {
@@ -86,16 +86,10 @@ describe('a closed stdout', () => {
     e2e = await setup();
     for (let i = 0; i < 200; i++)
       await e2e.fixture('speech-16bit.wav', `in/call-${String(i).padStart(3, '0')}.wav`);
-    const child = execa('node', [BIN, 'redact', '--dry-run', 'in', '-o', 'out'], {
+    const result = await runIntoGoneReader(['redact', '--dry-run', 'in', '-o', 'out'], {
       cwd: e2e.dir,
       env: e2e.env,
-      extendEnv: false,
-      stdin: 'ignore',
-      reject: false,
     });
-    // The reading end is closed before vredact writes anything: its first write fails with EPIPE.
-    child.stdout.destroy();
-    const result = await child;
     expect(result.exitCode).toBe(130);
     expect(result.stderr).toMatch(/^the output was closed: stopping$/m);
     expect(result.stderr).not.toMatch(/upload/);
@@ -106,10 +100,7 @@ describe('a closed stdout', () => {
   it.each(['--help', 'redact --help', 'help exit-codes', 'completion bash', '--version'])(
     '`vredact %s` into a reader that has gone ends quietly: exit 0, no stack trace',
     async (line) => {
-      const child = execa('node', [BIN, ...line.split(' ')], { stdin: 'ignore', reject: false });
-      // The reading end is closed before vredact writes anything: its write fails with EPIPE.
-      child.stdout.destroy();
-      const result = await child;
+      const result = await runIntoGoneReader(line.split(' '));
       expect(result.stderr).not.toMatch(STACK);
       expect(result.exitCode).toBe(0);
     },

@@ -1,9 +1,9 @@
 /** Shared set-up of the end-to-end tests: a temp folder, a sandbox, and the built CLI pointed at it. */
 import { copyFile, mkdir, open, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Options } from 'execa';
+import { execa, type Options } from 'execa';
 import { SAME_SIGNAL_MS } from '../../src/interrupt.js';
-import { FIXTURES, isolatedEnv, runCli, tempDir } from './cli.js';
+import { BIN, FIXTURES, isolatedEnv, runCli, tempDir } from './cli.js';
 import { type SandboxProcess, startSandboxProcess } from './sandbox.js';
 
 export interface E2E {
@@ -111,4 +111,23 @@ export async function until(check: () => Promise<boolean>, timeoutMs = 20_000): 
  */
 export async function pauseBeforeAnotherSignal(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 2 * SAME_SIGNAL_MS));
+}
+
+/**
+ * Runs the built binary with its stdout's reading end closed before vredact writes anything (its
+ * first write fails with EPIPE), as `| head` does once it has read enough.
+ */
+export async function runIntoGoneReader(
+  args: string[],
+  where: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ exitCode: number | undefined; stderr: string }> {
+  const child = execa('node', [BIN, ...args], {
+    ...(where.env && { env: where.env, extendEnv: false }),
+    cwd: where.cwd,
+    stdin: 'ignore',
+    reject: false,
+  });
+  child.stdout.destroy();
+  const result = await child;
+  return { exitCode: result.exitCode, stderr: String(result.stderr) };
 }
