@@ -10,12 +10,30 @@ import type { Scrub } from './scrub.js';
 import { closeBody, headerValue, networkError, peek } from './transport.js';
 import { isRiffWave } from '../audio/riff.js';
 
-/** What a redaction request gave: the audio, as the sink made of it, or a job to collect later. */
-export type RedactionAnswer<T> = { kind: 'audio'; result: T } | { kind: 'job'; jobId: string };
+/**
+ * What a redaction request gave: the audio, as the sink made of it, a job to collect later, or an
+ * acceptance that names no job (its job is looked for among the service's jobs by the upload's name).
+ */
+export type RedactionAnswer<T> =
+  { kind: 'audio'; result: T } | { kind: 'job'; jobId: string } | { kind: 'accepted' };
+
+/**
+ * Whether an answer that is neither audio nor a job id still says the upload was taken: a 202, whatever
+ * its body (the interface shows no body for its asynchronous case), or another 2xx whose body is a JSON
+ * object, declared so, that is not the interface's error shape. A page (a portal's 200 `text/html`) or
+ * an undeclared body says nothing of the kind: that file fails as an answer outside the interface.
+ */
+function isAcceptance(status: number, contentType: string, body: unknown): boolean {
+  if (status === 202) return true;
+  if (!/^application\/([\w.-]+\+)?json\b/.test(contentType)) return false;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
+  return !('error' in body && 'message' in body);
+}
 
 /**
  * Audio (an `audio/*` type or a RIFF/WAVE start) goes to `consume`; a JSON body naming a job gives its
- * id, checked like every identifier from the service; anything else is an error for that file.
+ * id, checked like every identifier from the service; an acceptance naming no job (isAcceptance) says
+ * so; anything else is an error for that file.
  */
 export async function readRedactionAnswer<T>(
   response: Dispatcher.ResponseData,
@@ -75,6 +93,7 @@ async function answerOf<T>(
   if (named !== undefined) {
     return { kind: 'job', jobId: assertJobId(scrub(jobIdFromAnswer(named.value, named.field, what)), what) };
   }
+  if (isAcceptance(response.statusCode, contentType, body)) return { kind: 'accepted' };
   throw new InvalidResponseError(
     `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${escapeControls(scrub(contentType)) || 'no content type'})`,
   );
