@@ -18,16 +18,14 @@ export type RedactionAnswer<T> =
   { kind: 'audio'; result: T } | { kind: 'job'; jobId: string } | { kind: 'accepted' };
 
 /**
- * Whether an answer that is neither audio nor a job id still says the upload was taken: a 202, whatever
- * its body (the interface shows no body for its asynchronous case), or another 2xx whose body is a JSON
- * object, declared so, that is not the interface's error shape. A page (a portal's 200 `text/html`) or
- * an undeclared body says nothing of the kind: that file fails as an answer outside the interface.
+ * Whether an answer that is neither audio nor a job id still says the upload was taken: a 202
+ * (Accepted), whatever its body (the interface shows no body for its asynchronous case). A 200 that
+ * names no job is not taken for one: a portal or a proxy at the wrong base URL answers 200 to any
+ * POST, and each file would then wait for a job that does not exist until --wait-timeout (two hours
+ * by default) instead of failing at once with the hint to check the base URL.
  */
-function isAcceptance(status: number, contentType: string, body: unknown): boolean {
-  if (status === 202) return true;
-  if (!/^application\/([\w.-]+\+)?json\b/.test(contentType)) return false;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
-  return !('error' in body && 'message' in body);
+function isAcceptance(status: number): boolean {
+  return status === 202;
 }
 
 /**
@@ -93,7 +91,7 @@ async function answerOf<T>(
   if (named !== undefined) {
     return { kind: 'job', jobId: assertJobId(scrub(jobIdFromAnswer(named.value, named.field, what)), what) };
   }
-  if (isAcceptance(response.statusCode, contentType, body)) return { kind: 'accepted' };
+  if (isAcceptance(response.statusCode)) return { kind: 'accepted' };
   throw new InvalidResponseError(
     `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${escapeControls(scrub(contentType)) || 'no content type'})`,
   );

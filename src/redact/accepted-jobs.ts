@@ -6,8 +6,10 @@
  * RECONCILE_MAX_READS), whatever the number of uploads waiting; a job whose content already lists
  * files is not read again, as its upload's name is there for good. Rounds follow the poll's backoff
  * (about 1 s growing to 30 s), started over when an upload joins, never closer than MIN_GAP_MS.
+ * A listing refused for good (a 404, an answer that is not a listing: the setup, not a moment) ends
+ * every wait with that error: rounds would meet it until `--wait-timeout`, two hours by default.
  */
-import { backoffDelay } from '../api/retry.js';
+import { backoffDelay, isRetryableByDefault } from '../api/retry.js';
 import { isNamed, type JobContentItem } from '../api/schemas.js';
 import type { Clock } from '../clock.js';
 import { type FoundJob, type ReconcileDeps, reconcile } from './reconcile.js';
@@ -21,6 +23,7 @@ interface Waiter {
   sinceMs: number;
   deadlineMs: number;
   resolve: (found: FoundJob | undefined) => void;
+  reject: (error: unknown) => void;
 }
 
 export type AcceptedJobsDeps = Pick<
@@ -44,11 +47,11 @@ export class AcceptedJobs {
 
   /**
    * The job found for the upload `uploadName`, begun at `sinceMs`; undefined once `deadlineMs` has
-   * passed, or at a stop.
+   * passed, or at a stop. Rejects with the error of a listing refused for good.
    */
   find(uploadName: string, sinceMs: number, deadlineMs: number): Promise<FoundJob | undefined> {
-    return new Promise((resolve) => {
-      this.#waiting.set(uploadName, { sinceMs, deadlineMs, resolve });
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(uploadName, { sinceMs, deadlineMs, resolve, reject });
       this.#attempt = 0;
       this.#wake.abort();
       if (this.#running) return;
@@ -104,10 +107,16 @@ export class AcceptedJobs {
     // Not worth a warning: a failed round is followed by another until the upload's wait is over.
     const debug = (message: string) =>
       deps.debug(`looking for uploads accepted without a job id: ${message}`);
+    let listingError: unknown;
     const found = await reconcile(
       { count: waiters.size, sinceMs },
       {
         ...deps,
+        listJobs: (makeSink) =>
+          deps.listJobs(makeSink).catch((error: unknown) => {
+            listingError = error;
+            throw error;
+          }),
         warn: debug,
         debug,
         jobContent: async (jobId) => {
@@ -128,6 +137,11 @@ export class AcceptedJobs {
           ),
       },
     );
+    if (listingError !== undefined && !isRetryableByDefault(listingError) && !deps.isStop(listingError)) {
+      for (const waiter of waiters.values()) waiter.reject(listingError);
+      for (const name of waiters.keys()) this.#waiting.delete(name);
+      return;
+    }
     for (const [name, job] of found) {
       this.#claimed.add(job.jobId);
       this.#waiting.get(name)?.resolve(job);

@@ -27,6 +27,12 @@ export async function collectAccepted(engine: Engine, work: AcceptedWork): Promi
   let found;
   try {
     found = await engine.acceptedJobs.find(work.uploadName, work.sinceMs, deadlineMs);
+  } catch (error) {
+    recorder.pending(
+      entry,
+      `${UNNAMED}; looking for it among the jobs failed: ${messageOf(error)}; ${LOOKED_FOR_NEXT}`,
+    );
+    return;
   } finally {
     recorder.progress.waiting--;
     recorder.changed();

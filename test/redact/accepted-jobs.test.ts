@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobSink } from '../../src/api/client-types.js';
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
+import { NotFoundError, ServiceUnreachableError } from '../../src/api/errors.js';
 import { AcceptedJobs } from '../../src/redact/accepted-jobs.js';
 import { steppingClock } from '../helpers/stepping-clock.js';
 
@@ -68,5 +69,37 @@ describe('AcceptedJobs', () => {
     });
     expect(await finder.find('a.1.wav', START, START + 60_000)).toBeUndefined();
     expect(jobs.calls.listings).toBeGreaterThan(1);
+  });
+
+  it("ends every wait with the listing's error when the listing is refused for good (a 404), not at its deadline; a failure of a moment is tried again", async () => {
+    const jobs = service(['a.1.wav']);
+    let listings = 0;
+    const finder = (failure: Error) =>
+      new AcceptedJobs({
+        clock: steppingClock(START),
+        stop: new AbortController().signal,
+        debug: () => {},
+        isStop: () => false,
+        listJobs: async (makeSink) => {
+          listings++;
+          if (listings <= 2) throw failure;
+          return jobs.listJobs(makeSink);
+        },
+        jobContent: jobs.jobContent,
+      });
+    const refused = new NotFoundError('listing jobs: the service answered 404');
+    const refusing = finder(refused);
+    const waits = ['a.1.wav', 'b.2.wav'].map((name) => refusing.find(name, START, START + 3_600_000));
+    for (const wait of waits) await expect(wait).rejects.toBe(refused);
+    // One round for each (the second joined as the first round began), not rounds until the deadline.
+    expect(listings).toBeLessThanOrEqual(2);
+    listings = 0;
+    const found = await finder(new ServiceUnreachableError('listing jobs: connection refused')).find(
+      'a.1.wav',
+      START,
+      START + 3_600_000,
+    );
+    expect(found?.jobId).toBe('job-0');
+    expect(listings).toBeGreaterThan(2);
   });
 });
