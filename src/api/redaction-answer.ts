@@ -10,12 +10,28 @@ import type { Scrub } from './scrub.js';
 import { closeBody, headerValue, networkError, peek } from './transport.js';
 import { isRiffWave } from '../audio/riff.js';
 
-/** What a redaction request gave: the audio, as the sink made of it, or a job to collect later. */
-export type RedactionAnswer<T> = { kind: 'audio'; result: T } | { kind: 'job'; jobId: string };
+/**
+ * What a redaction request gave: the audio, as the sink made of it, a job to collect later, or an
+ * acceptance that names no job (its job is looked for among the service's jobs by the upload's name).
+ */
+export type RedactionAnswer<T> =
+  { kind: 'audio'; result: T } | { kind: 'job'; jobId: string } | { kind: 'accepted' };
+
+/**
+ * Whether an answer that is neither audio nor a job id still says the upload was taken: a 202
+ * (Accepted), whatever its body (the interface shows no body for its asynchronous case). A 200 that
+ * names no job is not taken for one: a portal or a proxy at the wrong base URL answers 200 to any
+ * POST, and each file would then wait for a job that does not exist until --wait-timeout (two hours
+ * by default) instead of failing at once with the hint to check the base URL.
+ */
+function isAcceptance(status: number): boolean {
+  return status === 202;
+}
 
 /**
  * Audio (an `audio/*` type or a RIFF/WAVE start) goes to `consume`; a JSON body naming a job gives its
- * id, checked like every identifier from the service; anything else is an error for that file.
+ * id, checked like every identifier from the service; an acceptance naming no job (isAcceptance) says
+ * so; anything else is an error for that file.
  */
 export async function readRedactionAnswer<T>(
   response: Dispatcher.ResponseData,
@@ -75,6 +91,7 @@ async function answerOf<T>(
   if (named !== undefined) {
     return { kind: 'job', jobId: assertJobId(scrub(jobIdFromAnswer(named.value, named.field, what)), what) };
   }
+  if (isAcceptance(response.statusCode)) return { kind: 'accepted' };
   throw new InvalidResponseError(
     `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${escapeControls(scrub(contentType)) || 'no content type'})`,
   );

@@ -167,7 +167,8 @@ export async function runBatch(
       total: plan.entries.length,
       emit: (outcome: Outcome) => {
         counts[outcome.status as keyof Counts]++;
-        if (outcome.status === 'pending' && !options.wait && outcome.jobId) expectedPending++;
+        const submitted = outcome.jobId !== undefined || outcome.submitted === true;
+        if (outcome.status === 'pending' && !options.wait && submitted) expectedPending++;
         live.outcome(outcome);
       },
       onProgress: (progress) => live.progress(progress),

@@ -81,8 +81,11 @@ function claimRoom(engine: Engine, work: CollectWork, durationSec: number): (() 
   return undefined;
 }
 
-/** Waits for one job, then downloads, verifies and writes its result. */
-export async function collectOne(engine: Engine, work: CollectWork): Promise<void> {
+/**
+ * Waits for one job, then downloads, verifies and writes its result. `deadlineMs`: when its wait
+ * ends, if it began before the job was known (an upload accepted without naming it).
+ */
+export async function collectOne(engine: Engine, work: CollectWork, deadlineMs?: number): Promise<void> {
   const { recorder } = engine;
   const { entry, jobId } = work;
   if (work.fresh && !engine.wait) {
@@ -113,7 +116,7 @@ export async function collectOne(engine: Engine, work: CollectWork): Promise<voi
   recorder.progress.waiting++;
   recorder.changed();
   try {
-    await poll(engine, work, durationSec);
+    await poll(engine, work, durationSec, deadlineMs ?? engine.clock.now() + engine.waitTimeoutMs);
   } finally {
     releaseSpace?.();
     recorder.progress.waiting--;
@@ -121,10 +124,9 @@ export async function collectOne(engine: Engine, work: CollectWork): Promise<voi
   }
 }
 
-async function poll(engine: Engine, work: CollectWork, durationSec: number): Promise<void> {
+async function poll(engine: Engine, work: CollectWork, durationSec: number, deadline: number): Promise<void> {
   const { recorder, clock, client } = engine;
   const { entry, jobId } = work;
-  const deadline = clock.now() + engine.waitTimeoutMs;
   let attempt = 0;
   let failures = 0;
   let lastError: unknown;

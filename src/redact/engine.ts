@@ -12,6 +12,7 @@ import { LockLostError } from './lock-lost.js';
 import { GateClosedError, type TokenGate } from './gate.js';
 import type { DurationTolerance } from './options.js';
 import type { ProbeLimits } from './probe.js';
+import type { AcceptedJobs } from './accepted-jobs.js';
 import type { Halt, Recorder } from './record.js';
 
 /**
@@ -61,6 +62,8 @@ export interface Engine {
   halt: Halt;
   /** Runs one request to the service (polls, listings), at most a few at once. */
   request: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Looks for the jobs of uploads the service accepted without naming them, in shared rounds. */
+  acceptedJobs: AcceptedJobs;
   /** Set when the service refused the token. */
   tokenRefused: () => unknown;
   /** Called just before an upload (tests replace the input there). */

@@ -15,6 +15,8 @@ export interface Outcome {
   status: Status | DryRunStatus;
   reason?: string;
   jobId?: string;
+  /** Pending, but taken by the service (accepted without naming its job): what --no-wait asks for. */
+  submitted?: boolean;
 }
 
 /** A snapshot of a run, for the live line and `--stats`. Counts are of inputs. */

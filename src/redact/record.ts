@@ -289,8 +289,14 @@ export class Recorder {
     this.#finish(entry, { status: 'skipped', reason });
   }
 
-  pending(entry: PlanEntry, reason: string, jobId?: string): void {
-    this.#finish(entry, { status: 'pending', reason, ...(jobId ? { jobId } : {}) });
+  /** `submitted`: taken by the service, to be collected by a later run, though no job id is known. */
+  pending(entry: PlanEntry, reason: string, jobId?: string, submitted = false): void {
+    this.#finish(entry, {
+      status: 'pending',
+      reason,
+      ...(jobId ? { jobId } : {}),
+      ...(submitted ? { submitted } : {}),
+    });
   }
 
   /** A dry run's verdict. */

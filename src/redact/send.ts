@@ -25,7 +25,7 @@ import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { uploadNameFor } from './upload-name.js';
 import { unpublishedResultSink } from './verify.js';
 import { CHANGED_WHILE_SENT, localFailure, type PublishWork, sentAsChecked } from './publish.js';
-import type { CheckedWork, CollectWork } from './work.js';
+import type { AcceptedWork, CheckedWork, CollectWork } from './work.js';
 
 /**
  * What an `uploading` line says of the upload: its name, the input's duration and hash as checked,
@@ -113,7 +113,7 @@ async function claimRoom(engine: Engine, work: CheckedWork): Promise<(() => void
 export async function sendOne(
   engine: Engine,
   checked: CheckedWork,
-): Promise<PublishWork | CollectWork | undefined> {
+): Promise<PublishWork | CollectWork | AcceptedWork | undefined> {
   // A lock found to be another run's aborts `stop`: then nothing is sent.
   await engine.confirmLock().catch(() => {});
   if (engine.stop.aborted) {
@@ -135,7 +135,7 @@ export async function sendOne(
 async function sendClaimed(
   engine: Engine,
   checked: CheckedWork,
-): Promise<PublishWork | CollectWork | undefined> {
+): Promise<PublishWork | CollectWork | AcceptedWork | undefined> {
   const { recorder, entry } = { recorder: engine.recorder, entry: checked.entry };
   await engine.beforeUpload?.(entry.input);
   let work = checked;
@@ -167,6 +167,7 @@ async function sendClaimed(
   }
   let answer: Awaited<ReturnType<typeof upload>>;
   let sentSha256: string | undefined;
+  const sinceMs = engine.clock.now();
   try {
     answer = await upload(engine, work, uploadName, (sha256) => {
       sentSha256 = sha256;
@@ -184,8 +185,18 @@ async function sendClaimed(
   }
   if (answer.kind === 'audio') return { kind: 'publish', work, result: answer.result, sentSha256 };
   if (!sentAsChecked(work, sentSha256)) {
-    await recorder.failed(entry, work.identity, CHANGED_WHILE_SENT, answer.jobId);
+    await recorder.failed(
+      entry,
+      work.identity,
+      CHANGED_WHILE_SENT,
+      answer.kind === 'job' ? answer.jobId : undefined,
+    );
     return undefined;
+  }
+  if (answer.kind === 'accepted') {
+    // The journal keeps `uploading`: its job is found by that line's upload name, now or by a later run.
+    const { identity, durationSec, sha256: inputSha256 } = work;
+    return { kind: 'accepted', entry, uploadName, identity, durationSec, inputSha256, sinceMs };
   }
   const job: CollectWork = {
     kind: 'collect',

@@ -3,7 +3,8 @@ import { setMaxListeners } from 'node:events';
 import type { Context } from '../context.js';
 import { OutputFolder } from '../fs/containment.js';
 import type { BatchDeps } from './batch.js';
-import type { Engine, Interrupt, RedactClient } from './engine.js';
+import { AcceptedJobs } from './accepted-jobs.js';
+import { type Engine, type Interrupt, isStopping, type RedactClient } from './engine.js';
 import { OutputSpace } from '../fs/free-space.js';
 import { RESULT_ROOM } from './free-space.js';
 import { GateClosedError, TokenGate } from './gate.js';
@@ -42,7 +43,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
   const abort = AbortSignal.any([interrupt.abort, refused.signal, lock.lost]);
   // Every request and every wait listens to these: thousands of files are not a leak.
   setMaxListeners(0, stop, abort, refused.signal, halt.signal, interrupt.stop, interrupt.abort, lock.lost);
-  return {
+  const engine: Engine = {
     client: parts.client,
     recorder: parts.recorder,
     outDir: parts.outDir,
@@ -63,7 +64,17 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     tokenRefused: () => tokenRefused,
     confirmLock: () => lock.confirm(),
     beforeUpload: parts.deps.beforeUpload,
+    // Reads only, whose result a stop discards: they end at the first interrupt, as the waits do.
+    acceptedJobs: new AcceptedJobs({
+      clock: ctx.clock,
+      stop,
+      debug: (message) => ctx.log.debug(message),
+      listJobs: (makeSink) => gate.run(() => parts.client.eachJob(makeSink, stop), stop),
+      jobContent: (jobId) => requests(() => gate.run(() => parts.client.jobContent(jobId, stop), stop)),
+      isStop: (error) => stop.aborted || isStopping(engine, error),
+    }),
   };
+  return engine;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { checkInput } from './check.js';
 import { collectOne } from './collect.js';
+import { collectAccepted } from './find-accepted.js';
 import { DecidingOrder } from './deciding-order.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
 import type { PlanEntries } from './plan.js';
@@ -16,7 +17,7 @@ import { type PublishWork, publishOne } from './publish.js';
 import { journalAhead, outputWritable, sendOne } from './send.js';
 import { type TriageOptions, triage } from './triage.js';
 import { settleUnvouched, UnvouchedOutputs } from './unvouched.js';
-import type { CheckedWork, CollectWork, SendWork, Work } from './work.js';
+import type { AcceptedWork, CheckedWork, CollectWork, SendWork, Work } from './work.js';
 
 /** Inputs looked up in the journal at once (each costs a stat or two). */
 const TRIAGE_WORKERS = 16;
@@ -52,7 +53,7 @@ export async function runStages(
   const toCheck = new BoundedQueue<SendWork>(256);
   const checked = new BoundedQueue<CheckedWork>(Math.max(4, concurrency * 2));
   const toPublish = new BoundedQueue<PublishWork>(Math.max(4, concurrency * 2));
-  const toCollect = new BoundedQueue<CollectWork>(64);
+  const toCollect = new BoundedQueue<CollectWork | AcceptedWork>(64);
   let collectProducers = 2;
   const producerDone = () => {
     if (--collectProducers === 0) toCollect.close();
@@ -150,7 +151,9 @@ export async function runStages(
       publishOne(engine, work).finally(() => work.releaseSpace?.()),
     ),
     forEachConcurrently(toCollect, JOB_WAITERS, (job) =>
-      collectOne(engine, job).finally(() => job.releaseSpace?.()),
+      (job.kind === 'accepted' ? collectAccepted(engine, job) : collectOne(engine, job)).finally(() =>
+        job.releaseSpace?.(),
+      ),
     ),
   ]);
 }

@@ -2,7 +2,8 @@
  * What a file is doing, as one discriminated union: each stage takes one kind and hands on the next.
  *
  *   decided: skipped | rejected | send | collect | settled (an interrupted upload's output adopted)
- *   send → (local checks) → checked → (upload) → done | collect
+ *   send → (local checks) → checked → (upload) → done | collect | accepted
+ *   accepted → (found among the jobs by its upload name) → collect
  *   collect → (wait, download, verify, write) → done
  */
 import type { JournalRecord } from './journal.js';
@@ -61,6 +62,17 @@ export interface CheckedWork {
   bytes?: Buffer | undefined;
   /** The name its upload carries, once its `uploading` line is on disk (see journalAhead in send.ts). */
   uploadName?: string | undefined;
+}
+
+/**
+ * An upload the service accepted without naming its job: looked for among the service's jobs by its
+ * upload name (accepted-jobs.ts), then collected as a job. Its journal keeps `uploading` until found.
+ */
+export interface AcceptedWork extends Omit<CollectWork, 'kind' | 'jobId' | 'fresh' | 'reconciled'> {
+  kind: 'accepted';
+  durationSec: number;
+  /** When its upload began, in ms since the epoch: its job is no older (less the clocks' skew). */
+  sinceMs: number;
 }
 
 /** An asynchronous job to wait for, download, verify and write. */

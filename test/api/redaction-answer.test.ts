@@ -68,6 +68,29 @@ describe('readRedactionAnswer', () => {
     expect(consumed.length).toBe(0);
   });
 
+  it.each([
+    [202, 'application/json', ''],
+    [202, undefined, ''],
+    [202, 'text/plain', 'Accepted'],
+    [202, 'application/json', '{"status":"accepted"}'],
+  ])('a %i %s answer %j naming no job is an acceptance', async (status, type, body) => {
+    const { answer } = await read(response(status, type, Buffer.from(body)));
+    expect(answer).toEqual({ kind: 'accepted' });
+  });
+
+  it.each([
+    [200, 'text/html', '<html>portal</html>'],
+    // A portal at the wrong base URL answers 200 to any POST: only a 202 says the upload was taken.
+    [200, 'application/json; charset=utf-8', '{"status":"queued"}'],
+    [201, 'application/problem+json', '{}'],
+    [200, 'application/json', '[]'],
+    [200, 'application/json', '{"error":500,"message":"database error"}'],
+    [204, undefined, ''],
+  ])('a %i %s answer %j is no acceptance', async (status, type, body) => {
+    const failure = await read(response(status, type, Buffer.from(body))).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidResponseError);
+  });
+
   it('a job id unsafe in a path is refused', async () => {
     await expect(
       read(response(202, 'application/json', Buffer.from('{"job_id":"../../x"}'))),

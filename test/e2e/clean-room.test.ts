@@ -126,20 +126,79 @@ describe.concurrent.each(VARIANTS)('against a clean-room service: %s', (_name, o
     }));
 });
 
-describe('against a clean-room service whose asynchronous answer names no job, but whose content names the upload', () => {
-  it('fails the file as possibly taken, and the next run collects its job without sending it again', () =>
-    withCleanRoom({ asyncBody: 'bare', listSourceFile: true }, async ({ service, vredact, dir }) => {
-      const input = fixture('speech-16bit.wav');
-      const first = await vredact(['redact', input, '-o', 'out']);
-      expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(1);
-      expect(first.stdout).toContain('the next run looks for its job before sending again');
-      expect(service.uploads()).toHaveLength(1);
+/** The requests of the jobs area's listing that the service received. */
+const listings = (service: CleanRoomService): number =>
+  service.received.filter((request) => request.method === 'GET' && request.path === '/api/jobs').length;
 
-      const again = await vredact(['redact', input, '-o', 'out']);
-      expect(again.exitCode, String(again.stderr) + String(again.stdout)).toBe(0);
-      expect(service.uploads()).toHaveLength(1);
-      expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(
-        service.resultOf(service.jobIds()[0]!),
-      );
-    }));
-});
+describe.concurrent(
+  'against a clean-room service whose asynchronous answer names no job, but whose content names the upload',
+  () => {
+    it('looks for its job by its upload name until its content lists it, and collects it in the same run', () =>
+      // Three looks per phase: the job's content names nothing until it has been looked at six times.
+      withCleanRoom(
+        { asyncBody: 'bare', listSourceFile: true, looksPerPhase: 3 },
+        async ({ service, vredact, dir }) => {
+          const input = fixture('speech-16bit.wav');
+          const first = await vredact(['redact', input, '-o', 'out', '--json']);
+          expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(0);
+          const [line] = jsonLines(first.stdout);
+          expect(line).toMatchObject({ status: 'done', jobId: service.jobIds()[0] });
+          expect(service.uploads()).toHaveLength(1);
+          expect(listings(service)).toBeGreaterThanOrEqual(2);
+          expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(
+            service.resultOf(service.jobIds()[0]!),
+          );
+
+          const again = await vredact(['redact', input, '-o', 'out', '--json']);
+          expect(again.exitCode).toBe(0);
+          expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'skipped' });
+          expect(service.uploads()).toHaveLength(1);
+        },
+      ));
+
+    it('leaves it pending, not failed, when its job is not listed within --wait-timeout; the next run collects it unsent', () =>
+      withCleanRoom({ asyncBody: 'bare', listSourceFile: true }, async ({ service, vredact, dir }) => {
+        const input = fixture('speech-16bit.wav');
+        service.listJobs(false);
+        const first = await vredact(['redact', input, '-o', 'out', '--json', '--wait-timeout', '3s']);
+        expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(1);
+        const [line] = jsonLines(first.stdout);
+        expect(line).toMatchObject({ status: 'pending' });
+        expect(line?.reason).toMatch(
+          /^accepted by the service without naming its job, not found among its jobs after 0:03 \(--wait-timeout\); the next run looks for it before sending again$/,
+        );
+        expect(listings(service)).toBeGreaterThanOrEqual(2);
+        expect(service.uploads()).toHaveLength(1);
+        const status = await vredact(['status', '-o', 'out', '--json']);
+        expect((JSON.parse(String(status.stdout)) as { counts: { failed: number } }).counts.failed).toBe(0);
+
+        service.listJobs(true);
+        const again = await vredact(['redact', input, '-o', 'out', '--json']);
+        expect(again.exitCode, String(again.stderr) + String(again.stdout)).toBe(0);
+        expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'done' });
+        expect(service.uploads()).toHaveLength(1);
+        expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(
+          service.resultOf(service.jobIds()[0]!),
+        );
+      }));
+
+    it('with --no-wait, leaves it pending without looking for it, as a submitted job; the next run collects it', () =>
+      withCleanRoom({ asyncBody: 'bare', listSourceFile: true }, async ({ service, vredact }) => {
+        const input = fixture('speech-16bit.wav');
+        const first = await vredact(['redact', input, '-o', 'out', '--json', '--no-wait']);
+        expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(0);
+        expect(jsonLines(first.stdout)[0]).toMatchObject({
+          status: 'pending',
+          reason:
+            'accepted by the service without naming its job; the next run looks for it before sending again',
+        });
+        expect(listings(service)).toBe(0);
+        expect(service.uploads()).toHaveLength(1);
+
+        const again = await vredact(['redact', input, '-o', 'out', '--json']);
+        expect(again.exitCode, String(again.stderr) + String(again.stdout)).toBe(0);
+        expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'done' });
+        expect(service.uploads()).toHaveLength(1);
+      }));
+  },
+);

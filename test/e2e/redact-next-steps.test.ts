@@ -69,14 +69,18 @@ describe("a refused upload's line says what to do next", () => {
     }
   });
 
-  test('a 400, and a 200 that is neither audio nor a job id: check the base URL, then report the answer', async () => {
+  test('a 400, and a 200 page that is neither audio nor a job id: check the base URL, then report the answer', async () => {
     const refused = await redact((_req, res) => sendJson(res, 400, { error: 400, message: 'bad form' }));
     expect(refused.run.exitCode).toBe(1);
     for (const file of refused.files) {
       expect(file.reason).toMatch(/the service answered 400 Bad Request: bad form; /);
       expect(file.reason).toMatch(new RegExp(`${escape(ANSWER_HINT)}$`));
     }
-    const odd = await redact((_req, res) => sendJson(res, 200, { hello: 'portal' }));
+    // A JSON object would be an acceptance naming no job: a portal's page is not.
+    const odd = await redact((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>portal</html>');
+    });
     expect(odd.run.exitCode).toBe(1);
     for (const file of odd.files) {
       expect(file.reason).toContain('neither audio nor a job id');

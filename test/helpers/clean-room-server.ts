@@ -93,6 +93,8 @@ export interface CleanRoomService {
   jobIds(): string[];
   /** The bytes of a job's result (listed last, after the source when that is listed). */
   resultOf(jobId: string): Buffer | undefined;
+  /** While false, the jobs area lists no job (one whose listing lags behind its uploads). */
+  listJobs(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -127,6 +129,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
   const throttled = new Set<string>();
   let answers = 0;
   let nextFileId = 7001;
+  let listing = true;
 
   const send = (res: http.ServerResponse, status: number, body: Buffer | object, type = JSON_TYPE): void => {
     const bytes = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
@@ -250,7 +253,8 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     const body = await readJson(req);
     if (req.method === 'GET' && path === '/api/jobs') {
       for (const job of jobs) job.looks++;
-      return send(res, 200, { total: jobs.length, jobs: jobs.map(jobJson), next_page: null });
+      const listed = listing ? jobs : [];
+      return send(res, 200, { total: listed.length, jobs: listed.map(jobJson), next_page: null });
     }
     if (req.method === 'POST' && path === '/api/jobs') {
       const job: Job = { jobId: newJobId(), createdAt: new Date().toISOString(), looks: 0, files: [] };
@@ -295,6 +299,9 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     uploads: () => processed,
     jobIds: () => jobs.map((job) => job.jobId),
     resultOf: (jobId) => jobs.find((job) => job.jobId === jobId)?.files.at(-1)?.wav,
+    listJobs: (on) => {
+      listing = on;
+    },
     close: async () => {
       await Promise.all([closeServer(server), closeServer(downloadServer)]);
     },

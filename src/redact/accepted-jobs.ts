@@ -1,0 +1,151 @@
+/**
+ * Uploads the service accepted without naming their job (a 202 with no job id): each is looked for
+ * among the service's jobs by its upload name, with the look-up that finds interrupted uploads
+ * (reconcile.ts), in rounds that every such upload of the run shares. A round lists the jobs once and
+ * reads the recent ones (created since the earliest waiting upload began, less the skew; at most
+ * RECONCILE_MAX_READS), whatever the number of uploads waiting; a job whose content already lists
+ * files is not read again, as its upload's name is there for good. Rounds follow the poll's backoff
+ * (about 1 s growing to 30 s), started over when an upload joins, never closer than MIN_GAP_MS.
+ * A listing refused for good (a 404, an answer that is not a listing: the setup, not a moment) ends
+ * every wait with that error: rounds would meet it until `--wait-timeout`, two hours by default.
+ */
+import { backoffDelay, isRetryableByDefault } from '../api/retry.js';
+import { isNamed, type JobContentItem } from '../api/schemas.js';
+import type { Clock } from '../clock.js';
+import { type FoundJob, type ReconcileDeps, reconcile } from './reconcile.js';
+
+const POLL_BASE_MS = 1000;
+const POLL_CAP_MS = 30_000;
+/** Rounds start at least this far apart, however many uploads join meanwhile. */
+const MIN_GAP_MS = 2000;
+
+interface Waiter {
+  sinceMs: number;
+  deadlineMs: number;
+  resolve: (found: FoundJob | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+export type AcceptedJobsDeps = Pick<
+  ReconcileDeps<string>,
+  'listJobs' | 'jobContent' | 'isStop' | 'stop' | 'debug'
+> & { clock: Clock };
+
+export class AcceptedJobs {
+  /** By upload name, unique to its input and attempt. */
+  readonly #waiting = new Map<string, Waiter>();
+  /** Contents that list files, by job id: held only while some upload waits. */
+  readonly #read = new Map<string, JobContentItem[]>();
+  /** Jobs given to an upload: never given to another. */
+  readonly #claimed = new Set<string>();
+  #attempt = 0;
+  #lastRoundMs = Number.NEGATIVE_INFINITY;
+  #wake = new AbortController();
+  #running = false;
+
+  constructor(private readonly deps: AcceptedJobsDeps) {}
+
+  /**
+   * The job found for the upload `uploadName`, begun at `sinceMs`; undefined once `deadlineMs` has
+   * passed, or at a stop. Rejects with the error of a listing refused for good.
+   */
+  find(uploadName: string, sinceMs: number, deadlineMs: number): Promise<FoundJob | undefined> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(uploadName, { sinceMs, deadlineMs, resolve, reject });
+      this.#attempt = 0;
+      this.#wake.abort();
+      if (this.#running) return;
+      this.#running = true;
+      void this.#loop();
+    });
+  }
+
+  async #loop(): Promise<void> {
+    const { clock, stop } = this.deps;
+    try {
+      while (this.#waiting.size > 0 && !stop.aborted) {
+        const gap = this.#lastRoundMs + MIN_GAP_MS - clock.now();
+        if (gap > 0) await clock.sleep(gap, stop).catch(() => {});
+        if (stop.aborted) break;
+        this.#lastRoundMs = clock.now();
+        await this.#round().catch((error: unknown) =>
+          this.deps.debug(`a look among the jobs failed: ${String(error)}`),
+        );
+        this.#expire();
+        if (this.#waiting.size === 0) break;
+        this.#wake = new AbortController();
+        const nearest = Math.min(...[...this.#waiting.values()].map((waiter) => waiter.deadlineMs));
+        const delay = Math.min(
+          nearest - clock.now(),
+          backoffDelay(this.#attempt++, clock.random, POLL_BASE_MS, POLL_CAP_MS),
+        );
+        if (delay > 0) await clock.sleep(delay, AbortSignal.any([stop, this.#wake.signal])).catch(() => {});
+      }
+    } finally {
+      // In the same turn as the last check of `#waiting`: an upload that joins after it starts a loop.
+      this.#running = false;
+      for (const waiter of this.#waiting.values()) waiter.resolve(undefined);
+      this.#waiting.clear();
+      this.#read.clear();
+    }
+  }
+
+  /** Those whose wait is over leave, found nothing. */
+  #expire(): void {
+    const now = this.deps.clock.now();
+    for (const [name, waiter] of this.#waiting) {
+      if (waiter.deadlineMs > now) continue;
+      this.#waiting.delete(name);
+      waiter.resolve(undefined);
+    }
+  }
+
+  async #round(): Promise<void> {
+    const waiters = new Map(this.#waiting);
+    const sinceMs = Math.min(...[...waiters.values()].map((waiter) => waiter.sinceMs));
+    const { deps } = this;
+    // Not worth a warning: a failed round is followed by another until the upload's wait is over.
+    const debug = (message: string) =>
+      deps.debug(`looking for uploads accepted without a job id: ${message}`);
+    let listingError: unknown;
+    const found = await reconcile(
+      { count: waiters.size, sinceMs },
+      {
+        ...deps,
+        listJobs: (makeSink) =>
+          deps.listJobs(makeSink).catch((error: unknown) => {
+            listingError = error;
+            throw error;
+          }),
+        warn: debug,
+        debug,
+        jobContent: async (jobId) => {
+          const known = this.#read.get(jobId);
+          if (known) return known;
+          const items = await deps.jobContent(jobId);
+          if (items.some(isNamed)) this.#read.set(jobId, items);
+          return items;
+        },
+        // The names are unique to this run's uploads: only a job given to one already is passed over.
+        namedInJournal: (jobIds) =>
+          Promise.resolve(new Set([...jobIds].filter((jobId) => this.#claimed.has(jobId)))),
+        inputsNamed: (names) =>
+          Promise.resolve(
+            [...waiters]
+              .filter(([name]) => names.has(name))
+              .map(([name, waiter]) => ({ key: name, uploadNames: [name], sinceMs: waiter.sinceMs })),
+          ),
+      },
+    );
+    if (listingError !== undefined && !isRetryableByDefault(listingError) && !deps.isStop(listingError)) {
+      for (const waiter of waiters.values()) waiter.reject(listingError);
+      for (const name of waiters.keys()) this.#waiting.delete(name);
+      return;
+    }
+    for (const [name, job] of found) {
+      this.#claimed.add(job.jobId);
+      this.#waiting.get(name)?.resolve(job);
+      this.#waiting.delete(name);
+    }
+  }
+}

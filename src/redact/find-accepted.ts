@@ -1,0 +1,64 @@
+/**
+ * An upload the service accepted without naming its job: its job is looked for among the service's
+ * jobs by the upload's name (accepted-jobs.ts), within the wait of an asynchronous job
+ * (`--wait-timeout`, from its acceptance), then journaled `submitted` and collected as any job. Not
+ * found by then, or with `--no-wait`, it is pending: its journal keeps `uploading`, so the next run
+ * looks for its job (interrupted-look-up.ts) before sending it again.
+ */
+import { formatDuration } from '../output/format.js';
+import { collectOne } from './collect.js';
+import { type Engine, messageOf, stoppedReason } from './engine.js';
+import type { AcceptedWork, CollectWork } from './work.js';
+
+const UNNAMED = 'accepted by the service without naming its job';
+const LOOKED_FOR_NEXT = 'the next run looks for it before sending again';
+
+export async function collectAccepted(engine: Engine, work: AcceptedWork): Promise<void> {
+  const { recorder, clock } = engine;
+  const { entry } = work;
+  if (!engine.wait) {
+    recorder.pending(entry, `${UNNAMED}; ${LOOKED_FOR_NEXT}`, undefined, true);
+    return;
+  }
+  const deadlineMs = clock.now() + engine.waitTimeoutMs;
+  recorder.begun(entry);
+  recorder.progress.waiting++;
+  recorder.changed();
+  let found;
+  try {
+    found = await engine.acceptedJobs.find(work.uploadName, work.sinceMs, deadlineMs);
+  } catch (error) {
+    recorder.pending(
+      entry,
+      `${UNNAMED}; looking for it among the jobs failed: ${messageOf(error)}; ${LOOKED_FOR_NEXT}`,
+    );
+    return;
+  } finally {
+    recorder.progress.waiting--;
+    recorder.changed();
+  }
+  if (engine.stop.aborted) {
+    recorder.pending(entry, `${stoppedReason(engine)}; it was ${UNNAMED}: ${LOOKED_FOR_NEXT}`);
+    return;
+  }
+  if (!found) {
+    const waited = formatDuration(engine.waitTimeoutMs / 1000);
+    recorder.pending(
+      entry,
+      `${UNNAMED}, not found among its jobs after ${waited} (--wait-timeout); ${LOOKED_FOR_NEXT}`,
+    );
+    return;
+  }
+  const job: CollectWork = { ...work, kind: 'collect', jobId: found.jobId, fresh: true };
+  engine.log.debug(`${entry.display}: accepted without a job id, found as job ${job.jobId}; collecting it`);
+  try {
+    await recorder.submitted(entry, work.identity, job);
+  } catch (error) {
+    recorder.failedUnrecorded(
+      entry,
+      `submitted as job ${job.jobId}, but the journal could not be written: ${messageOf(error)}`,
+    );
+    return;
+  }
+  await collectOne(engine, job, deadlineMs);
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { JobSink } from '../../src/api/client-types.js';
+import type { Job, JobContentItem } from '../../src/api/schemas.js';
+import { NotFoundError, ServiceUnreachableError } from '../../src/api/errors.js';
+import { AcceptedJobs } from '../../src/redact/accepted-jobs.js';
+import { steppingClock } from '../helpers/stepping-clock.js';
+
+const START = Date.parse('2026-11-21T02:00:00Z');
+
+/** A jobs area of one job per upload, whose content names its upload only from the third look on. */
+function service(uploads: string[]) {
+  const calls = { listings: 0, reads: 0 };
+  const jobs: Job[] = uploads.map((_, i) => ({
+    job_id: `job-${i}`,
+    token: 't',
+    created_at: new Date(START + 1000).toISOString(),
+  }));
+  const looks = new Map<string, number>();
+  return {
+    calls,
+    listJobs: async <S extends JobSink>(makeSink: () => S): Promise<S> => {
+      calls.listings++;
+      const sink = makeSink();
+      for (const job of jobs) sink.add(job);
+      await sink.drain?.();
+      return sink;
+    },
+    jobContent: async (jobId: string): Promise<JobContentItem[]> => {
+      calls.reads++;
+      const seen = (looks.get(jobId) ?? 0) + 1;
+      looks.set(jobId, seen);
+      const index = Number(jobId.slice(4));
+      if (seen < 3) return [];
+      return [
+        { id: String(index), job_id: jobId, file_name: uploads[index]!, created_at: '' } as JobContentItem,
+      ];
+    },
+  };
+}
+
+describe('AcceptedJobs', () => {
+  it('finds many uploads with one listing a round, and reads a job that lists its files once', async () => {
+    const uploads = ['a.1.wav', 'b.2.wav', 'c.3.wav'];
+    const jobs = service(uploads);
+    const finder = new AcceptedJobs({
+      clock: steppingClock(START),
+      stop: new AbortController().signal,
+      debug: () => {},
+      isStop: () => false,
+      listJobs: jobs.listJobs,
+      jobContent: jobs.jobContent,
+    });
+    const found = await Promise.all(uploads.map((name) => finder.find(name, START, START + 3_600_000)));
+    expect(found.map((job) => job?.jobId)).toEqual(['job-0', 'job-1', 'job-2']);
+    // Three rounds for three uploads: one listing each, not one per upload.
+    expect(jobs.calls.listings).toBe(3);
+    expect(jobs.calls.reads).toBe(9);
+  });
+
+  it('gives up on an upload at its deadline, with nothing found', async () => {
+    const jobs = service([]);
+    const finder = new AcceptedJobs({
+      clock: steppingClock(START),
+      stop: new AbortController().signal,
+      debug: () => {},
+      isStop: () => false,
+      listJobs: jobs.listJobs,
+      jobContent: jobs.jobContent,
+    });
+    expect(await finder.find('a.1.wav', START, START + 60_000)).toBeUndefined();
+    expect(jobs.calls.listings).toBeGreaterThan(1);
+  });
+
+  it("ends every wait with the listing's error when the listing is refused for good (a 404), not at its deadline; a failure of a moment is tried again", async () => {
+    const jobs = service(['a.1.wav']);
+    let listings = 0;
+    const finder = (failure: Error) =>
+      new AcceptedJobs({
+        clock: steppingClock(START),
+        stop: new AbortController().signal,
+        debug: () => {},
+        isStop: () => false,
+        listJobs: async (makeSink) => {
+          listings++;
+          if (listings <= 2) throw failure;
+          return jobs.listJobs(makeSink);
+        },
+        jobContent: jobs.jobContent,
+      });
+    const refused = new NotFoundError('listing jobs: the service answered 404');
+    const refusing = finder(refused);
+    const waits = ['a.1.wav', 'b.2.wav'].map((name) => refusing.find(name, START, START + 3_600_000));
+    for (const wait of waits) await expect(wait).rejects.toBe(refused);
+    // One round for each (the second joined as the first round began), not rounds until the deadline.
+    expect(listings).toBeLessThanOrEqual(2);
+    listings = 0;
+    const found = await finder(new ServiceUnreachableError('listing jobs: connection refused')).find(
+      'a.1.wav',
+      START,
+      START + 3_600_000,
+    );
+    expect(found?.jobId).toBe('job-0');
+    expect(listings).toBeGreaterThan(2);
+  });
+});
