@@ -43,6 +43,15 @@ const Described = v.optional(
 );
 
 /**
+ * A field read as empty (Described, a job's token) as machine output gives it: empty means the
+ * service did not give it (or gave nothing usable), so it is null there, never an empty string the
+ * service did not write. People's output shows it empty.
+ */
+export function givenOrNull(value: string): string | null {
+  return value === '' ? null : value;
+}
+
+/**
  * An item's file name: text, or a number kept as the service wrote it (shown, never asked for); null
  * when missing or anything else. A file is asked for by its name, so only text can be: see
  * fileNameProblem.

@@ -94,7 +94,7 @@ async function writeChunks(fd: number, chunks: Uint8Array[]): Promise<void> {
   }
 }
 
-/** Folders this process has made or seen: one mkdir per folder, not one per file. */
+/** Folders this process has made or seen: one mkdir (and flush of its parent) per folder, not per file. */
 const knownDirs = new Set<string>();
 
 async function ensureDir(dir: string): Promise<void> {

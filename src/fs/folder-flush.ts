@@ -117,6 +117,6 @@ export class FolderFlushes {
 
 /**
  * The process's flushes: every output of a run and of a download, a run's journal (new, compacted
- * or left by an earlier run) and a lock put in place go through this one.
+ * or left by an earlier run), a lock put in place and a folder made (make-folder.ts) go through this one.
  */
 export const folderFlushes = new FolderFlushes();

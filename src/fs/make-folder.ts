@@ -3,10 +3,57 @@
  * answers ENOENT for a folder whose parent exists (`/proc/x` on Linux, seen with Node.js 20), so a
  * run given `-o /proc/x` hung and a first Ctrl-C could not end it. Here each missing folder on the
  * way is made once, from the first that exists, and the file system's own error is thrown.
+ *
+ * A folder made is a new entry of its parent, and only a flush of the parent makes it durable (as an
+ * output's rename is: folder-flush.ts): a power loss could otherwise take the folder with everything
+ * in it, the journal, the lock, outputs the journal calls done. So each folder made here is flushed
+ * into its parent, top-down, before makeFolder resolves: once per folder made, none for one found.
  */
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errnoCode, InTheWay } from './errors.js';
+import { folderFlushes } from './folder-flush.js';
+
+/**
+ * A parent this user may write in but not read (a drop folder, 0733) cannot be opened to be flushed:
+ * nothing more can be done, and the folder made stands, as where folders cannot be flushed at all.
+ */
+const PARENT_UNREADABLE = new Set(['EACCES', 'EPERM']);
+
+/**
+ * Folders this process made whose entry is not yet flushed into their parent. A concurrent caller
+ * that finds one there (eight downloads into one new folder) waits for that flush too, or it could
+ * write into a folder a power loss would take.
+ */
+const unflushed = new Map<string, Promise<void>>();
+
+/**
+ * Flushes the entry of `path`, just made, into its parent, once the folders above it that this
+ * process made are flushed into theirs (top-down, whichever concurrent call made them).
+ */
+function flushIntoParent(path: string): Promise<void> {
+  const flushed = madeFoldersFlushed(dirname(path))
+    .then(() => folderFlushes.flushed(dirname(path)))
+    .catch((error: unknown) => {
+      if (!PARENT_UNREADABLE.has(errnoCode(error))) throw error;
+    })
+    .finally(() => {
+      // A folder removed and made again meanwhile has a flush of its own to wait for.
+      if (unflushed.get(path) === flushed) unflushed.delete(path);
+    });
+  unflushed.set(path, flushed);
+  return flushed;
+}
+
+/** Resolves once no folder at or above `path` made by this process waits for its parent's flush. */
+async function madeFoldersFlushed(path: string): Promise<void> {
+  if (unflushed.size === 0) return;
+  for (let at = path; ; at = dirname(at)) {
+    const flushing = unflushed.get(at);
+    if (flushing) await flushing;
+    if (dirname(at) === at) return;
+  }
+}
 
 /** The first folder above `path` that is there and not a folder (ENOTDIR says only that one is). */
 export async function blockerAbove(path: string): Promise<string | undefined> {
@@ -18,8 +65,8 @@ export async function blockerAbove(path: string): Promise<string | undefined> {
 }
 
 /**
- * Makes one folder; a folder (or a link to one) already there is fine. Something else in the way is
- * named (InTheWay); any other failure is the file system's error.
+ * Makes one folder and flushes it into its parent; a folder (or a link to one) already there is fine.
+ * Something else in the way is named (InTheWay); any other failure is the file system's error.
  */
 async function makeOne(path: string, mode: number | undefined): Promise<void> {
   try {
@@ -33,17 +80,27 @@ async function makeOne(path: string, mode: number | undefined): Promise<void> {
     const blocker = code === 'ENOTDIR' ? await blockerAbove(path) : undefined;
     throw blocker === undefined ? error : new InTheWay('ENOTDIR', path, blocker);
   }
+  await flushIntoParent(path);
 }
 
-/** Makes `path` and every missing folder above it (`mode` before the umask). */
-export async function makeFolder(path: string, mode?: number): Promise<void> {
+/** Makes every missing folder from the first that exists down to `path`, each flushed into its parent. */
+async function makeMissing(path: string, mode: number | undefined): Promise<void> {
   try {
     await makeOne(path, mode);
     return;
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT' || dirname(path) === path) throw error;
   }
-  await makeFolder(dirname(path), mode);
+  await makeMissing(dirname(path), mode);
   // Once more, with the folder above now there: a second failure is the answer.
   await makeOne(path, mode);
+}
+
+/**
+ * Makes `path` and every missing folder above it (`mode` before the umask); resolves once each folder
+ * on the way that this process made is flushed into its parent, whoever made it.
+ */
+export async function makeFolder(path: string, mode?: number): Promise<void> {
+  await makeMissing(path, mode);
+  await madeFoldersFlushed(path);
 }

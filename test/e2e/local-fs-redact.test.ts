@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
+import { startSandboxProcess } from '../helpers/sandbox.js';
 import { PERMISSIONS_SKIP_REASON, permissionBitsPrefix, runCliUnder } from '../helpers/unprivileged.js';
 
 const dir = tempDirPerTest('vredact-e2e-local-fs-');
@@ -210,6 +211,33 @@ describe('redact and the file system of its output folder', () => {
       expect(await readdir(join(out, '.vredact'))).toEqual(['journal.jsonl']);
     } finally {
       await server.close();
+    }
+  });
+
+  it('an output folder made in a folder one may write in but not read (a drop folder) is made and written, exit 0', async ({
+    skip,
+  }) => {
+    const prefix = permissionBitsPrefix();
+    if (!prefix) return skip(PERMISSIONS_SKIP_REASON);
+    // A folder made is flushed into its parent, which needs the parent opened for reading: here it
+    // cannot be, and the folder made must stand, as where a file system cannot flush folders.
+    const drop = join(dir.path, 'drop');
+    await mkdir(drop, { mode: 0o333 });
+    await chmod(drop, 0o333);
+    const sandbox = await startSandboxProcess();
+    try {
+      const out = join(drop, 'out');
+      const result = await runCliUnder(prefix, ['redact', join(FIXTURES, 'speech-16bit.wav'), '-o', out], {
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: sandbox.baseUrl,
+          VREDACT_TOKEN: sandbox.token,
+        }),
+      });
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      expect((await stat(join(out, 'speech-16bit.wav'))).size).toBeGreaterThan(44);
+    } finally {
+      await sandbox.stop();
+      await chmod(drop, 0o755);
     }
   });
 });

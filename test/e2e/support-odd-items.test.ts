@@ -130,10 +130,10 @@ describe('a listing of jobs, some with no id vredact can use', () => {
       expect(String(plain.stderr).trimEnd().split('\n')).toEqual([WARNING]);
       const json = await runCli(['jobs', 'list', '--json'], { env: envFor(server) });
       expect(json.exitCode, String(json.stderr)).toBe(0);
-      const jobs = JSON.parse(String(json.stdout)) as Array<{ job_id: string; token: string }>;
+      const jobs = JSON.parse(String(json.stdout)) as Array<{ job_id: string; token: string | null }>;
       expect(jobs.map((job) => [job.job_id, job.token])).toEqual([
         ['job-new', 'vr_…6789'],
-        ['12345678901234567891', ''],
+        ['12345678901234567891', null],
       ]);
       expect(String(json.stderr).trimEnd().split('\n')).toEqual([WARNING]);
     } finally {
@@ -152,6 +152,48 @@ describe('a listing of jobs, some with no id vredact can use', () => {
       expect(String(run.stdout)).toBe('job-1\t\t');
       expect(String(run.stderr).trimEnd().split('\n')).toEqual([
         "warning: listing jobs: left out 5,000 job(s) whose id cannot be used (the first is item 1: job_id is missing); report the listing to the service's operators",
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('jobs as jobs list shows them', () => {
+  test('a token or a time the service did not give is shown empty and is null in --json, never an empty string made up', async () => {
+    // The interface marks a job's token and created_at required; a service may still leave them
+    // out. --json printed "" for them, a value the service never gave, where jobs content gives null.
+    const server = await startScriptedServer((_req, res) =>
+      sendJsonText(
+        res,
+        200,
+        `{"jobs": [
+          {"job_id": "j1", "token": "vr_other_0123456789", "created_at": "2026-03-01T00:00:00Z"},
+          {"job_id": "j2"},
+          {"job_id": "j3", "token": null, "created_at": null},
+          {"job_id": "j4", "token": 5, "created_at": {"a": 1}, "note": "kept"},
+          {"job_id": "j5", "token": "", "created_at": ""}
+        ]}`,
+      ),
+    );
+    try {
+      const plain = await runCli(['jobs', 'list'], { env: envFor(server) });
+      expect(plain.exitCode, String(plain.stderr)).toBe(0);
+      expect(
+        String(plain.stdout)
+          .split('\n')
+          .filter((line) => line !== '')
+          .sort(),
+      ).toEqual(['j1\t2026-03-01 00:00:00\tvr_…6789', 'j2\t\t', 'j3\t\t', 'j4\t\t', 'j5\t\t']);
+      const json = await runCli(['jobs', 'list', '--json'], { env: envFor(server) });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      const jobs = JSON.parse(String(json.stdout)) as Array<{ job_id: string }>;
+      expect(jobs.sort((a, b) => a.job_id.localeCompare(b.job_id))).toEqual([
+        { job_id: 'j1', token: 'vr_…6789', created_at: '2026-03-01T00:00:00Z' },
+        { job_id: 'j2', token: null, created_at: null },
+        { job_id: 'j3', token: null, created_at: null },
+        { job_id: 'j4', token: null, created_at: null, note: 'kept' },
+        { job_id: 'j5', token: null, created_at: null },
       ]);
     } finally {
       await server.close();

@@ -5,7 +5,10 @@
  * power loss could keep the line and lose the rename. The same for the journal itself: its folder is
  * flushed after a run creates it, opens one an older run left, or puts its compaction in place,
  * before a line is appended to it and before the first upload that an `uploading` line guards; and
- * a lock's folder after the lock is put in place, before the run that took it goes on.
+ * a lock's folder after the lock is put in place, before the run that took it goes on. A folder a run
+ * makes (the output folder, `.vredact`, a subfolder mirroring an input's) is flushed into its parent,
+ * top-down, before anything in it is relied on: a power loss could otherwise take the folder with
+ * everything in it, the journal and the outputs it calls done.
  */
 import * as realFs from 'node:fs';
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
@@ -33,6 +36,7 @@ type Event =
   | { op: 'create'; path: string }
   | { op: 'rename' | 'link'; to: string }
   | { op: 'link-refused'; to: string }
+  | { op: 'mkdir'; path: string }
   | { op: 'fsync-start' | 'fsync-end'; path: string; id: number }
   | { op: 'write'; path: string; text: string }
   | { op: 'reported'; path: string }
@@ -123,7 +127,13 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     if (flags === 'wx') trace.events.push({ op: 'create', path: String(path) });
     return handle;
   };
-  const patched = { rename, link, open };
+  // Only a folder made: mkdir that found one there made nothing.
+  const mkdir = async (path: realFs.PathLike, options?: realFs.MakeDirectoryOptions) => {
+    const made = await real.mkdir(path, options);
+    trace.events.push({ op: 'mkdir', path: String(path) });
+    return made;
+  };
+  const patched = { rename, link, open, mkdir };
   return { ...real, ...patched, default: { ...real, ...patched } };
 });
 
@@ -402,5 +412,127 @@ describe("a lock's folder is flushed once the lock is in place, before the run t
     } finally {
       trace.noHardLinks = false;
     }
+  });
+});
+
+describe('a folder a run makes is flushed into its parent, top-down, before anything in it is relied on', () => {
+  /**
+   * The end of the first flush of `folder`'s parent that started after `folder` was made: it must
+   * be there, and before `before`.
+   */
+  function expectMadeDurableBefore(folder: string, before: number, what: string): number {
+    const all = events();
+    const made = firstIndex(`${folder} made`, (event) => event.op === 'mkdir' && event.path === folder);
+    const parent = dirname(folder);
+    const start = all.findIndex(
+      (event, index) => index > made && event.op === 'fsync-start' && event.path === parent,
+    );
+    expect(start, `a flush of ${parent} after ${folder} was made`).toBeGreaterThanOrEqual(0);
+    const { id } = all[start] as { id: number };
+    const end = all.findIndex((event) => event.op === 'fsync-end' && event.id === id);
+    expect(end, `that flush of ${parent} ended before ${what}`).toBeGreaterThanOrEqual(0);
+    expect(end, `that flush of ${parent} ended before ${what}`).toBeLessThan(before);
+    return end;
+  }
+
+  const flushesOf = (folder: string) =>
+    events().filter((event) => event.op === 'fsync-start' && event.path === folder).length;
+
+  it('redact: the output folder, .vredact and each mirrored subfolder, before the lock, the journal and a publish', async () => {
+    trace.events.length = 0;
+    await mkdir(join(dir.path, 'in', 'a', 'b'), { recursive: true });
+    await writeFile(join(dir.path, 'in', 'a', 'b', 'x.wav'), makeWav(0.5));
+    await writeFile(join(dir.path, 'in', 'y.wav'), makeWav(0.5));
+    // Two levels of -o that are not there: both are made.
+    const { code, said } = await redactInto(join('made', 'out'));
+    expect(code, said).toBe(0);
+    const made = join(dir.path, 'made');
+    const out = join(made, 'out');
+    const state = join(out, '.vredact');
+    const lockLinked = firstIndex(
+      'the lock linked',
+      (event) => event.op === 'link' && event.to === lockPath(out),
+    );
+    const firstLine = firstIndex(
+      'the journal’s first line',
+      (event) => event.op === 'write' && event.path.startsWith(state) && event.path.endsWith('.jsonl'),
+    );
+    const upload = firstIndex('the first upload', (event) => event.op === 'upload');
+    const stateReliedOn = Math.min(lockLinked, firstLine, upload);
+    const ends = [made, out, state].map((folder) =>
+      expectMadeDurableBefore(folder, stateReliedOn, 'the lock, the journal or an upload'),
+    );
+    // Top-down: a folder's entry is on disk before the entries in it.
+    expect(ends).toEqual([...ends].sort((x, y) => x - y));
+    const published = firstIndex(
+      'the publish of a/b/x.wav',
+      (event) => event.op === 'rename' && event.to === join(out, 'a', 'b', 'x.wav'),
+    );
+    const subEnds = [join(out, 'a'), join(out, 'a', 'b')].map((folder) =>
+      expectMadeDurableBefore(folder, published, 'the publish of a/b/x.wav'),
+    );
+    expect(subEnds[0]).toBeLessThan(subEnds[1] as number);
+    expect(await readFile(join(out, 'a', 'b', 'x.wav'))).toHaveLength(makeWav(0.5).length);
+  });
+
+  it('redact: once per folder made, not per file; a folder already there is not flushed into its parent', async () => {
+    trace.events.length = 0;
+    await mkdir(join(dir.path, 'in', 'sub'), { recursive: true });
+    for (let i = 0; i < 16; i++) await writeFile(join(dir.path, 'in', 'sub', `f${i}.wav`), makeWav(0.5));
+    await mkdir(join(dir.path, 'there'));
+    const { code, said } = await redactInto('there');
+    expect(code, said).toBe(0);
+    const out = join(dir.path, 'there');
+    // `there` was there: its parent is never flushed. `.vredact` and `sub` were made in it: at most
+    // one flush each (they may share one), whatever the number of outputs.
+    expect(flushesOf(dir.path)).toBe(0);
+    expect(flushesOf(out)).toBeGreaterThanOrEqual(1);
+    expect(flushesOf(out)).toBeLessThanOrEqual(2);
+    // The outputs' own folder: at most one flush per output, as group commit has always given.
+    expect(flushesOf(join(out, 'sub'))).toBeLessThanOrEqual(16);
+    const madeInOut = events().filter((event) => event.op === 'mkdir' && dirname(event.path) === out);
+    expect(madeInOut).toHaveLength(2);
+  });
+
+  it('download -o: the folders made are on disk before any file in them is reported, with 8 at once', async () => {
+    trace.events.length = 0;
+    const outDir = join(dir.path, 'dl', 'new');
+    const names = Array.from({ length: 12 }, (_, i) => `f${i}.wav`);
+    const client = {
+      downloadJobFile: <T>(_jobId: string, fileName: string, sink: BodySink<T>) => {
+        const bytes = Buffer.from(`bytes of ${fileName}`);
+        return sink({ body: Readable.from([bytes]), contentLength: bytes.length, contentType: 'audio/wav' });
+      },
+    };
+    const reported: number[] = [];
+    await downloadFiles(
+      {
+        client,
+        concurrency: 8,
+        signals: createInterruptController().signals,
+        onOutcome: (outcome) => {
+          expect(outcome.status).toBe('downloaded');
+          events().push({ op: 'reported', path: outcome.path as string });
+          reported.push(events().length - 1);
+        },
+      },
+      {
+        jobId: 'job1',
+        outDir,
+        overwrite: false,
+        source: async (sink) => {
+          for (const fileName of names) sink.add({ fileName, duration: null });
+        },
+      },
+    );
+    expect(reported).toHaveLength(names.length);
+    const firstReported = Math.min(...reported);
+    const ends = [dirname(outDir), outDir].map((folder) =>
+      expectMadeDurableBefore(folder, firstReported, 'the first file reported'),
+    );
+    expect(ends[0]).toBeLessThan(ends[1] as number);
+    // Made once each, each flushed into its parent once, whatever the number of files.
+    expect(flushesOf(dir.path)).toBe(1);
+    expect(flushesOf(dirname(outDir))).toBe(1);
   });
 });

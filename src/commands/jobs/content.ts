@@ -1,4 +1,4 @@
-import { fileNameShown, type JobContentItem } from '../../api/schemas.js';
+import { fileNameShown, givenOrNull, type JobContentItem } from '../../api/schemas.js';
 import { listedDurationSeconds } from '../../api/audio-duration.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
@@ -20,15 +20,14 @@ function row(item: JobContentItem): string[] {
 /**
  * The item as machine output gives it: an item the service listed without its job's id (read as
  * empty) is one of the job asked for, so it carries that id, never an empty one. An id or a time it
- * did not give (read as empty too, so that one odd item never fails a listing) is null, as a file
- * name or a duration not given is: never an empty string the service did not write.
+ * did not give is null (givenOrNull), as a file name or a duration not given is.
  */
 function machineItem(item: JobContentItem, jobId: string) {
   return {
     ...item,
-    id: item.id === '' ? null : item.id,
+    id: givenOrNull(item.id),
     job_id: item.job_id === '' ? jobId : item.job_id,
-    created_at: item.created_at === '' ? null : item.created_at,
+    created_at: givenOrNull(item.created_at),
   };
 }
 

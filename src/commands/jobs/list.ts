@@ -1,4 +1,4 @@
-import type { Job } from '../../api/schemas.js';
+import { givenOrNull, type Job } from '../../api/schemas.js';
 import { MAX_LIST_ITEMS } from '../../api/json-reader.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
@@ -14,6 +14,11 @@ export const DEFAULT_JOBS_LIMIT = 30;
 
 function row(job: Job): string[] {
   return [job.job_id, formatTimestamp(job.created_at), job.token].map(displayText);
+}
+
+/** The job as machine output gives it: a token or a time the service did not give is null (givenOrNull). */
+function machineJob(job: Job) {
+  return { ...job, token: givenOrNull(job.token), created_at: givenOrNull(job.created_at) };
 }
 
 function* tsvLines(jobs: readonly Job[]): Iterable<string> {
@@ -57,7 +62,7 @@ export async function runJobsList(
     ctx.log.info(`showing the newest ${jobs.length} of ${seen} jobs; --limit <n> or --all for more`);
   }
   if (ctx.settings.json) {
-    await writeLines(ctx.streams.stdout, jsonArrayLines(jobs));
+    await writeLines(ctx.streams.stdout, jsonArrayLines(jobs, machineJob));
     return ExitCode.ok;
   }
   if (jobs.length === 0) ctx.log.info('No jobs.');

@@ -23,8 +23,12 @@ export function jsonArrayEnd(count: number): string {
   return count === 0 ? '[]\n' : '\n]\n';
 }
 
-export function* jsonArrayLines(values: readonly unknown[]): Iterable<string> {
-  for (let i = 0; i < values.length; i++) yield jsonArrayElement(values[i], i);
+/** `values` as one JSON array, each as `shown` gives it when its turn comes (no copy of them all). */
+export function* jsonArrayLines<T>(
+  values: readonly T[],
+  shown: (value: T) => unknown = (value) => value,
+): Iterable<string> {
+  for (let i = 0; i < values.length; i++) yield jsonArrayElement(shown(values[i] as T), i);
   yield jsonArrayEnd(values.length);
 }
 
