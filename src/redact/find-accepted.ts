@@ -8,6 +8,7 @@
 import { formatDuration } from '../output/format.js';
 import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
+import { journalSubmitted } from './send.js';
 import type { AcceptedWork, CollectWork } from './work.js';
 
 const UNNAMED = 'accepted by the service without naming its job';
@@ -51,14 +52,6 @@ export async function collectAccepted(engine: Engine, work: AcceptedWork): Promi
   }
   const job: CollectWork = { ...work, kind: 'collect', jobId: found.jobId, fresh: true };
   engine.log.debug(`${entry.display}: accepted without a job id, found as job ${job.jobId}; collecting it`);
-  try {
-    await recorder.submitted(entry, work.identity, job);
-  } catch (error) {
-    recorder.failedUnrecorded(
-      entry,
-      `submitted as job ${job.jobId}, but the journal could not be written: ${messageOf(error)}`,
-    );
-    return;
-  }
+  if (!(await journalSubmitted(engine, job))) return;
   await collectOne(engine, job, deadlineMs);
 }

@@ -208,16 +208,21 @@ async function sendClaimed(
     inputSha256: work.sha256,
     fresh: true,
   };
+  return (await journalSubmitted(engine, job)) ? job : undefined;
+}
+
+/** Journals the job an upload became; false, the input failed, when the journal cannot take it. */
+export async function journalSubmitted(engine: Engine, job: CollectWork): Promise<boolean> {
   try {
-    await recorder.submitted(entry, work.identity, job);
+    await engine.recorder.submitted(job.entry, job.identity, job);
+    return true;
   } catch (error) {
-    recorder.failedUnrecorded(
-      entry,
+    engine.recorder.failedUnrecorded(
+      job.entry,
       `submitted as job ${job.jobId}, but the journal could not be written: ${messageOf(error)}`,
     );
-    return undefined;
+    return false;
   }
-  return job;
 }
 
 function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSent: (sha256: string) => void) {

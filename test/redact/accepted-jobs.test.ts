@@ -38,18 +38,23 @@ function service(uploads: string[]) {
   };
 }
 
+/** A finder over `jobs` on a clock that steps through each wait at once. */
+function finderOver(jobs: Pick<ReturnType<typeof service>, 'listJobs' | 'jobContent'>): AcceptedJobs {
+  return new AcceptedJobs({
+    clock: steppingClock(START),
+    stop: new AbortController().signal,
+    debug: () => {},
+    isStop: () => false,
+    listJobs: jobs.listJobs,
+    jobContent: jobs.jobContent,
+  });
+}
+
 describe('AcceptedJobs', () => {
   it('finds many uploads with one listing a round, and reads a job that lists its files once', async () => {
     const uploads = ['a.1.wav', 'b.2.wav', 'c.3.wav'];
     const jobs = service(uploads);
-    const finder = new AcceptedJobs({
-      clock: steppingClock(START),
-      stop: new AbortController().signal,
-      debug: () => {},
-      isStop: () => false,
-      listJobs: jobs.listJobs,
-      jobContent: jobs.jobContent,
-    });
+    const finder = finderOver(jobs);
     const found = await Promise.all(uploads.map((name) => finder.find(name, START, START + 3_600_000)));
     expect(found.map((job) => job?.jobId)).toEqual(['job-0', 'job-1', 'job-2']);
     // Three rounds for three uploads: one listing each, not one per upload.
@@ -59,14 +64,7 @@ describe('AcceptedJobs', () => {
 
   it('gives up on an upload at its deadline, with nothing found', async () => {
     const jobs = service([]);
-    const finder = new AcceptedJobs({
-      clock: steppingClock(START),
-      stop: new AbortController().signal,
-      debug: () => {},
-      isStop: () => false,
-      listJobs: jobs.listJobs,
-      jobContent: jobs.jobContent,
-    });
+    const finder = finderOver(jobs);
     expect(await finder.find('a.1.wav', START, START + 60_000)).toBeUndefined();
     expect(jobs.calls.listings).toBeGreaterThan(1);
   });
@@ -75,11 +73,7 @@ describe('AcceptedJobs', () => {
     const jobs = service(['a.1.wav']);
     let listings = 0;
     const finder = (failure: Error) =>
-      new AcceptedJobs({
-        clock: steppingClock(START),
-        stop: new AbortController().signal,
-        debug: () => {},
-        isStop: () => false,
+      finderOver({
         listJobs: async (makeSink) => {
           listings++;
           if (listings <= 2) throw failure;
