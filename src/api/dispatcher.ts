@@ -5,6 +5,7 @@
  * too: the proxy is told the host and port, and sees no request line, header (the token) or body.
  */
 import type { Dispatcher as UndiciDispatcher } from 'undici';
+import { CONNECTION_REUSE } from './connection-reuse.js';
 import { type ProxySettings, proxyFor } from './proxy.js';
 import { Agent, Dispatcher, loadProxyAgent } from './undici-agent.js';
 
@@ -86,7 +87,8 @@ function settle(done: Promise<unknown>, callback: (() => void) | undefined): Pro
   void finished.then(callback, callback);
 }
 
-/** undici's Agent, or the proxy router when `proxies` names any. */
+/** undici's Agent, or the proxy router when `proxies` names any; either reuses connections alike. */
 export function dispatcherFor(options: AgentOptions, proxies: ProxySettings | undefined): UndiciDispatcher {
-  return proxies ? new ProxyRouter(options, proxies) : new Agent(options);
+  const withReuse = { ...options, ...CONNECTION_REUSE };
+  return proxies ? new ProxyRouter(withReuse, proxies) : new Agent(withReuse);
 }
