@@ -46,9 +46,12 @@ const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
 
 export class ApiClient {
   readonly #http: ServiceHttp;
+  /** Where a redaction answer's `Location` may name a job (job-location.ts); made once, not per upload. */
+  readonly #jobsUrl: URL;
 
   constructor(options: ClientOptions) {
     this.#http = new ServiceHttp(options);
+    this.#jobsUrl = this.#http.url(JOBS_PATH);
   }
 
   get baseUrl(): URL {
@@ -237,6 +240,7 @@ export class ApiClient {
             (body) => this.#consume(body, response.headers, sink, what, url),
             what,
             url,
+            this.#jobsUrl,
             this.#http.scrub,
           );
         } finally {

@@ -5,6 +5,7 @@ import { InvalidResponseError } from './errors.js';
 import { parseExactJson } from './exact-json.js';
 import { assertJobId, jobIdFromAnswer } from './identifiers.js';
 import { SMALL_JSON_LIMIT, tooBigForSmallJson } from './json-reader.js';
+import { jobIdOfLocationHeaders } from './job-location.js';
 import { jobIdFieldOf } from './schemas.js';
 import type { Scrub } from './scrub.js';
 import { closeBody, headerValue, networkError, peek } from './transport.js';
@@ -28,16 +29,40 @@ function isAcceptance(status: number): boolean {
   return status === 202;
 }
 
+/** Statuses whose `Location` may name the job: a 202's status monitor, a 201's created resource. */
+function mayLocateJob(status: number): boolean {
+  return status === 201 || status === 202;
+}
+
 /**
- * Audio (an `audio/*` type or a RIFF/WAVE start) goes to `consume`; a JSON body naming a job gives its
- * id, checked like every identifier from the service; an acceptance naming no job (isAcceptance) says
- * so; anything else is an error for that file.
+ * The one place an answer's job id is taken from, in order: the body's own fields or one envelope
+ * level (jobIdFieldOf; a bad id there is an error, as it always was), then the `Location` or
+ * `Content-Location` of a 201 or 202 (job-location.ts; one not naming a job of this service is
+ * ignored). A 200 naming its job only in a header is no job: see isAcceptance.
+ */
+function jobIdOfAnswer(
+  response: Dispatcher.ResponseData,
+  body: unknown,
+  { what, url, jobsUrl, scrub }: { what: string; url: URL; jobsUrl: URL; scrub: Scrub },
+): string | undefined {
+  const named = jobIdFieldOf(body);
+  if (named !== undefined) return assertJobId(scrub(jobIdFromAnswer(named.value, named.field, what)), what);
+  if (!mayLocateJob(response.statusCode)) return undefined;
+  return jobIdOfLocationHeaders(response.headers, url, jobsUrl, scrub);
+}
+
+/**
+ * Audio (an `audio/*` type or a RIFF/WAVE start) goes to `consume`; an answer naming a job
+ * (jobIdOfAnswer) gives its id, checked like every identifier from the service; an acceptance naming
+ * no job (isAcceptance) says so; anything else is an error for that file. `jobsUrl` is where this
+ * service's jobs are (`<base>/api/jobs`), the only place a `Location` may name one.
  */
 export async function readRedactionAnswer<T>(
   response: Dispatcher.ResponseData,
   consume: (body: AsyncIterable<Uint8Array>) => Promise<T>,
   what: string,
   url: URL,
+  jobsUrl: URL,
   scrub: Scrub,
 ): Promise<RedactionAnswer<T>> {
   const contentType = headerValue(response.headers, 'content-type').toLowerCase();
@@ -50,7 +75,7 @@ export async function readRedactionAnswer<T>(
     throw networkError(error, what, url);
   }
   try {
-    return await answerOf(response, peeked, consume, { what, url, scrub, contentType });
+    return await answerOf(response, peeked, consume, { what, url, jobsUrl, scrub, contentType });
   } finally {
     // A body not read to its end (refused by the sink unread, or a JSON answer past its limit) would
     // hold its connection until the body timeout; a body read whole is not touched by this.
@@ -62,8 +87,10 @@ async function answerOf<T>(
   response: Dispatcher.ResponseData,
   peeked: { head: Buffer; all: AsyncIterable<Uint8Array> },
   consume: (body: AsyncIterable<Uint8Array>) => Promise<T>,
-  { what, url, scrub, contentType }: { what: string; url: URL; scrub: Scrub; contentType: string },
+  context: { what: string; url: URL; jobsUrl: URL; scrub: Scrub; contentType: string },
 ): Promise<RedactionAnswer<T>> {
+  const { what, url, scrub, contentType } = context;
+  // Audio is handed on before anything else is looked at: the synchronous path costs nothing more.
   if (contentType.startsWith('audio/') || isRiffWave(peeked.head)) {
     return { kind: 'audio', result: await consume(peeked.all) };
   }
@@ -87,10 +114,8 @@ async function answerOf<T>(
   } catch {
     body = undefined;
   }
-  const named = jobIdFieldOf(body);
-  if (named !== undefined) {
-    return { kind: 'job', jobId: assertJobId(scrub(jobIdFromAnswer(named.value, named.field, what)), what) };
-  }
+  const jobId = jobIdOfAnswer(response, body, context);
+  if (jobId !== undefined) return { kind: 'job', jobId };
   if (isAcceptance(response.statusCode)) return { kind: 'accepted' };
   throw new InvalidResponseError(
     `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${escapeControls(scrub(contentType)) || 'no content type'})`,

@@ -151,17 +151,42 @@ export const JobContentSchema = v.looseObject({ jobContent: v.array(JobContentIt
 /** Absolute, or relative to the service URL (the client resolves it and checks its scheme). */
 export const DownloadUrlSchema = v.looseObject({ signedUrl: v.pipe(v.string(), v.nonEmpty()) });
 
+/** The fields that may name the job of an asynchronous redaction answer, the first given wins. */
+const JOB_ID_FIELDS = ['job_id', 'jobId', 'id'] as const;
+
 /**
- * The field naming the job of an asynchronous redaction answer, whatever the 2xx status: the first of
- * `job_id`, `jobId` and `id` holding a string or a number, with its value as the answer gave it.
+ * The envelopes a service may wrap its answer's job in (`{"job": {"job_id": …}}`, `{"data": {"id":
+ * …}}`, `{"result": {"jobId": …}}`), looked into one level deep and only when the answer names no job
+ * of its own: a deeper search would take any nested `id` (a file's, a user's) for the job's.
  */
-export function jobIdFieldOf(body: unknown): { field: string; value: string | JsonNumber } | undefined {
-  if (!body || typeof body !== 'object') return undefined;
+const JOB_ID_ENVELOPES = ['job', 'data', 'result'] as const;
+
+type JobIdField = { field: string; value: string | JsonNumber };
+
+/** The first of JOB_ID_FIELDS of `body` holding a string or a number, as the answer gave it. */
+function ownJobIdField(body: unknown): JobIdField | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const record = body as Record<string, unknown>;
-  for (const field of ['job_id', 'jobId', 'id']) {
+  for (const field of JOB_ID_FIELDS) {
     const value = record[field];
     if (typeof value === 'string' && value !== '') return { field, value };
     if (typeof value === 'number' || value instanceof NumberLiteral) return { field, value };
+  }
+  return undefined;
+}
+
+/**
+ * The field naming the job of an asynchronous redaction answer, whatever the 2xx status: the answer's
+ * own (JOB_ID_FIELDS), else the first envelope's (JOB_ID_ENVELOPES), named by its path (`data.id`)
+ * so that a refusal says where the id was.
+ */
+export function jobIdFieldOf(body: unknown): JobIdField | undefined {
+  const own = ownJobIdField(body);
+  if (own !== undefined || !body || typeof body !== 'object' || Array.isArray(body)) return own;
+  const record = body as Record<string, unknown>;
+  for (const envelope of JOB_ID_ENVELOPES) {
+    const inner = Object.hasOwn(record, envelope) ? ownJobIdField(record[envelope]) : undefined;
+    if (inner !== undefined) return { field: `${envelope}.${inner.field}`, value: inner.value };
   }
   return undefined;
 }

@@ -7,6 +7,7 @@ import { readRedactionAnswer } from '../../src/api/redaction-answer.js';
 import { scrubberFor } from '../../src/api/scrub.js';
 
 const URL_OF = new URL('http://127.0.0.1:1/api/speech-to-speech-biometric-redaction');
+const JOBS_URL = new URL('http://127.0.0.1:1/api/jobs');
 const TOKEN = 'vr_live_0123456789abcdef';
 
 function response(
@@ -14,9 +15,18 @@ function response(
   contentType: string | undefined,
   ...chunks: Buffer[]
 ): Dispatcher.ResponseData {
+  return located(status, contentType, {}, ...chunks);
+}
+
+function located(
+  status: number,
+  contentType: string | undefined,
+  headers: Record<string, string>,
+  ...chunks: Buffer[]
+): Dispatcher.ResponseData {
   return {
     statusCode: status,
-    headers: contentType === undefined ? {} : { 'content-type': contentType },
+    headers: { ...headers, ...(contentType === undefined ? {} : { 'content-type': contentType }) },
     body: Readable.from(chunks),
   } as unknown as Dispatcher.ResponseData;
 }
@@ -31,6 +41,7 @@ async function read(res: Dispatcher.ResponseData) {
     },
     'redacting a.wav',
     URL_OF,
+    JOBS_URL,
     scrubberFor([TOKEN]),
   );
   return { answer, consumed: Buffer.concat(consumed) };
@@ -89,6 +100,107 @@ describe('readRedactionAnswer', () => {
   ])('a %i %s answer %j is no acceptance', async (status, type, body) => {
     const failure = await read(response(status, type, Buffer.from(body))).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(InvalidResponseError);
+  });
+
+  it.each([
+    ['{"job":{"job_id":"job-1"}}', 'job-1'],
+    ['{"data":{"id":"job-2"},"meta":{"id":"other"}}', 'job-2'],
+    ['{"result":{"jobId":18446744073709551617}}', '18446744073709551617'],
+    ['{"status":"accepted","data":{"file":{"id":"f-1"}},"result":{"job_id":"job-3"}}', 'job-3'],
+    // The answer's own field wins over an envelope's.
+    ['{"id":"own","job":{"job_id":"wrapped"}}', 'own'],
+  ])('a job id inside one envelope, %s, is a job to collect later', async (body, jobId) => {
+    const { answer } = await read(response(202, 'application/json', Buffer.from(body)));
+    expect(answer).toEqual({ kind: 'job', jobId });
+  });
+
+  it.each([
+    ['{"data":{"data":{"id":"deep"}}}'],
+    ['{"payload":{"job_id":"unlisted-envelope"}}'],
+    ['{"data":[{"id":"in-a-list"}]}'],
+    ['{"job":"job-as-text"}'],
+  ])('an id deeper than one envelope, or in another, %s, names no job', async (body) => {
+    const { answer } = await read(response(202, 'application/json', Buffer.from(body)));
+    expect(answer).toEqual({ kind: 'accepted' });
+  });
+
+  it('a number in an envelope that is no id is refused naming its path', async () => {
+    const failure = await read(response(202, 'application/json', Buffer.from('{"data":{"id":1.5}}'))).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(UnsafeIdentifierError);
+    expect((failure as Error).message).toBe(
+      'redacting a.wav: the service gave the job id as the number 1.5 in `data.id`, which cannot be used (it is not a whole number)',
+    );
+  });
+
+  it('an unsafe id in an envelope is refused as one in the body', async () => {
+    await expect(
+      read(response(202, 'application/json', Buffer.from('{"job":{"job_id":"../x"}}'))),
+    ).rejects.toBeInstanceOf(UnsafeIdentifierError);
+  });
+
+  it.each([
+    [202, { location: '/api/jobs/3f2a-9c' }, '3f2a-9c'],
+    [201, { location: 'http://127.0.0.1:1/api/jobs/3f2a-9c/content' }, '3f2a-9c'],
+    [202, { 'content-location': '/api/jobs/3f2a-9c/?wait=1' }, '3f2a-9c'],
+    [202, { location: 'http://elsewhere.example/x', 'content-location': 'jobs/3f2a-9c' }, '3f2a-9c'],
+  ])('a %i with %j and a body naming no job is that job', async (status, headers, jobId) => {
+    const { answer } = await read(
+      located(status, 'application/json', headers, Buffer.from('{"status":"ok"}')),
+    );
+    expect(answer).toEqual({ kind: 'job', jobId });
+  });
+
+  it('the body names the job before a Location does', async () => {
+    const { answer } = await read(
+      located(
+        202,
+        'application/json',
+        { location: '/api/jobs/from-header' },
+        Buffer.from('{"job_id":"from-body"}'),
+      ),
+    );
+    expect(answer).toEqual({ kind: 'job', jobId: 'from-body' });
+  });
+
+  it('a 202 whose Location names no job of the service is the acceptance it was, not an error', async () => {
+    const { answer } = await read(
+      located(202, undefined, {
+        location: 'https://127.0.0.1:1/api/jobs/j1',
+        'content-location': '/api/queue/j1',
+      }),
+    );
+    expect(answer).toEqual({ kind: 'accepted' });
+  });
+
+  it.each([
+    [200, 'application/json', '{"status":"queued"}'],
+    [200, 'text/html', '<html>portal</html>'],
+    [204, undefined, ''],
+  ])(
+    'a %i %s answer is no job even with a Location naming one (acceptance is not widened)',
+    async (status, type, body) => {
+      const failure = await read(
+        located(status, type, { location: '/api/jobs/j1' }, Buffer.from(body)),
+      ).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(InvalidResponseError);
+      expect((failure as Error).message).toContain(`answered ${status} with neither audio nor a job id`);
+    },
+  );
+
+  it('a 201 whose Location names no job stays the error it was', async () => {
+    const failure = await read(located(201, undefined, { location: '/api/jobs/a%2Fb' })).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(InvalidResponseError);
+    expect((failure as Error).message).toContain('answered 201 with neither audio nor a job id');
+  });
+
+  it('an audio answer is audio whatever its Location', async () => {
+    const { answer, consumed } = await read(located(201, 'audio/wav', { location: '/api/jobs/j1' }, wav));
+    expect(answer).toEqual({ kind: 'audio', result: 'sink result' });
+    expect(consumed).toEqual(wav);
   });
 
   it('a job id unsafe in a path is refused', async () => {
@@ -158,6 +270,7 @@ describe('a body not read to its end', () => {
         async () => Promise.reject(refused),
         'redacting a.wav',
         URL_OF,
+        JOBS_URL,
         scrubberFor([TOKEN]),
       ),
     ).rejects.toBe(refused);

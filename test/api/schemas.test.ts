@@ -135,4 +135,20 @@ describe('jobIdFieldOf', () => {
     expect(jobIdFieldOf({ status: 'queued' })).toBeUndefined();
     expect(jobIdFieldOf(null)).toBeUndefined();
   });
+
+  test('else the first envelope (job, data, result) holding one, one level deep, named by its path', () => {
+    expect(jobIdFieldOf({ job: { job_id: 'j' } })).toEqual({ field: 'job.job_id', value: 'j' });
+    expect(jobIdFieldOf({ result: { jobId: 7 }, data: { id: 'd' } })).toEqual({
+      field: 'data.id',
+      value: 'd',
+    });
+    expect(jobIdFieldOf({ data: { id: '' }, result: { jobId: 7 } })).toEqual({
+      field: 'result.jobId',
+      value: 7,
+    });
+    expect(jobIdFieldOf({ id: 'own', job: { job_id: 'j' } })).toEqual({ field: 'id', value: 'own' });
+    expect(jobIdFieldOf({ data: { data: { id: 'deep' } } })).toBeUndefined();
+    expect(jobIdFieldOf({ data: [{ id: 'x' }] })).toBeUndefined();
+    expect(jobIdFieldOf([{ id: 'x' }])).toBeUndefined();
+  });
 });

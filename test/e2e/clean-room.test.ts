@@ -202,3 +202,63 @@ describe.concurrent(
       }));
   },
 );
+
+/** The lines of the run's journal. */
+async function journalOf(dir: string): Promise<Array<Record<string, unknown>>> {
+  return jsonLines(await readFile(join(dir, 'out', '.vredact', 'journal.jsonl'), 'utf8'));
+}
+
+const redactionPosts = (service: CleanRoomService): number =>
+  service.received.filter(
+    (request) => request.method === 'POST' && request.path === '/api/speech-to-speech-biometric-redaction',
+  ).length;
+
+describe.concurrent.each([
+  ['only in a Location header', 'location'],
+  ['inside a {"data": {"id"}} envelope', 'envelope'],
+] as const)(
+  'against a clean-room service naming its job %s, with results named unrelated to the upload',
+  (_name, asyncBody) => {
+    it('collects that job in the same run, journals its id, and a re-run sends nothing', () =>
+      withCleanRoom({ asyncBody, fileNameStyle: 'opaque' }, async ({ service, vredact, dir }) => {
+        const input = fixture('speech-16bit.wav');
+        const first = await vredact(['redact', input, '-o', 'out', '--json']);
+        expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(0);
+        const [jobId] = service.jobIds();
+        expect(jobId).toBeDefined();
+        expect(jsonLines(first.stdout)[0]).toMatchObject({ status: 'done', jobId });
+        const output = join(dir, 'out', 'speech-16bit.wav');
+        expect(await isWav(output)).toBe(true);
+        expect(await readFile(output)).toEqual(service.resultOf(jobId!));
+        const journal = await journalOf(dir);
+        expect(journal.filter((line) => line.event === 'submitted')).toMatchObject([{ jobId }]);
+        expect(journal.filter((line) => line.event === 'done')).toMatchObject([{ via: 'job', jobId }]);
+        // Named by the answer, the job is never looked for among the jobs.
+        expect(listings(service)).toBe(0);
+        expect(redactionPosts(service)).toBe(1);
+
+        const again = await vredact(['redact', input, '-o', 'out', '--json']);
+        expect(again.exitCode, String(again.stderr) + String(again.stdout)).toBe(0);
+        expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'skipped' });
+        expect(redactionPosts(service)).toBe(1);
+        expect(service.uploads()).toHaveLength(1);
+      }));
+
+    it('with --no-wait, journals the job it was given, and the next run collects it unsent', () =>
+      withCleanRoom({ asyncBody, fileNameStyle: 'opaque' }, async ({ service, vredact, dir }) => {
+        const input = fixture('speech-16bit.wav');
+        const first = await vredact(['redact', input, '-o', 'out', '--json', '--no-wait']);
+        expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(0);
+        const [jobId] = service.jobIds();
+        expect((await journalOf(dir)).filter((line) => line.event === 'submitted')).toMatchObject([
+          { jobId },
+        ]);
+
+        const again = await vredact(['redact', input, '-o', 'out', '--json']);
+        expect(again.exitCode, String(again.stderr) + String(again.stdout)).toBe(0);
+        expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'done', jobId });
+        expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(service.resultOf(jobId!));
+        expect(redactionPosts(service)).toBe(1);
+      }));
+  },
+);

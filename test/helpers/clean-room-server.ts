@@ -8,7 +8,8 @@
  * | sync answer                     | 201, `audio/x-wav`, silence of input duration | syncStatus, wavType   |
  * |                                 | in the input's PCM layout, a LIST chunk first |                       |
  * | sync/async threshold            | longer than 30 s is asynchronous              | syncLimitSeconds      |
- * | async answer                    | 202 `{status, job_id, message, links}`        | asyncStatus, asyncBody|
+ * | async answer                    | 202 `{status, job_id, message, links}`; or    | asyncStatus, asyncBody|
+ * |                                 | no id; or `Location` only; or `{data: {id}}`  |                       |
  * | named states                    | QUEUED, RUNNING, SUCCEEDED                    | states                |
  * | transitions                     | one phase per look at the job (no clock)      | looksPerPhase         |
  * | content while not done          | 200 with an empty jobContent                  |                       |
@@ -43,8 +44,12 @@ export interface CleanRoomOptions {
   syncStatus?: number;
   wavType?: string;
   asyncStatus?: number;
-  /** 'job' answers the new job's id; 'bare' only says it was accepted, so the job is found in the jobs area. */
-  asyncBody?: 'job' | 'bare';
+  /**
+   * 'job' answers the new job's id; 'bare' only says it was accepted, so the job is found in the jobs
+   * area; 'location' names it only in a `Location` header (`/api/jobs/{id}`, RFC 9110's status
+   * monitor); 'envelope' names it inside `{"data": {"id": …}}`.
+   */
+  asyncBody?: 'job' | 'bare' | 'location' | 'envelope';
   states?: [accepted: string, processing: string, available: string];
   looksPerPhase?: number;
   jobIdStyle?: 'uuid' | 'hex' | 'dashed';
@@ -131,9 +136,19 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
   let nextFileId = 7001;
   let listing = true;
 
-  const send = (res: http.ServerResponse, status: number, body: Buffer | object, type = JSON_TYPE): void => {
+  const send = (
+    res: http.ServerResponse,
+    status: number,
+    body: Buffer | object,
+    type = JSON_TYPE,
+    extraHeaders: http.OutgoingHttpHeaders = {},
+  ): void => {
     const bytes = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
-    const headers: http.OutgoingHttpHeaders = { 'content-type': type, 'x-request-id': randomUUID() };
+    const headers: http.OutgoingHttpHeaders = {
+      ...extraHeaders,
+      'content-type': type,
+      'x-request-id': randomUUID(),
+    };
     if (!o.chunked) headers['content-length'] = bytes.length;
     if (o.closeEveryOther && answers++ % 2 === 1) headers.connection = 'close';
     res.writeHead(status, headers);
@@ -217,6 +232,21 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     jobs.unshift(job);
     if (o.asyncBody === 'bare')
       return send(res, o.asyncStatus, { message: 'Accepted for processing', accepted: true });
+    if (o.asyncBody === 'location')
+      return send(
+        res,
+        o.asyncStatus,
+        { message: 'Accepted for processing', status: o.states[0] },
+        JSON_TYPE,
+        {
+          location: `/api/jobs/${encodeURIComponent(job.jobId)}`,
+        },
+      );
+    if (o.asyncBody === 'envelope')
+      return send(res, o.asyncStatus, {
+        status: 'accepted',
+        data: { type: 'redaction-job', id: job.jobId, attributes: { state: o.states[0] } },
+      });
     send(res, o.asyncStatus, {
       status: o.states[0],
       job_id: job.jobId,
