@@ -10,7 +10,8 @@ import { RESULT_ROOM } from './free-space.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { RedactOptions, Shard } from './options.js';
 import type { HeldLock } from './lock.js';
-import type { Halt, Recorder } from './record.js';
+import type { Halt } from './halt.js';
+import type { Recorder } from './record.js';
 import { sweepPartials } from './sweep.js';
 
 export interface EngineParts {
