@@ -141,6 +141,17 @@ export function isRetryableByDefault(error: unknown): boolean {
 }
 
 /**
+ * A failure that may pass: one the retry rule retries, also once the retries have run out, when the
+ * last answer's own error is thrown (a 500 as an ApiError, no longer a RetryableStatusError).
+ */
+export function failsForAMoment(error: unknown): boolean {
+  return (
+    isRetryableByDefault(error) ||
+    (error instanceof ApiError && error.status !== undefined && RETRYABLE_STATUSES.has(error.status))
+  );
+}
+
+/**
  * Runs `attempt` until it succeeds, the failure is not retryable, or retries run out. Each call of
  * `attempt` must build its own request body: a consumed stream is never sent again.
  */

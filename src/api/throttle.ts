@@ -15,9 +15,12 @@
  *   every request fails at once with ServiceUnreachableError, which halts the batch with the files
  *   not sent still pending, rather than failing each of them after its own retries (a night of
  *   hundreds of thousands of files retried against a service that is down).
+ *
+ * This decides; the gate and the window themselves, which let requests through, are request-window.ts.
  */
 import type { Clock } from '../clock.js';
 import { type ApiError, ServiceUnreachableError, ThrottleGivenUpError } from './errors.js';
+import { type Release, RequestWindow } from './request-window.js';
 import { formatWait, LONGEST_WAIT_MS, nextStretchNoticeMs, STRETCH_NOTICE_FIRST_MS } from './wait-text.js';
 
 export interface ThrottleOptions {
@@ -51,20 +54,10 @@ export type ThrottleDecision =
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_CAP_MS = 30_000;
 
-type Release = () => void;
-
-interface Waiter {
-  grant: (release: Release) => void;
-}
-
 export class Throttle {
   readonly #options: ThrottleOptions;
-  #limit: number;
-  #inFlight = 0;
-  readonly #queue: Waiter[] = [];
-  /** The gate is closed until this time. */
-  #openAt = 0;
-  #timer: AbortController | undefined;
+  /** Who may start a request, and when: what this class decides, the window enforces. */
+  readonly #window: RequestWindow;
   /** When the current stretch of throttling began (no success since); undefined when not throttled. */
   #since: number | undefined;
   /** Throttle answers since the last success, for the backoff when the service names no wait. */
@@ -81,7 +74,7 @@ export class Throttle {
 
   constructor(options: ThrottleOptions) {
     this.#options = options;
-    this.#limit = Math.max(1, options.maxConcurrency);
+    this.#window = new RequestWindow(options.clock, Math.max(1, options.maxConcurrency));
   }
 
   /** How long continuous throttling is ridden out (for the lines that tell it). */
@@ -91,7 +84,7 @@ export class Throttle {
 
   /** The current window (for tests and the verbose log). */
   get window(): number {
-    return Math.floor(this.#limit);
+    return Math.floor(this.#window.size);
   }
 
   /**
@@ -102,30 +95,7 @@ export class Throttle {
     // An abort listener added to a signal already aborted is never called: the wait would not end.
     signal?.throwIfAborted();
     this.#checkRefusal(what);
-    const release = await new Promise<Release>((resolve, reject) => {
-      const onAbort = () => {
-        const index = this.#queue.indexOf(waiter);
-        if (index === -1) return;
-        this.#queue.splice(index, 1);
-        // Nobody left to wake: the gate's timer must not keep the process alive.
-        if (this.#queue.length === 0) {
-          this.#timer?.abort();
-          this.#timer = undefined;
-        }
-        reject(signal?.reason);
-      };
-      // The signal is the whole batch's: a listener left behind per request made each new one
-      // slower to add (100,000 files took minutes) and kept every request's closure alive.
-      const waiter: Waiter = {
-        grant: (granted) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(granted);
-        },
-      };
-      this.#queue.push(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#pump();
-    });
+    const release = await this.#window.take(signal);
     try {
       this.#checkRefusal(what);
     } catch (error) {
@@ -144,7 +114,7 @@ export class Throttle {
     for (;;) {
       signal?.throwIfAborted();
       this.#checkRefusal(what);
-      const wait = this.#openAt - this.#options.clock.now();
+      const wait = this.#window.openAt - this.#options.clock.now();
       if (wait <= 0) return () => {};
       await this.#options.clock.sleep(wait, signal);
     }
@@ -187,7 +157,7 @@ export class Throttle {
     }
     const since = this.#unreachableSince;
     this.#strikes++;
-    this.#limit = 1;
+    this.#window.size = 1;
     const waitMs = this.#backoffMs();
     if (now + waitMs - since > outage.maxWaitMs) {
       const reason = `the service could not be reached for ${formatWait(now - since)} (--max-outage-wait ${formatWait(outage.maxWaitMs)})`;
@@ -195,15 +165,16 @@ export class Throttle {
       this.#refusedUntil = { at: Number.POSITIVE_INFINITY, refuse };
       return { retry: false, refuse };
     }
-    this.#openAt = Math.max(this.#openAt, now + waitMs);
+    this.#window.closeUntil(now + waitMs);
     return { retry: true };
   }
 
   /** A request succeeded: the stretch ends and the window grows back by about one per window. */
   onSuccess(): void {
     this.onAnswered();
-    this.#limit = Math.min(this.#options.maxConcurrency, this.#limit + 1 / Math.floor(this.#limit));
-    this.#pump();
+    const window = this.#window;
+    window.size = Math.min(this.#options.maxConcurrency, window.size + 1 / Math.floor(window.size));
+    window.pump();
   }
 
   /**
@@ -214,7 +185,7 @@ export class Throttle {
     const now = this.#options.clock.now();
     this.#since ??= now;
     this.#strikes++;
-    this.#limit = Math.max(1, Math.floor(this.#limit / 2));
+    this.#window.size = Math.max(1, Math.floor(this.#window.size / 2));
     this.#reached = true;
     const { maxWaitMs } = this.#options;
     if (retryAfterMs !== undefined && retryAfterMs > maxWaitMs) {
@@ -233,8 +204,8 @@ export class Throttle {
       const reason = `the service has been throttling requests for ${formatWait(now - this.#since)} (--max-throttle-wait ${formatWait(maxWaitMs)}); try again later, or raise --max-throttle-wait`;
       return { retry: false, refuse: (what) => new ThrottleGivenUpError(what, reason) };
     }
-    const wasOpen = this.#openAt <= now;
-    this.#openAt = Math.max(this.#openAt, now + waitMs);
+    const wasOpen = this.#window.openAt <= now;
+    this.#window.closeUntil(now + waitMs);
     const stretchTold = this.#stretchNoticeAtMs > STRETCH_NOTICE_FIRST_MS;
     const decision = wasOpen
       ? { retry: true as const, waitStartedMs: waitMs, ...(stretchTold && { stretchTold }) }
@@ -261,37 +232,6 @@ export class Throttle {
       return;
     }
     throw refusal.refuse(what);
-  }
-
-  #pump(): void {
-    const wait = this.#openAt - this.#options.clock.now();
-    if (wait > 0) {
-      if (this.#timer || this.#queue.length === 0) return;
-      // One timer for the whole queue; it pumps again when the gate opens.
-      const timer = new AbortController();
-      this.#timer = timer;
-      this.#options.clock.sleep(wait, timer.signal).then(
-        () => {
-          this.#timer = undefined;
-          this.#pump();
-        },
-        () => {
-          if (this.#timer === timer) this.#timer = undefined;
-        },
-      );
-      return;
-    }
-    while (this.#queue.length > 0 && this.#inFlight < Math.floor(this.#limit)) {
-      const waiter = this.#queue.shift() as Waiter;
-      this.#inFlight++;
-      let released = false;
-      waiter.grant(() => {
-        if (released) return;
-        released = true;
-        this.#inFlight--;
-        this.#pump();
-      });
-    }
   }
 }
 

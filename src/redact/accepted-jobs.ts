@@ -8,28 +8,67 @@
  * (about 1 s growing to 30 s), started over when an upload joins, never closer than MIN_GAP_MS.
  * A listing refused for good (a 404, an answer that is not a listing: the setup, not a moment) ends
  * every wait with that error: rounds would meet it until `--wait-timeout`, two hours by default.
+ * Any other problem of a round (a listing that failed for a moment, more recent jobs than the cap,
+ * jobs that could not be read) is a warning once per kind a run, as a run can go on for hours
+ * meeting it every round; an upload not found is told what its last round met.
  */
-import { backoffDelay, isRetryableByDefault } from '../api/retry.js';
+import { backoffDelay, failsForAMoment } from '../api/retry.js';
 import { isNamed, type JobContentItem } from '../api/schemas.js';
 import type { Clock } from '../clock.js';
-import { type FoundJob, type ReconcileDeps, reconcile } from './reconcile.js';
+import { messageOf } from './engine.js';
+import { type FoundJob, type LookUpProblem, type ReconcileDeps, reconcile } from './reconcile.js';
+import { RECONCILE_MAX_READS } from './recent-jobs.js';
 
 const POLL_BASE_MS = 1000;
 const POLL_CAP_MS = 30_000;
 /** Rounds start at least this far apart, however many uploads join meanwhile. */
 const MIN_GAP_MS = 2000;
 
+const LOOKING = 'looking for uploads accepted without a job id';
+
+/** What a round met, as said in a warning and in the reason of an upload not found. */
+function problemText(problem: LookUpProblem): string {
+  switch (problem.kind) {
+    case 'listing':
+      return messageOf(problem.error);
+    case 'capped':
+      return `only the ${RECONCILE_MAX_READS} oldest of the ${problem.recent} recent jobs are read`;
+    case 'unreadable':
+      return `could not read ${problem.count} job(s) (${messageOf(problem.error)})`;
+  }
+}
+
+/** What comes of it, and what to do: said once a run, with the first problem of its kind. */
+const OUTCOME: Record<LookUpProblem['kind'], string> = {
+  listing: 'trying again each round, until found or --wait-timeout (not told again this run)',
+  capped:
+    'an upload whose job is among the others is not found: it stays pending, and the next run looks for it before sending it again (not told again this run)',
+  unreadable: 'they are read again next round (not told again this run)',
+};
+
+/** What the look-up for one upload came to: its job, or none, with what its last round met. */
+export interface AcceptedLookUp {
+  job: FoundJob | undefined;
+  /** What kept its last round from seeing every recent job (problemText); empty when nothing did. */
+  problems: readonly string[];
+}
+
 interface Waiter {
   sinceMs: number;
   deadlineMs: number;
-  resolve: (found: FoundJob | undefined) => void;
+  problems: readonly string[];
+  resolve: (found: AcceptedLookUp) => void;
   reject: (error: unknown) => void;
 }
 
 export type AcceptedJobsDeps = Pick<
   ReconcileDeps<string>,
   'listJobs' | 'jobContent' | 'isStop' | 'stop' | 'debug'
-> & { clock: Clock };
+> & {
+  clock: Clock;
+  /** A warning line on stderr (shown with --quiet too). */
+  warn: (message: string) => void;
+};
 
 export class AcceptedJobs {
   /** By upload name, unique to its input and attempt. */
@@ -42,16 +81,18 @@ export class AcceptedJobs {
   #lastRoundMs = Number.NEGATIVE_INFINITY;
   #wake = new AbortController();
   #running = false;
+  /** The kinds of problem already told this run. */
+  readonly #told = new Set<LookUpProblem['kind']>();
 
   constructor(private readonly deps: AcceptedJobsDeps) {}
 
   /**
-   * The job found for the upload `uploadName`, begun at `sinceMs`; undefined once `deadlineMs` has
-   * passed, or at a stop. Rejects with the error of a listing refused for good.
+   * The job found for the upload `uploadName`, begun at `sinceMs`; none once `deadlineMs` has passed,
+   * or at a stop. Rejects with the error of a listing refused for good.
    */
-  find(uploadName: string, sinceMs: number, deadlineMs: number): Promise<FoundJob | undefined> {
+  find(uploadName: string, sinceMs: number, deadlineMs: number): Promise<AcceptedLookUp> {
     return new Promise((resolve, reject) => {
-      this.#waiting.set(uploadName, { sinceMs, deadlineMs, resolve, reject });
+      this.#waiting.set(uploadName, { sinceMs, deadlineMs, problems: [], resolve, reject });
       this.#attempt = 0;
       this.#wake.abort();
       if (this.#running) return;
@@ -84,7 +125,8 @@ export class AcceptedJobs {
     } finally {
       // In the same turn as the last check of `#waiting`: an upload that joins after it starts a loop.
       this.#running = false;
-      for (const waiter of this.#waiting.values()) waiter.resolve(undefined);
+      for (const waiter of this.#waiting.values())
+        waiter.resolve({ job: undefined, problems: waiter.problems });
       this.#waiting.clear();
       this.#read.clear();
     }
@@ -96,29 +138,30 @@ export class AcceptedJobs {
     for (const [name, waiter] of this.#waiting) {
       if (waiter.deadlineMs > now) continue;
       this.#waiting.delete(name);
-      waiter.resolve(undefined);
+      waiter.resolve({ job: undefined, problems: waiter.problems });
     }
+  }
+
+  /** Every problem goes to the debug log; its first of a kind, a warning too. */
+  #tell(problem: LookUpProblem): void {
+    const text = problemText(problem);
+    this.deps.debug(`${LOOKING}: ${text}`);
+    if (this.#told.has(problem.kind)) return;
+    this.#told.add(problem.kind);
+    this.deps.warn(`${LOOKING}: ${text}; ${OUTCOME[problem.kind]}`);
   }
 
   async #round(): Promise<void> {
     const waiters = new Map(this.#waiting);
     const sinceMs = Math.min(...[...waiters.values()].map((waiter) => waiter.sinceMs));
     const { deps } = this;
-    // Not worth a warning: a failed round is followed by another until the upload's wait is over.
-    const debug = (message: string) =>
-      deps.debug(`looking for uploads accepted without a job id: ${message}`);
-    let listingError: unknown;
+    const problems: LookUpProblem[] = [];
     const found = await reconcile(
       { count: waiters.size, sinceMs },
       {
         ...deps,
-        listJobs: (makeSink) =>
-          deps.listJobs(makeSink).catch((error: unknown) => {
-            listingError = error;
-            throw error;
-          }),
-        warn: debug,
-        debug,
+        problem: (problem) => problems.push(problem),
+        debug: (message) => deps.debug(`${LOOKING}: ${message}`),
         jobContent: async (jobId) => {
           const known = this.#read.get(jobId);
           if (known) return known;
@@ -137,14 +180,19 @@ export class AcceptedJobs {
           ),
       },
     );
-    if (listingError !== undefined && !isRetryableByDefault(listingError) && !deps.isStop(listingError)) {
-      for (const waiter of waiters.values()) waiter.reject(listingError);
+    // A listing that failed is a problem only when it did not stop the batch (reconcile.ts).
+    const listing = problems.find((problem) => problem.kind === 'listing');
+    if (listing && !failsForAMoment(listing.error)) {
+      for (const waiter of waiters.values()) waiter.reject(listing.error);
       for (const name of waiters.keys()) this.#waiting.delete(name);
       return;
     }
+    for (const problem of problems) this.#tell(problem);
+    const texts = problems.map(problemText);
+    for (const waiter of waiters.values()) waiter.problems = texts;
     for (const [name, job] of found) {
       this.#claimed.add(job.jobId);
-      this.#waiting.get(name)?.resolve(job);
+      this.#waiting.get(name)?.resolve({ job, problems: [] });
       this.#waiting.delete(name);
     }
   }

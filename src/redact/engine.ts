@@ -13,7 +13,8 @@ import { GateClosedError, type TokenGate } from './gate.js';
 import type { DurationTolerance } from './options.js';
 import type { ProbeLimits } from './probe.js';
 import type { AcceptedJobs } from './accepted-jobs.js';
-import type { Halt, Recorder } from './record.js';
+import type { Halt } from './halt.js';
+import type { Recorder } from './record.js';
 
 /**
  * The part of the service client the engine uses (a fake in tests). A job's result is fetched in two

@@ -25,9 +25,9 @@ export async function collectAccepted(engine: Engine, work: AcceptedWork): Promi
   recorder.begun(entry);
   recorder.progress.waiting++;
   recorder.changed();
-  let found;
+  let lookUp;
   try {
-    found = await engine.acceptedJobs.find(work.uploadName, work.sinceMs, deadlineMs);
+    lookUp = await engine.acceptedJobs.find(work.uploadName, work.sinceMs, deadlineMs);
   } catch (error) {
     recorder.pending(
       entry,
@@ -42,11 +42,14 @@ export async function collectAccepted(engine: Engine, work: AcceptedWork): Promi
     recorder.pending(entry, `${stoppedReason(engine)}; it was ${UNNAMED}: ${LOOKED_FOR_NEXT}`);
     return;
   }
+  const found = lookUp.job;
   if (!found) {
     const waited = formatDuration(engine.waitTimeoutMs / 1000);
+    // What its last look met may be why it was not found: the warning was said once, for the run.
+    const met = lookUp.problems.map((problem) => `; its last look: ${problem}`).join('');
     recorder.pending(
       entry,
-      `${UNNAMED}, not found among its jobs after ${waited} (--wait-timeout); ${LOOKED_FOR_NEXT}`,
+      `${UNNAMED}, not found among its jobs after ${waited} (--wait-timeout)${met}; ${LOOKED_FOR_NEXT}`,
     );
     return;
   }

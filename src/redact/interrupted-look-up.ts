@@ -10,7 +10,7 @@ import { sameIdentity } from './journal.js';
 import type { JournalState } from './journal-read.js';
 import { jobIdsNamed, type UploadLine, uploadsNamed } from './journal-search.js';
 import type { PlanEntries } from './plan.js';
-import { type FoundJob, type InterruptedInput, reconcile } from './reconcile.js';
+import { type FoundJob, type InterruptedInput, interruptedWarning, reconcile } from './reconcile.js';
 import { decisionFor, type TriageOptions } from './triage.js';
 
 export async function lookUpInterrupted(
@@ -66,7 +66,7 @@ export async function lookUpInterrupted(
     namedInJournal: (jobIds) => jobIdsNamed(paths, jobIds),
     isStop: (error) => stop.aborted || isStopping(engine, error),
     stop: engine.stop,
-    warn: (message) => engine.log.warn(message),
+    problem: (problem) => engine.log.warn(interruptedWarning(problem, search.count)),
     debug: (message) => engine.log.debug(message),
   });
   for (const job of found.values()) {

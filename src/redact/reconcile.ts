@@ -118,14 +118,33 @@ export interface ReconcileDeps<K> {
   isStop: (error: unknown) => boolean;
   /** Aborted when nothing new may start (Ctrl-C). */
   stop: AbortSignal;
-  warn: (message: string) => void;
+  /** What kept the look-up from seeing every job it looked for (the caller words it). */
+  problem: (problem: LookUpProblem) => void;
   debug: (message: string) => void;
+}
+
+/** What kept a look-up from seeing every recent job: its listing failed, the cap, jobs unread. */
+export type LookUpProblem =
+  | { kind: 'listing'; error: unknown }
+  | { kind: 'capped'; recent: number }
+  | { kind: 'unreadable'; count: number; error: unknown };
+
+/** A look-up problem as the warning of the look-up for `count` interrupted uploads says it. */
+export function interruptedWarning(problem: LookUpProblem, count: number): string {
+  switch (problem.kind) {
+    case 'listing':
+      return `could not list the service's jobs to look for ${count} interrupted upload(s), so they are sent again: ${messageOf(problem.error)}`;
+    case 'capped':
+      return `${problem.recent} jobs were created since the interrupted upload(s) began; only the ${RECONCILE_MAX_READS} oldest are read, so an upload whose job is among the others is sent again`;
+    case 'unreadable':
+      return `could not read ${problem.count} job(s) while looking for interrupted uploads (${messageOf(problem.error)}); an upload whose job is among them is sent again`;
+  }
 }
 
 /**
  * Finds the jobs of interrupted uploads: one listing, each recent job read once. Returns the job id
  * found for each input (by key); an input left out is to be sent again. A failure to list the jobs
- * is a warning (every one of them is sent again); a stop claims nothing, so that a job is never given
+ * is a problem told to the caller (every one of them is sent again); a stop claims nothing, so that a job is never given
  * to an input on a partial view.
  */
 export async function reconcile<K>(
@@ -139,21 +158,13 @@ export async function reconcile<K>(
     // Only the jobs that may be read are kept as the listing streams by (recent-jobs.ts).
     recentJobs = await deps.listJobs(() => new RecentJobs(sinceMs, deps.namedInJournal));
   } catch (error) {
-    if (!deps.isStop(error)) {
-      deps.warn(
-        `could not list the service's jobs to look for ${count} interrupted upload(s), so they are sent again: ${messageOf(error)}`,
-      );
-    }
+    if (!deps.isStop(error)) deps.problem({ kind: 'listing', error });
     return new Map();
   }
   // A journal that cannot be read fails the run here, as it does anywhere else.
   const found = await recentJobs.found();
   const candidates = found.jobs;
-  if (found.recent > candidates.length) {
-    deps.warn(
-      `${found.recent} jobs were created since the interrupted upload(s) began; only the ${RECONCILE_MAX_READS} oldest are read, so an upload whose job is among the others is sent again`,
-    );
-  }
+  if (found.recent > candidates.length) deps.problem({ kind: 'capped', recent: found.recent });
   deps.debug(
     `looking for ${count} interrupted upload(s) in ${candidates.length} of ${recentJobs.listed} job(s)`,
   );
@@ -176,11 +187,7 @@ export async function reconcile<K>(
     }),
   );
   if (stopped || deps.stop.aborted) return new Map();
-  if (unreadable > 0) {
-    deps.warn(
-      `could not read ${unreadable} job(s) while looking for interrupted uploads (${messageOf(lastError)}); an upload whose job is among them is sent again`,
-    );
-  }
+  if (unreadable > 0) deps.problem({ kind: 'unreadable', count: unreadable, error: lastError });
   const index = indexContents(contents);
   if (index.size === 0) return new Map();
   return matchUploads(await deps.inputsNamed(new Set(index.keys())), index);

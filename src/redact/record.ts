@@ -1,124 +1,29 @@
 /**
  * The one place where a file's state is recorded: its journal line, its outcome for the report and
- * the progress counts. A journal that cannot be written (a full disk) halts the batch: nothing new is
- * sent, and the run ends with the file-system error naming the journal.
+ * the progress counts (kept by the base class, progress-counts.ts). A journal that cannot be written
+ * (a full disk) halts the batch: nothing new is sent, and the run ends with the file-system error
+ * naming the journal.
  */
-import type { Clock } from '../clock.js';
-import type { InFlight } from '../interrupt.js';
-import { FileTimes } from './file-times.js';
-import type { Outcome, Progress } from './outcome.js';
+import type { Halt } from './halt.js';
+import type { Outcome } from './outcome.js';
+import { type ProgressDeps, ProgressCounts } from './progress-counts.js';
 import type { JournalEntry, JournalRecord } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
 import type { PlanEntry } from './plan.js';
 import type { Identity } from './work.js';
 
-/** Stops the batch on a failure no other file can escape (a full disk). */
-export interface Halt {
-  readonly signal: AbortSignal;
-  /** The first failure that halted the batch. */
-  readonly reason: unknown;
-  stop(error: unknown): void;
-}
-
-export function createHalt(): Halt {
-  const controller = new AbortController();
-  let reason: unknown;
-  return {
-    signal: controller.signal,
-    get reason() {
-      return reason;
-    },
-    stop(error) {
-      if (reason !== undefined) return;
-      reason = error;
-      controller.abort(error);
-    },
-  };
-}
-
-/** Progress updates reach the report at most this often (the last of a burst always does, after it). */
-const PROGRESS_INTERVAL_MS = 100;
-
-export interface RecorderDeps {
+export interface RecorderDeps extends ProgressDeps {
   /** Undefined for a dry run: nothing is written. */
   journal: JournalWriter | undefined;
   fingerprint: string;
   fields: Readonly<Record<string, string>>;
-  clock: Pick<Clock, 'now'>;
   halt: Halt;
   emit: (outcome: Outcome) => void;
-  onProgress?: ((progress: Progress) => void) | undefined;
-  total: number;
 }
 
-export class Recorder {
-  readonly progress: Progress;
-  readonly #times = new FileTimes();
-  #lastProgress = 0;
-  #trailing: NodeJS.Timeout | undefined;
-
+export class Recorder extends ProgressCounts {
   constructor(private readonly deps: RecorderDeps) {
-    this.progress = {
-      total: deps.total,
-      done: 0,
-      skipped: 0,
-      rejected: 0,
-      failed: 0,
-      pending: 0,
-      queued: deps.total,
-      inFlight: 0,
-      waiting: 0,
-      underWay: 0,
-      bytesSent: 0,
-      bytesTotal: 0,
-      startedAt: deps.clock.now(),
-    };
-  }
-
-  /** What an interrupt is about now: the uploads under way and the jobs waited for. */
-  inFlight(): InFlight {
-    return { transfers: this.progress.inFlight, jobs: this.progress.waiting };
-  }
-
-  /**
-   * The one home of what counts as an upload in flight, for an interrupt and the live line alike: its
-   * request under way, bytes maybe on the wire. One waiting at the throttle gate or between attempts
-   * is not: a first interrupt gives it up at once.
-   */
-  requestUnderWay(underWay: boolean): void {
-    this.progress.inFlight += underWay ? 1 : -1;
-    this.changed();
-  }
-
-  /** Tells the report of a change (throttled; `force` for the last one). */
-  changed(force = false): void {
-    const p = this.progress;
-    const finished = p.done + p.skipped + p.rejected + p.failed + p.pending;
-    p.queued = Math.max(0, p.total - finished - p.inFlight - p.waiting);
-    const now = this.deps.clock.now();
-    const since = now - this.#lastProgress;
-    if (force || since >= PROGRESS_INTERVAL_MS) {
-      this.#report(now);
-      return;
-    }
-    // A change dropped here may be the last of a burst (a job collected, then a long wait): without
-    // a snapshot after the window, the live line would show stale counts until the next change.
-    this.#trailing ??= setTimeout(
-      () => this.#report(this.deps.clock.now()),
-      Math.max(0, PROGRESS_INTERVAL_MS - since),
-    ).unref();
-  }
-
-  #report(now: number): void {
-    clearTimeout(this.#trailing);
-    this.#trailing = undefined;
-    this.#lastProgress = now;
-    this.deps.onProgress?.({ ...this.progress, ...this.#times.snapshot() });
-  }
-
-  /** A file's upload starts, or this run starts waiting for its job: the ETA counts its time from here. */
-  begun(entry: PlanEntry): void {
-    this.#times.begun(entry.input, this.deps.clock.now());
+    super(deps);
   }
 
   #base(entry: PlanEntry, identity: Identity) {
@@ -160,19 +65,7 @@ export class Recorder {
   }
 
   #finish(entry: PlanEntry, outcome: Omit<Outcome, 'input' | 'output'>): void {
-    this.#times.settled(entry.input, this.deps.clock.now());
-    const status = outcome.status;
-    if (
-      status === 'done' ||
-      status === 'skipped' ||
-      status === 'rejected' ||
-      status === 'failed' ||
-      status === 'pending'
-    ) {
-      this.progress[status]++;
-    }
-    const p = this.progress;
-    this.changed(p.done + p.skipped + p.rejected + p.failed + p.pending >= p.total);
+    this.counted(entry, outcome.status);
     this.deps.emit({ input: entry.display, output: entry.outputDisplay, ...outcome });
   }
 

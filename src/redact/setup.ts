@@ -10,7 +10,8 @@ import { RESULT_ROOM } from './free-space.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { RedactOptions, Shard } from './options.js';
 import type { HeldLock } from './lock.js';
-import type { Halt, Recorder } from './record.js';
+import type { Halt } from './halt.js';
+import type { Recorder } from './record.js';
 import { sweepPartials } from './sweep.js';
 
 export interface EngineParts {
@@ -69,6 +70,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
       clock: ctx.clock,
       stop,
       debug: (message) => ctx.log.debug(message),
+      warn: (message) => ctx.log.warn(message),
       listJobs: (makeSink) => gate.run(() => parts.client.eachJob(makeSink, stop), stop),
       jobContent: (jobId) => requests(() => gate.run(() => parts.client.jobContent(jobId, stop), stop)),
       isStop: (error) => stop.aborted || isStopping(engine, error),

@@ -1,5 +1,5 @@
 /** `startSandbox`: the API and file listeners, wired to one job store. */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import {
   createServer,
   type IncomingMessage,
@@ -26,6 +26,8 @@ import { type DataLock, lockDataDir } from './data-lock.js';
 import { UrlSigner } from './signing.js';
 import { keptToken } from './kept-token.js';
 import { JobStore } from './store.js';
+import { makeFolder } from '../fs/make-folder.js';
+import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 
 export interface Sandbox {
   /** URL of the API, e.g. `http://127.0.0.1:8787`. */
@@ -82,6 +84,8 @@ function stop(server: Server): Promise<void> {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const o = resolveOptions(options, generateToken);
   const ownsDir = o.dataDir === undefined;
+  // A temporary folder is not made through makeFolder: it needs a fresh name (mkdtemp, mode 0700), and
+  // nothing in it is to outlive the process, so its entry need not be flushed into its parent.
   const root =
     o.dataDir === undefined ? await mkdtemp(join(tmpdir(), 'vredact-sandbox-')) : resolve(o.dataDir);
   const apiServer = createServer();
@@ -108,7 +112,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 
   try {
-    await mkdir(root, { recursive: true });
+    // Recordings and a token are kept there: private as a temporary one is, and flushed into its parent.
+    await makeFolder(root, PRIVATE_DIR_MODE);
     // Before the store opens: it empties tmp/, where another sandbox's uploads may be under way.
     if (!ownsDir) {
       const held = await lockDataDir(root, o.onWarning, {

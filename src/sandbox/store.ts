@@ -6,9 +6,11 @@
  * over writes nothing more there (data-lock.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { makeFolder } from '../fs/make-folder.js';
+import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 
 const StoredFileSchema = v.object({
   id: v.pipe(v.number(), v.integer()),
@@ -75,8 +77,9 @@ export class JobStore {
   ): Promise<JobStore> {
     const store = new JobStore(root, guard);
     await rm(store.tmpDir, { recursive: true, force: true });
-    await mkdir(store.tmpDir, { recursive: true });
-    await mkdir(join(root, 'jobs'), { recursive: true });
+    // Each flushed into its parent (make-folder.ts): a power loss must not take a job the API answered.
+    await makeFolder(store.tmpDir, PRIVATE_DIR_MODE);
+    await makeFolder(join(root, 'jobs'), PRIVATE_DIR_MODE);
     const loaded: JobRecord[] = [];
     for (const entry of await readdir(join(root, 'jobs'), { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
@@ -146,7 +149,7 @@ export class JobStore {
       files: [],
       ...(redaction ? { redaction } : {}),
     };
-    await mkdir(this.jobDir(job.job_id), { recursive: true });
+    await makeFolder(this.jobDir(job.job_id), PRIVATE_DIR_MODE);
     this.#jobs.set(job.job_id, job);
     await this.save(job);
     return job;

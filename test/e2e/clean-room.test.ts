@@ -200,6 +200,61 @@ describe.concurrent(
         expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'done' });
         expect(service.uploads()).toHaveLength(1);
       }));
+
+    it('warns once that the listing failed while it looked for its job, listing after listing, and collects it once one answers', () =>
+      withCleanRoom({ asyncBody: 'bare', listSourceFile: true }, async ({ service, vredact, dir }) => {
+        const input = fixture('speech-16bit.wav');
+        service.failListings(2);
+        // No retries within a listing: each 500 fails a round of the look-up.
+        const run = await vredact(['redact', input, '-o', 'out', '--json', '--max-retries', '0', '-q']);
+        expect(run.exitCode, String(run.stderr) + String(run.stdout)).toBe(0);
+        expect(jsonLines(run.stdout)[0]).toMatchObject({ status: 'done', jobId: service.jobIds()[0] });
+        expect(listings(service)).toBeGreaterThanOrEqual(3);
+        const warnings = String(run.stderr)
+          .split('\n')
+          .filter((line) => line.startsWith('warning: '));
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toMatch(
+          /^warning: looking for uploads accepted without a job id: listing jobs: .*500.*; trying again each round, until found or --wait-timeout \(not told again this run\)$/,
+        );
+        expect(service.uploads()).toHaveLength(1);
+        expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(
+          service.resultOf(service.jobIds()[0]!),
+        );
+      }));
+
+    it('warns once that more recent jobs than it reads are listed, and names it in the reason of the upload it did not find', () =>
+      withCleanRoom({ asyncBody: 'bare', listSourceFile: true }, async ({ service, vredact }) => {
+        const input = fixture('speech-16bit.wav');
+        // 500 jobs made just before the upload: its own, the newest, is past the 500 oldest read.
+        const made = await Promise.all(
+          Array.from({ length: 500 }, () =>
+            fetch(`${service.baseUrl}/api/jobs`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${service.token}` },
+            }).then((answer) => answer.status),
+          ),
+        );
+        expect(new Set(made)).toEqual(new Set([201]));
+        const run = await vredact(['redact', input, '-o', 'out', '--json', '--wait-timeout', '5s']);
+        expect(run.exitCode, String(run.stderr) + String(run.stdout)).toBe(1);
+        const capped = String(run.stderr)
+          .split('\n')
+          .filter((line) => line.includes('only the 500 oldest'));
+        expect(capped).toEqual([
+          'warning: looking for uploads accepted without a job id: only the 500 oldest of the 501 recent jobs are read; an upload whose job is among the others is not found: it stays pending, and the next run looks for it before sending it again (not told again this run)',
+        ]);
+        // How many rounds fit in the wait depends on the machine's load: once a run over many rounds
+        // is the unit test's (test/redact/accepted-jobs.test.ts).
+        expect(listings(service)).toBeGreaterThanOrEqual(1);
+        const [line] = jsonLines(run.stdout);
+        expect(line).toMatchObject({
+          status: 'pending',
+          reason:
+            'accepted by the service without naming its job, not found among its jobs after 0:05 (--wait-timeout); its last look: only the 500 oldest of the 501 recent jobs are read; the next run looks for it before sending again',
+        });
+        expect(service.uploads()).toHaveLength(1);
+      }));
   },
 );
 

@@ -100,6 +100,8 @@ export interface CleanRoomService {
   resultOf(jobId: string): Buffer | undefined;
   /** While false, the jobs area lists no job (one whose listing lags behind its uploads). */
   listJobs(on: boolean): void;
+  /** The next `count` listings of the jobs area answer 500. */
+  failListings(count: number): void;
   close(): Promise<void>;
 }
 
@@ -135,6 +137,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
   let answers = 0;
   let nextFileId = 7001;
   let listing = true;
+  let failingListings = 0;
 
   const send = (
     res: http.ServerResponse,
@@ -282,6 +285,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
       return redact(req, res, record);
     const body = await readJson(req);
     if (req.method === 'GET' && path === '/api/jobs') {
+      if (failingListings > 0 && failingListings--) return fail(res, 500, 50000, 'Internal error');
       for (const job of jobs) job.looks++;
       const listed = listing ? jobs : [];
       return send(res, 200, { total: listed.length, jobs: listed.map(jobJson), next_page: null });
@@ -331,6 +335,9 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     resultOf: (jobId) => jobs.find((job) => job.jobId === jobId)?.files.at(-1)?.wav,
     listJobs: (on) => {
       listing = on;
+    },
+    failListings: (count) => {
+      failingListings = count;
     },
     close: async () => {
       await Promise.all([closeServer(server), closeServer(downloadServer)]);

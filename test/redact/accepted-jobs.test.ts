@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { JobSink } from '../../src/api/client-types.js';
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
-import { NotFoundError, ServiceUnreachableError } from '../../src/api/errors.js';
+import { errorForStatus, NotFoundError, ServiceUnreachableError } from '../../src/api/errors.js';
 import { AcceptedJobs } from '../../src/redact/accepted-jobs.js';
+import { RECONCILE_MAX_READS } from '../../src/redact/recent-jobs.js';
 import { steppingClock } from '../helpers/stepping-clock.js';
 
 const START = Date.parse('2026-11-21T02:00:00Z');
@@ -38,12 +39,16 @@ function service(uploads: string[]) {
   };
 }
 
-/** A finder over `jobs` on a clock that steps through each wait at once. */
-function finderOver(jobs: Pick<ReturnType<typeof service>, 'listJobs' | 'jobContent'>): AcceptedJobs {
+/** A finder over `jobs` on a clock that steps through each wait at once; its warnings go to `warnings`. */
+function finderOver(
+  jobs: Pick<ReturnType<typeof service>, 'listJobs' | 'jobContent'>,
+  warnings: string[] = [],
+): AcceptedJobs {
   return new AcceptedJobs({
     clock: steppingClock(START),
     stop: new AbortController().signal,
     debug: () => {},
+    warn: (message) => warnings.push(message),
     isStop: () => false,
     listJobs: jobs.listJobs,
     jobContent: jobs.jobContent,
@@ -56,7 +61,7 @@ describe('AcceptedJobs', () => {
     const jobs = service(uploads);
     const finder = finderOver(jobs);
     const found = await Promise.all(uploads.map((name) => finder.find(name, START, START + 3_600_000)));
-    expect(found.map((job) => job?.jobId)).toEqual(['job-0', 'job-1', 'job-2']);
+    expect(found.map((lookUp) => lookUp.job?.jobId)).toEqual(['job-0', 'job-1', 'job-2']);
     // Three rounds for three uploads: one listing each, not one per upload.
     expect(jobs.calls.listings).toBe(3);
     expect(jobs.calls.reads).toBe(9);
@@ -65,7 +70,7 @@ describe('AcceptedJobs', () => {
   it('gives up on an upload at its deadline, with nothing found', async () => {
     const jobs = service([]);
     const finder = finderOver(jobs);
-    expect(await finder.find('a.1.wav', START, START + 60_000)).toBeUndefined();
+    expect(await finder.find('a.1.wav', START, START + 60_000)).toEqual({ job: undefined, problems: [] });
     expect(jobs.calls.listings).toBeGreaterThan(1);
   });
 
@@ -93,7 +98,49 @@ describe('AcceptedJobs', () => {
       START,
       START + 3_600_000,
     );
-    expect(found?.jobId).toBe('job-0');
+    expect(found.job?.jobId).toBe('job-0');
     expect(listings).toBeGreaterThan(2);
+    // A 500 whose retries ran out is thrown as the answer's own error: a moment still.
+    listings = 0;
+    const answered500 = await finder(errorForStatus(500, 'listing jobs', '')).find(
+      'a.1.wav',
+      START,
+      START + 3_600_000,
+    );
+    expect(answered500.job?.jobId).toBe('job-0');
+  });
+
+  it('warns once a run of each kind of problem its rounds meet, and tells an upload not found what its last round met', async () => {
+    // More recent jobs than the cap, and the listing failing every other round.
+    const jobs: Job[] = Array.from({ length: RECONCILE_MAX_READS + 3 }, (_, i) => ({
+      job_id: `job-${i}`,
+      token: 't',
+      created_at: new Date(START + 1000 + i).toISOString(),
+    }));
+    let listings = 0;
+    const warnings: string[] = [];
+    const finder = finderOver(
+      {
+        listJobs: async (makeSink) => {
+          listings++;
+          if (listings % 2 === 1) throw new ServiceUnreachableError('listing jobs: connection refused');
+          const sink = makeSink();
+          for (const job of jobs) sink.add(job);
+          await sink.drain?.();
+          return sink;
+        },
+        jobContent: async () => [],
+      },
+      warnings,
+    );
+    const lookUp = await finder.find('a.1.wav', START, START + 120_000);
+    expect(listings).toBeGreaterThan(4);
+    expect(lookUp.job).toBeUndefined();
+    expect(warnings).toEqual([
+      'looking for uploads accepted without a job id: listing jobs: connection refused; trying again each round, until found or --wait-timeout (not told again this run)',
+      `looking for uploads accepted without a job id: only the 500 oldest of the ${RECONCILE_MAX_READS + 3} recent jobs are read; an upload whose job is among the others is not found: it stays pending, and the next run looks for it before sending it again (not told again this run)`,
+    ]);
+    expect(lookUp.problems).toHaveLength(1);
+    expect(lookUp.problems[0]).toMatch(/^listing jobs: connection refused$|^only the 500 oldest/);
   });
 });

@@ -5,6 +5,7 @@ import { NotFoundError } from '../../src/api/errors.js';
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import {
   indexContents,
+  interruptedWarning,
   matchUploads,
   type InterruptedInput,
   type ReconcileDeps,
@@ -148,7 +149,7 @@ describe('matching', () => {
       namedInJournal: async () => new Set(),
       isStop: () => false,
       stop: new AbortController().signal,
-      warn: (message) => warnings.push(message),
+      problem: (problem) => warnings.push(interruptedWarning(problem, 1)),
       debug: () => {},
     });
     expect(reads).toHaveLength(RECONCILE_MAX_READS);
@@ -177,7 +178,7 @@ describe('matching', () => {
         namedInJournal: async () => new Set(),
         isStop: () => false,
         stop: new AbortController().signal,
-        warn: (message) => warnings.push(message),
+        problem: (problem) => warnings.push(interruptedWarning(problem, 1)),
         debug: () => {},
       },
       asked,
@@ -207,7 +208,7 @@ describe('matching', () => {
       },
       isStop: () => false,
       stop: new AbortController().signal,
-      warn: () => {},
+      problem: () => {},
       debug: () => {},
     });
     expect(asked).toEqual([['mine', 'named']]);
@@ -234,7 +235,7 @@ describe('matching', () => {
       },
       isStop: () => false,
       stop: new AbortController().signal,
-      warn: (message) => warnings.push(message),
+      problem: (problem) => warnings.push(interruptedWarning(problem, 1)),
       debug: () => {},
     });
     await expect(looking).rejects.toBe(failure);
