@@ -180,7 +180,10 @@ describe.concurrent(
         expect(line?.reason).toMatch(
           /^accepted by the service without naming its job, not found among its jobs after 0:03 \(--wait-timeout\); the next run looks for it before sending again$/,
         );
-        expect(listings(service)).toBeGreaterThanOrEqual(2);
+        // How many rounds fit in the 3-s wait depends on the machine's load (one, with three copies of
+        // this file on 2 cores): once a run over many rounds is the unit test's
+        // (test/redact/accepted-jobs.test.ts).
+        expect(listings(service)).toBeGreaterThanOrEqual(1);
         expect(service.uploads()).toHaveLength(1);
         const status = await vredact(['status', '-o', 'out', '--json']);
         expect((JSON.parse(String(status.stdout)) as { counts: { failed: number } }).counts.failed).toBe(0);
