@@ -18,6 +18,14 @@ import { isWav, jsonLines, listFiles } from '../helpers/e2e.js';
 const INPUTS = ['speech-16bit.wav', 'speech-cbr.mp3', 'speech-vbr-xing.mp3', 'speech-24bit-stereo.wav'];
 const SYNC_LIMIT_SECONDS = 5;
 
+/**
+ * Only guards, against a run that hangs: a test here makes up to five runs of the binary, each
+ * starting Node.js, while the file's tests run five at a time and the suite's other files load both
+ * cores; there a test took up to 70 s, past vitest's default 60 s for the whole test.
+ */
+const RUN_GUARD_MS = 60_000;
+const TEST_GUARD = { timeout: 240_000 } as const;
+
 const VARIANTS: ReadonlyArray<[string, CleanRoomOptions]> = [
   ['UUID ids, durations in milliseconds, chunked, Connection: close, link on another port', {}],
   [
@@ -64,14 +72,18 @@ async function withCleanRoom(options: CleanRoomOptions, test: (run: Run) => Prom
       VREDACT_BASE_URL: service.baseUrl,
       VREDACT_TOKEN: service.token,
     });
-    await test({ service, dir: temp.path, vredact: (args) => runCli(args, { env, cwd: temp.path }) });
+    await test({
+      service,
+      dir: temp.path,
+      vredact: (args) => runCli(args, { env, cwd: temp.path, timeout: RUN_GUARD_MS }),
+    });
   } finally {
     await service.close();
     await temp.cleanup();
   }
 }
 
-describe.concurrent.each(VARIANTS)('against a clean-room service: %s', (_name, options) => {
+describe.concurrent.each(VARIANTS)('against a clean-room service: %s', TEST_GUARD, (_name, options) => {
   it('redacts WAV and MP3, sync and async, and a re-run sends nothing again', () =>
     withCleanRoom(options, async ({ service, vredact, dir }) => {
       const inputs = INPUTS.map((name) => fixture(name));
@@ -132,6 +144,7 @@ const listings = (service: CleanRoomService): number =>
 
 describe.concurrent(
   'against a clean-room service whose asynchronous answer names no job, but whose content names the upload',
+  TEST_GUARD,
   () => {
     it('looks for its job by its upload name until its content lists it, and collects it in the same run', () =>
       // Three looks per phase: the job's content names nothing until it has been looked at six times.
@@ -167,7 +180,10 @@ describe.concurrent(
         expect(line?.reason).toMatch(
           /^accepted by the service without naming its job, not found among its jobs after 0:03 \(--wait-timeout\); the next run looks for it before sending again$/,
         );
-        expect(listings(service)).toBeGreaterThanOrEqual(2);
+        // How many rounds fit in the 3-s wait depends on the machine's load (one, with three copies of
+        // this file on 2 cores): once a run over many rounds is the unit test's
+        // (test/redact/accepted-jobs.test.ts).
+        expect(listings(service)).toBeGreaterThanOrEqual(1);
         expect(service.uploads()).toHaveLength(1);
         const status = await vredact(['status', '-o', 'out', '--json']);
         expect((JSON.parse(String(status.stdout)) as { counts: { failed: number } }).counts.failed).toBe(0);
@@ -273,6 +289,7 @@ describe.concurrent.each([
   ['inside a {"data": {"id"}} envelope', 'envelope'],
 ] as const)(
   'against a clean-room service naming its job %s, with results named unrelated to the upload',
+  TEST_GUARD,
   (_name, asyncBody) => {
     it('collects that job in the same run, journals its id, and a re-run sends nothing', () =>
       withCleanRoom({ asyncBody, fileNameStyle: 'opaque' }, async ({ service, vredact, dir }) => {
