@@ -37,56 +37,21 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { measureAudio, silentWav } from './clean-room-audio.js';
 import { closeServer, drain, listen, originOf, readJson, readMultipart } from './clean-room-http.js';
+import {
+  asyncAnswer,
+  type CleanRoomOptions,
+  type CleanRoomSettings,
+  itemJson,
+  type Job,
+  jobJson,
+  newJobId,
+  phaseOf,
+  resultName,
+  stateOf,
+  type ReceivedRequest,
+} from './clean-room-shapes.js';
 
-export interface CleanRoomOptions {
-  token?: string;
-  syncLimitSeconds?: number;
-  syncStatus?: number;
-  wavType?: string;
-  asyncStatus?: number;
-  /**
-   * 'job' answers the new job's id; 'bare' only says it was accepted, so the job is found in the jobs
-   * area; 'location' names it only in a `Location` header (`/api/jobs/{id}`, RFC 9110's status
-   * monitor); 'envelope' names it inside `{"data": {"id": …}}`.
-   */
-  asyncBody?: 'job' | 'bare' | 'location' | 'envelope';
-  states?: [accepted: string, processing: string, available: string];
-  looksPerPhase?: number;
-  jobIdStyle?: 'uuid' | 'hex' | 'dashed';
-  fileNameStyle?: 'suffix' | 'key' | 'opaque';
-  durationUnit?: 'seconds' | 'milliseconds';
-  recordSyncJobs?: boolean;
-  /** The content also lists the uploaded file under the name it was sent with. */
-  listSourceFile?: boolean;
-  download?: 'signed-port' | 'same-port';
-  chunked?: boolean;
-  closeEveryOther?: boolean;
-  throttle?: 'none' | 'seconds' | 'date';
-}
-
-export interface ReceivedRequest {
-  method: string;
-  path: string;
-  authorization: string | undefined;
-  fields: Record<string, string>;
-  fileName?: string;
-  fileBytes?: number;
-}
-
-interface StoredFile {
-  id: number;
-  fileName: string;
-  durationSeconds: number;
-  wav: Buffer;
-  createdAt: string;
-}
-
-interface Job {
-  jobId: string;
-  createdAt: string;
-  looks: number;
-  files: StoredFile[];
-}
+export type { CleanRoomOptions, ReceivedRequest } from './clean-room-shapes.js';
 
 export interface CleanRoomService {
   baseUrl: string;
@@ -128,7 +93,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     closeEveryOther: true,
     throttle: 'none',
     ...options,
-  } satisfies Required<CleanRoomOptions>;
+  } satisfies CleanRoomSettings;
   const jobs: Job[] = [];
   const received: ReceivedRequest[] = [];
   const processed: ReceivedRequest[] = [];
@@ -162,38 +127,6 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
   const fail = (res: http.ServerResponse, status: number, code: number, message: string): void =>
     send(res, status, { message, error: code, request_id: randomBytes(6).toString('hex') });
 
-  const newJobId = (): string => {
-    if (o.jobIdStyle === 'hex') return randomBytes(20).toString('hex');
-    if (o.jobIdStyle === 'dashed')
-      return `job-${new Date().toISOString().slice(0, 10)}-${randomBytes(3).toString('hex')}`;
-    return randomUUID();
-  };
-  const phase = (job: Job): number => Math.min(2, Math.floor(job.looks / o.looksPerPhase));
-  const stateOf = (job: Job): string => o.states[phase(job)]!;
-  const jobJson = (job: Job) => ({
-    created_at: job.createdAt,
-    status: stateOf(job),
-    token: `tok_${randomBytes(4).toString('hex')}`,
-    job_id: job.jobId,
-    object: 'job',
-  });
-  const itemJson = (job: Job, file: StoredFile) => ({
-    created_at: file.createdAt,
-    file_name: file.fileName,
-    audio_duration:
-      o.durationUnit === 'milliseconds' ? Math.round(file.durationSeconds * 1000) : file.durationSeconds,
-    id: file.id,
-    job_id: job.jobId,
-    size_bytes: file.wav.length,
-    mime_type: o.wavType,
-  });
-  const resultName = (sourceName: string): string => {
-    const stem = sourceName.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') || 'audio';
-    if (o.fileNameStyle === 'key') return `results/${randomBytes(4).toString('hex')}/${stem}_redacted.wav`;
-    if (o.fileNameStyle === 'opaque') return `${randomUUID()}.wav`;
-    return `${stem}_redacted.wav`;
-  };
-
   const downloadServer = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const wav = signatures.get(url.searchParams.get('X-Signature') ?? '');
@@ -216,14 +149,14 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     const createdAt = new Date().toISOString().replace('Z', '+00:00');
     const file = {
       id: nextFileId++,
-      fileName: resultName(record.fileName ?? ''),
+      fileName: resultName(o, record.fileName ?? ''),
       durationSeconds: audio.durationSeconds,
       wav,
       createdAt,
     };
     const source = { ...file, id: nextFileId++, fileName: record.fileName ?? 'source', wav: upload };
     const job: Job = {
-      jobId: newJobId(),
+      jobId: newJobId(o),
       createdAt,
       looks: 0,
       files: o.listSourceFile ? [source, file] : [file],
@@ -233,29 +166,8 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
       return send(res, o.syncStatus, wav, o.wavType);
     }
     jobs.unshift(job);
-    if (o.asyncBody === 'bare')
-      return send(res, o.asyncStatus, { message: 'Accepted for processing', accepted: true });
-    if (o.asyncBody === 'location')
-      return send(
-        res,
-        o.asyncStatus,
-        { message: 'Accepted for processing', status: o.states[0] },
-        JSON_TYPE,
-        {
-          location: `/api/jobs/${encodeURIComponent(job.jobId)}`,
-        },
-      );
-    if (o.asyncBody === 'envelope')
-      return send(res, o.asyncStatus, {
-        status: 'accepted',
-        data: { type: 'redaction-job', id: job.jobId, attributes: { state: o.states[0] } },
-      });
-    send(res, o.asyncStatus, {
-      status: o.states[0],
-      job_id: job.jobId,
-      message: 'Accepted for processing',
-      links: { content: `/api/jobs/${job.jobId}/content` },
-    });
+    const answer = asyncAnswer(o, job);
+    send(res, o.asyncStatus, answer.body, JSON_TYPE, answer.headers);
   };
 
   const route = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
@@ -288,10 +200,14 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
       if (failingListings > 0 && failingListings--) return fail(res, 500, 50000, 'Internal error');
       for (const job of jobs) job.looks++;
       const listed = listing ? jobs : [];
-      return send(res, 200, { total: listed.length, jobs: listed.map(jobJson), next_page: null });
+      return send(res, 200, {
+        total: listed.length,
+        jobs: listed.map((job) => jobJson(o, job)),
+        next_page: null,
+      });
     }
     if (req.method === 'POST' && path === '/api/jobs') {
-      const job: Job = { jobId: newJobId(), createdAt: new Date().toISOString(), looks: 0, files: [] };
+      const job: Job = { jobId: newJobId(o), createdAt: new Date().toISOString(), looks: 0, files: [] };
       jobs.unshift(job);
       return send(res, 201, { status: o.states[0], job_id: job.jobId });
     }
@@ -302,12 +218,15 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     if (!job) return fail(res, 404, 40401, 'Job not found for this token');
     if (match[2] === 'content') {
       job.looks++;
-      const files = phase(job) === 2 ? job.files : [];
-      return send(res, 200, { job_status: stateOf(job), jobContent: files.map((f) => itemJson(job, f)) });
+      const files = phaseOf(o, job) === 2 ? job.files : [];
+      return send(res, 200, {
+        job_status: stateOf(o, job),
+        jobContent: files.map((f) => itemJson(o, job, f)),
+      });
     }
     const fileName = typeof body?.fileName === 'string' ? body.fileName : undefined;
     if (!fileName) return fail(res, 400, 40003, 'fileName is required');
-    const file = phase(job) === 2 ? job.files.find((f) => f.fileName === fileName) : undefined;
+    const file = phaseOf(o, job) === 2 ? job.files.find((f) => f.fileName === fileName) : undefined;
     if (!file) return fail(res, 404, 40402, 'File not found in this job');
     const signature = randomBytes(16).toString('hex');
     signatures.set(signature, file.wav);
