@@ -17,7 +17,8 @@ test('a Location whose path holds a tab names no job: the job without the tab is
   const server = await startScriptedServer((req, res) => {
     if (req.method === 'POST' && req.url === REDACTION) {
       res.writeHead(202, { 'content-type': 'application/json', location: '/api/jobs/ab\tc' });
-      return res.end('{"status":"accepted"}');
+      res.end('{"status":"accepted"}');
+      return;
     }
     // The jobs area is none this test needs: a listing refused for good ends the look at once.
     res.writeHead(404, { 'content-type': 'application/json' });
