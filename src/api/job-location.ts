@@ -11,6 +11,9 @@ import { type Headers, headerValue } from './transport.js';
 /** Looked at in this order; the first naming a job wins. */
 const LOCATION_HEADERS = ['location', 'content-location'] as const;
 
+// C0 controls and DEL, left in the value once the field's own surrounding whitespace is trimmed.
+const INNER_CONTROL = /[\u0000-\u001f\u007f]/;
+
 /** `{id}`, `{id}/content`, either with one trailing slash, below the jobs path. */
 const JOB_SEGMENT = /^([^/]+)(?:\/content)?\/?$/;
 
@@ -26,10 +29,13 @@ export function jobIdOfLocation(
   jobsUrl: URL,
   scrub: Scrub,
 ): string | undefined {
-  if (location.trim() === '') return undefined;
+  const value = location.trim();
+  // The URL parser drops tabs and line breaks inside a value without a word: `jobs/ab<TAB>c` would
+  // name the job `abc`, another than the header's.
+  if (value === '' || INNER_CONTROL.test(value)) return undefined;
   let target: URL;
   try {
-    target = new URL(location.trim(), requestUrl);
+    target = new URL(value, requestUrl);
   } catch {
     return undefined;
   }

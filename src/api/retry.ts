@@ -3,6 +3,7 @@ import {
   ApiError,
   ConnectionError,
   ConnectTimeoutError,
+  failsEveryRequest,
   HostNotFoundError,
   NotSentError,
   ServiceUnreachableError,
@@ -142,9 +143,12 @@ export function isRetryableByDefault(error: unknown): boolean {
 
 /**
  * A failure that may pass: one the retry rule retries, also once the retries have run out, when the
- * last answer's own error is thrown (a 500 as an ApiError, no longer a RetryableStatusError).
+ * last answer's own error is thrown (a 500 as an ApiError, no longer a RetryableStatusError). Not
+ * what the run gave up on (failsEveryRequest: a throttle past --max-throttle-wait is a 429, an outage
+ * past its limit a connection error): every later request of the run fails at once with it.
  */
 export function failsForAMoment(error: unknown): boolean {
+  if (failsEveryRequest(error)) return false;
   return (
     isRetryableByDefault(error) ||
     (error instanceof ApiError && error.status !== undefined && RETRYABLE_STATUSES.has(error.status))

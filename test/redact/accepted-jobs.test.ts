@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobSink } from '../../src/api/client-types.js';
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
-import { errorForStatus, NotFoundError, ServiceUnreachableError } from '../../src/api/errors.js';
+import { ConnectionError, errorForStatus, NotFoundError } from '../../src/api/errors.js';
 import { AcceptedJobs } from '../../src/redact/accepted-jobs.js';
 import { RECONCILE_MAX_READS } from '../../src/redact/recent-jobs.js';
 import { steppingClock } from '../helpers/stepping-clock.js';
@@ -93,7 +93,7 @@ describe('AcceptedJobs', () => {
     // One round for each (the second joined as the first round began), not rounds until the deadline.
     expect(listings).toBeLessThanOrEqual(2);
     listings = 0;
-    const found = await finder(new ServiceUnreachableError('listing jobs: connection refused')).find(
+    const found = await finder(new ConnectionError('listing jobs: connection reset', false)).find(
       'a.1.wav',
       START,
       START + 3_600_000,
@@ -123,7 +123,7 @@ describe('AcceptedJobs', () => {
       {
         listJobs: async (makeSink) => {
           listings++;
-          if (listings % 2 === 1) throw new ServiceUnreachableError('listing jobs: connection refused');
+          if (listings % 2 === 1) throw new ConnectionError('listing jobs: connection reset', false);
           const sink = makeSink();
           for (const job of jobs) sink.add(job);
           await sink.drain?.();
@@ -137,10 +137,10 @@ describe('AcceptedJobs', () => {
     expect(listings).toBeGreaterThan(4);
     expect(lookUp.job).toBeUndefined();
     expect(warnings).toEqual([
-      'looking for uploads accepted without a job id: listing jobs: connection refused; trying again each round, until found or --wait-timeout (not told again this run)',
+      'looking for uploads accepted without a job id: listing jobs: connection reset; trying again each round, until found or --wait-timeout (not told again this run)',
       `looking for uploads accepted without a job id: only the 500 oldest of the ${RECONCILE_MAX_READS + 3} recent jobs are read; an upload whose job is among the others is not found: it stays pending, and the next run looks for it before sending it again (not told again this run)`,
     ]);
     expect(lookUp.problems).toHaveLength(1);
-    expect(lookUp.problems[0]).toMatch(/^listing jobs: connection refused$|^only the 500 oldest/);
+    expect(lookUp.problems[0]).toMatch(/^listing jobs: connection reset$|^only the 500 oldest/);
   });
 });
