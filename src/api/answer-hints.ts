@@ -3,6 +3,7 @@
  * base URL's path for a 404 of the jobs list, the job id or file name for a job's requests, the
  * link for a signed URL. errors.ts gives every status its own hint where these give none.
  */
+import { formatBytes } from '../output/format.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import { FRESH_LINK_HINT, UNEXPECTED_ANSWER_HINT } from './errors.js';
 import { JOBS_PATH } from './identifiers.js';
@@ -62,6 +63,22 @@ export interface AnsweredRequest {
   scrub: Scrub;
   /** Where the token sent came from, when known: what to do about its refusal depends on it. */
   tokenSource?: SettingSource | undefined;
+  /** An upload's file size: a 413 of it says whose limit it likely met. */
+  uploadBytes?: number | undefined;
+}
+
+/** The largest upload the interface allows ("10 MB"), read as 10 MiB, the larger of its readings. */
+export const SERVICE_UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A 413 of an upload: under the service's limit, a proxy in front of it (nginx's default is 1 MB)
+ * refused the file, or the service reads "10 MB" as decimal; over it, the file is too large anywhere.
+ */
+function uploadTooLargeHint(bytes: number): string {
+  const size = formatBytes(bytes);
+  return bytes <= SERVICE_UPLOAD_LIMIT_BYTES
+    ? `the service or a proxy in front of it refused the file as too large (${size}, under the service's 10 MB limit): a proxy's limit is its operators' to raise; --max-size <size> rejects larger files before they are sent`
+    : `the file (${size}) is over the service's 10 MB limit: split the recording`;
 }
 
 /** What to do about `status`, or undefined for the status's own hint. */
@@ -70,6 +87,7 @@ export function answerHint(status: number, request: AnsweredRequest): string | u
   if (request.signedLink) return status === 429 ? undefined : LINK_HOST_HINT;
   if (status >= 300 && status <= 399) return redirectHint(request);
   if (status === 401 || status === 403) return refusedTokenHint(request.tokenSource);
+  if (status === 413 && request.uploadBytes !== undefined) return uploadTooLargeHint(request.uploadBytes);
   // A 408 is the way to the service timing out, whatever was asked: its status's own hint.
   if (status < 400 || status > 499 || status === 408 || status === 429) return undefined;
   if (status === 404) return notFoundHint(request);

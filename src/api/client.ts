@@ -233,7 +233,7 @@ export class ApiClient {
           );
           const response = await this.#http.send('POST', url, what, { authorized: true, form, signal });
           if (response.statusCode < 200 || response.statusCode > 299) {
-            return this.#http.fail(response, url, what, NOT_ACCEPTED_STATUSES);
+            return this.#http.fail(response, url, what, NOT_ACCEPTED_STATUSES, undefined, form.fileBytes);
           }
           return await readRedactionAnswer(
             response,

@@ -3,11 +3,13 @@
  * names a proxy (see proxy.ts), a router that sends each request direct or through its proxy. Through
  * a proxy every request goes in a CONNECT tunnel (undici's ProxyAgent, `proxyTunnel`), plain http
  * too: the proxy is told the host and port, and sees no request line, header (the token) or body.
+ * Either way, each connection reads an answer that comes before its request is sent (early-answer.ts).
  */
 import type { Dispatcher as UndiciDispatcher } from 'undici';
 import { CONNECTION_REUSE } from './connection-reuse.js';
+import { type Connector, readingEarlyAnswers } from './early-answer.js';
 import { type ProxySettings, proxyFor } from './proxy.js';
-import { Agent, Dispatcher, loadProxyAgent } from './undici-agent.js';
+import { Agent, buildConnector, Dispatcher, loadProxyAgent, Pool } from './undici-agent.js';
 
 export type AgentOptions = ConstructorParameters<typeof Agent>[0];
 
@@ -44,7 +46,17 @@ class ProxyRouter extends Dispatcher {
     let tunnel = this.tunnels.get(proxy.href);
     if (!tunnel) {
       const ProxyAgent = loadProxyAgent();
-      tunnel = new ProxyAgent({ ...this.options, uri: proxy.href, proxyTunnel: true });
+      tunnel = new ProxyAgent({
+        ...this.options,
+        uri: proxy.href,
+        proxyTunnel: true,
+        // Each origin's pool connects through the tunnel: its connections read early answers too.
+        factory: (origin, options) =>
+          new Pool(origin, {
+            ...options,
+            connect: readingEarlyAnswers((options as { connect: Connector }).connect),
+          }),
+      });
       this.tunnels.set(proxy.href, tunnel);
     }
     return tunnel;
@@ -90,5 +102,8 @@ function settle(done: Promise<unknown>, callback: (() => void) | undefined): Pro
 /** undici's Agent, or the proxy router when `proxies` names any; either reuses connections alike. */
 export function dispatcherFor(options: AgentOptions, proxies: ProxySettings | undefined): UndiciDispatcher {
   const withReuse = { ...options, ...CONNECTION_REUSE };
-  return proxies ? new ProxyRouter(withReuse, proxies) : new Agent(withReuse);
+  if (proxies) return new ProxyRouter(withReuse, proxies);
+  // undici builds this connector itself when given none; given one, it takes the timeout from it.
+  const connect = readingEarlyAnswers(buildConnector({ timeout: options?.connectTimeout }));
+  return new Agent({ ...withReuse, connect });
 }

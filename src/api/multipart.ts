@@ -16,6 +16,8 @@ const READ_WHOLE_LIMIT = 256 * 1024;
 export interface MultipartBody {
   contentType: string;
   contentLength: number;
+  /** The file's bytes in it: what an answer refusing the upload as too large refused. */
+  fileBytes: number;
   body: Buffer | Readable;
 }
 
@@ -50,7 +52,7 @@ export async function multipartWithFile(
   const contentType = `multipart/form-data; boundary=${boundary}`;
   if (bytes) {
     const whole = Buffer.concat([head, bytes, tail]);
-    return { contentType, contentLength: whole.length, body: whole };
+    return { contentType, contentLength: whole.length, fileBytes: bytes.length, body: whole };
   }
 
   // Opened without blocking, and only a regular file: a FIFO swapped in since the check never hangs it.
@@ -74,7 +76,7 @@ export async function multipartWithFile(
           .update(body.subarray(head.length, head.length + read))
           .digest('hex'),
       );
-      return { contentType, contentLength: whole.length, body: whole };
+      return { contentType, contentLength: whole.length, fileBytes: read, body: whole };
     }
   } finally {
     await handle.close();
@@ -82,6 +84,7 @@ export async function multipartWithFile(
   return {
     contentType,
     contentLength: head.length + size + tail.length,
+    fileBytes: size,
     body: Readable.from(streamed(head, path, size, tail, onFileRead), { objectMode: false }),
   };
 }

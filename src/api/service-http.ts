@@ -158,7 +158,7 @@ export class ServiceHttp {
 
   /**
    * Reads an error answer and throws its typed error, marked retryable where the status allows.
-   * `link`: the signed link's host that answered, not the service.
+   * `link`: the signed link's host that answered, not the service; `uploadBytes`: an upload's file size.
    */
   async fail(
     response: Dispatcher.ResponseData,
@@ -166,6 +166,7 @@ export class ServiceHttp {
     what: string,
     retryable: ReadonlySet<number>,
     link?: Answerer,
+    uploadBytes?: number,
   ): Promise<never> {
     const body = await readErrorBody(response.body);
     const scrub = link ? this.scrubAlso(link.secrets) : this.scrub;
@@ -176,6 +177,7 @@ export class ServiceHttp {
       location: headerValue(response.headers, 'location'),
       scrub,
       tokenSource: this.#options.tokenSource,
+      uploadBytes,
     });
     const error = errorForStatus(response.statusCode, what, body, scrub, hint, link?.name);
     if (retryable.has(response.statusCode)) {

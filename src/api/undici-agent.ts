@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import type {
   Agent as UndiciAgent,
+  buildConnector as undiciBuildConnector,
+  Pool as UndiciPool,
   Dispatcher as UndiciDispatcher,
   ProxyAgent as UndiciProxyAgent,
 } from 'undici';
@@ -31,6 +33,12 @@ Object.assign(Dispatcher.prototype, require('undici/lib/api/index.js') as object
 
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 export type Agent = UndiciAgent;
+
+/** The pool of connections to one origin that an Agent makes by default. */
+export const Pool = require('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
+
+/** undici's connector (net or tls, with its connect timeout): what a Client uses when given none. */
+export const buildConnector = require('undici/lib/core/connect.js') as typeof undiciBuildConnector;
 
 /** undici's ProxyAgent, loaded only when a proxy is set: most runs never need its modules. */
 export function loadProxyAgent(): typeof UndiciProxyAgent {

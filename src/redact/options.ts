@@ -1,8 +1,9 @@
+import { SERVICE_UPLOAD_LIMIT_BYTES } from '../api/answer-hints.js';
 import { refuseEmptyFlag } from '../settings/empty-flag.js';
 import { BadValueError } from '../settings/bad-value.js';
 
-/** 10 MiB: the service documents "10 MB"; the binary reading is the safer of the two (see README). */
-export const DEFAULT_MAX_SIZE = 10 * 1024 * 1024;
+/** The service's limit: files over it are rejected before they are sent (see README). */
+export const DEFAULT_MAX_SIZE = SERVICE_UPLOAD_LIMIT_BYTES;
 /** The service rejects audio longer than 60 minutes. */
 export const DEFAULT_MAX_DURATION_SECONDS = 3600;
 /** How long to wait for an asynchronous job, from when this run starts waiting for it. */
