@@ -1,7 +1,8 @@
 /**
  * Fetching a job's files into a folder, as a plain function: each file name from the service is
  * reduced to a base name inside the output folder, existing files are skipped unless overwriting,
- * every file appears whole or not at all, and none can fill the disk (size-cap.ts). A file is not
+ * every file appears whole and verified or not at all (verified-download.ts), and none can fill the
+ * disk (size-cap.ts). A file is not
  * fetched, nor any after it, when the output's disk has no room for it beside the files on their way
  * (fs/free-space.ts): by its listed duration before it is asked for, by its announced length once it
  * comes. A local file-system failure is that, never a network error: it is not fetched again, and
