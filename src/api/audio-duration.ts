@@ -22,3 +22,13 @@ export function listedDurationSeconds(listed: number | null | undefined): number
   if (listed === null || listed === undefined) return null;
   return listed > LONGEST_RESULT_SECONDS ? listed / 1000 : listed;
 }
+
+/**
+ * Every number of seconds an item's `audio_duration` may stand for, as listedDurationSeconds reads it
+ * first: a value past what seconds can reach is milliseconds alone; any other may be either (a
+ * 3-s file listed as 3000 reads as 3000 s), so a check that must not fail a good file allows both.
+ */
+export function listedDurationReadings(listed: number | null | undefined): number[] {
+  if (listed === null || listed === undefined || !Number.isFinite(listed) || listed <= 0) return [];
+  return listed > LONGEST_RESULT_SECONDS ? [listed / 1000] : [listed, listed / 1000];
+}

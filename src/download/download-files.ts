@@ -1,7 +1,8 @@
 /**
  * Fetching a job's files into a folder, as a plain function: each file name from the service is
  * reduced to a base name inside the output folder, existing files are skipped unless overwriting,
- * every file appears whole or not at all, and none can fill the disk (size-cap.ts). A file is not
+ * every file appears whole and verified or not at all (verified-download.ts), and none can fill the
+ * disk (size-cap.ts). A file is not
  * fetched, nor any after it, when the output's disk has no room for it beside the files on their way
  * (fs/free-space.ts): by its listed duration before it is asked for, by its announced length once it
  * comes. A local file-system failure is that, never a network error: it is not fetched again, and
@@ -11,7 +12,7 @@
  */
 import type { Readable } from 'node:stream';
 import { setMaxListeners } from 'node:events';
-import { access, lstat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import type { BodySink } from '../api/client.js';
 import { isTokenRefused } from '../api/errors.js';
 import { messageOf, messageWithHint } from '../errors.js';
@@ -24,6 +25,7 @@ import type { Interrupt } from '../interrupt.js';
 import { NameClaims } from './name-claims.js';
 import { type ItemSource, runPullPool } from './pull-pool.js';
 import { capped, downloadSizeCap } from './size-cap.js';
+import { alreadyThere, verifiedDownload } from './verified-download.js';
 
 export interface DownloadOutcome {
   fileName: string;
@@ -51,6 +53,8 @@ export interface DownloadItem {
   fileName: string;
   /** Its duration in seconds, as the job's listing gives it: the bound of its size. */
   duration?: number | null;
+  /** Its `audio_duration` as listed (unit not shown): what its verified duration is held to. */
+  listedDuration?: number | null;
   /**
    * Set for an item listed with no name as text (`fileName` empty): which item, and what it has
    * instead. It cannot be asked for, so it fails, alone.
@@ -90,13 +94,6 @@ export interface DownloadResult {
   interrupted: boolean;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
-}
-
 // Why a file is pending: what stopped the run before its turn.
 export const NOT_STARTED_REASON = 'not started: downloads stopped after a file-system problem';
 export const NO_ROOM_NOT_STARTED_REASON = 'not started: downloads stopped: not enough free space';
@@ -121,6 +118,9 @@ export const NAME_TOO_LONG_REASON = (bytes: number): string =>
   `its name is ${bytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have; ${UNSAVABLE}`;
 export const NAMELESS_REASON = (which: string): string =>
   `${which}; it cannot be asked for without a usable name; ${UNSAVABLE}`;
+export const ALREADY_THERE_REASON = 'already exists (use --overwrite to replace it)';
+export const NOT_WHOLE_THERE_REASON =
+  'already in the output folder, but not a whole WAV (an older vredact saved error pages so), so it was neither skipped nor replaced; to fetch it again over it: `vredact download <jobId> <fileName> --overwrite`';
 export const FOLDER_IN_PLACE_REASON =
   'a folder of that name is in the output folder, so the file cannot be saved there; move the folder, or choose another -o';
 
@@ -196,14 +196,10 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       if ((await lstat(path).catch(() => undefined))?.isDirectory()) {
         return { fileName, path, status: 'failed', reason: FOLDER_IN_PLACE_REASON };
       }
-      if (!request.overwrite && (await exists(path))) {
-        return {
-          fileName,
-          path,
-          status: 'skipped',
-          reason: 'already exists (use --overwrite to replace it)',
-        };
-      }
+      const there = request.overwrite ? 'none' : await alreadyThere(path, local);
+      if (there === 'stands') return { fileName, path, status: 'skipped', reason: ALREADY_THERE_REASON };
+      // Neither done (skipped) nor replaced unasked (the file may be someone's): failed, saying how.
+      if (there === 'not-whole') return { fileName, path, status: 'failed', reason: NOT_WHOLE_THERE_REASON };
       const dest = path;
       const cap = downloadSizeCap(duration);
       // Room for it before it is asked for, where its listed duration tells what it needs. (Another
@@ -214,13 +210,17 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       const bytes = await deps.client.downloadJobFile(
         request.jobId,
         fileName,
-        ({ body, contentLength }) => {
+        ({ body, contentLength, contentType }) => {
           // Its announced length replaces the estimate (one past the cap fails in `capped`, alone).
           if (contentLength !== undefined && contentLength <= cap.bytes) {
             releaseSpace?.();
             releaseSpace = claimRoom(space, request.outDir, contentLength, fileName);
           }
-          return write(dest, capped(body, cap, contentLength), signal).catch((error: unknown) => {
+          const checked = verifiedDownload(
+            { body: capped(body, cap, contentLength), contentLength, contentType },
+            { fileName: local, listedDuration: item.listedDuration },
+          );
+          return write(dest, checked, signal).catch((error: unknown) => {
             throw asLocalFsError(error, dest, 'writing');
           });
         },

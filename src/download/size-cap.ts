@@ -2,8 +2,8 @@
  * A downloaded file can never fill the disk: it is cut off and failed past the cap `redact` puts on a
  * result (verify.ts), from the duration the job's listing gives, or, when it gives none, from the
  * longest recording the service accepts. A body that opens with a RIFF/WAVE header is also cut off
- * past the size that header declares. `download` keeps any file the service serves (it checks no
- * format), so a body that is not a WAV is bounded by the duration alone.
+ * past the size that header declares. A body that is not a WAV (a file of another name, kept as it
+ * came: verified-download.ts) is bounded by the duration alone.
  */
 import { declaresLength, isRiffWave } from '../audio/riff.js';
 import { CliError, ExitCode } from '../errors.js';

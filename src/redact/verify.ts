@@ -45,17 +45,86 @@ export interface WrittenResult {
   durationSec: number;
 }
 
-/** Checks the bytes of a body as they pass; throws ResultRejectedError at the first problem. */
-async function* verified(
+/**
+ * What a body is checked against beside being a whole WAV with audio: `subject` names it in the
+ * reasons ("the service's result"); `cap`, where given, bounds its bytes (a caller with a cap of its
+ * own passes none); `judge` says why a duration is not the one expected, if it is not.
+ */
+export interface WavCheck {
+  subject: string;
+  cap?: { bytes: number; of: string };
+  judge?: (seconds: number) => Error | undefined;
+}
+
+/**
+ * The one home of the rule a result is verified by, `redact`'s and `download`'s: passes the bytes of
+ * a body on as they are checked, throwing ResultRejectedError at the first problem, and tells `done`
+ * what it was once every check has passed.
+ */
+export async function* checkedWav(
+  response: ResponseBody,
+  check: WavCheck,
+  done: (result: WrittenResult) => void,
+): AsyncIterable<Uint8Array> {
+  const { subject, cap, judge } = check;
+  if (cap && response.contentLength !== undefined && response.contentLength > cap.bytes) {
+    throw new ResultRejectedError(
+      `${subject} is announced at ${response.contentLength} bytes, more than the ${cap.bytes} ${cap.of} can need`,
+    );
+  }
+  const reader = new WavReader({
+    strict: true,
+    // A duration out of range is refused as soon as it is declared only when its bytes could not be
+    // kept anyway; otherwise the body is read (it is under the cap), so that one cut short is named
+    // as such rather than by the duration its header promised.
+    onData: (declaredSec, declaredBytes) => {
+      if (!cap || !Number.isFinite(declaredSec) || reader.totalBytes + declaredBytes <= cap.bytes) return;
+      const problem = judge?.(declaredSec);
+      if (problem) throw problem;
+    },
+  });
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of response.body) {
+      if (cap && reader.totalBytes + chunk.byteLength > cap.bytes) {
+        throw new ResultRejectedError(
+          `${subject} was cut off past ${cap.bytes} bytes, more than ${cap.of} can need`,
+        );
+      }
+      reader.push(chunk);
+      hash.update(chunk);
+      yield chunk;
+    }
+    if (response.contentLength !== undefined && reader.totalBytes !== response.contentLength) {
+      throw new ResultRejectedError(
+        `${subject} has ${reader.totalBytes} bytes where ${response.contentLength} were announced`,
+      );
+    }
+    const summary = reader.finish();
+    if (!(summary.durationSec > 0)) throw new ResultRejectedError(`${subject} is a WAV file with no audio`);
+    const problem = judge?.(summary.durationSec);
+    if (problem) throw problem;
+    done({ bytes: summary.totalBytes, sha256: hash.digest('hex'), durationSec: summary.durationSec });
+  } catch (error) {
+    if (error instanceof WavFormatError) {
+      const type = response.contentType ? ` (${response.contentType.split(';')[0]})` : '';
+      throw new ResultRejectedError(`${subject}${type} is ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** Checks a result's bytes as they pass against its input's duration and the cap it gives. */
+function verified(
   response: ResponseBody,
   expect: Expectation,
   done: (result: WrittenResult) => void,
 ): AsyncIterable<Uint8Array> {
   const slack = toleranceSeconds(expect.tolerance, expect.durationSec);
-  const cap = resultByteCap(expect.durationSec, slack);
   const low = Math.max(0, expect.durationSec - slack);
   const high = expect.durationSec + slack;
-  const outOfRange = (seconds: number) => {
+  const judge = (seconds: number) => {
+    if (seconds > 0 && seconds >= low && seconds <= high) return undefined;
     const [result, input, from, to] = apart(
       [seconds, expect.durationSec, low, high],
       formatLength,
@@ -65,52 +134,11 @@ async function* verified(
       `the service's result lasts ${result}, the input ${input} (allowed: ${from} to ${to}, --duration-tolerance)`,
     );
   };
-  if (response.contentLength !== undefined && response.contentLength > cap) {
-    throw new ResultRejectedError(
-      `the service's result is announced at ${response.contentLength} bytes, more than the ${cap} a ${formatLength(expect.durationSec)} recording can need`,
-    );
-  }
-  const reader = new WavReader({
-    strict: true,
-    // A duration out of range is refused as soon as it is declared only when its bytes could not be
-    // kept anyway; otherwise the body is read (it is under the cap), so that one cut short is named
-    // as such rather than by the duration its header promised.
-    onData: (declaredSec, declaredBytes) => {
-      const outside = declaredSec > high || declaredSec <= 0 || declaredSec < low;
-      if (Number.isFinite(declaredSec) && outside && reader.totalBytes + declaredBytes > cap) {
-        throw outOfRange(declaredSec);
-      }
-    },
-  });
-  const hash = createHash('sha256');
-  try {
-    for await (const chunk of response.body) {
-      if (reader.totalBytes + chunk.byteLength > cap) {
-        throw new ResultRejectedError(
-          `the service's result was cut off past ${cap} bytes, more than a ${formatLength(expect.durationSec)} recording can need`,
-        );
-      }
-      reader.push(chunk);
-      hash.update(chunk);
-      yield chunk;
-    }
-    if (response.contentLength !== undefined && reader.totalBytes !== response.contentLength) {
-      throw new ResultRejectedError(
-        `the service's result has ${reader.totalBytes} bytes where ${response.contentLength} were announced`,
-      );
-    }
-    const summary = reader.finish();
-    if (!(summary.durationSec > 0))
-      throw new ResultRejectedError('the service sent a WAV file with no audio');
-    if (summary.durationSec < low || summary.durationSec > high) throw outOfRange(summary.durationSec);
-    done({ bytes: summary.totalBytes, sha256: hash.digest('hex'), durationSec: summary.durationSec });
-  } catch (error) {
-    if (error instanceof WavFormatError) {
-      const type = response.contentType ? ` (${response.contentType.split(';')[0]})` : '';
-      throw new ResultRejectedError(`the service's result${type} is ${error.message}`);
-    }
-    throw error;
-  }
+  const cap = {
+    bytes: resultByteCap(expect.durationSec, slack),
+    of: `a ${formatLength(expect.durationSec)} recording`,
+  };
+  return checkedWav(response, { subject: "the service's result", cap, judge }, done);
 }
 
 /** Where a result goes: `outputRel` below the output folder. */

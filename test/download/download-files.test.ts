@@ -24,6 +24,7 @@ import { downloadSizeCap } from '../../src/download/size-cap.js';
 import { silentLogger } from '../../src/output/logger.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { type FileServer, startFileHost } from '../helpers/file-host.js';
+import { resultWav, streamingWavHead } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-download-');
@@ -63,7 +64,8 @@ function failingFor(code: string, names: string[]): FileWriter {
   };
 }
 
-const wav = (n: number) => Buffer.alloc(n, 7);
+/** A whole WAV of `n` bytes of audio (44 more in all). */
+const wav = (n: number) => resultWav(n);
 
 /**
  * downloadFiles over `fileNames`, handed as a listing would hand them (with `durations`), `signal`
@@ -218,7 +220,12 @@ describe('downloadFiles', () => {
   });
 
   it('a file sent with a Content-Encoding is saved decoded; one that cannot be decoded fails, nothing left', async () => {
-    const bytes = Buffer.from(Array.from({ length: 50_000 }, (_, i) => i % 251));
+    const bytes = Buffer.concat([
+      resultWav(0),
+      Buffer.from(Array.from({ length: 50_000 }, (_, i) => i % 251)),
+    ]);
+    bytes.writeUInt32LE(50_000, 40);
+    bytes.writeUInt32LE(50_036, 4);
     const encoded: Record<string, [string, Buffer]> = {
       'gzip.wav': ['gzip', gzipSync(bytes)],
       'br.wav': ['br', brotliCompressSync(bytes)],
@@ -227,7 +234,7 @@ describe('downloadFiles', () => {
       'damaged.wav': ['gzip', Buffer.concat([gzipSync(bytes).subarray(0, 200), Buffer.alloc(500, 9)])],
       'unknown.wav': ['zz-unknown', bytes],
       // 64 MiB of zeros in 64 KiB of gzip: bounded by the cap of a 2 s recording, not by the body.
-      'bomb.wav': ['gzip', gzipSync(Buffer.alloc(64 * 1024 * 1024))],
+      'bomb.wav': ['gzip', gzipSync(Buffer.concat([streamingWavHead(), Buffer.alloc(64 * 1024 * 1024)]))],
     };
     const serve: FileServer = (name, res) => {
       const [coding, body] = encoded[name] as [string, Buffer];
@@ -307,10 +314,7 @@ describe('downloadFiles', () => {
         return;
       }
       res.writeHead(200, { 'content-type': 'audio/wav' });
-      const head = Buffer.alloc(44);
-      head.write('RIFF', 0, 'latin1');
-      head.writeUInt32LE(0xffffffff, 4);
-      res.write(head);
+      res.write(streamingWavHead());
       for (let sent = 0; sent < 64 && !res.destroyed; sent++) {
         if (!res.write(Buffer.alloc(1024 * 1024, 3)))
           await new Promise((resolve) => {
@@ -342,7 +346,12 @@ describe('downloadFiles', () => {
         status: 'failed',
         reason: `the file was cut off past ${cap} bytes, more than a 2 s recording can need; nothing of it was kept; report the file to the service's operators`,
       },
-      { fileName: 'fine.wav', path: join(dir.path, 'fine.wav'), status: 'downloaded', bytes: 3000 },
+      {
+        fileName: 'fine.wav',
+        path: join(dir.path, 'fine.wav'),
+        status: 'downloaded',
+        bytes: wav(3000).length,
+      },
     ]);
     expect(await readdir(dir.path)).toEqual(['fine.wav']);
     expect(server.fileGets('endless.wav')).toBe(1);
@@ -351,7 +360,7 @@ describe('downloadFiles', () => {
   it('a file announced past its cap fails before anything is written', async () => {
     const { client } = await setUp({}, false, (_name, res) => {
       res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(50 * 1024 * 1024) });
-      res.end(wav(50 * 1024 * 1024));
+      res.end(Buffer.alloc(50 * 1024 * 1024, 7));
     });
     const result = await fetchFiles(
       { client, concurrency: 1, signal: new AbortController().signal },

@@ -5,6 +5,7 @@ import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FIXTURES, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox.js';
+import { resultWav } from '../helpers/result-wav.js';
 
 type Sandbox = Awaited<ReturnType<typeof startSandboxProcess>>;
 
@@ -254,13 +255,15 @@ describe('download', () => {
   });
 
   test('existing files are skipped unless --overwrite; a missing file fails with exit 1', async () => {
-    await writeFile(join(out, 'escape.wav'), 'keep me');
+    // A whole WAV of the user's: skipped, left as it is.
+    const kept = resultWav(10, 1);
+    await writeFile(join(out, 'escape.wav'), kept);
     // The name as the service knows it; it still lands as a base name inside the folder.
     const skipped = await runCli(['download', jobId, '../../escape.wav', '-o', out], {
       env: envFor(sandbox.token),
     });
     expect(skipped.exitCode).toBe(0);
-    expect(await readFile(join(out, 'escape.wav'), 'utf8')).toBe('keep me');
+    expect((await readFile(join(out, 'escape.wav'))).equals(kept)).toBe(true);
 
     const replaced = await runCli(['download', jobId, '../../escape.wav', '-o', out, '--overwrite'], {
       env: envFor(sandbox.token),

@@ -11,19 +11,14 @@ import { describe, expect, it } from 'vitest';
 import { downloadSizeCap } from '../../src/download/size-cap.js';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { resultWavOf, streamingWavHead } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-cap-');
 
 async function endlessWav(res: ServerResponse): Promise<void> {
   res.writeHead(200, { 'content-type': 'audio/wav' });
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0, 'latin1');
-  head.writeUInt32LE(0xffffffff, 4);
-  head.write('WAVEfmt ', 8, 'latin1');
-  head.write('data', 36, 'latin1');
-  head.writeUInt32LE(0xffffffff, 40);
-  res.write(head);
+  res.write(streamingWavHead());
   const chunk = Buffer.alloc(1024 * 1024, 3);
   // Endless as far as the client's cap goes (about 2 MiB here); the bound keeps a client without a
   // cap from filling this machine's disk: it fails the test by finishing instead.
@@ -39,7 +34,7 @@ async function endlessWav(res: ServerResponse): Promise<void> {
 
 describe('download, an endless body', () => {
   it('is cut off past its cap: that file fails, nothing of it left, the others go on, exit 1', async () => {
-    const fine = Buffer.from('RIFF-ish bytes of a short result');
+    const fine = resultWavOf(3);
     const server = await startScriptedServer(async (req, res, body) => {
       const url = req.url ?? '';
       if (url === '/api/jobs/job1/content') {

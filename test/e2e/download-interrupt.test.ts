@@ -11,6 +11,7 @@ import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { pauseBeforeAnotherSignal, until } from '../helpers/e2e.js';
 import { startFileHost } from '../helpers/file-host.js';
 import { type HoldingFileHost, savedFiles, startHoldingFileHost } from '../helpers/holding-file-host.js';
+import { wavCutShort } from '../helpers/result-wav.js';
 
 const FILES = 6;
 const dir = tempDirPerTest('vredact-e2e-download-int-');
@@ -172,7 +173,8 @@ describe('download, interrupted', () => {
     // larger than what a writer gathers before its first write, so a partial file is on disk.
     const server = await startFileHost({}, (_name, res) => {
       res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(10 * 1024 * 1024) });
-      res.write(Buffer.alloc(1024 * 1024, 5));
+      // A WAV whose header declares the whole length: its first MiB.
+      res.write(wavCutShort(10 * 1024 * 1024 - 44, 1024 * 1024 - 44));
     });
     try {
       const out = join(dir.path, 'out');

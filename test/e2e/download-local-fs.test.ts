@@ -10,6 +10,7 @@ import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { startFileHost } from '../helpers/file-host.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { OUR_SPACE_TAG, temporaryNameOf } from '../helpers/process-space.js';
+import { resultWav } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-fs-');
@@ -40,7 +41,7 @@ describe('download and the local file system', () => {
     const mounted = await mount('64k');
     if (!mounted) return skip(MOUNT_SKIP_REASON);
     await mounted.readOnly();
-    const { server, env } = await host({ 'a.wav': Buffer.alloc(10) });
+    const { server, env } = await host({ 'a.wav': resultWav(10) });
     for (const out of [mounted.path, join(mounted.path, 'new')]) {
       const result = await runCli(['download', 'job1', '-o', out], { env });
       expect(result.exitCode).toBe(2);
@@ -51,7 +52,7 @@ describe('download and the local file system', () => {
   });
 
   it('an output folder that a file or a broken link stands in the way of is exit 2, naming what is there', async () => {
-    const { server, env } = await host({ 'a.wav': Buffer.alloc(10) });
+    const { server, env } = await host({ 'a.wav': resultWav(10) });
     const file = join(dir.path, 'notes');
     await writeFile(file, 'not a folder');
     await symlink(join(dir.path, 'gone'), join(dir.path, 'link'));
@@ -74,7 +75,7 @@ describe('download and the local file system', () => {
   });
 
   it("a folder in a file's place fails that file unfetched, with --overwrite too; the rest is saved", async () => {
-    const { server, env } = await host({ 'a.wav': Buffer.alloc(10, 1), 'b.wav': Buffer.alloc(10, 2) });
+    const { server, env } = await host({ 'a.wav': resultWav(10, 1), 'b.wav': resultWav(10, 2) });
     const out = join(dir.path, 'out');
     await mkdir(join(out, 'a.wav'), { recursive: true });
     for (const extra of [[], ['--overwrite']]) {
@@ -87,7 +88,7 @@ describe('download and the local file system', () => {
     }
     expect(server.fileGets('a.wav')).toBe(0);
     expect(await readdir(join(out, 'a.wav'))).toEqual([]);
-    await expectFileBytes(join(out, 'b.wav'), Buffer.alloc(10, 2));
+    await expectFileBytes(join(out, 'b.wav'), resultWav(10, 2));
   });
 
   it('a full disk is one file-system error naming the path; the file is not fetched again and nothing new starts', async ({
@@ -95,11 +96,11 @@ describe('download and the local file system', () => {
   }) => {
     const mounted = await mount('1m');
     if (!mounted) return skip(MOUNT_SKIP_REASON);
-    const big = Buffer.alloc(5 * 1024 * 1024, 3);
+    const big = resultWav(5 * 1024 * 1024, 3);
     const files: Record<string, Buffer> = {
       'a.wav': big,
-      'b.wav': Buffer.alloc(10),
-      'c.wav': Buffer.alloc(10),
+      'b.wav': resultWav(10),
+      'c.wav': resultWav(10),
     };
     // Sent with no length announced (one that does not fit is refused before a byte is written:
     // download-free-space.test.ts), so that the write itself meets the full disk.
@@ -132,10 +133,10 @@ describe('download and the local file system', () => {
     const live = temporaryNameOf(process.pid, OUR_SPACE_TAG, '1');
     await writeFile(join(out, dead), 'left by a killed run');
     await writeFile(join(out, live), 'being written');
-    const { env } = await host({ 'a.wav': Buffer.alloc(10, 1) });
+    const { env } = await host({ 'a.wav': resultWav(10, 1) });
     const result = await runCli(['download', 'job1', 'a.wav', '-o', out], { env });
     expect(result.exitCode).toBe(0);
     expect((await readdir(out)).sort()).toEqual([live, 'a.wav'].sort());
-    await expectFileBytes(join(out, 'a.wav'), Buffer.alloc(10, 1));
+    await expectFileBytes(join(out, 'a.wav'), resultWav(10, 1));
   });
 });

@@ -14,6 +14,7 @@ import {
   sendJsonText,
   startScriptedServer,
 } from '../helpers/scripted-server.js';
+import { resultWav } from '../helpers/result-wav.js';
 
 const TOKEN = 'vr_nextstep_0123456789abcdef';
 const CONTENT = /^\/api\/jobs\/[^/]+\/content$/;
@@ -145,7 +146,7 @@ describe('an answer outside the interface', () => {
 function jobOf(
   names: readonly string[],
   link: (fileName: string, res: ServerResponse, baseUrl: string) => void,
-  file: (res: ServerResponse) => void = (res) => res.end('RIFF'),
+  file: (res: ServerResponse) => void = (res) => res.end(resultWav(10)),
 ): ScriptedHandler {
   return (req, res, body) => {
     const path = req.url ?? '';

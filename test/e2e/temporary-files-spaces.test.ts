@@ -11,6 +11,7 @@ import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { setup } from '../helpers/e2e.js';
 import { startFileHost } from '../helpers/file-host.js';
 import { makeWav } from '../helpers/mp3.js';
+import { resultWav } from '../helpers/result-wav.js';
 import { ANOTHER_CONTAINERS_SPACE_TAG, OUR_SPACE_TAG, temporaryNameOf } from '../helpers/process-space.js';
 
 const dir = tempDirPerTest('vredact-e2e-temp-spaces-');
@@ -53,7 +54,7 @@ describe('temporary files of other process spaces', () => {
     await plant(out, unmarked(PID_DEAD_HERE, 'f'), true);
     // One of this space whose writer died: gone, fresh as it is, as before.
     await plant(out, temporaryNameOf(PID_DEAD_HERE, OUR_SPACE_TAG, '0'));
-    const server = await startFileHost({ 'a.wav': Buffer.alloc(10, 1) });
+    const server = await startFileHost({ 'a.wav': resultWav(10, 1) });
     cleanups.push(() => server.close());
     const env = isolatedEnv(join(dir.path, 'config'), {
       VREDACT_BASE_URL: server.baseUrl,

@@ -50,6 +50,7 @@ function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem>
             return sink.add({
               fileName: item.file_name,
               duration: listedDurationSeconds(item.audio_duration),
+              listedDuration: item.audio_duration,
             });
           const id = item.id ? ` (id ${truncate(item.id, 40)})` : '';
           sink.add({ fileName: '', nameless: `item ${position} of the job${id}: ${fileNameProblem(item)}` });
