@@ -66,10 +66,10 @@ export class WrongServiceStreak {
     return this.#count;
   }
 
-  /** An answer that points at the setup (`answer`: `404 Not Found`); the batch halts at the limit. */
+  /** An answer that points at the setup (`answer`: `404 Not Found`); the batch halts at the limit, once. */
   foreign(answer: string): void {
     this.#count++;
-    if (this.#count >= this.limit) this.halt(new WrongServiceError(this.#count, answer, this.where));
+    if (this.#count === this.limit) this.halt(new WrongServiceError(this.#count, answer, this.where));
   }
 
   /** An answer recognised as the service's: the streak starts again. */
