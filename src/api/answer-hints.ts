@@ -6,7 +6,7 @@
 import { formatBytes } from '../output/format.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import { FRESH_LINK_HINT, UNEXPECTED_ANSWER_HINT } from './errors.js';
-import { JOBS_PATH } from './identifiers.js';
+import { JOBS_PATH, REDACTION_PATH } from './identifiers.js';
 import type { Scrub } from './scrub.js';
 import type { SettingSource } from '../settings/settings.js';
 import { refusedTokenHint } from '../settings/token.js';
@@ -88,6 +88,8 @@ export function answerHint(status: number, request: AnsweredRequest): string | u
   if (status >= 300 && status <= 399) return redirectHint(request);
   if (status === 401 || status === 403) return refusedTokenHint(request.tokenSource);
   if (status === 413 && request.uploadBytes !== undefined) return uploadTooLargeHint(request.uploadBytes);
+  // A server that does not implement the method asked is not the service, which implements all it lists.
+  if (status === 501) return UNEXPECTED_ANSWER_HINT;
   // A 408 is the way to the service timing out, whatever was asked: its status's own hint.
   if (status < 400 || status > 499 || status === 408 || status === 429) return undefined;
   if (status === 404) return notFoundHint(request);
@@ -107,14 +109,17 @@ function requestInJob({ url, baseUrl }: AnsweredRequest): string {
   return url.pathname.slice(basePathOf(baseUrl).length).replace(/^\/api\/jobs\/[^/]+/, '');
 }
 
-/** A 404 on the jobs list means the base URL's path is wrong more often than anything else. */
+/**
+ * A 404 on the jobs list or on the upload, paths every service answers on, means the base URL is
+ * wrong more often than anything else.
+ */
 function notFoundHint(request: AnsweredRequest): string | undefined {
   const { url, baseUrl } = request;
   const basePath = basePathOf(baseUrl);
   if (/\/api$/i.test(basePath)) {
     return `the base URL should not end in /api (requests went to ${url.pathname}): set it to ${baseUrl.origin}${basePath.slice(0, -4) || ''}`;
   }
-  if (url.pathname === `${basePath}${JOBS_PATH}`) {
+  if (url.pathname === `${basePath}${JOBS_PATH}` || url.pathname === `${basePath}${REDACTION_PATH}`) {
     return basePath
       ? `the base URL holds a path (${basePath}) the service may not answer on: check \`vredact config get base-url\``
       : 'check that the base URL points at the service: `vredact config get base-url`';

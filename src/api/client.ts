@@ -12,7 +12,7 @@ import { displayText, truncate } from '../output/sanitize.js';
 import type { BodySink, ClientOptions, ContentSink, JobSink, UploadOptions } from './client-types.js';
 import { type Answerer, linkHost } from './answer-hints.js';
 import { FRESH_LINK_HINT, InvalidResponseError, LinkRefusedError } from './errors.js';
-import { assertFileName, assertNewJobId, JOBS_PATH, jobPath } from './identifiers.js';
+import { assertFileName, assertNewJobId, JOBS_PATH, jobPath, REDACTION_PATH } from './identifiers.js';
 import { eachContentItem, eachJob } from './job-listings.js';
 import { readSmallJson } from './json-reader.js';
 import { multipartWithFile } from './multipart.js';
@@ -41,8 +41,6 @@ export type {
   ResponseBody,
   UploadOptions,
 } from './client-types.js';
-
-const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
 
 export class ApiClient {
   readonly #http: ServiceHttp;

@@ -147,6 +147,8 @@ export function assertFileName(name: string, where: string): string {
 
 /** The jobs of the token; a job's own requests are below it (jobPath). */
 export const JOBS_PATH = '/api/jobs';
+/** Where recordings are uploaded for redaction: a path every service answers on. */
+export const REDACTION_PATH = '/api/speech-to-speech-biometric-redaction';
 
 /** `/api/jobs/<id>/…` with the id checked and encoded. */
 export function jobPath(jobId: string, rest: string, where: string): string {

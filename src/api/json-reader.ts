@@ -33,9 +33,10 @@ function notJson(what: string, problem: string): InvalidResponseError {
 }
 
 /** A small JSON answer past SMALL_JSON_LIMIT: refused before it is parsed. */
-export function tooBigForSmallJson(what: string): InvalidResponseError {
+export function tooBigForSmallJson(what: string, status?: number): InvalidResponseError {
   return new InvalidResponseError(
     `${what}: the service answered with more than ${SMALL_JSON_LIMIT / 1024} KiB where a small JSON object was expected`,
+    status,
   );
 }
 

@@ -101,7 +101,7 @@ async function answerOf<T>(
     for await (const chunk of peeked.all) {
       chunks.push(Buffer.from(chunk));
       size += chunk.length;
-      if (size > SMALL_JSON_LIMIT) throw tooBigForSmallJson(what);
+      if (size > SMALL_JSON_LIMIT) throw tooBigForSmallJson(what, response.statusCode);
     }
     text = Buffer.concat(chunks).toString('utf8');
   } catch (error) {
@@ -117,7 +117,9 @@ async function answerOf<T>(
   const jobId = jobIdOfAnswer(response, body, context);
   if (jobId !== undefined) return { kind: 'job', jobId };
   if (isAcceptance(response.statusCode)) return { kind: 'accepted' };
+  // Its status tells the upload's fate (upload-fate.ts): a 2xx outside the interface is no service's.
   throw new InvalidResponseError(
     `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${escapeControls(scrub(contentType)) || 'no content type'})`,
+    response.statusCode,
   );
 }

@@ -1,13 +1,17 @@
 /**
  * The one rule for "may the service have accepted this upload?", used by the client's retry decision
  * (an upload is sent again only when the service cannot have taken it) and by the engine (an upload
- * whose fate is unknown is looked for among the service's jobs before it is sent again).
+ * whose fate is unknown is looked for among the service's jobs before it is sent again); and the one
+ * rule for "was this answered by something that is not the service?", by which a batch pointed at
+ * the wrong host stops after a few uploads (src/redact/wrong-service.ts).
  */
+import { STATUS_CODES } from 'node:http';
 import {
   ApiError,
   ConnectionError,
   ConnectTimeoutError,
   InvalidResponseError,
+  NotFoundError,
   TimeoutError,
 } from './errors.js';
 import { RetryableStatusError } from './retry.js';
@@ -39,4 +43,40 @@ export function uploadMayHaveBeenAccepted(error: unknown): boolean {
   if (error instanceof ConnectTimeoutError) return false;
   if (error instanceof TimeoutError || error instanceof InvalidResponseError) return true;
   return error instanceof ApiError && error.status !== undefined && MAYBE_ACCEPTED_STATUSES.has(error.status);
+}
+
+/**
+ * Statuses the upload's path never answers on a service: it exists on every one (404), takes a POST
+ * (405), and a server that implements no POST (501, as `python -m http.server` answers) is not one.
+ */
+const NOT_THE_SERVICE_STATUSES = new Set([404, 405, 501]);
+
+/**
+ * True when an upload's answer points at the setup rather than at the file: whatever the file, every
+ * upload to that base URL would be answered so. A 404, 405 or 501; a redirect (never followed: it
+ * would take the recording elsewhere; the service moved, or a portal or a scheme redirect stands in
+ * front of it); a 2xx that is neither audio nor names a job (a single-page app's fallback page, a
+ * captive portal, a wiki). Not a 401 or 403 (the token, which stops a batch at once), nor a 413 or
+ * 429, nor any other answer the service gives (a 400 for one file, a 5xx for a moment).
+ */
+export function answerPointsAtSetup(error: unknown): error is ApiError & { status: number } {
+  if (!(error instanceof ApiError) || error.status === undefined) return false;
+  if (NOT_THE_SERVICE_STATUSES.has(error.status)) return true;
+  return error instanceof InvalidResponseError && error.status >= 200 && error.status <= 399;
+}
+
+/**
+ * True when a job an upload of this run was answered with is not found at its first look: a wrong
+ * base URL that answers any POST with `{"data":{"id":…}}` (an envelope of JSON:API) names jobs that
+ * never existed. A job found once and gone later is the service's doing, not this.
+ */
+export function firstLookPointsAtSetup(error: unknown): boolean {
+  return error instanceof NotFoundError;
+}
+
+/** An answer that points at the setup, in a few words: `404 Not Found`, `200 with neither audio nor a job id`. */
+export function setupAnswerWords(status: number): string {
+  const text = STATUS_CODES[status];
+  const words = `${status}${text ? ` ${text}` : ''}`;
+  return status >= 200 && status <= 299 ? `${words} with neither audio nor a job id` : words;
 }

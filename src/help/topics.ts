@@ -7,7 +7,9 @@ const EXIT_CODES = `Exit codes of every vredact command
   1    some files were rejected, failed or left pending (the rest were done),
        or a request failed, or stdout could not be written (a full disk: what
        it printed is incomplete); a later run of the same command finishes
-       the batch
+       the batch. For redact, also a batch that stopped: a full disk, the
+       service gone too long, its lock taken over, or uploads answered by
+       something that is not the service (check the base URL)
   2    usage or configuration error: a bad flag, no service URL or token, an
        output folder locked by another run, an unsupported Node.js; nothing was sent
   3    the service refused the token (401 or 403); a batch stops at once.

@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import { failsEveryRequest, NotFoundError, RateLimitError } from '../api/errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
+import { firstLookPointsAtSetup, setupAnswerWords } from '../api/upload-fate.js';
 import { isNamed, type JobContentItem, type NamedContentItem } from '../api/schemas.js';
 import { ApiError } from '../api/errors.js';
 import { LocalFsError } from '../fs/errors.js';
@@ -15,6 +16,11 @@ import { jobResultNeed } from './free-space.js';
 import { probeFile } from './probe.js';
 import { ResultRejectedError, resultSink } from './verify.js';
 import type { CollectWork } from './work.js';
+import { WrongServiceError } from './wrong-service.js';
+
+/** What a job named by an upload of this run, and not found at its first look, says to do. */
+const NAMED_JOB_MISSING =
+  "the upload's answer named this job, and it does not exist: check that the base URL points at the service (`vredact config get base-url`)";
 
 const POLL_BASE_MS = 1000;
 const POLL_CAP_MS = 30_000;
@@ -124,23 +130,46 @@ export async function collectOne(engine: Engine, work: CollectWork, deadlineMs?:
   }
 }
 
+/**
+ * A job left when the batch stops: pending, collected by a later run; but a job of this run not yet
+ * seen, when the batch stopped on answers of something that is not the service, was named by that
+ * thing and exists nowhere: failed, so that the next run sends its file again.
+ */
+async function leftByStop(engine: Engine, work: CollectWork, seen: boolean): Promise<void> {
+  const { entry, jobId } = work;
+  if (!seen && engine.halt.reason instanceof WrongServiceError) {
+    await engine.recorder.failed(
+      entry,
+      work.identity,
+      `job ${jobId} was named by something that is not the Voice Redaction Service and was not looked at; the next run sends the file again`,
+      jobId,
+    );
+    return;
+  }
+  engine.recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
+}
+
 async function poll(engine: Engine, work: CollectWork, durationSec: number, deadline: number): Promise<void> {
   const { recorder, clock, client } = engine;
   const { entry, jobId } = work;
   let attempt = 0;
   let failures = 0;
   let lastError: unknown;
+  // Whether the job has been seen: until then, a job id of this run's upload may be a wrong host's.
+  let seen = !work.fresh;
   for (;;) {
     // Whether the request under way is the service's (not the signed URL's, which may be another host).
     let toService = true;
     if (engine.stop.aborted) {
-      recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
+      await leftByStop(engine, work, seen);
       return;
     }
     try {
       const content = await engine.request(() =>
         engine.gate.run(() => client.jobContent(jobId, engine.abort), engine.abort),
       );
+      if (!seen) engine.wrongService.recognised();
+      seen = true;
       const found = pickResult(content, work.uploadName);
       // A poll under way at an interrupt starts no download (the interrupt starts nothing new): the
       // job stays pending, as the interrupt said. Before, its result was fetched after the interrupt.
@@ -191,6 +220,11 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
       }
       if (isStopping(engine, error)) {
         recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
+        return;
+      }
+      if (!seen && firstLookPointsAtSetup(error)) {
+        engine.wrongService.foreign(`a job id whose job answered ${setupAnswerWords(404)}`);
+        await recorder.failed(entry, work.identity, `${messageOf(error)}; ${NAMED_JOB_MISSING}`, jobId);
         return;
       }
       if (isPermanent(error)) {

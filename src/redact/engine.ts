@@ -15,6 +15,7 @@ import type { ProbeLimits } from './probe.js';
 import type { AcceptedJobs } from './accepted-jobs.js';
 import type { Halt } from './halt.js';
 import type { Recorder } from './record.js';
+import { WrongServiceError, type WrongServiceStreak } from './wrong-service.js';
 
 /**
  * The part of the service client the engine uses (a fake in tests). A job's result is fetched in two
@@ -51,7 +52,10 @@ export interface Engine {
   space: OutputSpace;
   wait: boolean;
   waitTimeoutMs: number;
-  /** Aborted when nothing new may start: an interrupt, a refused token, a halt (full disk, lock lost). */
+  /**
+   * Aborted when nothing new may start: an interrupt, a refused token, a halt (full disk, lock lost,
+   * uploads answered by something that is not the service).
+   */
   stop: AbortSignal;
   /** Aborted when what is in flight must end: a second interrupt, a refused token, the lock lost. */
   abort: AbortSignal;
@@ -61,6 +65,8 @@ export interface Engine {
    */
   confirmLock: () => Promise<void>;
   halt: Halt;
+  /** Uploads answered in a row by something that is not the service: at a few, the batch halts. */
+  wrongService: WrongServiceStreak;
   /** Runs one request to the service (polls, listings), at most a few at once. */
   request: <T>(run: () => Promise<T>) => Promise<T>;
   /** Looks for the jobs of uploads the service accepted without naming them, in shared rounds. */
@@ -95,6 +101,8 @@ export function stoppedReason(engine: Engine): string {
     return 'not finished: the batch stopped: another run took over the lock';
   if (engine.halt.reason instanceof NoRoomOnDisk)
     return 'not finished: the batch stopped: not enough free space for the results';
+  if (engine.halt.reason instanceof WrongServiceError)
+    return 'not finished: the batch stopped: uploads were answered by something that is not the Voice Redaction Service';
   if (engine.halt.reason instanceof ThrottleGivenUpError)
     return `not finished: the batch stopped: ${engine.halt.reason.reason}`;
   if (engine.halt.reason) {

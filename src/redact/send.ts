@@ -15,7 +15,7 @@ import {
   NotSentError,
   RateLimitError,
 } from '../api/errors.js';
-import { uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
+import { answerPointsAtSetup, uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
 import { resultNeed } from './free-space.js';
 import { LockLostError } from './lock-lost.js';
@@ -24,6 +24,7 @@ import { checkInput, stillSame } from './check.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { uploadNameFor } from './upload-name.js';
 import { unpublishedResultSink } from './verify.js';
+import { countFailedUpload } from './wrong-service.js';
 import { CHANGED_WHILE_SENT, localFailure, type PublishWork, sentAsChecked } from './publish.js';
 import type { AcceptedWork, CheckedWork, CollectWork } from './work.js';
 
@@ -183,6 +184,8 @@ async function sendClaimed(
     recorder.progress.bytesSent += work.identity.size;
     recorder.changed();
   }
+  // A job id is the service's only once its job is seen (collect.ts): a wrong host may name jobs too.
+  if (answer.kind !== 'job') engine.wrongService.recognised();
   if (answer.kind === 'audio') return { kind: 'publish', work, result: answer.result, sentSha256 };
   if (!sentAsChecked(work, sentSha256)) {
     await recorder.failed(
@@ -259,6 +262,7 @@ async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): 
     recorder.pending(entry, `${stoppedReason(engine)}${error instanceof NotSentError ? ' (not sent)' : ''}`);
     return;
   }
+  countFailedUpload(engine.wrongService, error);
   if (failsEveryRequest(error)) engine.halt.stop(error);
   if (uploadMayHaveBeenAccepted(error)) {
     // The journal keeps `uploading` as its latest line: the next run looks for its job first.
@@ -283,6 +287,7 @@ async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): 
 function withSetupHint(reason: string, error: unknown): string {
   if (!(error instanceof ApiError) || error.hint === undefined) return reason;
   const pointsAtSetup =
+    answerPointsAtSetup(error) ||
     error instanceof InvalidResponseError ||
     (error.status !== undefined &&
       error.status < 500 &&

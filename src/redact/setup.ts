@@ -13,6 +13,7 @@ import type { HeldLock } from './lock.js';
 import type { Halt } from './halt.js';
 import type { Recorder } from './record.js';
 import { sweepPartials } from './sweep.js';
+import { answererOf, WrongServiceStreak } from './wrong-service.js';
 
 export interface EngineParts {
   client: RedactClient;
@@ -61,6 +62,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     stop,
     abort,
     halt,
+    wrongService: new WrongServiceStreak(answererOf(ctx.settings.baseUrl), (error) => halt.stop(error)),
     request: (run) => requests(run),
     tokenRefused: () => tokenRefused,
     confirmLock: () => lock.confirm(),

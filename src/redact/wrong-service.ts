@@ -1,0 +1,90 @@
+/**
+ * A batch pointed at something that is not the service stops after a few uploads. The recordings are
+ * biometric data: a wrong base URL (a single-page app that answers any request with its page, a
+ * captive portal, a server that knows no such path) should cost a few files, not an archive. Which
+ * answers point at the setup is upload-fate.ts's rule; this counts them in a row, as they come, and
+ * halts the batch at the WRONG_SERVICE_STREAK-th with no answer of the service between.
+ */
+import { ApiError } from '../api/errors.js';
+import { hostPort } from '../api/transport.js';
+import { answerPointsAtSetup, setupAnswerWords } from '../api/upload-fate.js';
+import { ExitCode } from '../errors.js';
+import { ResultRejectedError } from './verify.js';
+
+/**
+ * Uploads in a row answered by something that is not the service before the batch stops. One could be
+ * a proxy's passing refusal; three of the same kind with nothing from the service between are not.
+ * With `-c C`, at most C + 2 files reach the wrong host: those in flight when the third answer comes
+ * end as they end.
+ */
+export const WRONG_SERVICE_STREAK = 3;
+
+const WRONG_SERVICE_HINT =
+  'check that the base URL points at the Voice Redaction Service (`vredact config get base-url` shows the one in effect and where it comes from: --base-url, VREDACT_BASE_URL or the config file); the next run sends the files not sent';
+
+/** What halts a batch whose uploads are answered by something that is not the service. */
+export class WrongServiceError extends ApiError {
+  override name = 'WrongServiceError';
+  constructor(uploads: number, lastAnswer: string, where: string) {
+    super(
+      `${uploads} uploads in a row were answered by something that is not the Voice Redaction Service (${lastAnswer} from ${where}): nothing more was sent`,
+      undefined,
+      undefined,
+      ExitCode.partial,
+      WRONG_SERVICE_HINT,
+    );
+  }
+}
+
+/** `host:port` of a base URL, as the batch's stop names who answered. */
+export function answererOf(baseUrl: string | undefined): string {
+  try {
+    return baseUrl === undefined ? 'the base URL' : hostPort(new URL(baseUrl));
+  } catch {
+    return 'the base URL';
+  }
+}
+
+/**
+ * Uploads answered in a row by something that is not the service. An answer of the service (audio, a
+ * 202, a job seen at its first look, an error answer the rule does not name) starts it again; a
+ * failure with no answer (the network, a timeout, a local file) leaves it as it is, as does a job id
+ * until its first look tells whether the job exists.
+ */
+export class WrongServiceStreak {
+  #count = 0;
+
+  constructor(
+    /** Who answered, as the stop names it (`host:port`). */
+    private readonly where: string,
+    private readonly halt: (error: WrongServiceError) => void,
+    readonly limit = WRONG_SERVICE_STREAK,
+  ) {}
+
+  /** Uploads answered in a row by something that is not the service, so far. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** An answer that points at the setup (`answer`: `404 Not Found`); the batch halts at the limit, once. */
+  foreign(answer: string): void {
+    this.#count++;
+    if (this.#count === this.limit) this.halt(new WrongServiceError(this.#count, answer, this.where));
+  }
+
+  /** An answer recognised as the service's: the streak starts again. */
+  recognised(): void {
+    this.#count = 0;
+  }
+}
+
+/**
+ * Counts a failed upload's answer toward the batch's stop when it points at the setup; any other
+ * answer (a result that failed its checks, a 400, a 413, a 5xx) is the service's and starts the count
+ * again; a failure with no answer (the network, a timeout) leaves it.
+ */
+export function countFailedUpload(streak: WrongServiceStreak, error: unknown): void {
+  if (answerPointsAtSetup(error)) streak.foreign(setupAnswerWords(error.status));
+  else if (error instanceof ResultRejectedError || (error instanceof ApiError && error.status !== undefined))
+    streak.recognised();
+}
