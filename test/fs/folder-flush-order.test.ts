@@ -29,6 +29,7 @@ import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { journalLine, writeJournal } from '../helpers/journal.js';
 import { recordingLogger } from '../helpers/logger.js';
+import { resultWav } from '../helpers/result-wav.js';
 import { makeWav } from '../helpers/mp3.js';
 
 type Event =
@@ -237,7 +238,7 @@ describe('the folder of an output is flushed after its rename, before it is repo
     const names = Array.from({ length: 12 }, (_, i) => `f${i}.wav`);
     const client = {
       downloadJobFile: <T>(_jobId: string, fileName: string, sink: BodySink<T>) => {
-        const bytes = Buffer.from(`bytes of ${fileName}`);
+        const bytes = resultWav(2 * (100 + names.indexOf(fileName))); // a whole WAV each, as download keeps no other
         return sink({ body: Readable.from([bytes]), contentLength: bytes.length, contentType: 'audio/wav' });
       },
     };
@@ -500,7 +501,7 @@ describe('a folder a run makes is flushed into its parent, top-down, before anyt
     const names = Array.from({ length: 12 }, (_, i) => `f${i}.wav`);
     const client = {
       downloadJobFile: <T>(_jobId: string, fileName: string, sink: BodySink<T>) => {
-        const bytes = Buffer.from(`bytes of ${fileName}`);
+        const bytes = resultWav(2 * (100 + names.indexOf(fileName))); // a whole WAV each, as download keeps no other
         return sink({ body: Readable.from([bytes]), contentLength: bytes.length, contentType: 'audio/wav' });
       },
     };
