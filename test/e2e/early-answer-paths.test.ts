@@ -1,8 +1,10 @@
 /**
  * An answer before the upload is fully sent, on each way vredact reaches the service: https direct
  * (the connection a TLSSocket), and through a CONNECT tunnel for an http and an https service (the
- * tunnel's socket, and TLS inside it). early-answers.test.ts covers plain http direct. A proxy
- * relays the service's close as a reset or a FIN of its own, so the write fails there as well.
+ * tunnel's socket, and TLS inside it). early-answers.test.ts covers plain http direct. Through the
+ * test proxy the reset seldom meets a write in flight (the proxy stops reading the upload while the
+ * service does not read it), so those cases show the answer comes through the tunnel; that the
+ * tunnelled socket holds a write failure is test/api/early-answer-wiring.test.ts's.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
