@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, request } from '../../src/api/undici-agent.js';
+import { Socket } from 'node:net';
+import { Agent, buildConnector, loadProxyAgent, Pool, request } from '../../src/api/undici-agent.js';
 
 interface Received {
   method: string | undefined;
@@ -67,5 +68,55 @@ describe("undici's Agent and request, without undici's index", () => {
     } finally {
       await agent.close();
     }
+  });
+});
+
+// What early-answer.ts and dispatcher.ts need of undici: a new undici that changes it fails here
+// rather than silently losing the answers that come before an upload is sent.
+describe('what reading early answers needs of undici', () => {
+  it('buildConnector makes a connector calling back (null, net.Socket) with the Writable hooks', async () => {
+    const connect = buildConnector({ timeout: 5_000 });
+    const socket = await new Promise<unknown>((resolve, reject) =>
+      connect(
+        { hostname: '127.0.0.1', host: base.host, protocol: 'http:', port: base.port },
+        (error, made) => (error ? reject(error) : resolve(made)),
+      ),
+    );
+    expect(socket).toBeInstanceOf(Socket);
+    expect(typeof (socket as Socket)._write).toBe('function');
+    expect(typeof (socket as Socket)._writev).toBe('function');
+    (socket as Socket).destroy();
+  });
+
+  it("a Pool sends through the `connect` it is given; ProxyAgent's factory is given one", async () => {
+    let connected = 0;
+    const connect = buildConnector({ timeout: 5_000 });
+    const pool = new Pool(base.origin, {
+      connect: (options, callback) => {
+        connected++;
+        connect(options, callback);
+      },
+    });
+    try {
+      const response = await request(new URL('/x', base), { method: 'GET', dispatcher: pool });
+      await response.body.text();
+      expect(connected).toBe(1);
+    } finally {
+      await pool.close();
+    }
+
+    const factoryOptions: unknown[] = [];
+    const ProxyAgent = loadProxyAgent();
+    const proxied = new ProxyAgent({
+      uri: 'http://127.0.0.1:9',
+      factory: (origin, options) => {
+        factoryOptions.push(options);
+        return new Pool(origin, options);
+      },
+    });
+    await proxied.request({ origin: 'http://service.test', path: '/', method: 'GET' }).catch(() => undefined);
+    await proxied.close();
+    expect(factoryOptions).toHaveLength(1);
+    expect(typeof (factoryOptions[0] as { connect?: unknown }).connect).toBe('function');
   });
 });

@@ -13,9 +13,11 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
+import { readBeforeWriteFailure } from '../../src/api/early-answer.js';
 import { REPO_ROOT } from './cli.js';
 
-const TLS_FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'tls');
+/** `service.test`'s certificate and key, and the authority that signed it. */
+export const TLS_FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'tls');
 /** The authority that signed `service.test`'s certificate: NODE_EXTRA_CA_CERTS of the client. */
 export const TEST_CA = join(TLS_FIXTURES, 'ca.crt');
 
@@ -72,15 +74,20 @@ export async function startConnectProxy(hosts: readonly string[]): Promise<Conne
       target.slice(target.lastIndexOf(':') + 1),
     ];
     if (!hosts.includes(host)) return answer(502, 'Bad Gateway');
-    const upstream = connect(Number(portText), '127.0.0.1', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) {
-        relayed.push(Buffer.from(head));
-        upstream.write(head);
-      }
-      client.on('data', (chunk: Buffer) => relayed.push(Buffer.from(chunk)));
-      client.pipe(upstream).pipe(client);
-    });
+    // A proxy in C (squid, nginx) relays what the service answered before it stopped reading the
+    // upload; Node.js would drop it on the failed write to the service (the bug early-answer.ts works
+    // around), and the client could not read an answer that never reached it.
+    const upstream = readBeforeWriteFailure(
+      connect(Number(portText), '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) {
+          relayed.push(Buffer.from(head));
+          upstream.write(head);
+        }
+        client.on('data', (chunk: Buffer) => relayed.push(Buffer.from(chunk)));
+        client.pipe(upstream).pipe(client);
+      }),
+    );
     sockets.add(upstream);
     upstream.on('close', () => sockets.delete(upstream));
     upstream.on('error', () => client.destroy());

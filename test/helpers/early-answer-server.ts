@@ -5,11 +5,17 @@
  * read and thrown away ('fin', nginx's lingering close), or destroyed with the rest unread, which the
  * kernel ends with a reset ('rst'); as nginx past `client_max_body_size`, or a gateway refusing a
  * token or throttling, do. Other uploads are read
- * whole and answered with their own WAV (a valid result); `GET /api/jobs` lists no job.
+ * whole and answered with their own WAV (a valid result); `GET /api/jobs` lists no job. With `tls`,
+ * it speaks https as `service.test` (test/fixtures/tls), the answer and the close inside TLS.
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { drain, listen, originOf, readMultipart } from './clean-room-http.js';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { drain, readMultipart } from './clean-room-http.js';
 import type { ReceivedRequest } from './clean-room-shapes.js';
+import { TLS_FIXTURES } from './connect-proxy.js';
 
 /** What an upload is answered early with; undefined: it is read whole and answered with its WAV. */
 export interface EarlyAnswer {
@@ -24,10 +30,14 @@ export interface EarlyAnswerOptions {
   closeWith: 'fin' | 'rst';
   /** Bytes of the upload's body read before the early answer; 0: none. */
   readFirst?: number;
+  /** https with `service.test`'s certificate, signed by test/fixtures/tls/ca.crt. */
+  tls?: boolean;
 }
 
 export interface EarlyAnswerServer {
+  /** `http://127.0.0.1:<port>`, or with `tls` `https://service.test:<port>`. */
   baseUrl: string;
+  port: number;
   /** Method and path of every request, in arrival order. */
   requests: string[];
   /** Uploads answered early, by the upload's name as sent (the file's name, a hash, its extension). */
@@ -44,7 +54,7 @@ export async function startEarlyAnswerServer(options: EarlyAnswerOptions): Promi
   const early = new Map<string, number>();
   const answered = new Map<string, number>();
   const seen = new Map<string, number>();
-  const server = http.createServer((req, res) => {
+  const handle: http.RequestListener = (req, res) => {
     requests.push(`${req.method} ${req.url}`);
     if (req.method === 'GET' && req.url?.startsWith('/api/jobs')) {
       void drain(req).then(() => {
@@ -54,7 +64,16 @@ export async function startEarlyAnswerServer(options: EarlyAnswerOptions): Promi
       return;
     }
     void handleUpload(req, res);
-  });
+  };
+  const server = options.tls
+    ? https.createServer(
+        {
+          key: readFileSync(join(TLS_FIXTURES, 'service.key')),
+          cert: readFileSync(join(TLS_FIXTURES, 'service.crt')),
+        },
+        handle,
+      )
+    : http.createServer(handle);
 
   /** At least the first `count` bytes of the body (all of it if shorter), the stream paused after. */
   function firstBytes(req: http.IncomingMessage, count: number): Promise<Buffer> {
@@ -104,9 +123,11 @@ export async function startEarlyAnswerServer(options: EarlyAnswerOptions): Promi
     res.end(at >= 0 && rest ? rest.subarray(at) : Buffer.alloc(0));
   }
 
-  await listen(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: originOf(server),
+    baseUrl: options.tls ? `https://service.test:${port}` : `http://127.0.0.1:${port}`,
+    port,
     requests,
     early,
     answered,
