@@ -71,7 +71,12 @@ export async function runBatch(
   const startedMs = ctx.clock.now();
   const minAge =
     options.minAge.ms > 0
-      ? new MinAgeRule(options.minAge, startedMs, (message) => ctx.log.warn(message))
+      ? new MinAgeRule(
+          options.minAge,
+          startedMs,
+          () => ctx.clock.now(),
+          (message) => ctx.log.warn(message),
+        )
       : undefined;
   // Before this run writes anything (the write checks of the output and state folders, the lock):
   // a shard sweeps only names marked as its own, so an unmarked file it left by dying stayed for good.

@@ -6,7 +6,7 @@
  */
 import { formatDuration } from '../output/format.js';
 
-/** A modification time this far ahead of the run's start is clock skew worth a warning, not rounding. */
+/** A modification time this far past the clock is clock skew worth a warning, not a coarse clock. */
 const FUTURE_SLACK_MS = 1000;
 
 /** `12 s` under a minute, else `4:05` or `1:02:03`. */
@@ -26,17 +26,19 @@ export class MinAgeRule {
   readonly #minAgeMs: number;
   readonly #label: string;
   readonly #startedMs: number;
+  readonly #now: () => number;
   readonly #warn: (message: string) => void;
   #warned = false;
 
   /**
-   * `startedMs`: when the run started. `warn` is told once per run, of the first input whose
-   * modification time is in the future.
+   * `startedMs`: when the run started; `now`: the clock, to tell a time in the future from one
+   * during this run. `warn` is told once per run, of the first input whose time is in the future.
    */
-  constructor(minAge: MinAge, startedMs: number, warn: (message: string) => void) {
+  constructor(minAge: MinAge, startedMs: number, now: () => number, warn: (message: string) => void) {
     this.#minAgeMs = minAge.ms;
     this.#label = minAge.label;
     this.#startedMs = startedMs;
+    this.#now = now;
     this.#warn = warn;
   }
 
@@ -50,16 +52,17 @@ export class MinAgeRule {
     if (this.#minAgeMs <= 0) return undefined;
     const ageMs = this.#startedMs - mtimeMs;
     if (ageMs >= this.#minAgeMs) return undefined;
-    if (ageMs < -FUTURE_SLACK_MS) {
-      const ahead = spanText(-ageMs);
-      if (!this.#warned) {
-        this.#warned = true;
-        this.#warn(
-          `${display}: its modification time is ${ahead} in the future; files like it are left by --min-age ${this.#label} until they are older (fix the clock, or the file's time with touch)`,
-        );
-      }
-      return `modified ${ahead} in the future, under --min-age ${this.#label}: left for a later run`;
+    const under = `under --min-age ${this.#label}: left for a later run`;
+    if (ageMs >= 0) return `modified ${spanText(ageMs)} ago, ${under}`;
+    const aheadMs = mtimeMs - this.#now();
+    if (aheadMs <= FUTURE_SLACK_MS) return `modified after this run started, ${under}`;
+    const ahead = spanText(aheadMs);
+    if (!this.#warned) {
+      this.#warned = true;
+      this.#warn(
+        `${display}: its modification time is ${ahead} in the future; files like it are left by --min-age ${this.#label} until they are older (fix the clock, or the file's time with touch)`,
+      );
     }
-    return `modified ${spanText(Math.max(0, ageMs))} ago, under --min-age ${this.#label}: left for a later run`;
+    return `modified ${ahead} in the future, ${under}`;
   }
 }

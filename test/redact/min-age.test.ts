@@ -5,9 +5,16 @@ import { parseRedactOptions } from '../../src/redact/options.js';
 
 const STARTED = 1_700_000_000_000;
 
-function rule(ms: number, label: string) {
+/** A rule for a run that started at STARTED; `nowMs`: the clock when files are judged. */
+function rule(ms: number, label: string, nowMs = STARTED) {
   const warnings: string[] = [];
-  return { rule: new MinAgeRule({ ms, label }, STARTED, (line) => warnings.push(line)), warnings };
+  const minAge = new MinAgeRule(
+    { ms, label },
+    STARTED,
+    () => nowMs,
+    (line) => warnings.push(line),
+  );
+  return { rule: minAge, warnings };
 }
 
 describe('MinAgeRule', () => {
@@ -47,10 +54,19 @@ describe('MinAgeRule', () => {
     ]);
   });
 
-  it('a time within a second ahead (a coarse file-system clock) is young, not the future', () => {
+  it('a time within a second ahead (a coarse file-system clock) is not the future', () => {
     const { rule: minAge, warnings } = rule(600_000, '10m');
     expect(minAge.leftReason(STARTED + 500, 'in/a.wav')).toBe(
-      'modified 0 s ago, under --min-age 10m: left for a later run',
+      'modified after this run started, under --min-age 10m: left for a later run',
+    );
+    expect(warnings).toEqual([]);
+  });
+
+  it('a file modified while the run went on is left, counted from the start, and is not the future', () => {
+    // An hour into the run, a file modified half an hour after its start.
+    const { rule: minAge, warnings } = rule(600_000, '10m', STARTED + 3_600_000);
+    expect(minAge.leftReason(STARTED + 1_800_000, 'in/a.wav')).toBe(
+      'modified after this run started, under --min-age 10m: left for a later run',
     );
     expect(warnings).toEqual([]);
   });
