@@ -115,6 +115,12 @@ export function addRedactCommand(program: Command): void {
     )
     .addOption(
       option(
+        '--min-age <duration>',
+        'leave files modified less than this before the run for a later run (still being written): 10m, 1h',
+      ).documentDefault('0, off'),
+    )
+    .addOption(
+      option(
         '--max-outage-wait <duration>',
         'how long to wait for a service that answered and then cannot be reached, before the batch stops',
       )
@@ -154,6 +160,7 @@ export function addRedactCommand(program: Command): void {
       'vredact redact -q --stats 10m -o /srv/redacted /srv/rec',
       'a cron run: problems and a line every 10 min',
     ],
+    ['vredact redact /srv/rec --min-age 10m', 'leave calls still being recorded for the next run'],
     ['vredact redact /mnt/archive --shard 2/3 -o /srv/redacted-2', 'the second of three machines'],
     ['vredact redact calls/ --lock-wait 10m', 'wait up to 10 min for a run already using ./redacted'],
     ['vredact redact calls/ --dry-run', 'what would be sent, skipped and rejected'],

@@ -3,7 +3,8 @@
 const EXIT_CODES = `Exit codes of every vredact command
 
   0    everything asked for was done, or was already done
-       (redact --no-wait: every file was submitted)
+       (redact --no-wait: every file was submitted; redact --min-age: files
+       too recent were left for a later run)
   1    some files were rejected, failed or left pending (the rest were done),
        or a request failed, or stdout could not be written (a full disk: what
        it printed is incomplete); a later run of the same command finishes

@@ -30,6 +30,7 @@ import { anyInputs, findInputs, planOutputs } from './discover.js';
 import { lookUpInterrupted } from './interrupted-look-up.js';
 import { buildEngine } from './setup.js';
 import { createHalt } from './halt.js';
+import { MinAgeRule } from './min-age.js';
 import { Recorder } from './record.js';
 import { Reporter } from './report.js';
 import { OutputPresence } from './output-presence.js';
@@ -66,6 +67,17 @@ export async function runBatch(
   deps: BatchDeps = {},
 ): Promise<number> {
   const { options } = request;
+  // The one instant --min-age counts from, for every file of the run (as rclone takes its start).
+  const startedMs = ctx.clock.now();
+  const minAge =
+    options.minAge.ms > 0
+      ? new MinAgeRule(
+          options.minAge,
+          startedMs,
+          () => ctx.clock.now(),
+          (message) => ctx.log.warn(message),
+        )
+      : undefined;
   // Before this run writes anything (the write checks of the output and state folders, the lock):
   // a shard sweeps only names marked as its own, so an unmarked file it left by dying stayed for good.
   markTemporaryNamesAsShard(options.shard);
@@ -107,7 +119,7 @@ export async function runBatch(
   }
   if (dryRun || !client) {
     await pause('journal');
-    return runDryRun(ctx, plan, fingerprint, options, interrupt.stop, pause);
+    return runDryRun(ctx, plan, fingerprint, options, { stop: interrupt.stop, pause, minAge });
   }
   client.rideOutOutages?.(options.maxOutageWaitMs);
 
@@ -185,6 +197,7 @@ export async function runBatch(
       interrupt,
       deps,
       lock,
+      minAge,
     });
     const found = await lookUpInterrupted(engine, plan.entries, journal, fingerprint, options.overwrite);
     settleHeap(plan.entries.length);
@@ -197,7 +210,8 @@ export async function runBatch(
         overwrite: options.overwrite,
         found,
         outputs: new OutputPresence(),
-        adopt: (entry, identity, startedMs) => adoptOutput(engine, entry, identity, startedMs),
+        adopt: (entry, identity, uploadStartedMs) => adoptOutput(engine, entry, identity, uploadStartedMs),
+        minAge,
       },
       ctx.settings.concurrency,
       { stop: interrupt.stop, end: interrupt.abort, pause },

@@ -4,18 +4,34 @@
  * an upload, `stillSame` compares the file with its check: a file replaced in between is checked again.
  */
 import { statSync } from 'node:fs';
+import type { MinAgeRule } from './min-age.js';
 import { type ProbeLimits, probeFile } from './probe.js';
 import type { Recorder } from './record.js';
 import type { CheckedWork, SendWork } from './work.js';
 
-/** Checks one input; undefined when it was rejected (and recorded so). */
+/** Left for a later run by `--min-age` (min-age.ts): not journaled, reported skipped by the caller. */
+export interface LeftForLater {
+  kind: 'left';
+  reason: string;
+}
+
+/**
+ * Checks one input: rejected (and recorded so), left for a later run when `minAge` finds it modified
+ * too recently (a file that changed since it was decided: judged by the time its check read, before
+ * its content, so that a recording still being written is not rejected for a header not yet fixed),
+ * or checked.
+ */
 export async function checkInput(
   work: SendWork | CheckedWork,
   limits: ProbeLimits,
   recorder: Recorder | undefined,
   warn?: (message: string) => void,
-): Promise<CheckedWork | { kind: 'rejected'; reason: string }> {
+  minAge?: MinAgeRule,
+): Promise<CheckedWork | { kind: 'rejected'; reason: string } | LeftForLater> {
   const probe = await probeFile(work.entry.input, limits);
+  const left =
+    probe.mtimeMs !== undefined ? minAge?.leftReason(probe.mtimeMs, work.entry.display) : undefined;
+  if (left !== undefined) return { kind: 'left', reason: left };
   if (probe.ok && probe.warning) warn?.(`${work.entry.display}: ${probe.warning}`);
   if (!probe.ok) {
     const identity =

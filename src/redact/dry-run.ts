@@ -9,6 +9,7 @@ import { unlessStopped } from './event-turn.js';
 import { type DryRunResults, dryRunShortage, jobResultNeed, resultNeed } from './free-space.js';
 import { STATE_DIR } from './journal.js';
 import { readJournals } from './journal-read.js';
+import type { MinAgeRule } from './min-age.js';
 import type { RedactOptions } from './options.js';
 import type { DryRunCounts, Outcome } from './outcome.js';
 import { OutputPresence } from './output-presence.js';
@@ -30,8 +31,7 @@ export async function runDryRun(
   plan: Plan,
   fingerprint: string,
   options: RedactOptions,
-  stop: AbortSignal,
-  pause: Pause,
+  { stop, pause, minAge }: { stop: AbortSignal; pause: Pause; minAge: MinAgeRule | undefined },
 ): Promise<number> {
   const { entries } = plan;
   await checkOutputFolderShape(plan.outDir, join(plan.outDir, STATE_DIR));
@@ -76,6 +76,7 @@ export async function runDryRun(
         overwrite: options.overwrite,
         found: undefined,
         outputs,
+        minAge,
       }),
     ),
   ).finally(() => decided.close());
@@ -86,7 +87,7 @@ export async function runDryRun(
       if (stop.aborted) return;
       if (work.kind === 'settled') return;
       if (work.kind === 'skipped' && work.unvouched) return unvouched.defer(work.entry);
-      if (work.kind === 'skipped') return recorder.skipped(work.entry, work.reason);
+      if (work.kind === 'skipped') return recorder.skipped(work.entry, work.reason, work.tooRecent);
       if (work.kind === 'rejected') return recorder.rejected(work.entry, work.reason);
       if (work.kind === 'collect') {
         // An older journal does not give the input's duration: the run measures it again, and so does this.
@@ -98,7 +99,8 @@ export async function runDryRun(
         }
         return recorder.planned(work.entry, 'would-collect', { jobId: work.jobId });
       }
-      const checked = await checkInput(work, limits, undefined, (message) => ctx.log.warn(message));
+      const checked = await checkInput(work, limits, undefined, (message) => ctx.log.warn(message), minAge);
+      if (checked.kind === 'left') return recorder.skipped(work.entry, checked.reason, true);
       if (checked.kind === 'rejected') return recorder.rejected(work.entry, checked.reason);
       results.sent++;
       results.need += resultNeed({ ...checked, size: checked.identity.size }, options.durationTolerance);

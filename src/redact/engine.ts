@@ -10,6 +10,7 @@ import type { Logger } from '../output/logger.js';
 import { NoRoomOnDisk, type OutputSpace } from '../fs/free-space.js';
 import { LockLostError } from './lock-lost.js';
 import { GateClosedError, type TokenGate } from './gate.js';
+import type { MinAgeRule } from './min-age.js';
 import type { DurationTolerance } from './options.js';
 import type { ProbeLimits } from './probe.js';
 import type { AcceptedJobs } from './accepted-jobs.js';
@@ -48,6 +49,8 @@ export interface Engine {
   fields: Readonly<Record<string, string>>;
   limits: ProbeLimits;
   tolerance: DurationTolerance;
+  /** `--min-age`, from the run's start: a file modified too recently is left for a later run. */
+  minAge?: MinAgeRule | undefined;
   /** The room claimed on the output's file system by the results on their way (fs/free-space.ts). */
   space: OutputSpace;
   wait: boolean;

@@ -1,6 +1,7 @@
 import { SERVICE_UPLOAD_LIMIT_BYTES } from '../api/answer-hints.js';
 import { refuseEmptyFlag } from '../settings/empty-flag.js';
 import { BadValueError } from '../settings/bad-value.js';
+import type { MinAge } from './min-age.js';
 
 /** The service's limit: files over it are rejected before they are sent (see README). */
 export const DEFAULT_MAX_SIZE = SERVICE_UPLOAD_LIMIT_BYTES;
@@ -29,6 +30,8 @@ export interface RedactOptions {
   overwrite: boolean;
   wait: boolean;
   waitTimeoutMs: number;
+  /** `--min-age`: inputs modified more recently than this before the run started are left; 0: none. */
+  minAge: MinAge;
   /** How long an outage of the service is ridden out before the batch stops (`--max-outage-wait`). */
   maxOutageWaitMs: number;
   /** How long a run waits for its output folder's lock held by another run (`--lock-wait`); 0: not at all. */
@@ -168,6 +171,11 @@ export function parseRedactOptions(
   env: NodeJS.ProcessEnv = {},
 ): RedactOptions {
   const waitTimeoutMs = durationOption(text(flags.waitTimeout), '--wait-timeout', DEFAULT_WAIT_TIMEOUT_MS);
+  const minAgeText = text(flags.minAge);
+  const minAge = {
+    ms: durationOption(minAgeText, '--min-age', 0),
+    label: minAgeText?.trim() ?? '0',
+  };
   const outageFlag = text(flags.maxOutageWait);
   const maxOutageWaitMs = durationOption(
     outageFlag ?? (env.VREDACT_MAX_OUTAGE_WAIT?.trim() || undefined),
@@ -227,6 +235,7 @@ export function parseRedactOptions(
     overwrite: flags.overwrite === true,
     wait: flags.wait !== false,
     waitTimeoutMs,
+    minAge,
     maxOutageWaitMs,
     lockWaitMs,
     shard:

@@ -15,6 +15,8 @@ export interface Outcome {
   status: Status | DryRunStatus;
   reason?: string;
   jobId?: string;
+  /** Skipped because `--min-age` left it for a later run (modified too recently), not done. */
+  tooRecent?: boolean;
   /** Pending, but taken by the service (accepted without naming its job): what --no-wait asks for. */
   submitted?: boolean;
 }

@@ -178,8 +178,9 @@ export class Recorder extends ProgressCounts {
     this.#finish(entry, { status: 'rejected', reason });
   }
 
-  skipped(entry: PlanEntry, reason: string): void {
-    this.#finish(entry, { status: 'skipped', reason });
+  /** `tooRecent`: left for a later run by `--min-age`, not done (the summary counts it apart). */
+  skipped(entry: PlanEntry, reason: string, tooRecent = false): void {
+    this.#finish(entry, { status: 'skipped', reason, ...(tooRecent ? { tooRecent } : {}) });
   }
 
   /** `submitted`: taken by the service, to be collected by a later run, though no job id is known. */

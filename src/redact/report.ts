@@ -23,9 +23,10 @@ export type { Counts, DryRunCounts, DryRunStatus, Outcome, Progress, Status } fr
 
 /**
  * The counts a summary shows; `undecided`, only after a first interrupt that ended the deciding: the
- * inputs given no outcome.
+ * inputs given no outcome; `tooRecent`, only when there are some: those of the skipped that
+ * `--min-age` left for a later run (not done).
  */
-export type SummaryCounts = Partial<Counts & DryRunCounts> & { undecided?: number };
+export type SummaryCounts = Partial<Counts & DryRunCounts> & { undecided?: number; tooRecent?: number };
 
 /** Statuses that are not a success: their lines are printed even with --quiet. */
 const PROBLEMS = new Set<string>(['rejected', 'failed', 'pending']);
@@ -41,8 +42,9 @@ export interface ReporterOptions {
   total?: number;
 }
 
+/** A line's third field: a problem's reason, a file left by --min-age's (when it is due), else the output. */
 function detailOf(outcome: Outcome): string {
-  if (PROBLEMS.has(outcome.status)) return outcome.reason ?? '';
+  if (PROBLEMS.has(outcome.status) || outcome.tooRecent) return outcome.reason ?? '';
   return outcome.output;
 }
 
@@ -57,6 +59,8 @@ export class Reporter {
   /** Outcomes seen, for the progress line when the engine sends no snapshots (a dry run). */
   readonly #seen: Record<string, number> = {};
   #latest: Progress | undefined;
+  /** Skipped files that --min-age left for a later run. */
+  #tooRecent = 0;
   readonly #rate = new RateMeter();
   #status: StatusLine | undefined;
 
@@ -80,6 +84,7 @@ export class Reporter {
   /** One file's final outcome. */
   outcome(outcome: Outcome): void {
     this.#seen[outcome.status] = (this.#seen[outcome.status] ?? 0) + 1;
+    if (outcome.tooRecent) this.#tooRecent++;
     if (this.#mode === 'json') {
       const { input, output, status, reason, jobId } = outcome;
       printJsonLine(this.#io, {
@@ -156,7 +161,11 @@ export class Reporter {
    */
   finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean, ok?: boolean, interrupted = false): void {
     const undecided = interrupted ? this.#undecided() : 0;
-    const shown: SummaryCounts = undecided > 0 ? { ...counts, undecided } : counts;
+    const shown: SummaryCounts = {
+      ...counts,
+      ...(this.#tooRecent > 0 ? { tooRecent: this.#tooRecent } : {}),
+      ...(undecided > 0 ? { undecided } : {}),
+    };
     const good = ok ?? (counts.rejected ?? 0) + (counts.failed ?? 0) + (counts.pending ?? 0) === 0;
     const status = this.#status;
     if (status?.live) {
@@ -226,14 +235,22 @@ export function compactSummary(
       ];
   if (counts.undecided) entries.push(['undecided', counts.undecided]);
   const parts = entries.map(([name, n]) => ({ text: `${name} ${n}`, rank: n === 0 ? 2 : 0 }));
+  // Among the skipped, not beside them: the files --min-age left (`skipped 5 (2 too recent)`).
+  const skipped = entries.findIndex(([name]) => name === 'skipped');
+  if (counts.tooRecent && parts[skipped]) parts[skipped].text += ` (${counts.tooRecent} too recent)`;
   parts.push({ text: dryRun ? 'nothing sent' : formatDuration(Math.max(0, elapsedMs) / 1000), rank: 1 });
   return fitParts(parts, SEPARATOR, columns);
 }
 
 export function summaryLine(counts: SummaryCounts, dryRun: boolean): string {
   const undecided = counts.undecided ? `, undecided ${counts.undecided} (interrupted)` : '';
+  const tooRecent = counts.tooRecent ?? 0;
+  const why =
+    tooRecent > 0
+      ? `already done ${(counts.skipped ?? 0) - tooRecent}, too recent for --min-age ${tooRecent}`
+      : 'already done';
   if (dryRun) {
-    return `dry run: would send ${counts['would-send'] ?? 0}, would collect ${counts['would-collect'] ?? 0}, skipped ${counts.skipped ?? 0} (already done), rejected ${counts.rejected ?? 0}${undecided}; nothing was sent`;
+    return `dry run: would send ${counts['would-send'] ?? 0}, would collect ${counts['would-collect'] ?? 0}, skipped ${counts.skipped ?? 0} (${why}), rejected ${counts.rejected ?? 0}${undecided}; nothing was sent`;
   }
-  return `redacted ${counts.done ?? 0}, skipped ${counts.skipped ?? 0} (already done), rejected ${counts.rejected ?? 0}, failed ${counts.failed ?? 0}, pending ${counts.pending ?? 0}${undecided}`;
+  return `redacted ${counts.done ?? 0}, skipped ${counts.skipped ?? 0} (${why}), rejected ${counts.rejected ?? 0}, failed ${counts.failed ?? 0}, pending ${counts.pending ?? 0}${undecided}`;
 }

@@ -146,8 +146,10 @@ async function sendClaimed(
   if (!stillSame(work)) {
     // Replaced or changed since its check: what would be sent is not what was checked.
     await notSent(engine, checked);
-    const again = await checkInput(work, engine.limits, recorder);
-    if (again.kind === 'rejected') return undefined;
+    const again = await checkInput(work, engine.limits, recorder, undefined, engine.minAge);
+    // Modified since its check, and so too recent for --min-age: left for a later run, not sent.
+    if (again.kind === 'left') recorder.skipped(entry, again.reason, true);
+    if (again.kind !== 'checked') return undefined;
     work = again;
     journaled = false;
   }

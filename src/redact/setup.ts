@@ -10,6 +10,7 @@ import { RESULT_ROOM } from './free-space.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { RedactOptions, Shard } from './options.js';
 import type { HeldLock } from './lock.js';
+import type { MinAgeRule } from './min-age.js';
 import type { Halt } from './halt.js';
 import type { Recorder } from './record.js';
 import { sweepPartials } from './sweep.js';
@@ -26,6 +27,8 @@ export interface EngineParts {
   deps: BatchDeps;
   /** The run's lock: checked before each upload and output; once lost, the batch stops and aborts. */
   lock: Pick<HeldLock, 'confirm' | 'lost'>;
+  /** `--min-age`, from the run's start; undefined when off. */
+  minAge: MinAgeRule | undefined;
 }
 
 export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Engine> {
@@ -56,6 +59,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     fields: parts.fields,
     limits: { maxSize: options.maxSize, maxDurationSec: options.maxDurationSec },
     tolerance: options.durationTolerance,
+    minAge: parts.minAge,
     space: new OutputSpace(RESULT_ROOM),
     wait: options.wait,
     waitTimeoutMs: options.waitTimeoutMs,

@@ -87,7 +87,7 @@ export async function runStages(
   const dispatch = async (work: Work, last: boolean) => {
     if (work.kind === 'settled') return;
     if (work.kind === 'skipped' && work.unvouched && !last) unvouched.defer(work.entry);
-    else if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason);
+    else if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason, work.tooRecent);
     else if (work.kind === 'rejected') await recorder.rejected(work.entry, work.reason);
     else if (work.kind === 'send') await toCheck.push(work);
     else if (work.kind === 'collect') {
@@ -127,7 +127,14 @@ export async function runStages(
           recorder.pending(work.entry, `${stoppedReason(engine)} (not sent)`);
           return;
         }
-        const result = await checkInput(work, engine.limits, recorder, (message) => engine.log.warn(message));
+        const result = await checkInput(
+          work,
+          engine.limits,
+          recorder,
+          (message) => engine.log.warn(message),
+          engine.minAge,
+        );
+        if (result.kind === 'left') recorder.skipped(work.entry, result.reason, true);
         if (result.kind !== 'checked') return;
         recorder.progress.bytesTotal += result.identity.size;
         if (engine.stop.aborted) {

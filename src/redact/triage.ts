@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { type Decision, decide, skipReason } from './decide.js';
 import type { JournalState } from './journal-read.js';
+import type { MinAgeRule } from './min-age.js';
 import { isFolderAt, type OutputPresence } from './output-presence.js';
 import type { PlanEntry } from './plan.js';
 import type { FoundJob } from './reconcile.js';
@@ -46,6 +47,8 @@ export interface TriageOptions {
    * run, which writes nothing: the input is then shown skipped, saying what a run will do.
    */
   adopt?: ((entry: PlanEntry, identity: Identity, startedMs: number) => Promise<Work>) | undefined;
+  /** `--min-age`: an input to send that was modified too recently is left for a later run. */
+  minAge?: MinAgeRule | undefined;
 }
 
 /** Why --dry-run shows an input whose interrupted upload left its output: a run checks and records it. */
@@ -88,9 +91,25 @@ function outputBlocked(entry: PlanEntry, decision: Decision, outputs: OutputPres
     : undefined;
 }
 
+/** Whether the decision sends the input this run (an interrupted upload whose job is not found is sent). */
+function sends(entry: PlanEntry, decision: Decision, options: TriageOptions): boolean {
+  if (decision.action === 'send') return true;
+  return (
+    decision.action === 'reconcile' &&
+    decision.otherwise.action === 'send' &&
+    options.found?.get(entry.realPath) === undefined
+  );
+}
+
 export async function triage(entry: PlanEntry, options: TriageOptions): Promise<Work> {
   if (entry.rejected) return { kind: 'rejected', entry, reason: entry.rejected };
   const { decision, record, identity } = await decisionFor(entry, options);
+  // Too recent for --min-age: left before any check, so that what is still being written is judged
+  // by nothing this run. Skips and jobs to collect go on: they send nothing.
+  const left = sends(entry, decision, options)
+    ? options.minAge?.leftReason(identity.mtimeMs, entry.display)
+    : undefined;
+  if (left !== undefined) return { kind: 'skipped', entry, reason: left, tooRecent: true };
   const blocked = outputBlocked(entry, decision, options.outputs);
   if (blocked) return { kind: 'rejected', entry, reason: blocked };
   switch (decision.action) {

@@ -22,6 +22,8 @@ export type Work =
       reason: string;
       /** Skipped for an output at its place that no record of its own vouches for (unvouched.ts). */
       unvouched?: boolean;
+      /** Left for a later run by `--min-age` (min-age.ts). */
+      tooRecent?: boolean;
     }
   | {
       kind: 'rejected';

@@ -105,6 +105,8 @@ describe('the command tree', () => {
     expect(redact).toMatch(/--gender <gender>[^]*one of: same, opposite, random, f, m/);
     expect(redact).toMatch(/--shard <i\/n>[^]*env: VREDACT_SHARD/);
     expect(redact).toMatch(/--duration-tolerance[^]*default: max\(2s,5%\)/);
+    expect(redact).toMatch(/--min-age <duration>[^]*default: 0, off/);
+    expect(redact).toContain('$ vredact redact /srv/rec --min-age 10m');
     expect(redact).toMatch(/--max-throttle-wait[^]*default: 30m/);
     expect(redact).toMatch(/--base-url <url>[^]*env: VREDACT_BASE_URL/);
     expect(helpOf(all.get('config set') as Command)).toMatch(/one of: base-url, token, concurrency/);

@@ -3,7 +3,7 @@
  * waiting for jobs without holding upload slots, --wait-timeout and --no-wait.
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, stat, utimes, writeFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
@@ -727,6 +727,50 @@ describe('local failures and changed inputs', () => {
       .digest('hex');
     expect(f1).toMatchObject({ event: 'done', inputSha256: sha, size: makeWav(1).length });
     expect(f1?.outputSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('with --min-age, leaves an input modified between its check and its upload for a later run', async () => {
+    await inputs(2);
+    // The run starts at a fixed instant; every time below is set from it, none read from the clock.
+    const startedMs = Math.floor(Date.now() / 1000) * 1000;
+    const clock = { ...fakeClock(), now: () => startedMs };
+    const old = new Date(startedMs - 2 * 3600_000);
+    for (const name of ['f0.wav', 'f1.wav']) await utimes(join(dir.path, 'in', name), old, old);
+    const client = new FakeClient(async () => 'sync');
+    const touched = new Set<string>();
+    const result = await batch(client, {
+      concurrency: 1,
+      clock,
+      flags: { minAge: '1h' },
+      beforeUpload: async (path) => {
+        if (!path.endsWith('f0.wav') || touched.has(path)) return;
+        touched.add(path);
+        // A recorder appends to f0 after its check: 10 s old at the run's start, under the hour.
+        await writeFile(path, makeWav(1));
+        const recent = new Date(startedMs - 10_000);
+        await utimes(path, recent, recent);
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(client.uploads).toEqual(['f1.wav']);
+    const byInput = Object.fromEntries(result.outcomes.map((line) => [line.input, line]));
+    expect(byInput['in/f0.wav']).toEqual({
+      input: 'in/f0.wav',
+      output: 'out/f0.wav',
+      status: 'skipped',
+      reason: 'modified 10 s ago, under --min-age 1h: left for a later run',
+    });
+    expect(byInput['in/f1.wav']).toMatchObject({ status: 'done' });
+    expect(result.lines.at(-1)).toEqual({
+      summary: { done: 1, skipped: 1, rejected: 0, failed: 0, pending: 0, tooRecent: 1 },
+    });
+    expect(await outputs()).toEqual(['f1.wav']);
+    // Its `uploading` line was withdrawn: the journal has nothing of f0 that a later run would trust.
+    const f0 = (await readJournal(journalPath(join(dir.path, 'out')))).latest.get(
+      await realpath(join(dir.path, 'in', 'f0.wav')),
+    );
+    expect(f0?.event).not.toBe('uploading');
+    expect(f0?.event).not.toBe('done');
   });
 });
 

@@ -245,6 +245,21 @@ describe('an interrupt that ended the deciding', () => {
   });
 });
 
+describe('files left by --min-age', () => {
+  it('are counted among the skipped, and apart from the done ones', () => {
+    const counts = { done: 1, skipped: 5, rejected: 0, failed: 0, pending: 0, tooRecent: 2 };
+    expect(summaryLine(counts, false)).toBe(
+      'redacted 1, skipped 5 (already done 3, too recent for --min-age 2), rejected 0, failed 0, pending 0',
+    );
+    expect(summaryLine({ 'would-send': 1, skipped: 2, tooRecent: 2 }, true)).toBe(
+      'dry run: would send 1, would collect 0, skipped 2 (already done 0, too recent for --min-age 2), rejected 0; nothing was sent',
+    );
+    expect(compactSummary(counts, false, 4_000, 120)).toBe(
+      'redacted 1 · skipped 5 (2 too recent) · rejected 0 · failed 0 · pending 0 · 0:04',
+    );
+  });
+});
+
 describe('compactSummary', () => {
   it('fits the width: zero counts go first, then the time', () => {
     const counts = { done: 118, skipped: 340, rejected: 4, failed: 0, pending: 0 };

@@ -77,6 +77,8 @@ describe('describeTree over the real program', () => {
       choices: ['same', 'opposite', 'random', 'f', 'm'],
     });
     expect(option('--dry-run')).toMatchObject({ takesValue: false, choices: undefined });
+    // A duration, not a path: `--min-age 1<Tab>` offers no file.
+    expect(option('--min-age')).toMatchObject({ takesValue: true, valueKind: 'other', choices: undefined });
     expect(option('--no-color')).toMatchObject({ takesValue: false });
     expect(specs.get('sandbox')!.options.find((o) => o.names.includes('--data-dir'))).toMatchObject({
       valueKind: 'dir',
