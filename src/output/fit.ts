@@ -56,14 +56,55 @@ export function fitPath(path: string, columns: number): string {
   return cut(path, columns, 'start');
 }
 
+/**
+ * Cuts text to `columns` terminal columns keeping its start and its end (`2024-03-14_15…redacted.wav`),
+ * where two names of one list tend to differ. The text must already be escaped (see sanitize.ts).
+ */
+export function fitMiddle(text: string, columns: number): string {
+  return cut(text, columns, 'middle');
+}
+
+/**
+ * Whether cli-table3's wrapping (0.6.5, `wrapOnWordBoundary: false`) would lose part of `text`: it
+ * counts a line's characters, not its columns, so a line of wide characters came out twice too wide
+ * and was cut with `…`, and it drops leading spaces. Such text is broken by columnPieces instead.
+ */
+export function tableWrapLoses(text: string): boolean {
+  return !NARROW.test(text) || /^\s/.test(text);
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * `text` broken into pieces of at most `columns` terminal columns, never inside a character (a wide
+ * character, an emoji, a letter and its accents): the pieces joined are `text`.
+ */
+export function columnPieces(text: string, columns: number): string[] {
+  const pieces: string[] = [];
+  let piece = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const width = columnsOf(segment);
+    if (used + width > columns && piece !== '') {
+      pieces.push(piece);
+      piece = '';
+      used = 0;
+    }
+    piece += segment;
+    used += width;
+  }
+  if (piece !== '' || pieces.length === 0) pieces.push(piece);
+  return pieces;
+}
+
 /** What separates folders in a path shown (Windows takes both). */
 const SEPARATORS = sep === '\\' ? ['/', '\\'] : ['/'];
 
-function cut(text: string, columns: number, position: 'start' | 'end'): string {
+function cut(text: string, columns: number, position: 'start' | 'middle' | 'end'): string {
   const width = Math.max(1, columns);
   if (columnsOf(text) <= width) return text;
   if (NARROW.test(text)) {
-    const head = position === 'end' ? width - 1 : 0;
+    const head = { start: 0, middle: Math.ceil((width - 1) / 2), end: width - 1 }[position];
     const tail = width - 1 - head;
     return `${text.slice(0, head)}…${tail > 0 ? text.slice(-tail) : ''}`;
   }

@@ -56,7 +56,8 @@ export interface IOStreamsOptions {
   statsIntervalMs?: number | undefined;
 }
 
-function terminalColumns(stream: OutStream): number {
+/** A terminal stream's columns, or 0 when the stream is not a terminal or does not say. */
+export function terminalColumns(stream: OutStream): number {
   return stream.isTTY === true && typeof stream.columns === 'number' ? stream.columns : 0;
 }
 

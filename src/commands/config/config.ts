@@ -132,6 +132,8 @@ export async function runConfigList(ctx: Context): Promise<number> {
     ctx.io,
     ['KEY', 'VALUE', 'SOURCE'],
     rows.map((row) => [row.key, displayText(row.value ?? ''), row.source]),
+    // A long value (an output folder's path) wraps inside its cell on a narrow terminal.
+    [{ column: 1, min: 12 }],
   );
   return ExitCode.ok;
 }

@@ -3,10 +3,20 @@ import { listedDurationSeconds } from '../../api/audio-duration.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { formatDuration, formatTimestamp } from '../../output/format.js';
+import type { Narrowable } from '../../output/table-layout.js';
 import { startSpinner } from '../../output/spinner.js';
 import { displayText } from '../../output/sanitize.js';
 import { requireUserJobId } from '../../api/identifiers.js';
 import { jsonArrayElement, jsonArrayEnd, LineBatches, printRows } from './write-lines.js';
+
+/**
+ * What gives way on a narrow terminal: the file name, wrapped inside its cell so that it is all
+ * there, then the time (its date above its time). The item id, which a user copies, never.
+ */
+const NARROWABLE: readonly Narrowable[] = [
+  { column: 1, min: 12 },
+  { column: 3, min: 10, words: true },
+];
 
 function row(item: JobContentItem): string[] {
   return [
@@ -96,6 +106,6 @@ export async function runJobsContent(ctx: Context, [given = '']: string[]): Prom
   }
   await out.flush();
   if (count === 0) ctx.log.info(`Job ${displayText(jobId)} has no files yet.`);
-  if (rows) await printRows(ctx.io, ['ID', 'FILE NAME', 'DURATION', 'CREATED'], rows);
+  if (rows) await printRows(ctx.io, ['ID', 'FILE NAME', 'DURATION', 'CREATED'], rows, NARROWABLE);
   return ExitCode.ok;
 }

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { formatTimestamp } from '../../output/format.js';
 import { displayText } from '../../output/sanitize.js';
+import type { Narrowable } from '../../output/table-layout.js';
 import { startSpinner } from '../../output/spinner.js';
 import { parseInteger } from '../../settings/numbers.js';
 import { NewestJobs } from './newest-jobs.js';
@@ -11,6 +12,16 @@ import { jsonArrayLines, printRows, writeLines } from './write-lines.js';
 
 /** Jobs shown when neither --limit nor --all is given: the recent ones, as gh lists runs and issues. */
 export const DEFAULT_JOBS_LIMIT = 30;
+
+/**
+ * What gives way on a narrow terminal: the time, its date above its time (a 36-character job id
+ * leaves a 60-column terminal too little for both on one line), then the masked token. The job id,
+ * which a user copies, never.
+ */
+const NARROWABLE: readonly Narrowable[] = [
+  { column: 1, min: 10, words: true },
+  { column: 2, min: 5 },
+];
 
 function row(job: Job): string[] {
   return [job.job_id, formatTimestamp(job.created_at), job.token].map(displayText);
@@ -70,6 +81,6 @@ export async function runJobsList(
     await writeLines(ctx.streams.stdout, tsvLines(jobs));
     return ExitCode.ok;
   }
-  await printRows(ctx.io, ['JOB ID', 'CREATED', 'TOKEN'], jobs.map(row));
+  await printRows(ctx.io, ['JOB ID', 'CREATED', 'TOKEN'], jobs.map(row), NARROWABLE);
   return ExitCode.ok;
 }

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
-import { columnsOf } from '../../output/fit.js';
-import type { IOStreams } from '../../output/iostreams.js';
+import { columnsOf, fitMiddle } from '../../output/fit.js';
+import { terminalColumns, type IOStreams } from '../../output/iostreams.js';
+import { type Narrowable, tableLayout } from '../../output/table-layout.js';
 import { escapeJsonControls, printTable } from '../../output/table.js';
 
 /** Beyond this many rows a terminal gets aligned columns rather than a drawn table. */
@@ -93,17 +94,25 @@ export async function writeLines(stream: Writable, lines: Iterable<string>): Pro
 /**
  * Rows as columns padded to their widest cell, under a header: what a terminal gets when a list is too
  * long for a drawn table (cli-table3 builds the whole table in memory and fails on 200,000 rows).
- * Widths are terminal columns, not characters: a CJK character or an emoji takes two.
+ * Widths are terminal columns, not characters: a CJK character or an emoji takes two. On a terminal
+ * `width` columns wide, the `narrowable` columns are cut in their middle with `…` to fit, as gh cuts
+ * a long list's titles: one line a row keeps a long list one to scan, and the whole names are in the
+ * pipe's lines and in `--json`. A time (a column wrapped between words) is never cut: a time cut in
+ * its middle reads as another time.
  */
 export function* alignedLines(
   head: readonly string[],
   rows: readonly (readonly string[])[],
+  width?: number,
+  narrowable: readonly Narrowable[] = [],
 ): Iterable<string> {
-  const widths = head.map(columnsOf);
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, columnsOf(cell))));
+  const cuttable = narrowable.filter(({ words }) => words !== true);
+  const { widths } = tableLayout(head, rows, cuttable, width, ['plain']);
+  const cut = new Set(cuttable.map(({ column }) => column));
   const pad = (cell: string, width: number) => cell + ' '.repeat(Math.max(0, width - columnsOf(cell)));
   const line = (cells: readonly string[]) =>
     `${cells
+      .map((cell, i) => (cut.has(i) ? fitMiddle(cell, widths[i] ?? 0) : cell))
       .map((cell, i) => (i === cells.length - 1 ? cell : pad(cell, widths[i] ?? 0)))
       .join('  ')
       .trimEnd()}\n`;
@@ -112,16 +121,20 @@ export function* alignedLines(
 }
 
 /**
- * Rows on a terminal: a drawn table, or aligned columns for a list too long for one. No rows, no
- * table: the caller's line on stderr says the list is empty, as gh's does (a frame and its headings
- * under "No jobs." looked like a list that had failed to load).
+ * Rows on a terminal: a drawn table, or aligned columns for a list too long for one, either fitting
+ * the terminal's width by narrowing the `narrowable` columns. No rows, no table: the caller's line on
+ * stderr says the list is empty, as gh's does (a frame and its headings under "No jobs." looked like
+ * a list that had failed to load).
  */
 export async function printRows(
   io: Pick<IOStreams, 'stdout' | 'stdoutIsTTY' | 'color'>,
   head: string[],
   rows: string[][],
+  narrowable: readonly Narrowable[] = [],
 ): Promise<void> {
   if (rows.length === 0) return;
-  if (rows.length > MAX_DRAWN_ROWS) await writeLines(io.stdout, alignedLines(head, rows));
-  else await printTable(io, head, rows);
+  if (rows.length > MAX_DRAWN_ROWS) {
+    const width = terminalColumns(io.stdout) || undefined;
+    await writeLines(io.stdout, alignedLines(head, rows, width, narrowable));
+  } else await printTable(io, head, rows, narrowable);
 }
