@@ -37,6 +37,13 @@ export async function firstLook(engine: Engine, jobId: string): Promise<JobConte
 }
 
 /**
+ * Looks that told nothing (no answer, a 5xx) before the run stops looking: a service whose job look keeps
+ * failing (with the client's retries, seconds each) would otherwise hold every upload behind one,
+ * and `--no-wait` would crawl. The uploads themselves were answered as the service answers.
+ */
+const MAX_INCONCLUSIVE_LOOKS = 3;
+
+/**
  * With `--no-wait` no job is polled, so a host naming a job for every upload would be sent every
  * file. The run looks at its jobs, one look at a time, until the service has confirmed one; after
  * that, no more. Each upload's slot is held until its job has been looked at (or another has been
@@ -45,6 +52,7 @@ export async function firstLook(engine: Engine, jobId: string): Promise<JobConte
  */
 export class JobConfirmation {
   #confirmed = false;
+  #inconclusive = 0;
   #turn: Promise<unknown> = Promise.resolve();
 
   /** Whether the service has shown a job of this run. */
@@ -58,22 +66,23 @@ export class JobConfirmation {
    * (a later run collects it, or is told again that it does not exist), and its file says so.
    */
   async confirm(engine: Engine, job: CollectWork): Promise<CollectWork> {
-    if (this.#confirmed) return job;
+    if (this.#confirmed || this.#inconclusive >= MAX_INCONCLUSIVE_LOOKS) return job;
     const look = this.#turn.then(() => this.#lookUnlessConfirmed(engine, job));
     this.#turn = look;
     return look;
   }
 
   async #lookUnlessConfirmed(engine: Engine, job: CollectWork): Promise<CollectWork> {
-    if (this.#confirmed || engine.stop.aborted) return job;
+    if (this.#confirmed || this.#inconclusive >= MAX_INCONCLUSIVE_LOOKS || engine.stop.aborted) return job;
     try {
       await firstLook(engine, job.jobId);
       this.#confirmed = true;
       return job;
     } catch (error) {
-      return firstLookPointsAtSetup(error) && !isStopping(engine, error)
-        ? { ...job, notFoundAtFirstLook: messageOf(error) }
-        : job;
+      if (isStopping(engine, error)) return job;
+      if (firstLookPointsAtSetup(error)) return { ...job, notFoundAtFirstLook: messageOf(error) };
+      this.#inconclusive++;
+      return job;
     }
   }
 }

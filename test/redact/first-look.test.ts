@@ -95,4 +95,19 @@ describe('the looks of a --no-wait run at its jobs', () => {
     await confirmation.confirm(engine, job('e'));
     expect(looks).toEqual(['a', 'b', 'c', 'd']);
   });
+
+  it('stops looking after 3 looks that told nothing, so a failing look does not hold every upload', async () => {
+    const { engine, looks } = engineAnswering(() =>
+      Promise.reject(errorForStatus(503, 'reading job x', 'busy')),
+    );
+    const confirmation = new JobConfirmation();
+    const settled = await Promise.all(
+      ['a', 'b', 'c', 'd', 'e'].map((id) => confirmation.confirm(engine, job(id))),
+    );
+    expect(looks).toEqual(['a', 'b', 'c']);
+    expect(settled.every((work) => work.notFoundAtFirstLook === undefined)).toBe(true);
+    expect(confirmation.confirmed).toBe(false);
+    await confirmation.confirm(engine, job('f'));
+    expect(looks).toEqual(['a', 'b', 'c']);
+  });
 });
