@@ -6,21 +6,22 @@
 import { dirname } from 'node:path';
 import { failsEveryRequest, NotFoundError, RateLimitError } from '../api/errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
-import { firstLookPointsAtSetup, setupAnswerWords } from '../api/upload-fate.js';
+import { firstLookPointsAtSetup } from '../api/upload-fate.js';
 import { isNamed, type JobContentItem, type NamedContentItem } from '../api/schemas.js';
 import { ApiError } from '../api/errors.js';
 import { LocalFsError } from '../fs/errors.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { formatDuration } from '../output/format.js';
+import { firstLook, lookAtJob } from './first-look.js';
 import { jobResultNeed } from './free-space.js';
 import { probeFile } from './probe.js';
 import { ResultRejectedError, resultSink } from './verify.js';
 import type { CollectWork } from './work.js';
 import { WrongServiceError } from './wrong-service.js';
 
+const CHECK_BASE_URL = 'check that the base URL points at the service (`vredact config get base-url`)';
 /** What a job named by an upload of this run, and not found at its first look, says to do. */
-const NAMED_JOB_MISSING =
-  "the upload's answer named this job, and it does not exist: check that the base URL points at the service (`vredact config get base-url`)";
+const NAMED_JOB_MISSING = `the upload's answer named this job, and it does not exist: ${CHECK_BASE_URL}`;
 
 const POLL_BASE_MS = 1000;
 const POLL_CAP_MS = 30_000;
@@ -95,7 +96,13 @@ export async function collectOne(engine: Engine, work: CollectWork, deadlineMs?:
   const { recorder } = engine;
   const { entry, jobId } = work;
   if (work.fresh && !engine.wait) {
-    recorder.pending(entry, `submitted as job ${jobId}; a later run collects it`, jobId);
+    // Not found at the look a --no-wait run makes (first-look.ts): kept submitted, as the file was sent.
+    const notFound = work.notFoundAtFirstLook;
+    const reason =
+      notFound === undefined
+        ? `submitted as job ${jobId}; a later run collects it`
+        : `submitted as job ${jobId}, which its first look did not find (${notFound}): ${CHECK_BASE_URL}; a later run looks at it again`;
+    recorder.pending(entry, reason, jobId);
     return;
   }
   let durationSec = work.durationSec;
@@ -165,10 +172,8 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
       return;
     }
     try {
-      const content = await engine.request(() =>
-        engine.gate.run(() => client.jobContent(jobId, engine.abort), engine.abort),
-      );
-      if (!seen) engine.wrongService.recognised();
+      // Its first look counts toward the stop for a host that is not the service (first-look.ts).
+      const content = await (seen ? lookAtJob(engine, jobId) : firstLook(engine, jobId));
       seen = true;
       const found = pickResult(content, work.uploadName);
       // A poll under way at an interrupt starts no download (the interrupt starts nothing new): the
@@ -223,7 +228,6 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
         return;
       }
       if (!seen && firstLookPointsAtSetup(error)) {
-        engine.wrongService.foreign(`a job id whose job answered ${setupAnswerWords(404)}`);
         await recorder.failed(entry, work.identity, `${messageOf(error)}; ${NAMED_JOB_MISSING}`, jobId);
         return;
       }

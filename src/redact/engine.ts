@@ -14,6 +14,7 @@ import type { MinAgeRule } from './min-age.js';
 import type { DurationTolerance } from './options.js';
 import type { ProbeLimits } from './probe.js';
 import type { AcceptedJobs } from './accepted-jobs.js';
+import type { JobConfirmation } from './first-look.js';
 import type { Halt } from './halt.js';
 import type { Recorder } from './record.js';
 import { WrongServiceError, type WrongServiceStreak } from './wrong-service.js';
@@ -70,6 +71,8 @@ export interface Engine {
   halt: Halt;
   /** Uploads answered in a row by something that is not the service: at a few, the batch halts. */
   wrongService: WrongServiceStreak;
+  /** With --no-wait: the first looks at this run's jobs, until the service has confirmed one. */
+  jobConfirmation: JobConfirmation;
   /** Runs one request to the service (polls, listings), at most a few at once. */
   request: <T>(run: () => Promise<T>) => Promise<T>;
   /** Looks for the jobs of uploads the service accepted without naming them, in shared rounds. */

@@ -6,6 +6,7 @@ import type { BatchDeps } from './batch.js';
 import { AcceptedJobs } from './accepted-jobs.js';
 import { type Engine, type Interrupt, isStopping, type RedactClient } from './engine.js';
 import { OutputSpace } from '../fs/free-space.js';
+import { JobConfirmation } from './first-look.js';
 import { RESULT_ROOM } from './free-space.js';
 import { GateClosedError, TokenGate } from './gate.js';
 import type { RedactOptions, Shard } from './options.js';
@@ -67,6 +68,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     abort,
     halt,
     wrongService: new WrongServiceStreak(answererOf(ctx.settings.baseUrl), (error) => halt.stop(error)),
+    jobConfirmation: new JobConfirmation(),
     request: (run) => requests(run),
     tokenRefused: () => tokenRefused,
     confirmLock: () => lock.confirm(),

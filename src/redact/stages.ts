@@ -150,6 +150,9 @@ export async function runStages(
       forEachConcurrently(checked, concurrency, async (work) => {
         const next = await sendOne(engine, work);
         if (next?.kind === 'publish') await toPublish.push(next);
+        // With --no-wait, the slot is held until the run's jobs are known to be the service's.
+        else if (next?.kind === 'collect' && !engine.wait)
+          await toCollect.push(await engine.jobConfirmation.confirm(engine, next));
         else if (next) await toCollect.push(next);
       }),
     ).finally(producerDone),

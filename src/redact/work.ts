@@ -90,6 +90,8 @@ export interface CollectWork {
   inputSha256: string | undefined;
   /** Submitted by this run (so --no-wait leaves it at once). */
   fresh: boolean;
+  /** With --no-wait: why its first look did not find it (first-look.ts), told with its `pending` line. */
+  notFoundAtFirstLook?: string;
   /** Found among the service's jobs for an interrupted upload: journaled `submitted` before waiting. */
   reconciled?: boolean;
   /** Gives back the room its upload claimed for the result (free-space.ts), once it has settled. */

@@ -182,11 +182,13 @@ describe('an outage of the service during a batch', () => {
   test('a run that only collects jobs from a service that never answers stops after one job’s retries', async () => {
     // The first run submits 12 jobs with --no-wait; then the service is gone for the next run.
     let submitted = 0;
-    const service = await startScriptedServer((req, res) =>
-      req.url === REDACTION
-        ? sendJson(res, 202, { job_id: `job-${submitted++}` })
-        : sendJson(res, 404, { error: 404, message: 'not found' }),
-    );
+    // The --no-wait run looks at its first job (still processing, no items) before it submits more.
+    const service = await startScriptedServer((req, res) => {
+      if (req.url === REDACTION) sendJson(res, 202, { job_id: `job-${submitted++}` });
+      else if (req.method === 'GET' && /^\/api\/jobs\/job-\d+\/content$/.test(req.url ?? ''))
+        sendJson(res, 200, { jobContent: [] });
+      else sendJson(res, 404, { error: 404, message: 'not found' });
+    });
     const out = join(dir.path, 'out');
     const inputs = await speechInputs(dir.path, 12);
     const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: service.baseUrl, VREDACT_TOKEN: TOKEN });

@@ -459,7 +459,8 @@ describe('asynchronous jobs', () => {
     const client = new FakeClient(async () => 'job');
     const first = await batch(client, { flags: { wait: false } });
     expect(first.code).toBe(0);
-    expect(client.polls).toBe(0);
+    // One look at the first job, which the service confirms: a host naming jobs would be found out.
+    expect(client.polls).toBe(1);
     expect(first.outcomes.every((line) => line.status === 'pending' && line.jobId)).toBe(true);
     expect(await outputs()).toEqual([]);
 
