@@ -20,8 +20,18 @@ import { RetryableStatusError } from './retry.js';
 export const NOT_ACCEPTED_STATUSES = new Set([429, 503]);
 /** Statuses from a gateway or a failing service that may have taken the upload before failing. */
 const MAYBE_ACCEPTED_STATUSES = new Set([500, 502, 504]);
+/**
+ * Redirects that say the resource is elsewhere and the request was not processed here (RFC 9110
+ * 15.4): the upload did not become a job. Not 303 See Other, which after a POST conventionally says
+ * it was processed and its result is elsewhere: that upload may have been taken.
+ */
+const REDIRECTED_UNPROCESSED_STATUSES = new Set([301, 302, 307, 308]);
 
-/** True when the upload certainly did not become a job, so sending it again cannot duplicate it. */
+/**
+ * True when the upload certainly did not become a job, so sending it again cannot duplicate it.
+ * Only what is worth sending again within the run: a redirect (301, 302, 307, 308) did not make a job
+ * either, but is not retried, as it would be answered the same (see uploadMayHaveBeenAccepted).
+ */
 export function uploadSafeToResend(error: unknown): boolean {
   if (error instanceof ConnectionError) return error.refused;
   // No connection, so no request: undici's connect timeout ends before a byte of it is written.
@@ -36,11 +46,19 @@ export function uploadSafeToResend(error: unknown): boolean {
 
 /**
  * True when the upload may have become a job although no answer said so: the connection dropped or
- * timed out after the request went out, a gateway failed, or the answer was unreadable.
+ * timed out after the request went out, a gateway failed, the answer was unreadable, or a 303 sent
+ * it elsewhere for its result. A 301, 302, 307 or 308 is no such answer: the file fails, and the next
+ * run sends it again without looking for a job.
  */
 export function uploadMayHaveBeenAccepted(error: unknown): boolean {
   if (error instanceof ConnectionError) return !error.refused;
   if (error instanceof ConnectTimeoutError) return false;
+  if (
+    error instanceof ApiError &&
+    error.status !== undefined &&
+    REDIRECTED_UNPROCESSED_STATUSES.has(error.status)
+  )
+    return false;
   if (error instanceof TimeoutError || error instanceof InvalidResponseError) return true;
   return error instanceof ApiError && error.status !== undefined && MAYBE_ACCEPTED_STATUSES.has(error.status);
 }

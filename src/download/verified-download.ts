@@ -133,6 +133,7 @@ export async function* verifiedDownload(
       return;
     }
     const judge = listedDurationJudge(expect.listedDuration);
+    // No hash: download keeps no record of a file's SHA-256, as redact's journal does.
     yield* checkedWav({ ...response, body: rest() }, { subject: SUBJECT, judge }, () => undefined);
   } catch (error) {
     if (error instanceof ResultRejectedError) throw new DownloadRejectedError(error.message);

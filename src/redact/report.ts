@@ -86,13 +86,16 @@ export class Reporter {
     this.#seen[outcome.status] = (this.#seen[outcome.status] ?? 0) + 1;
     if (outcome.tooRecent) this.#tooRecent++;
     if (this.#mode === 'json') {
-      const { input, output, status, reason, jobId } = outcome;
+      const { input, output, status, reason, jobId, tooRecent } = outcome;
       printJsonLine(this.#io, {
         input,
         output: output || null,
         status,
         ...(reason ? { reason } : {}),
         ...(jobId ? { jobId } : {}),
+        // The summary's `tooRecent` per file: a script tells a file left for a later run from one
+        // already done without parsing the reason's words.
+        ...(tooRecent ? { tooRecent: true } : {}),
       });
       return;
     }

@@ -34,6 +34,19 @@ describe('the fate of an upload that failed', () => {
     expect(uploadMayHaveBeenAccepted(status(code))).toBe(false);
   });
 
+  it.each([301, 302, 307, 308])(
+    'a %d says the upload was not processed there: not taken, not looked for, not retried in the run',
+    (code) => {
+      expect(uploadMayHaveBeenAccepted(status(code))).toBe(false);
+      expect(uploadSafeToResend(status(code))).toBe(false);
+    },
+  );
+
+  it('a 303 See Other says it was processed, its result elsewhere: it may have been accepted', () => {
+    expect(uploadMayHaveBeenAccepted(status(303))).toBe(true);
+    expect(uploadSafeToResend(status(303))).toBe(false);
+  });
+
   it('a refused connection, or one that timed out before it was made, never left; a dropped one may have arrived', () => {
     const refused = new ConnectionError('cannot connect', true);
     const neverMade = new ConnectTimeoutError('cannot connect (timed out)');

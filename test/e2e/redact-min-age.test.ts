@@ -80,10 +80,38 @@ describe('vredact redact --min-age', () => {
       expect(result.exitCode).toBe(0);
       const lines = jsonLines(result.stdout);
       const live = lines.find((line) => line.input === 'in/live.wav');
-      expect(live).toMatchObject({ output: 'redacted/live.wav', status: 'skipped' });
+      expect(live).toMatchObject({ output: 'redacted/live.wav', status: 'skipped', tooRecent: true });
       expect(String(live?.reason)).toMatch(LEFT);
+      expect(lines.find((line) => line.input === 'in/old.wav')).not.toHaveProperty('tooRecent');
       expect(lines.at(-1)).toEqual({
         summary: { done: 1, skipped: 1, rejected: 0, failed: 0, pending: 0, tooRecent: 1 },
+      });
+      expect((await t.sandbox.stats()).uploads).toBe(1);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('--json tells a file left for a later run from one already done by a field, not by its reason', async () => {
+    const t = await setup();
+    try {
+      await oldAndLive(t);
+      expect((await t.redact(['in', '--min-age', '1h'])).exitCode).toBe(0);
+      const again = await t.redact(['in', '--min-age', '1h', '--json']);
+      expect(again.exitCode).toBe(0);
+      const byInput = Object.fromEntries(jsonLines(again.stdout).map((line) => [line.input, line]));
+      expect(byInput['in/old.wav']).toEqual({
+        input: 'in/old.wav',
+        output: 'redacted/old.wav',
+        status: 'skipped',
+        reason: 'already done',
+      });
+      expect(byInput['in/live.wav']).toEqual({
+        input: 'in/live.wav',
+        output: 'redacted/live.wav',
+        status: 'skipped',
+        reason: expect.stringMatching(LEFT),
+        tooRecent: true,
       });
       expect((await t.sandbox.stats()).uploads).toBe(1);
     } finally {
@@ -100,7 +128,7 @@ describe('vredact redact --min-age', () => {
       const lines = jsonLines(result.stdout);
       const byInput = Object.fromEntries(lines.map((line) => [line.input, line]));
       expect(byInput['in/old.wav']).toMatchObject({ status: 'would-send' });
-      expect(byInput['in/live.wav']).toMatchObject({ status: 'skipped' });
+      expect(byInput['in/live.wav']).toMatchObject({ status: 'skipped', tooRecent: true });
       expect(String(byInput['in/live.wav']?.reason)).toMatch(LEFT);
       expect(lines.at(-1)).toEqual({
         summary: { 'would-send': 1, 'would-collect': 0, skipped: 1, rejected: 0, tooRecent: 1 },
@@ -123,7 +151,7 @@ describe('vredact redact --min-age', () => {
       const result = await t.redact(['in', '--min-age', '10m', '--json']);
       expect(result.exitCode).toBe(0);
       for (const line of jsonLines(result.stdout).filter((line) => 'input' in line)) {
-        expect(line).toMatchObject({ status: 'skipped' });
+        expect(line).toMatchObject({ status: 'skipped', tooRecent: true });
         expect(String(line.reason)).toMatch(
           /^modified 2:59:\d\d in the future, under --min-age 10m: left for a later run$/,
         );

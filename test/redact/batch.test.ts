@@ -760,6 +760,7 @@ describe('local failures and changed inputs', () => {
       output: 'out/f0.wav',
       status: 'skipped',
       reason: 'modified 10 s ago, under --min-age 1h: left for a later run',
+      tooRecent: true,
     });
     expect(byInput['in/f1.wav']).toMatchObject({ status: 'done' });
     expect(result.lines.at(-1)).toEqual({

@@ -1,11 +1,18 @@
 /** A result is kept only when it is a whole WAV of about its input's duration; otherwise nothing is left. */
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ResponseBody } from '../../src/api/client.js';
 import { DEFAULT_DURATION_TOLERANCE } from '../../src/redact/options.js';
-import { ResultRejectedError, resultByteCap, resultSink } from '../../src/redact/verify.js';
+import {
+  type CheckedWavSummary,
+  checkedWav,
+  ResultRejectedError,
+  resultByteCap,
+  resultSink,
+} from '../../src/redact/verify.js';
 import { OutputFolder } from '../../src/fs/containment.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { makeWav } from '../helpers/mp3.js';
@@ -37,9 +44,26 @@ describe('result verification', () => {
       expect5s,
     )(body(wav));
     expect(written).toMatchObject({ bytes: wav.length, durationSec: 5.5 });
-    expect(written.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(written.sha256).toBe(createHash('sha256').update(wav).digest('hex'));
     expect(Buffer.compare(await readFile(dest), wav)).toBe(0);
     expect(await readdir(dir.path)).toEqual(['a.wav']);
+  });
+
+  it('hashes the bytes only for a caller that passes a hash (download keeps none)', async () => {
+    const wav = makeWav(2);
+    const run = async (hash?: ReturnType<typeof createHash>) => {
+      const found: CheckedWavSummary[] = [];
+      const parts: Uint8Array[] = [];
+      const check = { subject: 'the file', ...(hash ? { hash } : {}) };
+      for await (const chunk of checkedWav(body(wav), check, (summary) => found.push(summary)))
+        parts.push(chunk);
+      expect(Buffer.compare(Buffer.concat(parts), wav)).toBe(0);
+      return found;
+    };
+    expect(await run()).toEqual([{ bytes: wav.length, durationSec: 2 }]);
+    const hash = createHash('sha256');
+    expect(await run(hash)).toEqual([{ bytes: wav.length, durationSec: 2 }]);
+    expect(hash.digest('hex')).toBe(createHash('sha256').update(wav).digest('hex'));
   });
 
   it.each([
