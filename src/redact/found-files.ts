@@ -90,6 +90,10 @@ export class FoundFiles implements Iterable<FoundFile> {
     return file;
   }
 
+  hardLinkAt(row: number): HardLinkId | undefined {
+    return this.#hardLinks.get(row);
+  }
+
   /** The rows of files with more than one hard link, in row order, with their ids. */
   hardLinked(): IterableIterator<[number, HardLinkId]> {
     return this.#hardLinks.entries();

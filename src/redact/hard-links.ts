@@ -21,9 +21,9 @@ export function sameFileReason(shown: string, done: boolean): string {
 
 /** The files of a run's share (this shard's, not refused by the plan) that have more than one link. */
 export class HardLinks {
-  /** Each file's rows, in row order: the order the run decides them in. */
-  readonly #rowsOf = new Map<string, number[]>();
-  readonly #ids = new Map<number, HardLinkId>();
+  /** Each file's rows, in row order (the order the run decides them in); a file of one row has none. */
+  readonly #rowsOf = new Map<string, number[] | number>();
+  #size = 0;
 
   private constructor(readonly files: FoundFiles) {}
 
@@ -32,26 +32,31 @@ export class HardLinks {
     const links = new HardLinks(files);
     for (const [row, link] of files.hardLinked()) {
       if (!inRun(row)) continue;
-      links.#ids.set(row, link);
+      links.#size++;
+      // A lone row is held as a number: most files of a snapshot have one link in the run's share.
       const rows = links.#rowsOf.get(link.id);
-      if (rows) rows.push(row);
-      else links.#rowsOf.set(link.id, [row]);
+      if (rows === undefined) links.#rowsOf.set(link.id, row);
+      else if (typeof rows === 'number') links.#rowsOf.set(link.id, [rows, row]);
+      else rows.push(row);
     }
     return links;
   }
 
-  /** Rows of files with more than one link. */
+  /** Rows of files with more than one link, in this run's share. */
   get size(): number {
-    return this.#ids.size;
+    return this.#size;
   }
 
+  /** Only asked of a row of this run's share (the run decides no other). */
   idAt(row: number): HardLinkId | undefined {
-    return this.#ids.get(row);
+    return this.files.hardLinkAt(row);
   }
 
-  /** The sizes of those files: the journal's done records of other sizes cannot be one of them. */
+  /** The sizes of the linked files found (other shards' too): a done record of another size is none of them. */
   sizes(): Set<number> {
-    return new Set([...this.#ids.values()].map((link) => link.size));
+    const sizes = new Set<number>();
+    for (const [, link] of this.files.hardLinked()) sizes.add(link.size);
+    return sizes;
   }
 
   /**
@@ -61,7 +66,7 @@ export class HardLinks {
   chooseSent(latest: RecordStore): Map<number, number> {
     const sentAs = new Map<number, number>();
     for (const rows of this.#rowsOf.values()) {
-      if (rows.length < 2) continue;
+      if (typeof rows === 'number') continue;
       const journaled = rows.find((row) =>
         SENT_EVENTS.has(latest.getFor(this.files.realPathAt(row), row)?.event),
       );
