@@ -28,6 +28,8 @@ import type { Counts, Outcome } from './outcome.js';
 import { adoptOutput } from './adopt.js';
 import { anyInputs, findInputs, planOutputs } from './discover.js';
 import { lookUpInterrupted } from './interrupted-look-up.js';
+import { HardLinkRule } from './journaled-links.js';
+import { displayPath } from './plan.js';
 import { buildEngine } from './setup.js';
 import { createHalt } from './halt.js';
 import { MinAgeRule } from './min-age.js';
@@ -212,6 +214,9 @@ export async function runBatch(
         outputs: new OutputPresence(),
         adopt: (entry, identity, uploadStartedMs) => adoptOutput(engine, entry, identity, uploadStartedMs),
         minAge,
+        hardLinks: new HardLinkRule(plan.hardLinks, journal.latest, fingerprint, (path) =>
+          displayPath(path, ctx.cwd),
+        ),
       },
       ctx.settings.concurrency,
       { stop: interrupt.stop, end: interrupt.abort, pause },

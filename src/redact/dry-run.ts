@@ -9,11 +9,12 @@ import { unlessStopped } from './event-turn.js';
 import { type DryRunResults, dryRunShortage, jobResultNeed, resultNeed } from './free-space.js';
 import { STATE_DIR } from './journal.js';
 import { readJournals } from './journal-read.js';
+import { HardLinkRule } from './journaled-links.js';
 import type { MinAgeRule } from './min-age.js';
 import type { RedactOptions } from './options.js';
 import type { DryRunCounts, Outcome } from './outcome.js';
 import { OutputPresence } from './output-presence.js';
-import type { Plan } from './plan.js';
+import { displayPath, type Plan } from './plan.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { probeFile } from './probe.js';
 import { createHalt } from './halt.js';
@@ -65,6 +66,9 @@ export async function runDryRun(
   const limits = { maxSize: options.maxSize, maxDurationSec: options.maxDurationSec };
   const decided = new BoundedQueue<Work>(256);
   const outputs = new OutputPresence();
+  const hardLinks = new HardLinkRule(plan.hardLinks, journal.latest, fingerprint, (path) =>
+    displayPath(path, ctx.cwd),
+  );
   const unvouched = new UnvouchedOutputs();
   const results: DryRunResults = { sent: 0, collected: 0, need: 0 };
   // Stopped (Ctrl-C, a closed stdout): the inputs left are not decided; nothing is in flight.
@@ -77,6 +81,7 @@ export async function runDryRun(
         found: undefined,
         outputs,
         minAge,
+        hardLinks,
       }),
     ),
   ).finally(() => decided.close());
@@ -87,7 +92,8 @@ export async function runDryRun(
       if (stop.aborted) return;
       if (work.kind === 'settled') return;
       if (work.kind === 'skipped' && work.unvouched) return unvouched.defer(work.entry);
-      if (work.kind === 'skipped') return recorder.skipped(work.entry, work.reason, work.tooRecent);
+      if (work.kind === 'skipped')
+        return recorder.skipped(work.entry, work.reason, work.tooRecent, work.linked);
       if (work.kind === 'rejected') return recorder.rejected(work.entry, work.reason);
       if (work.kind === 'collect') {
         // An older journal does not give the input's duration: the run measures it again, and so does this.

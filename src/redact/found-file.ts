@@ -5,7 +5,7 @@
  * placed its folder (see plan.ts), the found file is the plan's entry itself: no copy of it is made,
  * so a batch holds one object per input while it is planned, not two.
  */
-import { lstatSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 
@@ -68,6 +68,26 @@ function shownIn(prefix: string | undefined, path: string, name: string): string
   return prefix === '' && name.startsWith('..') ? path : prefix + name;
 }
 
+/**
+ * A file reached by more than one hard link: its device and inode (`dev:ino`, exact: read as bigints,
+ * as a number may round a large inode onto another's) and its size. A file with one link has none.
+ */
+export interface HardLinkId {
+  readonly id: string;
+  readonly size: number;
+}
+
+/** The id of a file with more than one hard link (nlink > 1), from one bigint stat; else undefined. */
+function hardLinkOf(path: string, follow: boolean): HardLinkId | undefined {
+  try {
+    const info = (follow ? statSync : lstatSync)(path, { bigint: true, throwIfNoEntry: false });
+    if (!info || info.nlink <= 1n || !info.isFile()) return undefined;
+    return { id: `${info.dev}:${info.ino}`, size: Number(info.size) };
+  } catch {
+    return undefined;
+  }
+}
+
 export class FoundFile {
   /** Why the plan refuses it, if it does. */
   rejected?: string = undefined;
@@ -86,6 +106,8 @@ export class FoundFile {
      */
     readonly seenSize = -1,
     readonly seenMtimeMs = -1,
+    /** Set only for a file with more than one hard link (see hard-links.ts). */
+    readonly hardLink?: HardLinkId,
   ) {}
 
   /** Absolute path as found (symbolic links not resolved). */
@@ -193,9 +215,11 @@ export async function findFile(folder: InputFolder, name: string): Promise<Found
     info = undefined;
   }
   if (info && !info.isSymbolicLink() && folder.realDir !== undefined) {
-    return new FoundFile(folder, name, undefined, info.size, info.mtimeMs);
+    // Only a file with more links pays a second stat: a plain archive's files have one.
+    const hardLink = info.nlink > 1 ? hardLinkOf(path, false) : undefined;
+    return new FoundFile(folder, name, undefined, info.size, info.mtimeMs, hardLink);
   }
   const real = await realpath(path);
   const joined = join(folder.realDir ?? folder.dir, name);
-  return new FoundFile(folder, name, real === joined ? undefined : real);
+  return new FoundFile(folder, name, real === joined ? undefined : real, -1, -1, hardLinkOf(real, true));
 }

@@ -4,9 +4,10 @@
  * bytes an input on V8's heap, which V8 then lets grow to twice that before it collects. Here an input
  * is a row of typed columns outside the heap: its folder's number, its name as UTF-8, its size and
  * modification time, about 36 bytes. A FoundFile is made from its row when it is asked for, so only
- * the files in flight exist as objects. The few links and the plan's refusals are kept by row.
+ * the files in flight exist as objects. The few links (symbolic, and files of more than one hard link)
+ * and the plan's refusals are kept by row.
  */
-import { FoundFile, type InputFolder } from './found-file.js';
+import { FoundFile, type HardLinkId, type InputFolder } from './found-file.js';
 import { Float64Column, Uint32Column } from './chunked-columns.js';
 import { Numbering, PackedStrings } from './packed-strings.js';
 
@@ -19,6 +20,7 @@ export class FoundFiles implements Iterable<FoundFile> {
   readonly #names = new PackedStrings();
   readonly #linkedTo = new Map<number, string>();
   readonly #rejected = new Map<number, string>();
+  readonly #hardLinks = new Map<number, HardLinkId>();
 
   get length(): number {
     return this.#length;
@@ -38,6 +40,7 @@ export class FoundFiles implements Iterable<FoundFile> {
     this.#mtimeMs.set(row, file.seenMtimeMs);
     if (file.linkedTo !== undefined) this.#linkedTo.set(row, file.linkedTo);
     if (file.rejected !== undefined) this.#rejected.set(row, file.rejected);
+    if (file.hardLink !== undefined) this.#hardLinks.set(row, file.hardLink);
     this.#length = row + 1;
     return row;
   }
@@ -79,11 +82,21 @@ export class FoundFiles implements Iterable<FoundFile> {
       this.#linkedTo.get(row),
       this.#size.get(row),
       this.#mtimeMs.get(row),
+      this.#hardLinks.get(row),
     );
     file.row = row;
     const rejected = this.#rejected.get(row);
     if (rejected !== undefined) file.rejected = rejected;
     return file;
+  }
+
+  hardLinkAt(row: number): HardLinkId | undefined {
+    return this.#hardLinks.get(row);
+  }
+
+  /** The rows of files with more than one hard link, in row order, with their ids. */
+  hardLinked(): IterableIterator<[number, HardLinkId]> {
+    return this.#hardLinks.entries();
   }
 
   reject(row: number, reason: string): void {

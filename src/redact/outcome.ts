@@ -17,6 +17,8 @@ export interface Outcome {
   jobId?: string;
   /** Skipped because `--min-age` left it for a later run (modified too recently), not done. */
   tooRecent?: boolean;
+  /** Skipped as a hard link of a file sent (or done) under another path: it has no output of its own. */
+  linked?: boolean;
   /** Pending, but taken by the service (accepted without naming its job): what --no-wait asks for. */
   submitted?: boolean;
 }

@@ -6,6 +6,7 @@ import { type FolderPlace, FoundFile, type InputFolder, wavName } from './found-
 import type { FoundFiles } from './found-files.js';
 import type { ExpandedInputs } from './found-inputs.js';
 import { giveTurn, turnDue } from './event-turn.js';
+import { HardLinks } from './hard-links.js';
 import { KeyIndex } from './key-index.js';
 import { collisionKey, type CaseUnknown, rejectMeetings } from './output-meetings.js';
 import type { Shard } from './options.js';
@@ -76,6 +77,8 @@ export interface Plan {
   /** Inputs left to other shards. */
   otherShards: number;
   duplicates: number;
+  /** This run's inputs that are files of more than one hard link (see hard-links.ts). */
+  hardLinks: HardLinks;
   /**
    * Set when the output folder could not be asked whether it ignores letter case (see letter-case.ts)
    * and outputs differ only in case: how many inputs those are, and two of them, as shown.
@@ -284,6 +287,10 @@ export async function buildPlan(
     outputFolders: new Set(files.folders.map((folder) => folder.placed?.outFolder ?? outDir)),
     otherShards: problems.length + files.length - length,
     duplicates: expanded.duplicates,
+    hardLinks: HardLinks.of(
+      files,
+      (row) => (!mine || mine[row] === 1) && files.rejectedAt(row) === undefined,
+    ),
     ...(caseUnknown ? { caseUnknown } : {}),
   };
 }

@@ -43,6 +43,8 @@ export interface RecordStore extends RecordsByInput, StreakHost, BeforeStore {
   firstNamedIn(input: string, source: number): boolean;
   /** The record of `input`, given its row of the inputs the store was built on, if any (see RecordTable). */
   getFor(input: string, knownRow: number | undefined): JournalRecord | undefined;
+  /** The last records that are `done`, of every input (hard-link matching, see journaled-links.ts). */
+  doneRecords(): IterableIterator<JournalRecord>;
 }
 
 /**
@@ -81,6 +83,10 @@ export class WholeRecords extends Map<string, JournalRecord> implements RecordSt
 
   rowFor(input: string): number | undefined {
     return this.#rows.get(input);
+  }
+
+  *doneRecords(): IterableIterator<JournalRecord> {
+    for (const record of this.values()) if (record.event === 'done') yield record;
   }
 
   emptyLike(): WholeRecords {

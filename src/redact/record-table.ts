@@ -41,6 +41,7 @@ const COLUMNAR: readonly (JournalEvent | undefined)[] = [
   'submitted',
 ];
 const SUBMITTED = COLUMNAR.indexOf('submitted');
+const DONE = COLUMNAR.indexOf('done');
 const NONE = 0;
 const AS_SEEN = 0x80;
 const EVENT = 0x7f;
@@ -235,6 +236,16 @@ export class RecordTable implements RecordStore {
     for (let row = 0; row < rows; row++) {
       // inputAt makes it the last input looked up: a caller asks for the one it was just given.
       if (this.#event.get(row) !== NONE) yield this.#rows.inputAt(row);
+    }
+  }
+
+  /** Only done rows are built: no submitted line is read again from its journal on the way. */
+  *doneRecords(): IterableIterator<JournalRecord> {
+    const rows = this.#rows.length;
+    for (let row = 0; row < rows; row++) {
+      const code = this.#event.get(row) & EVENT;
+      if (code === DONE + 1 || (code === WHOLE && this.#whole.get(row)?.event === 'done'))
+        yield this.#record(row, this.#rows.inputAt(row));
     }
   }
 

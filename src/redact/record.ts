@@ -178,9 +178,17 @@ export class Recorder extends ProgressCounts {
     this.#finish(entry, { status: 'rejected', reason });
   }
 
-  /** `tooRecent`: left for a later run by `--min-age`, not done (the summary counts it apart). */
-  skipped(entry: PlanEntry, reason: string, tooRecent = false): void {
-    this.#finish(entry, { status: 'skipped', reason, ...(tooRecent ? { tooRecent } : {}) });
+  /**
+   * `tooRecent`: left for a later run by `--min-age`, not done (the summary counts it apart).
+   * `linked`: a hard link of a file sent under another path (its line shows why, not an output).
+   */
+  skipped(entry: PlanEntry, reason: string, tooRecent = false, linked = false): void {
+    this.#finish(entry, {
+      status: 'skipped',
+      reason,
+      ...(tooRecent ? { tooRecent } : {}),
+      ...(linked ? { linked } : {}),
+    });
   }
 
   /** `submitted`: taken by the service, to be collected by a later run, though no job id is known. */

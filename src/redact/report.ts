@@ -42,9 +42,12 @@ export interface ReporterOptions {
   total?: number;
 }
 
-/** A line's third field: a problem's reason, a file left by --min-age's (when it is due), else the output. */
+/**
+ * A line's third field: a problem's reason, a file left by --min-age's (when it is due), a hard link's
+ * (which link was sent), else the output.
+ */
 function detailOf(outcome: Outcome): string {
-  if (PROBLEMS.has(outcome.status) || outcome.tooRecent) return outcome.reason ?? '';
+  if (PROBLEMS.has(outcome.status) || outcome.tooRecent || outcome.linked) return outcome.reason ?? '';
   return outcome.output;
 }
 

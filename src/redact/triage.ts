@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { type Decision, decide, skipReason } from './decide.js';
 import type { JournalState } from './journal-read.js';
+import type { HardLinkRule } from './journaled-links.js';
 import type { MinAgeRule } from './min-age.js';
 import { isFolderAt, type OutputPresence } from './output-presence.js';
 import type { PlanEntry } from './plan.js';
@@ -49,6 +50,8 @@ export interface TriageOptions {
   adopt?: ((entry: PlanEntry, identity: Identity, startedMs: number) => Promise<Work>) | undefined;
   /** `--min-age`: an input to send that was modified too recently is left for a later run. */
   minAge?: MinAgeRule | undefined;
+  /** A file of more than one hard link is sent once, as one of its links (hard-links.ts). */
+  hardLinks?: HardLinkRule | undefined;
 }
 
 /** Why --dry-run shows an input whose interrupted upload left its output: a run checks and records it. */
@@ -104,11 +107,15 @@ function sends(entry: PlanEntry, decision: Decision, options: TriageOptions): bo
 export async function triage(entry: PlanEntry, options: TriageOptions): Promise<Work> {
   if (entry.rejected) return { kind: 'rejected', entry, reason: entry.rejected };
   const { decision, record, identity } = await decisionFor(entry, options);
+  const sending = sends(entry, decision, options);
+  // Only what would be sent gives way to another link: a job of this link's own is still collected.
+  const linked = sending
+    ? options.hardLinks?.reasonNotToSend(entry.row, entry.realPath, identity, options.overwrite)
+    : undefined;
+  if (linked !== undefined) return { kind: 'skipped', entry, reason: linked, linked: true };
   // Too recent for --min-age: left before any check, so that what is still being written is judged
   // by nothing this run. Skips and jobs to collect go on: they send nothing.
-  const left = sends(entry, decision, options)
-    ? options.minAge?.leftReason(identity.mtimeMs, entry.display)
-    : undefined;
+  const left = sending ? options.minAge?.leftReason(identity.mtimeMs, entry.display) : undefined;
   if (left !== undefined) return { kind: 'skipped', entry, reason: left, tooRecent: true };
   const blocked = outputBlocked(entry, decision, options.outputs);
   if (blocked) return { kind: 'rejected', entry, reason: blocked };

@@ -24,6 +24,8 @@ export type Work =
       unvouched?: boolean;
       /** Left for a later run by `--min-age` (min-age.ts). */
       tooRecent?: boolean;
+      /** A hard link of a file sent (or done) under another path (hard-links.ts): no output of its own. */
+      linked?: boolean;
     }
   | {
       kind: 'rejected';
