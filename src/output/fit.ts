@@ -73,7 +73,8 @@ export function tableWrapLoses(text: string): boolean {
   return !NARROW.test(text) || /^\s/.test(text);
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Made when first needed: an Intl.Segmenter loads ICU's break data, about 2 MB, at every start. */
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * `text` broken into pieces of at most `columns` terminal columns, never inside a character (a wide
@@ -83,6 +84,7 @@ export function columnPieces(text: string, columns: number): string[] {
   const pieces: string[] = [];
   let piece = '';
   let used = 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(text)) {
     const width = columnsOf(segment);
     if (used + width > columns && piece !== '') {
