@@ -47,8 +47,16 @@ function flushIntoParent(path: string): Promise<void> {
 
 /** Resolves once no folder at or above `path` made by this process waits for its parent's flush. */
 async function madeFoldersFlushed(path: string): Promise<void> {
-  if (unflushed.size === 0) return;
+  if (unflushed.size === 0 && makingNow.size === 0) return;
   for (let at = path; ; at = dirname(at)) {
+    // A folder being made now may already be on disk (a folder below it was just made in it) with
+    // its flush not yet asked for: its making is waited for, then its flush. Its ENOENT is its
+    // maker's to handle (by making the folder above first).
+    const making = makingNow.get(at);
+    if (making)
+      await making.catch((error: unknown) => {
+        if (errnoCode(error) !== 'ENOENT') throw error;
+      });
     const flushing = unflushed.get(at);
     if (flushing) await flushing;
     if (dirname(at) === at) return;
@@ -65,10 +73,31 @@ export async function blockerAbove(path: string): Promise<string | undefined> {
 }
 
 /**
+ * The making of each folder under way in this process (its mkdir and its flush into its parent). Eight
+ * downloads into one new folder make it once: a second mkdir answered EEXIST before the first one's
+ * answer came back went on into a folder whose flush was not yet asked for, and flushed the folder
+ * below it first (not top-down; seen once in the suite, eight downloads into a new `dl/new`).
+ */
+const makingNow = new Map<string, Promise<void>>();
+
+/** makeOneNow, once at a time for each folder in this process: a concurrent call shares it. */
+function makeOne(path: string, mode: number | undefined): Promise<void> {
+  const underWay = makingNow.get(path);
+  if (underWay) return underWay;
+  const making = makeOneNow(path, mode);
+  makingNow.set(path, making);
+  const forget = () => {
+    if (makingNow.get(path) === making) makingNow.delete(path);
+  };
+  making.then(forget, forget);
+  return making;
+}
+
+/**
  * Makes one folder and flushes it into its parent; a folder (or a link to one) already there is fine.
  * Something else in the way is named (InTheWay); any other failure is the file system's error.
  */
-async function makeOne(path: string, mode: number | undefined): Promise<void> {
+async function makeOneNow(path: string, mode: number | undefined): Promise<void> {
   try {
     await mkdir(path, { mode });
   } catch (error) {
