@@ -212,13 +212,13 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
         fileName,
         ({ body, contentLength, contentType }) => {
           // Its announced length replaces the estimate (one past the cap fails in `capped`, alone).
-          if (contentLength !== undefined && contentLength <= cap.bytes) {
+          if (contentLength !== undefined && contentLength <= cap.wavBytes) {
             releaseSpace?.();
             releaseSpace = claimRoom(space, request.outDir, contentLength, fileName);
           }
           const checked = verifiedDownload(
             { body: capped(body, cap, contentLength), contentLength, contentType },
-            { fileName: local, listedDuration: item.listedDuration },
+            { fileName: local, listedDuration: item.listedDuration, cap },
           );
           return write(dest, checked, signal).catch((error: unknown) => {
             throw asLocalFsError(error, dest, 'writing');

@@ -1,9 +1,10 @@
 /**
  * A downloaded file can never fill the disk: it is cut off and failed past the cap `redact` puts on a
- * result (verify.ts), from the duration the job's listing gives, or, when it gives none, from the
- * longest recording the service accepts. A body that opens with a RIFF/WAVE header is also cut off
- * past the size that header declares. A body that is not a WAV (a file of another name, kept as it
- * came: verified-download.ts) is bounded by the duration alone.
+ * result (result-cap.ts), from the duration the job's listing gives, or, when it gives none, from the
+ * longest recording the service accepts. A body that opens with a RIFF/WAVE header is bounded here at
+ * the highest rate and past the size that header declares, and by the check of its layout's own rate
+ * (verify.ts, given `seconds`). A body that is not a WAV (a file of another name, kept as it came:
+ * verified-download.ts) is bounded at the least rate.
  */
 import { declaresLength, isRiffWave } from '../audio/riff.js';
 import { CliError, ExitCode } from '../errors.js';
@@ -14,7 +15,7 @@ import {
   DEFAULT_MAX_DURATION_SECONDS,
   toleranceSeconds,
 } from '../redact/options.js';
-import { resultByteCap } from '../redact/verify.js';
+import { RESULT_MAX_BYTES_PER_SECOND, resultByteCap } from '../redact/result-cap.js';
 
 /**
  * A downloaded file past its cap: failed, never fetched again. Fetched again it would be the same, so
@@ -43,7 +44,12 @@ export class EmptyDownloadError extends CliError {
 }
 
 export interface SizeCap {
+  /** The cap of a body that is not a WAV, at the least rate. */
   bytes: number;
+  /** The cap of a WAV body before its layout is known, at the highest rate. */
+  wavBytes: number;
+  /** The seconds of audio allowed, for the check of a WAV body's own rate. */
+  seconds: number;
   /** What the cap stands for, for the reason a file fails: "a 12 s recording". */
   of: string;
   /**
@@ -65,10 +71,17 @@ export function downloadSizeCap(durationSec: number | null | undefined): SizeCap
     durationSec > 0 &&
     durationSec <= DEFAULT_MAX_DURATION_SECONDS;
   const seconds = known ? durationSec : DEFAULT_MAX_DURATION_SECONDS;
-  const bytes = resultByteCap(seconds, toleranceSeconds(DEFAULT_DURATION_TOLERANCE, seconds));
-  if (!known) return { bytes, of: `the longest recording the service accepts (${formatLength(seconds)})` };
+  const slack = toleranceSeconds(DEFAULT_DURATION_TOLERANCE, seconds);
+  const bytes = resultByteCap(seconds, slack);
+  if (!known) {
+    // An hour at the least rate (about 1.45 GB) is bound enough for a file of no known duration.
+    const of = `the longest recording the service accepts (${formatLength(seconds)})`;
+    return { bytes, wavBytes: bytes, seconds: seconds + slack, of };
+  }
+  const wavBytes = resultByteCap(seconds, slack, RESULT_MAX_BYTES_PER_SECOND);
+  const bounds = { bytes, wavBytes, seconds: seconds + slack };
   return {
-    bytes,
+    ...bounds,
     of: `a ${formatLength(seconds)} recording`,
     expectedBytes: estimateFromDuration(seconds, bytes),
   };
@@ -87,40 +100,53 @@ const RIFF_HEAD_BYTES = 12;
 /**
  * Passes `body` on, throwing DownloadTooLargeError before the first byte past the cap is passed on,
  * or before any byte when the body is announced (`contentLength`) past it; EmptyDownloadError at the
- * end of a body with no bytes. The check is made on the
- * first chunk rather than before: a body that is being read is closed when its reader stops.
+ * end of a body with no bytes. Its first 12 bytes are read before any is passed on: they tell a WAV
+ * (bounded at the highest rate, and by its header's size) from any other file (at the least rate).
  */
 export async function* capped(
   body: AsyncIterable<Uint8Array>,
   cap: SizeCap,
   contentLength?: number,
 ): AsyncIterable<Uint8Array> {
-  let limit = cap.bytes;
-  let limitOf = `more than ${cap.of} can need`;
-  let head: Buffer | undefined = Buffer.alloc(0);
-  let total = 0;
-  for await (const chunk of body) {
-    if (total === 0 && contentLength !== undefined && contentLength > cap.bytes) {
+  const chunks = body[Symbol.asyncIterator]();
+  try {
+    const head: Uint8Array[] = [];
+    let total = 0;
+    let ended = false;
+    while (total < RIFF_HEAD_BYTES) {
+      const next = await chunks.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      head.push(next.value);
+      total += next.value.byteLength;
+    }
+    if (total === 0) throw new EmptyDownloadError('the service sent an empty file (0 bytes)');
+    const start = Buffer.concat(head, total).subarray(0, RIFF_HEAD_BYTES);
+    let limit = isRiffWave(start) ? cap.wavBytes : cap.bytes;
+    let limitOf = `more than ${cap.of} can need`;
+    if (contentLength !== undefined && contentLength > limit) {
       throw new DownloadTooLargeError(
-        `the file is announced at ${contentLength} bytes, ${limitOf} (${cap.bytes})`,
+        `the file is announced at ${contentLength} bytes, ${limitOf} (${limit})`,
       );
     }
-    if (head) {
-      head = Buffer.concat([head, chunk.subarray(0, RIFF_HEAD_BYTES - head.length)]);
-      if (head.length >= RIFF_HEAD_BYTES) {
-        const declared = declaredFileBytes(head);
-        if (declared !== undefined && declared < limit) {
-          limit = declared;
-          limitOf = 'more than its WAV header declares';
-        }
-        head = undefined;
-      }
+    const declared = declaredFileBytes(start);
+    if (declared !== undefined && declared < limit) {
+      limit = declared;
+      limitOf = 'more than its WAV header declares';
     }
-    total += chunk.byteLength;
-    if (total > limit) {
-      throw new DownloadTooLargeError(`the file was cut off past ${limit} bytes, ${limitOf}`);
+    const tooLarge = () => new DownloadTooLargeError(`the file was cut off past ${limit} bytes, ${limitOf}`);
+    if (total > limit) throw tooLarge();
+    yield* head;
+    if (ended) return;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      total += next.value.byteLength;
+      if (total > limit) throw tooLarge();
+      yield next.value;
     }
-    yield chunk;
+  } finally {
+    // A body left unread (a file past its cap) is closed, as a `for await` that stops closes it.
+    await chunks.return?.();
   }
-  if (total === 0) throw new EmptyDownloadError('the service sent an empty file (0 bytes)');
 }

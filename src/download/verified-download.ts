@@ -16,7 +16,8 @@ import { declaresLength, isRiffWave } from '../audio/riff.js';
 import { CliError, ExitCode } from '../errors.js';
 import { apart, exactSeconds, formatLength } from '../output/format.js';
 import { DEFAULT_DURATION_TOLERANCE, toleranceSeconds } from '../redact/options.js';
-import { checkedWav, ResultRejectedError } from '../redact/verify.js';
+import { checkedWav, ResultRejectedError, ResultTooLargeError } from '../redact/verify.js';
+import { DownloadTooLargeError } from './size-cap.js';
 
 /**
  * A downloaded file that is not a verified result: failed, nothing of it kept. A link's host may
@@ -91,6 +92,8 @@ export function listedDurationJudge(
 export interface DownloadExpectation {
   fileName: string;
   listedDuration?: number | null;
+  /** The seconds of audio a WAV body's own rate is allowed for (size-cap.ts), and what they are. */
+  cap?: { seconds: number; of: string };
 }
 
 /**
@@ -134,8 +137,10 @@ export async function* verifiedDownload(
     }
     const judge = listedDurationJudge(expect.listedDuration);
     // No hash: download keeps no record of a file's SHA-256, as redact's journal does.
-    yield* checkedWav({ ...response, body: rest() }, { subject: SUBJECT, judge }, () => undefined);
+    const check = { subject: SUBJECT, judge, ...(expect.cap ? { cap: expect.cap } : {}) };
+    yield* checkedWav({ ...response, body: rest() }, check, () => undefined);
   } catch (error) {
+    if (error instanceof ResultTooLargeError) throw new DownloadTooLargeError(error.message);
     if (error instanceof ResultRejectedError) throw new DownloadRejectedError(error.message);
     throw error;
   } finally {

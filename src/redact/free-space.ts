@@ -12,7 +12,7 @@ import { availableBytes, hasRoom, type RoomWords, RESERVE_BYTES } from '../fs/fr
 import { formatBytes } from '../output/format.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
 import { uploadFormat } from './upload-name.js';
-import { resultByteCap } from './verify.js';
+import { RESULT_BYTES_PER_SECOND, RESULT_MAX_BYTES_PER_SECOND, resultByteCap } from './result-cap.js';
 
 /** What a run says when the next result has no room (fs/free-space.ts holds the rule). */
 export const RESULT_ROOM: RoomWords = {
@@ -42,7 +42,7 @@ export interface ResultEstimate {
 /**
  * The size a result will typically have: a WAV of the input's duration, in the input's own layout (a
  * WAV: its size; an MP3: decoded) or in the usual speech layout, whichever is larger. Not the cap:
- * that worst case (48 kHz stereo 32-bit) is 12 times a speech result, and a disk with room for every
+ * its least rate (48 kHz stereo 32-bit) is already 12 times a speech result, and a disk with room for every
  * real result would have been called full. A result larger than the estimate still stops the batch
  * when it meets a full disk, as before.
  */
@@ -62,7 +62,10 @@ export function resultNeed(
   input: { format: 'WAV' | 'MP3'; size: number; durationSec: number },
   tolerance: DurationTolerance,
 ): number {
-  const capBytes = resultByteCap(input.durationSec, toleranceSeconds(tolerance, input.durationSec));
+  // A WAV's result may keep the input's own layout, whatever its rate (result-cap.ts); an MP3's
+  // decoded result is at most 48 kHz stereo.
+  const rate = input.format === 'WAV' ? RESULT_MAX_BYTES_PER_SECOND : RESULT_BYTES_PER_SECOND;
+  const capBytes = resultByteCap(input.durationSec, toleranceSeconds(tolerance, input.durationSec), rate);
   return estimateResultBytes({ ...input, capBytes });
 }
 

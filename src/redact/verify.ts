@@ -4,7 +4,7 @@
  * temporary file. It must be a WAV with a
  * `fmt ` and a `data` chunk whose declared bytes are all there, the Content-Length honoured when one
  * was given, a duration above 0 and within the tolerance of the input's. It can never fill the disk:
- * past the cap below it is cut off and failed. Any failure removes the temporary file, so nothing is
+ * past its cap (result-cap.ts) it is cut off and failed. Any failure removes the temporary file, so nothing is
  * left under the output name or beside it.
  */
 import { createHash, type Hash } from 'node:crypto';
@@ -16,22 +16,16 @@ import { type Unpublished, writeUnpublished } from '../fs/atomic-write.js';
 import type { OutputFolder } from '../fs/containment.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
 import { apart, exactSeconds, formatLength } from '../output/format.js';
-
-/**
- * The most bytes a result may have: 1 MiB for headers and trailing chunks, plus 384,000 bytes a second
- * (48 kHz, 2 channels, 32-bit samples) for the input's duration plus the tolerance. A result is a
- * redacted recording of the same length; no plausible WAV of it is larger.
- */
-export const RESULT_HEADROOM_BYTES = 1024 * 1024;
-export const RESULT_BYTES_PER_SECOND = 48_000 * 2 * 4;
-
-export function resultByteCap(durationSec: number, toleranceSec: number): number {
-  return RESULT_HEADROOM_BYTES + Math.ceil(RESULT_BYTES_PER_SECOND * (durationSec + toleranceSec));
-}
+import { byteCapFor, resultBytesPerSecond } from './result-cap.js';
 
 /** A result that is not a whole, plausible redaction of its input. Never retried by fetching again. */
 export class ResultRejectedError extends Error {
   override name = 'ResultRejectedError';
+}
+
+/** A result rejected for its size: past its cap (result-cap.ts), announced or sent. */
+export class ResultTooLargeError extends ResultRejectedError {
+  override name = 'ResultTooLargeError';
 }
 
 export interface Expectation {
@@ -57,7 +51,8 @@ export interface WrittenResult extends CheckedWavSummary {
  */
 export interface WavCheck {
   subject: string;
-  cap?: { bytes: number; of: string };
+  /** The seconds of audio its cap allows (result-cap.ts), and what they are, for the reasons. */
+  cap?: { seconds: number; of: string };
   judge?: (seconds: number) => Error | undefined;
   /**
    * Fed every byte that passes, where given: `redact` journals its result's SHA-256; `download` keeps
@@ -77,30 +72,40 @@ export async function* checkedWav(
   done: (result: CheckedWavSummary) => void,
 ): AsyncIterable<Uint8Array> {
   const { subject, cap, judge, hash } = check;
-  if (cap && response.contentLength !== undefined && response.contentLength > cap.bytes) {
-    throw new ResultRejectedError(
-      `${subject} is announced at ${response.contentLength} bytes, more than the ${cap.bytes} ${cap.of} can need`,
-    );
-  }
+  // Until the body's layout is read, the highest rate bounds it; then its own.
+  let limit = cap ? byteCapFor(cap.seconds, resultBytesPerSecond()) : Infinity;
+  const refuseAnnounced = () => {
+    if (cap && response.contentLength !== undefined && response.contentLength > limit) {
+      throw new ResultTooLargeError(
+        `${subject} is announced at ${response.contentLength} bytes, more than the ${limit} ${cap.of} can need`,
+      );
+    }
+  };
+  refuseAnnounced();
   const reader = new WavReader({
     strict: true,
     // A duration out of range is refused as soon as it is declared only when its bytes could not be
     // kept anyway; otherwise the body is read (it is under the cap), so that one cut short is named
     // as such rather than by the duration its header promised.
     onData: (declaredSec, declaredBytes) => {
-      if (!cap || !Number.isFinite(declaredSec) || reader.totalBytes + declaredBytes <= cap.bytes) return;
+      if (!cap) return;
+      limit = byteCapFor(cap.seconds, resultBytesPerSecond(reader.format));
+      refuseAnnounced();
+      if (!Number.isFinite(declaredSec) || reader.totalBytes + declaredBytes <= limit) return;
       const problem = judge?.(declaredSec);
       if (problem) throw problem;
     },
   });
   try {
     for await (const chunk of response.body) {
-      if (cap && reader.totalBytes + chunk.byteLength > cap.bytes) {
-        throw new ResultRejectedError(
-          `${subject} was cut off past ${cap.bytes} bytes, more than ${cap.of} can need`,
+      reader.push(chunk);
+      // Checked once pushed, as the layout that sets the limit may come in this very chunk; nothing
+      // past the limit is passed on.
+      if (reader.totalBytes > limit) {
+        throw new ResultTooLargeError(
+          `${subject} was cut off past ${limit} bytes, more than ${cap?.of ?? 'it'} can need`,
         );
       }
-      reader.push(chunk);
       hash?.update(chunk);
       yield chunk;
     }
@@ -146,10 +151,7 @@ function verified(
       `the service's result lasts ${result}, the input ${input} (allowed: ${from} to ${to}, --duration-tolerance)`,
     );
   };
-  const cap = {
-    bytes: resultByteCap(expect.durationSec, slack),
-    of: `a ${formatLength(expect.durationSec)} recording`,
-  };
+  const cap = { seconds: high, of: `a ${formatLength(expect.durationSec)} recording` };
   const hash = createHash('sha256');
   return checkedWav(response, { subject: "the service's result", cap, judge, hash }, (checked) =>
     done({ ...checked, sha256: hash.digest('hex') }),

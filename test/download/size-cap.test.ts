@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { capped, DownloadTooLargeError, downloadSizeCap } from '../../src/download/size-cap.js';
-import { resultByteCap } from '../../src/redact/verify.js';
+import { RESULT_MAX_BYTES_PER_SECOND, resultByteCap } from '../../src/redact/result-cap.js';
 
 /** A WAV header whose RIFF size field says `riffSize` (the data chunk declares the same). */
 function wavHeader(riffSize: number): Buffer {
@@ -36,12 +36,16 @@ describe('downloadSizeCap: the rule of redact results', () => {
     expect(downloadSizeCap(10).bytes).toBe(resultByteCap(10, 2));
     expect(downloadSizeCap(600).bytes).toBe(resultByteCap(600, 30));
     expect(downloadSizeCap(10).of).toBe('a 10 s recording');
+    // A WAV in a layout of more bytes a second than 48 kHz stereo 32-bit is held to its own rate.
+    expect(downloadSizeCap(10).wavBytes).toBe(resultByteCap(10, 2, RESULT_MAX_BYTES_PER_SECOND));
+    expect(downloadSizeCap(10).seconds).toBe(12);
   });
 
   test.each([null, undefined, 0, -5, Number.NaN, 3601, 1e12])(
     'a duration of %s is not trusted: the longest recording the service accepts stands in',
     (duration) => {
       expect(downloadSizeCap(duration).bytes).toBe(resultByteCap(3600, 180));
+      expect(downloadSizeCap(duration).wavBytes).toBe(resultByteCap(3600, 180));
       expect(downloadSizeCap(duration).of).toMatch(/the longest recording the service accepts/);
     },
   );
@@ -69,12 +73,13 @@ describe('capped', () => {
     const failure = await (async () => {
       for await (const chunk of capped(endless(), cap)) passed += chunk.byteLength;
     })().catch((error: unknown) => error);
+    // Here at the highest rate: the check of the WAV's own layout (verify.ts) holds it to its rate.
     expect(failure).toBeInstanceOf(DownloadTooLargeError);
     expect((failure as Error).message).toBe(
-      `the file was cut off past ${cap.bytes} bytes, more than a 1 s recording can need`,
+      `the file was cut off past ${cap.wavBytes} bytes, more than a 1 s recording can need`,
     );
-    expect(passed).toBeLessThanOrEqual(cap.bytes);
-    expect(pulled).toBe(Math.ceil((cap.bytes - 44) / (1024 * 1024)));
+    expect(passed).toBeLessThanOrEqual(cap.wavBytes);
+    expect(pulled).toBe(Math.ceil((cap.wavBytes - 44) / (1024 * 1024)));
   });
 
   test('a WAV is cut off past the size its header declares, even within the duration cap', async () => {

@@ -29,3 +29,28 @@ export function streamingWavHead(): Buffer {
   head.writeUInt32LE(0xffffffff, 40);
   return head;
 }
+
+/** A whole PCM WAV of `seconds` in a layout of its own (24-bit stereo at 96 kHz, say), filled with `fill`. */
+export function layoutWav(
+  layout: { sampleRate: number; channels: number; bits: number },
+  seconds: number,
+  fill = 5,
+): Buffer {
+  const { sampleRate, channels, bits } = layout;
+  const blockAlign = channels * (bits / 8);
+  const dataBytes = Math.round(seconds * sampleRate) * blockAlign;
+  const head = Buffer.alloc(44);
+  head.write('RIFF', 0, 'latin1');
+  head.writeUInt32LE(36 + dataBytes, 4);
+  head.write('WAVEfmt ', 8, 'latin1');
+  head.writeUInt32LE(16, 16);
+  head.writeUInt16LE(1, 20);
+  head.writeUInt16LE(channels, 22);
+  head.writeUInt32LE(sampleRate, 24);
+  head.writeUInt32LE(sampleRate * blockAlign, 28);
+  head.writeUInt16LE(blockAlign, 32);
+  head.writeUInt16LE(bits, 34);
+  head.write('data', 36, 'latin1');
+  head.writeUInt32LE(dataBytes, 40);
+  return Buffer.concat([head, Buffer.alloc(dataBytes, fill)]);
+}

@@ -8,7 +8,7 @@ import {
   resultNeed,
 } from '../../src/redact/free-space.js';
 import { DEFAULT_DURATION_TOLERANCE } from '../../src/redact/options.js';
-import { resultByteCap } from '../../src/redact/verify.js';
+import { RESULT_MAX_BYTES_PER_SECOND, resultByteCap } from '../../src/redact/result-cap.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -40,8 +40,16 @@ describe('estimateResultBytes', () => {
     expect(estimateResultBytes({ format: 'MP3', size: 10 * MiB, durationSec: 1, capBytes: 2 * MiB })).toBe(
       2 * MiB,
     );
-    const need = resultNeed({ format: 'WAV', size: 100 * MiB, durationSec: 10 }, DEFAULT_DURATION_TOLERANCE);
+    const need = resultNeed({ format: 'MP3', size: 100 * MiB, durationSec: 10 }, DEFAULT_DURATION_TOLERANCE);
     expect(need).toBe(resultByteCap(10, 2));
+    // A WAV's result may keep its own layout: its size is the estimate, up to the highest rate's cap.
+    const hiRes = resultNeed(
+      { format: 'WAV', size: 60 * 576_000, durationSec: 60 },
+      DEFAULT_DURATION_TOLERANCE,
+    );
+    expect(hiRes).toBe(60 * 576_000 + 64 * KiB);
+    const huge = resultNeed({ format: 'WAV', size: 1000 * MiB, durationSec: 10 }, DEFAULT_DURATION_TOLERANCE);
+    expect(huge).toBe(resultByteCap(10, 2, RESULT_MAX_BYTES_PER_SECOND));
   });
 });
 

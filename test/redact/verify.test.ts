@@ -10,9 +10,11 @@ import {
   type CheckedWavSummary,
   checkedWav,
   ResultRejectedError,
-  resultByteCap,
+  ResultTooLargeError,
   resultSink,
 } from '../../src/redact/verify.js';
+import { byteCapFor, RESULT_MAX_BYTES_PER_SECOND, resultByteCap } from '../../src/redact/result-cap.js';
+import { layoutWav } from '../helpers/result-wav.js';
 import { OutputFolder } from '../../src/fs/containment.js';
 import { tempDirPerTest } from '../helpers/cli.js';
 import { makeWav } from '../helpers/mp3.js';
@@ -115,5 +117,39 @@ describe('result verification', () => {
     ).rejects.toThrow(/cut off past/);
     expect(sent).toBeLessThan(resultByteCap(5, 2) + 65536 * 2);
     expect(await readdir(dir.path)).toEqual([]);
+  });
+
+  it("holds a result to its own layout's rate: a 96 kHz 24-bit stereo one is kept whole", async () => {
+    const wav = layoutWav({ sampleRate: 96_000, channels: 2, bits: 24 }, 12);
+    expect(wav.length).toBeGreaterThan(resultByteCap(12, 2));
+    const dest = join(dir.path, 'a.wav');
+    const result = await resultSink(
+      { folder: new OutputFolder(dir.path), outputRel: 'a.wav' },
+      { durationSec: 12, tolerance: DEFAULT_DURATION_TOLERANCE },
+    )(body(wav));
+    expect(result.bytes).toBe(wav.length);
+    expect(Buffer.compare(await readFile(dest), wav)).toBe(0);
+  });
+
+  it('cuts off a body whose header declares more than the highest rate at that rate', async () => {
+    const header = layoutWav({ sampleRate: 1_000_000, channels: 32, bits: 16 }, 0);
+    header.writeUInt32LE(0xffffffff, 40);
+    let sent = 0;
+    async function* endless() {
+      yield header;
+      for (;;) {
+        sent += 1024 * 1024;
+        yield Buffer.alloc(1024 * 1024);
+      }
+    }
+    const response = { body: endless(), contentLength: undefined, contentType: 'audio/wav' };
+    const cap = { seconds: 7, of: 'a 5 s recording' };
+    const failure = (async () => {
+      for await (const chunk of checkedWav(response, { subject: 'the result', cap }, () => undefined))
+        void chunk;
+    })();
+    await expect(failure).rejects.toBeInstanceOf(ResultTooLargeError);
+    await expect(failure).rejects.toThrow(`cut off past ${byteCapFor(7, RESULT_MAX_BYTES_PER_SECOND)} bytes`);
+    expect(sent).toBeLessThan(byteCapFor(7, RESULT_MAX_BYTES_PER_SECOND) + 2 * 1024 * 1024);
   });
 });
