@@ -1,7 +1,8 @@
 /**
  * A minimal stand-in of the service for `bench:batch`, costing the machine almost nothing: it answers
- * a redaction after a fixed latency with the uploaded WAV echoed back (same duration, so a client
- * that verifies its results accepts it), and `GET /api/jobs` with no jobs. For `download`, a job's
+ * a redaction after a fixed latency with the uploaded WAV sent back, its last byte changed (same
+ * duration, so a client that verifies its results accepts it; not the upload itself, which is no
+ * redaction), and `GET /api/jobs` with no jobs. For `download`, a job's
  * content lists `contentItems` tiny WAVs (streamed, as a real listing of that size comes), each
  * served through a relative signed URL. For the look-up part: `failUploads` answers each upload 502
  * (its fate unknown, so the journal keeps it `uploading`), and `listing` sets the jobs listed
@@ -17,12 +18,17 @@ const REDACT_PATH = '/api/speech-to-speech-biometric-redaction';
 const MAX_BODY = 16 * 1024 * 1024;
 const RIFF = Buffer.from('RIFF');
 
-/** The WAV inside a multipart body: from `RIFF` to the end its header declares. */
-function echoedWav(body) {
+/**
+ * The WAV inside a multipart body, from `RIFF` to the end its header declares, its last byte changed
+ * in place (the body is the server's own copy).
+ */
+function answerWav(body) {
   const at = body.indexOf(RIFF);
   if (at === -1 || at + 8 > body.length) return undefined;
   const end = at + 8 + body.readUInt32LE(at + 4);
-  return end <= body.length ? body.subarray(at, end) : undefined;
+  if (end > body.length) return undefined;
+  body[end - 1] ^= 1;
+  return body.subarray(at, end);
 }
 
 function answer(res, status, type, body) {
@@ -121,7 +127,7 @@ export async function startStandIn({ latencyMs }) {
         answerJson(res, 502, { error: 502, message: 'bad gateway' });
         return;
       }
-      const wav = echoedWav(Buffer.concat(chunks, size));
+      const wav = answerWav(Buffer.concat(chunks, size));
       const timer = setTimeout(() => {
         timers.delete(timer);
         if (wav) answer(res, 200, 'audio/wav', wav);

@@ -110,9 +110,10 @@ export async function readWavInfo(handle: FileHandle, fileSize: number): Promise
   throw new AudioDecodeError(fmt ? 'the WAV file has no data chunk' : 'the WAV file has no fmt chunk');
 }
 
-type SampleReader = (v: DataView, at: number) => number;
+export type SampleReader = (v: DataView, at: number) => number;
 
-function sampleReader(info: WavInfo): SampleReader {
+/** Reads one sample of one channel at a byte offset, as a number from -1 to 1. */
+export function sampleReader(info: WavInfo): SampleReader {
   switch (info.encoding) {
     case 'alaw':
       return (v, at) => ALAW_TABLE[v.getUint8(at)]!;

@@ -16,7 +16,8 @@ import { declaresLength, isRiffWave } from '../audio/riff.js';
 import { CliError, ExitCode } from '../errors.js';
 import { apart, exactSeconds, formatLength } from '../output/format.js';
 import { DEFAULT_DURATION_TOLERANCE, toleranceSeconds } from '../redact/options.js';
-import { checkedWav, ResultRejectedError, ResultTooLargeError } from '../redact/verify.js';
+import { ResultRejectedError, ResultTooLargeError } from '../redact/result-rejected.js';
+import { checkedWav } from '../redact/verify.js';
 import { DownloadTooLargeError } from './size-cap.js';
 
 /**

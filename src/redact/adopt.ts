@@ -16,7 +16,8 @@ import { messageOf } from './engine.js';
 import type { Engine } from './engine.js';
 import type { PlanEntry } from './plan.js';
 import { probeFile } from './probe.js';
-import { ResultRejectedError, verifyResultFile } from './verify.js';
+import { ResultRejectedError } from './result-rejected.js';
+import { verifyResultFile } from './verify.js';
 import type { Identity, Work } from './work.js';
 
 /** How much older than its upload's start an output may look: file systems keep times coarsely. */
@@ -62,6 +63,7 @@ export async function adoptOutput(
     output = await verifyResultFile(entry.output, {
       durationSec: input.durationSec,
       tolerance: engine.tolerance,
+      upload: { sha256: input.sha256, path: entry.input },
     });
   } catch (error) {
     // The checks speak of an answer ("the service's result is …"): here it is the file on disk.

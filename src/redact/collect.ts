@@ -15,7 +15,8 @@ import { formatDuration } from '../output/format.js';
 import { firstLook, lookAtJob } from './first-look.js';
 import { jobResultNeed } from './free-space.js';
 import { probeFile } from './probe.js';
-import { ResultRejectedError, resultSink } from './verify.js';
+import { ResultRejectedError } from './result-rejected.js';
+import { resultSink } from './verify.js';
 import type { CollectWork } from './work.js';
 import { WrongServiceError } from './wrong-service.js';
 
@@ -193,7 +194,11 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
             url,
             resultSink(
               { folder: engine.outputFolder, outputRel: entry.outputRel, beforePublish: engine.confirmLock },
-              { durationSec, tolerance: engine.tolerance },
+              {
+                durationSec,
+                tolerance: engine.tolerance,
+                upload: work.inputSha256 ? { sha256: work.inputSha256, path: entry.input } : undefined,
+              },
               engine.abort,
             ),
             engine.abort,

@@ -233,7 +233,11 @@ export async function journalSubmitted(engine: Engine, job: CollectWork): Promis
 function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSent: (sha256: string) => void) {
   const sink = unpublishedResultSink(
     { folder: engine.outputFolder, outputRel: work.entry.outputRel, beforePublish: engine.confirmLock },
-    { durationSec: work.durationSec, tolerance: engine.tolerance },
+    {
+      durationSec: work.durationSec,
+      tolerance: engine.tolerance,
+      upload: { sha256: work.sha256, path: work.entry.input },
+    },
     engine.abort,
   );
   return engine.gate.run(

@@ -17,21 +17,15 @@ import type { OutputFolder } from '../fs/containment.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
 import { apart, exactSeconds, formatLength } from '../output/format.js';
 import { byteCapFor, resultBytesPerSecond } from './result-cap.js';
-
-/** A result that is not a whole, plausible redaction of its input. Never retried by fetching again. */
-export class ResultRejectedError extends Error {
-  override name = 'ResultRejectedError';
-}
-
-/** A result rejected for its size: past its cap (result-cap.ts), announced or sent. */
-export class ResultTooLargeError extends ResultRejectedError {
-  override name = 'ResultTooLargeError';
-}
+import { ResultRejectedError, ResultTooLargeError } from './result-rejected.js';
+import { unchangedResultProblem, type Upload } from './unchanged-result.js';
 
 export interface Expectation {
   /** The input's measured duration (seconds). */
   durationSec: number;
   tolerance: DurationTolerance;
+  /** The file uploaded, where known: a result that is it, unchanged, is refused (unchanged-result.ts). */
+  upload?: Upload | undefined;
 }
 
 /** What the checks found a body to be: its bytes and duration. */
@@ -192,9 +186,12 @@ export function unpublishedResultSink(
       }),
       signal,
     );
-    if (!result) {
+    const problem = result
+      ? await unchangedResultProblem(result.sha256, expect.upload)
+      : new ResultRejectedError('the result could not be verified');
+    if (problem || !result) {
       await written.discard();
-      throw new ResultRejectedError('the result could not be verified');
+      throw problem;
     }
     const publish = async () => {
       try {
@@ -236,5 +233,7 @@ export async function verifyResultFile(path: string, expect: Expectation): Promi
   }))
     void chunk;
   if (!result) throw new ResultRejectedError('the result could not be verified');
+  const problem = await unchangedResultProblem(result.sha256, expect.upload);
+  if (problem) throw problem;
   return result;
 }

@@ -9,7 +9,7 @@ import { ApiError } from '../api/errors.js';
 import { hostPort } from '../api/transport.js';
 import { answerPointsAtSetup, setupAnswerWords } from '../api/upload-fate.js';
 import { ExitCode } from '../errors.js';
-import { ResultRejectedError } from './verify.js';
+import { ResultRejectedError } from './result-rejected.js';
 
 /**
  * Uploads in a row answered by something that is not the service before the batch stops. One could be

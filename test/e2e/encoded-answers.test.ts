@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
+import { changedWav } from '../helpers/result-wav.js';
 import { fixture, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { jsonLines, listFiles } from '../helpers/e2e.js';
 import { startFileHost } from '../helpers/file-host.js';
@@ -47,7 +48,7 @@ async function run(handler: ScriptedHandler, args: string[]) {
 
 describe('an answer sent gzip-encoded', () => {
   test('a synchronous result is saved decoded: the WAV the service sent', async () => {
-    const speech = await readFile(fixture('speech-16bit.wav'));
+    const speech = changedWav(await readFile(fixture('speech-16bit.wav')));
     const out = join(dir.path, 'out');
     const result = await run(
       (req, res) => sendGzip(res, 200, 'audio/wav', speech),
@@ -58,7 +59,7 @@ describe('an answer sent gzip-encoded', () => {
   });
 
   test('a job answer (202) is read decoded, and the job collected', async () => {
-    const speech = await readFile(fixture('speech-16bit.wav'));
+    const speech = changedWav(await readFile(fixture('speech-16bit.wav')));
     const out = join(dir.path, 'out');
     const server = await startScriptedServer((req, res, body) => {
       const url = req.url ?? '';

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
+import { changedWav } from '../helpers/result-wav.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 import { startSandboxProcess } from '../helpers/sandbox.js';
 import { PERMISSIONS_SKIP_REASON, permissionBitsPrefix, runCliUnder } from '../helpers/unprivileged.js';
@@ -123,8 +124,8 @@ describe('redact and the file system of its output folder', () => {
   });
 
   it('refuses to write an output through a sub-folder that links outside; the batch goes on', async () => {
-    const wav = await readFile(join(FIXTURES, 'speech-16bit.wav'));
-    // The service answers every upload with the input's own audio: a result that passes every check.
+    const wav = changedWav(await readFile(join(FIXTURES, 'speech-16bit.wav')));
+    // The service answers every upload with the input's own audio, changed: a result that passes every check.
     const server = await startScriptedServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
       res.end(wav);

@@ -4,7 +4,8 @@
  * Node.js's `keepAliveTimeout`), with or without saying so in a `Keep-Alive: timeout=N` header; after
  * a number of answers on one connection (nginx `keepalive_requests`), with or without `Connection:
  * close` on the last; an idle one ended with a FIN or a reset. Uploads are answered at once with the
- * uploaded WAV echoed as `audio/wav` (a valid result of the input's duration); `GET /api/jobs` lists
+ * uploaded WAV sent back as `audio/wav`, its last byte changed (a valid result of the input's
+ * duration, and not the upload itself); `GET /api/jobs` lists
  * no job. It counts what it answered per file name, so a test sees any upload taken twice.
  *
  * `closeLatencyMs` stands in for the network between client and server: a close decided at time t
@@ -16,6 +17,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { drain, listen, originOf, readMultipart } from './clean-room-http.js';
 import type { ReceivedRequest } from './clean-room-server.js';
+import { changedWav } from './result-wav.js';
 
 export const REDACT_PATH = '/api/speech-to-speech-biometric-redaction';
 
@@ -168,7 +170,7 @@ export async function startClosingServer(options: ClosingServerOptions = {}): Pr
     // vredact tags each upload's name (`call-0.78c1ff7f.wav`); the input's name is counted.
     const name = (record.fileName ?? '').replace(/\.[0-9a-f]{8}(\.[^.]*)$/, '$1');
     answered.set(name, (answered.get(name) ?? 0) + 1);
-    answer(req, res, 200, 'audio/wav', upload.subarray(at));
+    answer(req, res, 200, 'audio/wav', changedWav(upload.subarray(at)));
   };
 
   const server = http.createServer((req, res) => {

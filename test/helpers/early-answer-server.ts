@@ -14,6 +14,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { drain, readMultipart } from './clean-room-http.js';
+import { changedWav } from './result-wav.js';
 import type { ReceivedRequest } from './clean-room-shapes.js';
 import { TLS_FIXTURES } from './connect-proxy.js';
 
@@ -120,7 +121,7 @@ export async function startEarlyAnswerServer(options: EarlyAnswerOptions): Promi
     const at = rest?.indexOf(RIFF) ?? -1;
     answered.set(stem, (answered.get(stem) ?? 0) + 1);
     res.writeHead(200, { 'content-type': 'audio/wav' });
-    res.end(at >= 0 && rest ? rest.subarray(at) : Buffer.alloc(0));
+    res.end(at >= 0 && rest ? changedWav(rest.subarray(at)) : Buffer.alloc(0));
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

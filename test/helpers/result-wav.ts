@@ -54,3 +54,13 @@ export function layoutWav(
   head.writeUInt32LE(dataBytes, 40);
   return Buffer.concat([head, Buffer.alloc(dataBytes, fill)]);
 }
+
+/**
+ * A copy of `wav` with its last byte changed: a result of the same duration that is not the upload
+ * itself (which vredact refuses as no redaction), for servers that answer with what they were sent.
+ */
+export function changedWav(wav: Buffer): Buffer {
+  const copy = Buffer.from(wav);
+  if (copy.length > 0) copy.writeUInt8(copy.readUInt8(copy.length - 1) ^ 1, copy.length - 1);
+  return copy;
+}

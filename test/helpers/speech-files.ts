@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { pcm16MonoHeader } from '../../src/audio/wav-encode.js';
 import { FIXTURES } from './cli.js';
+import { changedWav } from './result-wav.js';
 
 const SPEECH = join(FIXTURES, 'speech-16bit.wav');
 
@@ -18,12 +19,15 @@ export async function speechInputs(dir: string, count: number): Promise<string> 
   return folder;
 }
 
-/** Answers an upload with the fixture's own bytes: a whole WAV as long as each input. */
+/**
+ * Answers an upload with the fixture, its last byte changed: a whole WAV as long as each input, and
+ * not the upload itself (which is no redaction).
+ */
 export async function answerWithSpeech(
   res: ServerResponse,
   headers: Record<string, string> = {},
 ): Promise<void> {
-  const wav = await readFile(SPEECH);
+  const wav = changedWav(await readFile(SPEECH));
   res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length, ...headers });
   res.end(wav);
 }

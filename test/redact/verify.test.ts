@@ -6,13 +6,8 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ResponseBody } from '../../src/api/client.js';
 import { DEFAULT_DURATION_TOLERANCE } from '../../src/redact/options.js';
-import {
-  type CheckedWavSummary,
-  checkedWav,
-  ResultRejectedError,
-  ResultTooLargeError,
-  resultSink,
-} from '../../src/redact/verify.js';
+import { type CheckedWavSummary, checkedWav, resultSink } from '../../src/redact/verify.js';
+import { ResultRejectedError, ResultTooLargeError } from '../../src/redact/result-rejected.js';
 import { byteCapFor, RESULT_MAX_BYTES_PER_SECOND, resultByteCap } from '../../src/redact/result-cap.js';
 import { layoutWav } from '../helpers/result-wav.js';
 import { OutputFolder } from '../../src/fs/containment.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, errorForStatus, InvalidResponseError, TimeoutError } from '../../src/api/errors.js';
-import { ResultRejectedError } from '../../src/redact/verify.js';
+import { ResultRejectedError } from '../../src/redact/result-rejected.js';
 import {
   answererOf,
   countFailedUpload,
