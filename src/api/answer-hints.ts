@@ -132,12 +132,18 @@ function notFoundHint(request: AnsweredRequest): string | undefined {
   return undefined;
 }
 
+/** Why a redirect of the service is not followed; the same words whether it says where or not. */
+const REDIRECT_NOT_FOLLOWED = 'vredact does not follow redirects of the service';
+
 /**
  * A redirect of the API is never followed (it would carry the token, or an upload, to wherever it
  * points): the error says where it points, so that a service that moved can be set as the base URL.
+ * One that says nowhere (a proxy, an http→https redirect whose Location was stripped) still says the
+ * base URL is not the service's address: the service answers its own paths, never with a redirect.
  */
-function redirectHint({ location, scrub }: AnsweredRequest): string | undefined {
-  if (!location) return undefined;
+function redirectHint({ location, scrub }: AnsweredRequest): string {
+  if (!location)
+    return `it redirects without saying where (no Location), and ${REDIRECT_NOT_FOLLOWED}: the base URL is not the service's own address (check http:// against https://, and its path): \`vredact config get base-url\` shows it, \`vredact config set base-url <url>\` sets it`;
   const where = truncate(displayText(scrub(location)), 120);
-  return `it redirects to ${where}, and vredact does not follow redirects of the service: if the service moved, set the base URL to its new address (\`vredact config set base-url <url>\`)`;
+  return `it redirects to ${where}, and ${REDIRECT_NOT_FOLLOWED}: if the service moved, set the base URL to its new address (\`vredact config set base-url <url>\`)`;
 }

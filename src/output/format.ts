@@ -56,11 +56,15 @@ export function exactSeconds(seconds: number): string {
 /**
  * A timestamp as the service sent it, shortened for a table: `2026-11-21 05:14:03`, in UTC. Text
  * that is not a date-time is shown as it came, and so is one without a zone (which it does not say).
+ * `markUtc`: a time moved to UTC says so (`2026-11-21 05:14:03 UTC`), for a person at a terminal in
+ * another zone; a pipe's scripts read the time unmarked, as they always have. A time without a zone
+ * is never marked: it is in no zone vredact knows.
  */
-export function formatTimestamp(text: string): string {
+export function formatTimestamp(text: string, markUtc = false): string {
   const match = readDateTime(text);
   const ms = timestampMs(text);
   if (!match || ms === undefined) return text;
   if (match[4] === undefined) return `${match[1]} ${match[2]}`;
-  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+  const utc = new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+  return markUtc ? `${utc} UTC` : utc;
 }

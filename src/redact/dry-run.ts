@@ -93,7 +93,7 @@ export async function runDryRun(
       if (work.kind === 'settled') return;
       if (work.kind === 'skipped' && work.unvouched) return unvouched.defer(work.entry);
       if (work.kind === 'skipped')
-        return recorder.skipped(work.entry, work.reason, work.tooRecent, work.linked);
+        return recorder.skipped(work.entry, work.reason, work.tooRecent, work.sameAs);
       if (work.kind === 'rejected') return recorder.rejected(work.entry, work.reason);
       if (work.kind === 'collect') {
         // An older journal does not give the input's duration: the run measures it again, and so does this.

@@ -14,9 +14,23 @@ import type { RecordStore } from './record-store.js';
 /** The journal's events that make a link the one to go on with: it was sent under that path. */
 const SENT_EVENTS: ReadonlySet<JournalEvent | undefined> = new Set(['done', 'submitted', 'uploading']);
 
+/** The link a file is sent (or was done) as, for each other link of it, which is not sent. */
+export interface SentLink {
+  /** Its input, as shown. */
+  input: string;
+  /**
+   * Its output, as shown: the file that holds (or will hold, once it is done) the redaction of every
+   * link. Empty when not known: a link done by an earlier run, whose output the journal's record
+   * table does not keep (it depends on that run's arguments, so it cannot be worked out).
+   */
+  output: string;
+  /** Done by an earlier run, not sent in this one. */
+  done: boolean;
+}
+
 /** A skipped link's reason: the path of the link the file is sent (or was done) as. */
-export function sameFileReason(shown: string, done: boolean): string {
-  return `the same file as ${shown} (a hard link)${done ? ', already done' : ''}: sent once as that`;
+export function sameFileReason({ input, done }: SentLink): string {
+  return `the same file as ${input} (a hard link)${done ? ', already done' : ''}: sent once as that`;
 }
 
 /** The files of a run's share (this shard's, not refused by the plan) that have more than one link. */

@@ -6,7 +6,7 @@
  * inode are that path's now (one stat of it), is that very file. A copy has another inode, and is sent.
  */
 import { statSync } from 'node:fs';
-import { type HardLinks, sameFileReason } from './hard-links.js';
+import type { HardLinks, SentLink } from './hard-links.js';
 import type { JournalRecord } from './journal.js';
 import type { RecordStore } from './record-store.js';
 import type { Identity } from './work.js';
@@ -43,22 +43,26 @@ export class HardLinkRule {
   }
 
   /**
-   * Why the input of `row` (real path `realPath`, as `identity` now), which the journal's rules would
-   * send, is not: another link of its file is sent in this run, or (unless `overwrite`) is done.
+   * The link the input of `row` (real path `realPath`, as `identity` now), which the journal's rules
+   * would send, gives way to: another link of its file sent in this run, or (unless `overwrite`) one
+   * done by an earlier run. Undefined when this input is to be sent.
    */
-  reasonNotToSend(
+  sentLinkFor(
     row: number | undefined,
     realPath: string,
     identity: Identity,
     overwrite: boolean,
-  ): string | undefined {
+  ): SentLink | undefined {
     const link = row === undefined ? undefined : this.#links.idAt(row);
     if (row === undefined || !link) return undefined;
     const sent = this.#sentAs.get(row);
-    if (sent !== undefined) return sameFileReason(this.#links.files.at(sent).display, false);
+    if (sent !== undefined) {
+      const file = this.#links.files.at(sent);
+      return { input: file.display, output: file.outputDisplay, done: false };
+    }
     if (overwrite) return undefined;
     const done = this.#doneAs(link.id, realPath, identity);
-    return done === undefined ? undefined : sameFileReason(this.#show(done), true);
+    return done === undefined ? undefined : { input: this.#show(done), output: '', done: true };
   }
 
   /** Another path whose done record is this very file, if one is. */

@@ -17,8 +17,11 @@ export interface Outcome {
   jobId?: string;
   /** Skipped because `--min-age` left it for a later run (modified too recently), not done. */
   tooRecent?: boolean;
-  /** Skipped as a hard link of a file sent (or done) under another path: it has no output of its own. */
-  linked?: boolean;
+  /**
+   * Skipped as a hard link of a file sent (or done) under another path: that path's input, as shown.
+   * Such a link has no output of its own: `output` is that link's (empty when not known).
+   */
+  sameAs?: string;
   /** Pending, but taken by the service (accepted without naming its job): what --no-wait asks for. */
   submitted?: boolean;
 }

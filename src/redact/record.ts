@@ -5,6 +5,7 @@
  * naming the journal.
  */
 import type { Halt } from './halt.js';
+import type { SentLink } from './hard-links.js';
 import type { Outcome } from './outcome.js';
 import { type ProgressDeps, ProgressCounts } from './progress-counts.js';
 import type { JournalEntry, JournalRecord } from './journal.js';
@@ -64,9 +65,10 @@ export class Recorder extends ProgressCounts {
     await this.deps.journal.append(entry).catch((error: unknown) => this.deps.halt.stop(error));
   }
 
-  #finish(entry: PlanEntry, outcome: Omit<Outcome, 'input' | 'output'>): void {
+  /** `output`: where its redaction is, when that is not its own output (a hard link's, see skipped). */
+  #finish(entry: PlanEntry, outcome: Omit<Outcome, 'input' | 'output'>, output = entry.outputDisplay): void {
     this.counted(entry, outcome.status);
-    this.deps.emit({ input: entry.display, output: entry.outputDisplay, ...outcome });
+    this.deps.emit({ input: entry.display, output, ...outcome });
   }
 
   /**
@@ -180,15 +182,20 @@ export class Recorder extends ProgressCounts {
 
   /**
    * `tooRecent`: left for a later run by `--min-age`, not done (the summary counts it apart).
-   * `linked`: a hard link of a file sent under another path (its line shows why, not an output).
+   * `sameAs`: a hard link of a file sent (or done) under another path: its output is that link's,
+   * the one file its redaction is written to (its line shows why, not an output).
    */
-  skipped(entry: PlanEntry, reason: string, tooRecent = false, linked = false): void {
-    this.#finish(entry, {
-      status: 'skipped',
-      reason,
-      ...(tooRecent ? { tooRecent } : {}),
-      ...(linked ? { linked } : {}),
-    });
+  skipped(entry: PlanEntry, reason: string, tooRecent = false, sameAs?: SentLink): void {
+    this.#finish(
+      entry,
+      {
+        status: 'skipped',
+        reason,
+        ...(tooRecent ? { tooRecent } : {}),
+        ...(sameAs ? { sameAs: sameAs.input } : {}),
+      },
+      sameAs ? sameAs.output : entry.outputDisplay,
+    );
   }
 
   /** `submitted`: taken by the service, to be collected by a later run, though no job id is known. */

@@ -47,7 +47,8 @@ export interface ReporterOptions {
  * (which link was sent), else the output.
  */
 function detailOf(outcome: Outcome): string {
-  if (PROBLEMS.has(outcome.status) || outcome.tooRecent || outcome.linked) return outcome.reason ?? '';
+  if (PROBLEMS.has(outcome.status) || outcome.tooRecent || outcome.sameAs !== undefined)
+    return outcome.reason ?? '';
   return outcome.output;
 }
 
@@ -89,7 +90,7 @@ export class Reporter {
     this.#seen[outcome.status] = (this.#seen[outcome.status] ?? 0) + 1;
     if (outcome.tooRecent) this.#tooRecent++;
     if (this.#mode === 'json') {
-      const { input, output, status, reason, jobId, tooRecent } = outcome;
+      const { input, output, status, reason, jobId, tooRecent, sameAs } = outcome;
       printJsonLine(this.#io, {
         input,
         output: output || null,
@@ -99,6 +100,9 @@ export class Reporter {
         // The summary's `tooRecent` per file: a script tells a file left for a later run from one
         // already done without parsing the reason's words.
         ...(tooRecent ? { tooRecent: true } : {}),
+        // A hard link skipped as sent under another path: which one, for a script to follow to its
+        // output (this line's `output`, the sent link's) without parsing the reason.
+        ...(sameAs !== undefined ? { sameAs } : {}),
       });
       return;
     }

@@ -87,7 +87,7 @@ export async function runStages(
   const dispatch = async (work: Work, last: boolean) => {
     if (work.kind === 'settled') return;
     if (work.kind === 'skipped' && work.unvouched && !last) unvouched.defer(work.entry);
-    else if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason, work.tooRecent, work.linked);
+    else if (work.kind === 'skipped') recorder.skipped(work.entry, work.reason, work.tooRecent, work.sameAs);
     else if (work.kind === 'rejected') await recorder.rejected(work.entry, work.reason);
     else if (work.kind === 'send') await toCheck.push(work);
     else if (work.kind === 'collect') {

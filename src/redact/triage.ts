@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { type Decision, decide, skipReason } from './decide.js';
 import type { JournalState } from './journal-read.js';
+import { sameFileReason } from './hard-links.js';
 import type { HardLinkRule } from './journaled-links.js';
 import type { MinAgeRule } from './min-age.js';
 import { isFolderAt, type OutputPresence } from './output-presence.js';
@@ -109,10 +110,11 @@ export async function triage(entry: PlanEntry, options: TriageOptions): Promise<
   const { decision, record, identity } = await decisionFor(entry, options);
   const sending = sends(entry, decision, options);
   // Only what would be sent gives way to another link: a job of this link's own is still collected.
-  const linked = sending
-    ? options.hardLinks?.reasonNotToSend(entry.row, entry.realPath, identity, options.overwrite)
+  const sentLink = sending
+    ? options.hardLinks?.sentLinkFor(entry.row, entry.realPath, identity, options.overwrite)
     : undefined;
-  if (linked !== undefined) return { kind: 'skipped', entry, reason: linked, linked: true };
+  if (sentLink !== undefined)
+    return { kind: 'skipped', entry, reason: sameFileReason(sentLink), sameAs: sentLink };
   // Too recent for --min-age: left before any check, so that what is still being written is judged
   // by nothing this run. Skips and jobs to collect go on: they send nothing.
   const left = sending ? options.minAge?.leftReason(identity.mtimeMs, entry.display) : undefined;

@@ -6,6 +6,7 @@
  *   accepted → (found among the jobs by its upload name) → collect
  *   collect → (wait, download, verify, write) → done
  */
+import type { SentLink } from './hard-links.js';
 import type { JournalRecord } from './journal.js';
 import type { PlanEntry } from './plan.js';
 
@@ -25,7 +26,7 @@ export type Work =
       /** Left for a later run by `--min-age` (min-age.ts). */
       tooRecent?: boolean;
       /** A hard link of a file sent (or done) under another path (hard-links.ts): no output of its own. */
-      linked?: boolean;
+      sameAs?: SentLink;
     }
   | {
       kind: 'rejected';

@@ -331,6 +331,20 @@ describe('errors by class', () => {
     expect(server.received).toHaveLength(1);
   });
 
+  it('a redirect with no Location still says the base URL is not the service', async () => {
+    const { server, client } = await setUp((_req, res) => {
+      res.writeHead(308);
+      res.end();
+    });
+    const failure = await allJobs(client).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidResponseError);
+    expect((failure as Error).message).toContain('the service answered 308 Permanent Redirect');
+    expect((failure as InvalidResponseError).hint).toBe(
+      "it redirects without saying where (no Location), and vredact does not follow redirects of the service: the base URL is not the service's own address (check http:// against https://, and its path): `vredact config get base-url` shows it, `vredact config set base-url <url>` sets it",
+    );
+    expect(server.received).toHaveLength(1);
+  });
+
   it('a 500 that persists is an InternalServerError after 1 + maxRetries requests', async () => {
     const { server, client } = await setUp(
       (_req, res) => sendJson(res, 500, { error: 500, message: 'down' }),

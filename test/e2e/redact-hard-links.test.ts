@@ -2,7 +2,7 @@
  * A file reached by two hard links is one file: the built binary against the sandbox sends it once,
  * within a run and across runs, and a copy (another file) is sent. Build first: `npm run build`.
  */
-import { copyFile, link, mkdir } from 'node:fs/promises';
+import { copyFile, link, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines, listFiles, setup } from '../helpers/e2e.js';
@@ -37,7 +37,12 @@ describe('vredact redact: hard links', () => {
       const outcomes = byInput(first.stdout);
       expect(outcomes['in/a.wav']).toMatchObject({ status: 'done', output: 'out/a.wav' });
       expect(outcomes['in/b.wav']).toMatchObject({ status: 'done', output: 'out/b.wav' });
-      expect(outcomes['in/c.wav']).toMatchObject({ status: 'skipped', reason: SENT_AS_A });
+      expect(outcomes['in/c.wav']).toMatchObject({
+        status: 'skipped',
+        reason: SENT_AS_A,
+        output: 'out/a.wav',
+        sameAs: 'in/a.wav',
+      });
       expect((await t.sandbox.stats()).uploads).toBe(2);
       expect((await listFiles(join(t.dir, 'out'))).filter((name) => !name.startsWith('.'))).toEqual([
         'a.wav',
@@ -60,7 +65,15 @@ describe('vredact redact: hard links', () => {
       });
       const later = await t.redact(['snapshot', '-o', 'out', '--json']);
       expect(later.exitCode, String(later.stderr)).toBe(0);
-      expect(byInput(later.stdout)['snapshot/d.wav']).toMatchObject({ status: 'skipped', reason: DONE_AS_A });
+      // Done by an earlier run: where it wrote the output depends on that run's arguments, which the
+      // journal does not keep, so no output rather than a wrong one.
+      expect(byInput(later.stdout)['snapshot/d.wav']).toEqual({
+        input: 'snapshot/d.wav',
+        output: null,
+        status: 'skipped',
+        reason: DONE_AS_A,
+        sameAs: 'in/a.wav',
+      });
       expect((await t.sandbox.stats()).uploads).toBe(2);
 
       // A copy is another file, though its bytes are the same: it is sent.
@@ -73,6 +86,43 @@ describe('vredact redact: hard links', () => {
         reason: DONE_AS_A,
       });
       expect((await t.sandbox.stats()).uploads).toBe(3);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("--json: a skipped link's line names the link sent and that link's output, which exists", async () => {
+    const t = await setup();
+    try {
+      const a = await t.fixture('speech-16bit.wav', 'calls/a.wav');
+      await mkdir(join(t.dir, 'calls/monday'));
+      await link(a, join(t.dir, 'calls/monday/b.wav'));
+
+      const run = await t.redact(['calls', '-o', 'out', '--json']);
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      const outcomes = byInput(run.stdout);
+      expect(outcomes['calls/a.wav']).toEqual({ input: 'calls/a.wav', output: 'out/a.wav', status: 'done' });
+      // Its own output (out/monday/b.wav) is never written: the line points at the one that is.
+      expect(outcomes['calls/monday/b.wav']).toEqual({
+        input: 'calls/monday/b.wav',
+        output: 'out/a.wav',
+        status: 'skipped',
+        reason: 'the same file as calls/a.wav (a hard link): sent once as that',
+        sameAs: 'calls/a.wav',
+      });
+      expect((await stat(join(t.dir, 'out/a.wav'))).isFile()).toBe(true);
+      expect((await listFiles(join(t.dir, 'out'))).filter((name) => !name.startsWith('.'))).toEqual([
+        'a.wav',
+      ]);
+      expect((await t.sandbox.stats()).uploads).toBe(1);
+
+      // A dry run says the same, before anything is sent.
+      const dry = await t.redact(['calls', '-o', 'fresh', '--dry-run', '--json']);
+      expect(byInput(dry.stdout)['calls/monday/b.wav']).toMatchObject({
+        output: 'fresh/a.wav',
+        status: 'skipped',
+        sameAs: 'calls/a.wav',
+      });
     } finally {
       await t.cleanup();
     }

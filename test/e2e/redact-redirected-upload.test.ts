@@ -8,8 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { jsonLines } from '../helpers/e2e.js';
+import { runInPty } from '../helpers/pty.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
 
@@ -18,17 +19,18 @@ const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-redirected-upload-');
 
 /**
- * A service whose upload answers `redirect` (a status and a Location) until it is cleared, then the
- * input's own bytes as its result; the jobs list is empty.
+ * A service whose upload answers `redirect` (a status, and a Location unless it has none) until it is
+ * cleared, then the input's own bytes as its result; the jobs list is empty.
  */
-async function redirectingService(redirect: { status: number; location: string }) {
+async function redirectingService(redirect: { status: number; location?: string }) {
   const state: { redirect?: typeof redirect } = { redirect };
   const server = await startScriptedServer(async (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'POST' && path === REDACTION) {
       if (!state.redirect) return answerWithSpeech(res);
       // Written raw: a Location is data from the service, and may hold bytes a terminal acts on.
-      res.writeHead(state.redirect.status, { location: state.redirect.location });
+      const { status, location } = state.redirect;
+      res.writeHead(status, location === undefined ? {} : { location });
       res.end();
       return;
     }
@@ -51,13 +53,16 @@ async function journalEvents(out: string): Promise<string[]> {
     .map((line) => (JSON.parse(line) as { event: string }).event);
 }
 
-async function run(server: ScriptedServer, inputs: string, out: string) {
+async function run(server: ScriptedServer, inputs: string, out: string, json = true) {
   const env = isolatedEnv(join(dir.path, '.config'), {
     VREDACT_BASE_URL: server.baseUrl,
     VREDACT_TOKEN: TOKEN,
   });
-  const result = await runCli(['redact', inputs, '-o', out, '--json'], { env, cwd: dir.path });
-  return { result, files: jsonLines(result.stdout).filter((line) => 'input' in line) };
+  const result = await runCli(['redact', inputs, '-o', out, ...(json ? ['--json'] : [])], {
+    env,
+    cwd: dir.path,
+  });
+  return { result, files: json ? jsonLines(result.stdout).filter((line) => 'input' in line) : [] };
 }
 
 describe('an upload answered with a redirect', () => {
@@ -92,6 +97,46 @@ describe('an upload answered with a redirect', () => {
       expect(count(server, 'GET', '/api/jobs')).toBe(0);
       expect(count(server, 'POST', REDACTION)).toBe(2);
       expect((await journalEvents(out)).at(-1)).toBe('done');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a 307 with no Location was not taken either: failed with the base-URL hint, no open uploading; on a terminal the problem list (stderr) has the hint', async () => {
+    const { server } = await redirectingService({ status: 307 });
+    const hint =
+      "it redirects without saying where (no Location), and vredact does not follow redirects of the service: the base URL is not the service's own address (check http:// against https://, and its path): `vredact config get base-url` shows it, `vredact config set base-url <url>` sets it";
+    try {
+      const inputs = await speechInputs(dir.path, 1);
+      const out = join(dir.path, 'out');
+      const piped = await run(server, inputs, out, false);
+      expect(piped.result.exitCode).toBe(1);
+      // Not a terminal: the file's line on stdout, the summary on stderr.
+      expect(String(piped.result.stdout)).toBe(
+        `failed\tin/call-0.wav\tredacting call-0.wav: the service answered 307 Temporary Redirect; ${hint}`,
+      );
+      expect(String(piped.result.stderr)).toContain('failed 1');
+      // The upload's line is closed by the failure, as for a redirect that says where.
+      expect(await journalEvents(out)).toEqual(['uploading', 'failed']);
+
+      const env = isolatedEnv(join(dir.path, '.config'), {
+        VREDACT_BASE_URL: server.baseUrl,
+        VREDACT_TOKEN: TOKEN,
+      });
+      const term = runInPty(`node ${BIN} redact ${inputs} -o ${out} --no-progress`, {
+        cwd: dir.path,
+        env,
+        columns: 500,
+      });
+      try {
+        expect(await term.exited).toBe(1);
+        expect(term.output().replace(/\r/g, '')).toContain(hint);
+      } finally {
+        term.kill();
+      }
+      expect(await journalEvents(out)).toEqual(['uploading', 'failed', 'uploading', 'failed']);
+      expect(count(server, 'POST', REDACTION)).toBe(2);
+      expect(count(server, 'GET', '/api/jobs')).toBe(0);
     } finally {
       await server.close();
     }

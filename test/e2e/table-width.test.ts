@@ -89,6 +89,23 @@ const cells = (row: string) =>
     .slice(1, -1)
     .map((cell) => cell.trim());
 
+/** A drawn table's rows under its header, each the lines of its cells (a row begins with a first cell). */
+function drawnRows(drawn: string[]): string[][][] {
+  const items: string[][][] = [];
+  for (const line of drawn.slice(3, -1).map(cells)) {
+    if (line[0] !== '') items.push([]);
+    items.at(-1)?.push(line);
+  }
+  return items;
+}
+
+/** The text of column `column` of a drawn row, its lines joined as its words were (a time) or not (a name). */
+const columnText = (row: string[][], column: number, joiner = '') =>
+  row
+    .map((line) => line[column] ?? '')
+    .filter(Boolean)
+    .join(joiner);
+
 describe.skipIf(!hasTmux)('tables fit the terminal', () => {
   for (const columns of [80, 60]) {
     it(`jobs content at ${columns} columns: rows whole, one rule under the header, names all there`, async () => {
@@ -96,32 +113,45 @@ describe.skipIf(!hasTmux)('tables fit the terminal', () => {
       // Every row of the screen is a row of the table, no piece of one the terminal wrapped.
       for (const row of drawn) expect(row).toMatch(/^[┌│├└].*[┐│┤┘]$/);
       expect(drawn.filter((row) => row.startsWith('├'))).toHaveLength(1);
-      const lines = drawn.slice(3, -1).map(cells);
-      const items: string[][][] = [];
-      for (const line of lines) {
-        if (line[0] !== '') items.push([]);
-        items.at(-1)?.push(line);
-      }
+      const items = drawnRows(drawn);
       expect(items.map((item) => item[0]?.[0])).toEqual(['4711', '4712', '4713']);
-      expect(items.map((item) => item.map((line) => line[1]).join(''))).toEqual(NAMES);
+      expect(items.map((item) => columnText(item, 1))).toEqual(NAMES);
       expect(items.map((item) => item[0]?.[2])).toEqual(['1:02', '1:03', '1:04']);
+      // The service's time, moved to UTC, says so for a person in another zone.
+      expect(items.map((item) => columnText(item, 3, ' '))).toEqual(Array(3).fill('2024-03-14 15:23:11 UTC'));
     });
   }
 
-  it('jobs list at 80 columns: one line a job in the frame', async () => {
+  it('jobs list at 80 columns: one line a job in the frame, its time marked UTC', async () => {
     const drawn = table(await screen('jobs list', 80));
     for (const row of drawn) expect(row).toMatch(/^[┌│├└].*[┐│┤┘]$/);
+    expect(cells(drawn[1] ?? '')).toEqual(['JOB ID', 'CREATED', 'TOKEN']);
     expect(drawn.slice(3, -1).map(cells)).toEqual(
-      JOB_IDS.map((id, i) => [id, `2024-03-1${4 - i} 15:23:11`, 'vr_…10zz']),
+      JOB_IDS.map((id, i) => [id, `2024-03-1${4 - i} 15:23:11 UTC`, 'vr_…10zz']),
     );
   });
 
-  it('jobs list at 60 columns: plain columns, the date above the time, ids whole', async () => {
+  it('jobs list at 61 columns, the narrowest the frame fits: the date above the time above its UTC', async () => {
+    const drawn = table(await screen('jobs list', 61));
+    expect(drawn.length).toBeGreaterThan(0);
+    for (const row of drawn) expect(row).toMatch(/^[┌│├└].*[┐│┤┘]$/);
+    for (const row of drawn) expect(row).toHaveLength(61);
+    const items = drawnRows(drawn);
+    expect(items.map((item) => item[0]?.[0])).toEqual(JOB_IDS);
+    expect(items.map((item) => item.map((line) => line[1]))).toEqual(
+      JOB_IDS.map((_, i) => [`2024-03-1${4 - i}`, '15:23:11', 'UTC']),
+    );
+  });
+
+  it('jobs list at 60 columns: plain columns, the date above the time and its UTC, ids whole', async () => {
     const rows = await screen('jobs list', 60);
     const start = rows.findIndex((row) => row.startsWith('JOB ID'));
     expect(rows.slice(start)).toEqual([
       'JOB ID                                CREATED       TOKEN',
-      ...JOB_IDS.flatMap((id, i) => [`${id}  2024-03-1${4 - i}    vr_…10zz`, `${' '.repeat(38)}15:23:11`]),
+      ...JOB_IDS.flatMap((id, i) => [
+        `${id}  2024-03-1${4 - i}    vr_…10zz`,
+        `${' '.repeat(38)}15:23:11 UTC`,
+      ]),
     ]);
   });
 });

@@ -259,10 +259,11 @@ describe('tables on a terminal', () => {
       expect(await term.exited).toBe(0);
       const lines = screenLines(term.output()).filter(Boolean);
       expect(lines[0]).toMatch(/^ID +FILE NAME +DURATION +CREATED$/);
-      expect(lines).toContain(`4999  f4999.wav  1:15      2026-01-01 00:00:00`);
-      expect(lines.filter((line) => /^\d+ +f\d+\.wav +1:15 +2026-01-01 00:00:00$/.test(line))).toHaveLength(
-        ITEMS,
-      );
+      // The time is marked UTC for a person, in the long list's columns as in the drawn table.
+      expect(lines).toContain(`4999  f4999.wav  1:15      2026-01-01 00:00:00 UTC`);
+      expect(
+        lines.filter((line) => /^\d+ +f\d+\.wav +1:15 +2026-01-01 00:00:00 UTC$/.test(line)),
+      ).toHaveLength(ITEMS);
       expect(term.output()).not.toMatch(/[│┌─]/);
     } finally {
       await server.close();

@@ -33,6 +33,14 @@ test('formatTimestamp shortens an ISO date to UTC seconds, and keeps what it can
   expect(formatTimestamp('yesterday')).toBe('yesterday');
 });
 
+test("formatTimestamp marks a time it moved to UTC when asked (a person's table), never one without a zone", () => {
+  expect(formatTimestamp('2026-11-21T06:14:03+01:00', true)).toBe('2026-11-21 05:14:03 UTC');
+  expect(formatTimestamp('2026-11-21T05:14:03Z', true)).toBe('2026-11-21 05:14:03 UTC');
+  // No zone: in no zone vredact knows, so not said to be UTC; not a time: as it came.
+  expect(formatTimestamp('2026-11-21T05:14:03', true)).toBe('2026-11-21 05:14:03');
+  expect(formatTimestamp('yesterday', true)).toBe('yesterday');
+});
+
 test('formatTimestamp reads only a date-time: a number or a word is shown as it came, never as a made-up date', () => {
   // Date.parse read these as 2001-07-01, 2001-05-01 and 2000-01-01.
   for (const text of ['7', 'job 5', '0', '1764220000', '12/11/2026'])

@@ -52,9 +52,10 @@ describe('printTable on a terminal of known width', () => {
   const WIDE = '通話録音_営業部_山田太郎_二〇二四年三月十四日_顧客対応記録.wav';
   const HEAD = ['ID', 'FILE NAME', 'DURATION', 'CREATED'];
   const ROWS = [
-    ['123456', CALL, '1:02', '2024-03-14 15:23:11'],
-    ['123457', WIDE, '0:12', '2024-03-14 15:23:12'],
-    ['123458', 'short.wav', '0:12', '2024-03-14 15:23:12'],
+    // Times as `jobs content` gives a terminal's table: moved to UTC, and saying so.
+    ['123456', CALL, '1:02', '2024-03-14 15:23:11 UTC'],
+    ['123457', WIDE, '0:12', '2024-03-14 15:23:12 UTC'],
+    ['123458', 'short.wav', '0:12', '2024-03-14 15:23:12 UTC'],
   ];
   const NARROWABLE = [
     { column: 1, min: 12 },
@@ -87,6 +88,15 @@ describe('printTable on a terminal of known width', () => {
       }, []);
       expect(rowsOf.map((row) => row[0]?.[0])).toEqual(['123456', '123457', '123458']);
       expect(rowsOf.map((row) => row.map((parts) => parts[1]).join(''))).toEqual([CALL, WIDE, 'short.wav']);
+      // A time wraps between its words, if at all: its UTC stays, never cut.
+      expect(
+        rowsOf.map((row) =>
+          row
+            .map((parts) => parts[3])
+            .filter(Boolean)
+            .join(' '),
+        ),
+      ).toEqual(ROWS.map((row) => row[3]));
     });
   }
 

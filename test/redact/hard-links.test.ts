@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandInputs } from '../../src/redact/inputs.js';
 import type { JournalEvent, JournalRecord } from '../../src/redact/journal.js';
+import { sameFileReason } from '../../src/redact/hard-links.js';
 import { HardLinkRule } from '../../src/redact/journaled-links.js';
 import { buildPlan, type PlanEntry } from '../../src/redact/plan.js';
 import { WholeRecords } from '../../src/redact/record-store.js';
@@ -38,16 +39,17 @@ function journalOf(...records: JournalRecord[]): WholeRecords {
   return latest;
 }
 
-/** What the rule says of an input the journal's rules would send. */
-async function reasonFor(rule: HardLinkRule, entry: PlanEntry | undefined, overwrite = false) {
+/** The link an input the journal's rules would send gives way to, if any. */
+async function sentLinkFor(rule: HardLinkRule, entry: PlanEntry | undefined, overwrite = false) {
   if (!entry) throw new Error('no such input');
   const info = await stat(entry.input);
-  return rule.reasonNotToSend(
-    entry.row,
-    entry.realPath,
-    { size: info.size, mtimeMs: info.mtimeMs },
-    overwrite,
-  );
+  return rule.sentLinkFor(entry.row, entry.realPath, { size: info.size, mtimeMs: info.mtimeMs }, overwrite);
+}
+
+/** Why the rule does not send an input the journal's rules would send, if it does not. */
+async function reasonFor(rule: HardLinkRule, entry: PlanEntry | undefined, overwrite = false) {
+  const sent = await sentLinkFor(rule, entry, overwrite);
+  return sent && sameFileReason(sent);
 }
 
 const shown = (path: string) => path.slice(dir.path.length + 1);
@@ -84,6 +86,12 @@ describe('hard links: one file, sent once', () => {
       expect(await reasonFor(rule, byInput['in/c.wav'])).toBe(
         'the same file as in/a.wav (a hard link): sent once as that',
       );
+      // The output its redaction is written to is the sent link's: a skipped link has none of its own.
+      expect(await sentLinkFor(rule, byInput['in/c.wav'])).toEqual({
+        input: 'in/a.wav',
+        output: 'out/a.wav',
+        done: false,
+      });
     }
   });
 
@@ -125,6 +133,12 @@ describe('hard links: one file, sent once', () => {
     expect(await reasonFor(rule, byInput['night2/a.wav'])).toBe(
       'the same file as night1/a.wav (a hard link), already done: sent once as that',
     );
+    // Where an earlier run wrote it depends on that run's arguments, which the journal does not keep.
+    expect(await sentLinkFor(rule, byInput['night2/a.wav'])).toEqual({
+      input: 'night1/a.wav',
+      output: '',
+      done: true,
+    });
     expect(await reasonFor(rule, byInput['night2/copy.wav'])).toBeUndefined();
     expect(await reasonFor(rule, byInput['night2/a.wav'], true)).toBeUndefined();
     const otherVoice = new HardLinkRule(hardLinks, journal, 'beef', shown);

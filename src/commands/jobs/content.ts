@@ -11,19 +11,20 @@ import { jsonArrayElement, jsonArrayEnd, LineBatches, printRows } from './write-
 
 /**
  * What gives way on a narrow terminal: the file name, wrapped inside its cell so that it is all
- * there, then the time (its date above its time). The item id, which a user copies, never.
+ * there, then the time (its date above its time and its `UTC`). The item id, which a user copies, never.
  */
 const NARROWABLE: readonly Narrowable[] = [
   { column: 1, min: 12 },
   { column: 3, min: 10, words: true },
 ];
 
-function row(item: JobContentItem): string[] {
+/** `forTable`: for a person's table, its time marked UTC; a pipe's line keeps it unmarked. */
+function row(item: JobContentItem, forTable: boolean): string[] {
   return [
     item.id,
     fileNameShown(item),
     formatDuration(listedDurationSeconds(item.audio_duration)),
-    formatTimestamp(item.created_at),
+    formatTimestamp(item.created_at, forTable),
   ].map(displayText);
 }
 
@@ -65,8 +66,8 @@ export async function runJobsContent(ctx: Context, [given = '']: string[]): Prom
       {
         add: (item) => {
           if (json) out.push(jsonArrayElement(machineItem(item, jobId), count));
-          else if (rows) rows.push(row(item));
-          else out.push(`${row(item).join('\t')}\n`);
+          else if (rows) rows.push(row(item, true));
+          else out.push(`${row(item, false).join('\t')}\n`);
           count++;
         },
         drain: async () => {

@@ -14,17 +14,18 @@ import { jsonArrayLines, printRows, writeLines } from './write-lines.js';
 export const DEFAULT_JOBS_LIMIT = 30;
 
 /**
- * What gives way on a narrow terminal: the time, its date above its time (a 36-character job id
- * leaves a 60-column terminal too little for both on one line), then the masked token. The job id,
- * which a user copies, never.
+ * What gives way on a narrow terminal: the time, its date above its time and its `UTC` (a
+ * 36-character job id leaves a 60-column terminal too little for them on one line), then the masked
+ * token. The job id, which a user copies, never.
  */
 const NARROWABLE: readonly Narrowable[] = [
   { column: 1, min: 10, words: true },
   { column: 2, min: 5 },
 ];
 
-function row(job: Job): string[] {
-  return [job.job_id, formatTimestamp(job.created_at), job.token].map(displayText);
+/** `forTable`: for a person's table, its time marked UTC; a pipe's line keeps it unmarked. */
+function row(job: Job, forTable: boolean): string[] {
+  return [job.job_id, formatTimestamp(job.created_at, forTable), job.token].map(displayText);
 }
 
 /** The job as machine output gives it: a token or a time the service did not give is null (givenOrNull). */
@@ -33,7 +34,7 @@ function machineJob(job: Job) {
 }
 
 function* tsvLines(jobs: readonly Job[]): Iterable<string> {
-  for (const job of jobs) yield `${row(job).join('\t')}\n`;
+  for (const job of jobs) yield `${row(job, false).join('\t')}\n`;
 }
 
 /**
@@ -81,6 +82,11 @@ export async function runJobsList(
     await writeLines(ctx.streams.stdout, tsvLines(jobs));
     return ExitCode.ok;
   }
-  await printRows(ctx.io, ['JOB ID', 'CREATED', 'TOKEN'], jobs.map(row), NARROWABLE);
+  await printRows(
+    ctx.io,
+    ['JOB ID', 'CREATED', 'TOKEN'],
+    jobs.map((job) => row(job, true)),
+    NARROWABLE,
+  );
   return ExitCode.ok;
 }

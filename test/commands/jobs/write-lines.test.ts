@@ -8,8 +8,8 @@ describe('alignedLines on a terminal of known width', () => {
   const WIDE = '通話録音_営業部_山田太郎_二〇二四年三月十四日_顧客対応記録.wav';
   const head = ['ID', 'FILE NAME', 'CREATED'];
   const rows = [
-    ['123456', NAME, '2024-03-14 15:23:11'],
-    ['123457', WIDE, '2024-03-14 15:23:12'],
+    ['123456', NAME, '2024-03-14 15:23:11 UTC'],
+    ['123457', WIDE, '2024-03-14 15:23:12 UTC'],
   ];
   const narrowable = [
     { column: 1, min: 12 },
@@ -20,13 +20,13 @@ describe('alignedLines on a terminal of known width', () => {
     const lines = [...alignedLines(head, rows, 60, narrowable)].map((line) => line.slice(0, -1));
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(columnsOf(line)).toBeLessThanOrEqual(60);
-    expect(lines[1]).toMatch(/^123456 {2}2024-03-14_15-2.*….*redacted\.wav {2}2024-03-14 15:23:11$/);
-    expect(lines[2]).toMatch(/^123457 {2}通話録音.*….*\.wav {2,3}2024-03-14 15:23:12$/);
+    expect(lines[1]).toMatch(/^123456 {2}2024-03-14_15.*….*redacted\.wav {2}2024-03-14 15:23:11 UTC$/);
+    expect(lines[2]).toMatch(/^123457 {2}通話録音.*….*\.wav {2,3}2024-03-14 15:23:12 UTC$/);
   });
 
   test('keeps natural widths when the width is not known', () => {
     expect([...alignedLines(head, rows, undefined, narrowable)][1]).toBe(
-      `123456  ${NAME}  2024-03-14 15:23:11\n`,
+      `123456  ${NAME}  2024-03-14 15:23:11 UTC\n`,
     );
   });
 });
