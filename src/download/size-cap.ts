@@ -8,6 +8,7 @@
  */
 import { declaresLength, isRiffWave } from '../audio/riff.js';
 import { CliError, ExitCode } from '../errors.js';
+import { readHead } from './body-head.js';
 import { formatLength } from '../output/format.js';
 import { estimateFromDuration } from '../redact/free-space.js';
 import {
@@ -108,22 +109,10 @@ export async function* capped(
   cap: SizeCap,
   contentLength?: number,
 ): AsyncIterable<Uint8Array> {
-  const chunks = body[Symbol.asyncIterator]();
+  const read = await readHead(body, RIFF_HEAD_BYTES);
   try {
-    const head: Uint8Array[] = [];
-    let total = 0;
-    let ended = false;
-    while (total < RIFF_HEAD_BYTES) {
-      const next = await chunks.next();
-      if (next.done) {
-        ended = true;
-        break;
-      }
-      head.push(next.value);
-      total += next.value.byteLength;
-    }
-    if (total === 0) throw new EmptyDownloadError('the service sent an empty file (0 bytes)');
-    const start = Buffer.concat(head, total).subarray(0, RIFF_HEAD_BYTES);
+    if (read.head.length === 0) throw new EmptyDownloadError('the service sent an empty file (0 bytes)');
+    const start = read.head.subarray(0, RIFF_HEAD_BYTES);
     let limit = isRiffWave(start) ? cap.wavBytes : cap.bytes;
     let limitOf = `more than ${cap.of} can need`;
     if (contentLength !== undefined && contentLength > limit) {
@@ -136,17 +125,14 @@ export async function* capped(
       limit = declared;
       limitOf = 'more than its WAV header declares';
     }
-    const tooLarge = () => new DownloadTooLargeError(`the file was cut off past ${limit} bytes, ${limitOf}`);
-    if (total > limit) throw tooLarge();
-    yield* head;
-    if (ended) return;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
-      total += next.value.byteLength;
-      if (total > limit) throw tooLarge();
-      yield next.value;
+    let total = 0;
+    for await (const chunk of read.whole()) {
+      total += chunk.byteLength;
+      if (total > limit)
+        throw new DownloadTooLargeError(`the file was cut off past ${limit} bytes, ${limitOf}`);
+      yield chunk;
     }
   } finally {
-    // A body left unread (a file past its cap) is closed, as a `for await` that stops closes it.
-    await chunks.return?.();
+    await read.close();
   }
 }

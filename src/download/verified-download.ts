@@ -18,6 +18,7 @@ import { apart, exactSeconds, formatLength } from '../output/format.js';
 import { DEFAULT_DURATION_TOLERANCE, toleranceSeconds } from '../redact/options.js';
 import { ResultRejectedError, ResultTooLargeError } from '../redact/result-rejected.js';
 import { checkedWav } from '../redact/verify.js';
+import { readHead } from './body-head.js';
 import { DownloadTooLargeError } from './size-cap.js';
 
 /**
@@ -113,40 +114,22 @@ export async function* verifiedDownload(
       LINK_HOST_HINT,
     );
   }
-  const body = response.body[Symbol.asyncIterator]();
-  const head: Uint8Array[] = [];
-  let headBytes = 0;
-  let ended = false;
-  while (headBytes < HEAD_BYTES) {
-    const next = await body.next();
-    if (next.done) {
-      ended = true;
-      break;
-    }
-    head.push(next.value);
-    headBytes += next.value.byteLength;
-  }
-  const rest = async function* (): AsyncIterable<Uint8Array> {
-    yield* head;
-    if (ended) return;
-    for (let next = await body.next(); !next.done; next = await body.next()) yield next.value;
-  };
+  const read = await readHead(response.body, HEAD_BYTES);
   try {
-    if (!hasWavName(expect.fileName) && !isRiffWave(Buffer.concat(head))) {
-      yield* rest();
+    if (!hasWavName(expect.fileName) && !isRiffWave(read.head)) {
+      yield* read.whole();
       return;
     }
     const judge = listedDurationJudge(expect.listedDuration);
     // No hash: download keeps no record of a file's SHA-256, as redact's journal does.
     const check = { subject: SUBJECT, judge, ...(expect.cap ? { cap: expect.cap } : {}) };
-    yield* checkedWav({ ...response, body: rest() }, check, () => undefined);
+    yield* checkedWav({ ...response, body: read.whole() }, check, () => undefined);
   } catch (error) {
     if (error instanceof ResultTooLargeError) throw new DownloadTooLargeError(error.message);
     if (error instanceof ResultRejectedError) throw new DownloadRejectedError(error.message);
     throw error;
   } finally {
-    // A body left unread (a rejected file) is closed, as a `for await` that stops closes it.
-    await body.return?.();
+    await read.close();
   }
 }
 

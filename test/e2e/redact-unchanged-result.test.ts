@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { jsonLines, listFiles } from '../helpers/e2e.js';
-import { layoutWav } from '../helpers/result-wav.js';
+import { layoutWav, uploadedWav } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
@@ -20,13 +20,6 @@ const UNCHANGED = /the service's result is the uploaded file itself, unchanged \
 
 const recording = layoutWav({ sampleRate: 16_000, channels: 1, bits: 16 }, 3, 5);
 const silence = layoutWav({ sampleRate: 16_000, channels: 1, bits: 16 }, 3, 0);
-
-/** The WAV part of a multipart upload: from its RIFF header to the boundary after it. */
-function uploadedWav(body: Buffer, contentType: string): Buffer {
-  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/.exec(contentType);
-  const start = body.indexOf('RIFF');
-  return body.subarray(start, body.indexOf(`\r\n--${boundary?.[1] ?? boundary?.[2] ?? ''}`, start));
-}
 
 function byInput(stdout: unknown): Record<string, Record<string, unknown>> {
   return Object.fromEntries(

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { jsonLines } from '../helpers/e2e.js';
-import { changedWav, layoutWav } from '../helpers/result-wav.js';
+import { changedWav, layoutWav, uploadedWav } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
@@ -19,14 +19,6 @@ const REDACT = '/api/speech-to-speech-biometric-redaction';
 
 const master = layoutWav({ sampleRate: 96_000, channels: 2, bits: 24 }, 12);
 const octo = layoutWav({ sampleRate: 48_000, channels: 8, bits: 16 }, 8, 9);
-
-/** The WAV part of a multipart upload: from its RIFF header to the boundary after it. */
-function uploadedWav(body: Buffer, contentType: string): Buffer {
-  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/.exec(contentType);
-  const start = body.indexOf('RIFF');
-  const end = body.indexOf(`\r\n--${boundary?.[1] ?? boundary?.[2] ?? ''}`, start);
-  return body.subarray(start, end);
-}
 
 describe('results in a layout of more bytes a second than 48 kHz stereo 32-bit', () => {
   it('redact keeps a result sent back in its input own layout', async () => {

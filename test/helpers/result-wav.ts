@@ -64,3 +64,10 @@ export function changedWav(wav: Buffer): Buffer {
   if (copy.length > 0) copy.writeUInt8(copy.readUInt8(copy.length - 1) ^ 1, copy.length - 1);
   return copy;
 }
+
+/** The WAV part of a multipart upload, as a scripted server received it: from its RIFF header to the boundary after it. */
+export function uploadedWav(body: Buffer, contentType: string): Buffer {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/.exec(contentType);
+  const start = body.indexOf('RIFF');
+  return body.subarray(start, body.indexOf(`\r\n--${boundary?.[1] ?? boundary?.[2] ?? ''}`, start));
+}
