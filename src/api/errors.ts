@@ -86,14 +86,34 @@ export class HostNotFoundError extends ConnectionError {
   override name = 'HostNotFoundError';
 }
 /**
- * The service cannot be reached, for a whole batch: it never answered since the run began, or an
- * outage outlasted `--max-outage-wait`. Every upload would meet it, so the batch stops.
+ * The service cannot be reached, for a whole batch: nothing at its URL has answered in HTTP since the
+ * run began, or an outage outlasted `--max-outage-wait`. Every upload would meet it, so the batch
+ * stops. `refused` false: the request reached something (it took the upload and never answered, or
+ * answered in another protocol), which may have kept what it was sent.
  */
 export class ServiceUnreachableError extends ConnectionError {
   override name = 'ServiceUnreachableError';
-  constructor(message: string, hint?: string) {
-    super(message, true, hint);
+  constructor(message: string, hint?: string, refused = true) {
+    super(message, refused, hint);
   }
+}
+/**
+ * An answer undici cannot read as HTTP/1.1 (another protocol at that port: SSH, a database, TLS; a
+ * proxy that garbles answers), or with headers past undici's limit. The request reached something, so
+ * an upload may have been kept; asking again gets the same answer, so it is not retried.
+ */
+export class UnreadableAnswerError extends ConnectionError {
+  override name = 'UnreadableAnswerError';
+  constructor(message: string, hint?: string) {
+    super(message, false, hint);
+  }
+}
+/**
+ * The TLS handshake failed before any certificate was judged (an `https://` URL whose port speaks plain
+ * HTTP: "wrong version number"; no protocol in common). Nothing was sent, and trying again cannot help.
+ */
+export class TlsHandshakeError extends ApiError {
+  override name = 'TlsHandshakeError';
 }
 /**
  * A request given up while it waited (for the gate, or between attempts) because its batch is
@@ -253,13 +273,14 @@ export function errorForStatus(
 
 /**
  * True for failures that every request to the service would meet, whatever it carries: its TLS
- * certificate is not trusted, the proxy refuses the tunnel, the service cannot be reached or throttles
+ * certificate is not trusted or its port speaks no TLS, the proxy refuses the tunnel, the service cannot be reached or throttles
  * for longer than the run rides out. A batch
  * stops on the first, rather than failing each of its files the same way.
  */
 export function failsEveryRequest(error: unknown): boolean {
   return (
     error instanceof CertificateError ||
+    error instanceof TlsHandshakeError ||
     error instanceof ThrottleGivenUpError ||
     error instanceof ProxyRefusedError ||
     error instanceof ServiceUnreachableError

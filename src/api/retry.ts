@@ -8,6 +8,7 @@ import {
   NotSentError,
   ServiceUnreachableError,
   TimeoutError,
+  UnreadableAnswerError,
 } from './errors.js';
 import type { Throttle, ThrottleDecision } from './throttle.js';
 import { LONGEST_WAIT_MS } from './wait-text.js';
@@ -18,6 +19,8 @@ const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 30_000;
 /** Without a throttle gate, a Retry-After longer than this is not worth blocking for; the error is reported. */
 const MAX_RETRY_AFTER_MS = 5 * 60_000;
+const NEVER_ANSWERED_HINT =
+  'check the service URL and its port (`vredact config get base-url`); if they are right, the service is not answering: try again later';
 /** A connection that keeps failing for this long is worth a line on stderr while it is retried. */
 export const SLOW_CONNECT_NOTICE_MS = 2000;
 
@@ -79,16 +82,25 @@ function cannotBeMended(error: unknown): boolean {
 }
 
 /**
- * The failure a request ends with when it is not tried again. For a batch whose service never
- * answered, a connection that could not be made is the whole batch's (see Throttle.neverReached).
+ * The failure a request ends with when it is not tried again. For a batch whose service has never
+ * answered in HTTP (see Throttle.neverReached), a failure with no answer is the whole batch's: a
+ * connection that could not be made, and also one that took the request and then gave no HTTP
+ * answer (a port that swallows uploads and never answers, or answers in another protocol). Each of
+ * those took an upload whole, and a batch that went on gave every recording to it.
  */
 function finalError(error: unknown, options: RetryOptions): unknown {
   const final = error instanceof RetryableStatusError ? error.cause : error;
   const whole = options.toService === true && options.throttle?.neverReached === true;
-  if (!whole || !isConnectFailure(final) || final instanceof ServiceUnreachableError) {
-    return final;
+  if (!whole || final instanceof ServiceUnreachableError) return final;
+  if (isConnectFailure(final)) return new ServiceUnreachableError(final.message, final.hint);
+  if (final instanceof ConnectionError || final instanceof TimeoutError) {
+    return new ServiceUnreachableError(
+      `${final.message}; nothing at the base URL has answered in HTTP this run`,
+      final instanceof UnreadableAnswerError ? final.hint : NEVER_ANSWERED_HINT,
+      false,
+    );
   }
-  return new ServiceUnreachableError(final.message, final.hint);
+  return final;
 }
 
 export interface RetryOptions {
@@ -138,6 +150,8 @@ export interface RetryOptions {
 
 export function isRetryableByDefault(error: unknown): boolean {
   if (error instanceof RetryableStatusError) return true;
+  // The same host answers the same way again.
+  if (error instanceof UnreadableAnswerError) return false;
   return error instanceof ConnectionError || error instanceof TimeoutError;
 }
 

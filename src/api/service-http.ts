@@ -152,6 +152,8 @@ export class ServiceHttp {
     }
     this.#options.log.debug(`${method} ${url.pathname} → ${response.statusCode}`);
     this.#slowConnectNoticed = false;
+    // A signed link's host is not the service: its answers say nothing of the service's URL.
+    if (!init.from) this.#throttle.onHeard();
     // Outside the catch: a coding vredact cannot decode is the answer's fault, not the network's.
     return decodedResponse(response, what, init.from);
   }

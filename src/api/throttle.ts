@@ -137,7 +137,15 @@ export class Throttle {
     this.#outage = riding;
   }
 
-  /** A connect failure that used up its retries before the service ever answered: not there at all. */
+  /**
+   * The service's answer has begun (its status and headers came), whatever comes of it: something at
+   * its URL speaks HTTP. A body that then fails is not a service that never answered.
+   */
+  onHeard(): void {
+    this.#reached = true;
+  }
+
+  /** A failure with no answer, before the service ever answered: not there at all (see retry.ts). */
   get neverReached(): boolean {
     return this.#outage !== undefined && !this.#reached;
   }

@@ -12,7 +12,10 @@ import {
   HostNotFoundError,
   NotSentError,
   ServiceUnreachableError,
+  TimeoutError,
+  UnreadableAnswerError,
 } from '../../src/api/errors.js';
+import { uploadMayHaveBeenAccepted } from '../../src/api/upload-fate.js';
 import { withRetries } from '../../src/api/retry.js';
 import { Throttle } from '../../src/api/throttle.js';
 import type { Clock } from '../../src/clock.js';
@@ -129,6 +132,57 @@ describe('riding out an outage', () => {
       'redacting a.wav: cannot connect to 127.0.0.1:9 (connection refused)',
     );
     expect((failure as ServiceUnreachableError).hint).toContain('config get base-url');
+  });
+
+  test.each([
+    [
+      'took the upload and never answered',
+      () => new TimeoutError('redacting a.wav: 127.0.0.1:9 did not answer in time (UND_ERR_HEADERS_TIMEOUT)'),
+    ],
+    [
+      'answered in another protocol',
+      () =>
+        new UnreadableAnswerError('redacting a.wav: 127.0.0.1:9 answered something that is not HTTP/1.1 (x)'),
+    ],
+    [
+      'closed the connection with no answer',
+      () =>
+        new ConnectionError('redacting a.wav: network error talking to 127.0.0.1:9 (UND_ERR_SOCKET)', false),
+    ],
+  ])(
+    'a service that never answered, whose port %s: a failure every request meets, and the upload may have been kept',
+    async (_, failed) => {
+      const clock = clockFrom(START);
+      const throttle = batchThrottle(clock, 10 * 60_000);
+      const failure = await withRetries(
+        async () => {
+          throw failed();
+        },
+        { maxRetries: 0, clock, throttle, toService: true, what: 'redacting a.wav' },
+      ).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(ServiceUnreachableError);
+      expect(failsEveryRequest(failure)).toBe(true);
+      expect(uploadMayHaveBeenAccepted(failure)).toBe(true);
+      expect((failure as Error).message).toMatch(
+        /^redacting a\.wav: .*; nothing at the base URL has answered in HTTP this run$/,
+      );
+    },
+  );
+
+  test("once the service has begun an answer (its headers came), a failure with no answer is that request's alone", async () => {
+    const clock = clockFrom(START);
+    const throttle = batchThrottle(clock, 10 * 60_000);
+    throttle.onHeard();
+    const failure = await withRetries(
+      async () => {
+        throw new TimeoutError(
+          'redacting a.wav: 127.0.0.1:9 did not answer in time (UND_ERR_HEADERS_TIMEOUT)',
+        );
+      },
+      { maxRetries: 0, clock, throttle, toService: true, what: 'redacting a.wav' },
+    ).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(TimeoutError);
+    expect(failsEveryRequest(failure)).toBe(false);
   });
 
   test('a one-off command (no riding) and a signed URL (another host) keep the ordinary retries and errors', async () => {

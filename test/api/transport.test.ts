@@ -4,8 +4,11 @@ import {
   ApiError,
   ConnectionError,
   ConnectTimeoutError,
+  failsEveryRequest,
   HostNotFoundError,
   TimeoutError,
+  TlsHandshakeError,
+  UnreadableAnswerError,
 } from '../../src/api/errors.js';
 import { LINK_HOST_HINT, linkHost } from '../../src/api/answer-hints.js';
 import { isRetryableByDefault } from '../../src/api/retry.js';
@@ -222,5 +225,44 @@ describe('networkError', () => {
     const coded = withCode('ABORT_ERR');
     expect(networkError(coded, 'x', url)).toBe(coded);
     expect(networkError('text', 'x', url)).toBe('text');
+  });
+
+  it("an answer that is not HTTP (undici's parser error, with no code): unreadable, not retried, the upload may have been kept", () => {
+    const parser = Object.assign(
+      new Error('Response does not match the HTTP/1.1 protocol (Expected HTTP/, RTSP/ or ICE/)'),
+      { name: 'HTTPParserError', code: undefined },
+    );
+    const error = networkError(parser, 'redacting a.wav', new URL('http://127.0.0.1:22/x'));
+    expect(error).toBeInstanceOf(UnreadableAnswerError);
+    expect((error as Error).message).toBe(
+      'redacting a.wav: 127.0.0.1:22 answered something that is not HTTP/1.1 (Expected HTTP/, RTSP/ or ICE/)',
+    );
+    expect((error as ApiError).hint).toContain('something that is not an HTTP server listens there');
+    expect(isRetryableByDefault(error)).toBe(false);
+    expect(uploadMayHaveBeenAccepted(error)).toBe(true);
+  });
+
+  it("headers past undici's limit: unreadable, with their own hint", () => {
+    const error = networkError(withCode('UND_ERR_HEADERS_OVERFLOW'), 'listing jobs', url);
+    expect(error).toBeInstanceOf(UnreadableAnswerError);
+    expect((error as Error).message).toBe(
+      'listing jobs: api.example.com:443 answered with headers larger than vredact reads (UND_ERR_HEADERS_OVERFLOW)',
+    );
+    expect((error as ApiError).hint).toContain("report this answer to the service's operators");
+  });
+
+  it('a TLS handshake with a port that speaks no TLS: nothing was sent, every request would meet it', () => {
+    const error = networkError(withCode('ERR_SSL_WRONG_VERSION_NUMBER'), 'redacting a.wav', url);
+    expect(error).toBeInstanceOf(TlsHandshakeError);
+    expect((error as Error).message).toBe(
+      'redacting a.wav: the TLS handshake with api.example.com:443 failed (wrong version number: it does not speak TLS on that port, ERR_SSL_WRONG_VERSION_NUMBER)',
+    );
+    expect(failsEveryRequest(error)).toBe(true);
+    expect(isRetryableByDefault(error)).toBe(false);
+    expect(uploadMayHaveBeenAccepted(error)).toBe(false);
+    // A TLS failure mid-stream is a dropped connection, as before.
+    expect(networkError(withCode('ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC'), 'x', url)).toBeInstanceOf(
+      ConnectionError,
+    );
   });
 });
