@@ -32,6 +32,20 @@ function notJson(what: string, problem: string): InvalidResponseError {
   return new InvalidResponseError(`${what}: the service's answer ${problem}`);
 }
 
+/**
+ * A list's answer that is no list at all: not JSON, or without its array (`{"id": "…"}`, a page).
+ * The service answers each list it has in its one shape, so this points at what answered, not at an
+ * item (an item outside the schema is an InvalidResponseError of its own).
+ */
+export class NotAListError extends InvalidResponseError {
+  override name = 'NotAListError';
+}
+
+/** The same failure as a NotAListError (its message kept). */
+function notAList(error: InvalidResponseError): NotAListError {
+  return new NotAListError(error.message, error.status);
+}
+
 /** A small JSON answer past SMALL_JSON_LIMIT: refused before it is parsed. */
 export function tooBigForSmallJson(what: string, status?: number): InvalidResponseError {
   return new InvalidResponseError(
@@ -117,7 +131,7 @@ export async function readJsonList<S extends v.GenericSchema>(
   parser.onValue = ({ value, parent }) => {
     if (failure !== undefined) return;
     if (!Array.isArray(parent)) {
-      failure = unexpectedAnswer(what, `${key} is not a list`);
+      failure = notAList(unexpectedAnswer(what, `${key} is not a list`));
       return;
     }
     if (seen >= maxItems) {
@@ -166,17 +180,21 @@ export async function readJsonList<S extends v.GenericSchema>(
     }
   }
   if (failure instanceof InvalidResponseError) throw failure;
-  if (failure !== undefined) throw notJson(what, parser.problemOf(failure as Error));
+  if (failure !== undefined) throw notAList(notJson(what, parser.problemOf(failure as Error)));
   if (seen === 0) {
-    if (!head) throw unexpectedAnswer(what, `${key} is missing`);
+    if (!head) throw notAList(unexpectedAnswer(what, `${key} is missing`));
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.concat(head).toString('utf8'));
     } catch {
       // The streaming parse found no fault: nothing came.
-      throw notJson(what, 'is empty');
+      throw notAList(notJson(what, 'is empty'));
     }
-    checked(v.looseObject({ [key]: v.array(v.unknown()) }), parsed, what);
+    try {
+      checked(v.looseObject({ [key]: v.array(v.unknown()) }), parsed, what);
+    } catch (error) {
+      throw error instanceof InvalidResponseError ? notAList(error) : error;
+    }
   }
   return count;
 }

@@ -14,6 +14,7 @@ import {
   NotFoundError,
   TimeoutError,
 } from './errors.js';
+import { NotAListError } from './json-reader.js';
 import { RetryableStatusError } from './retry.js';
 
 /** Statuses after which the service cannot have accepted the upload: sending again is safe. */
@@ -84,12 +85,14 @@ export function answerPointsAtSetup(error: unknown): error is ApiError & { statu
 }
 
 /**
- * True when a job an upload of this run was answered with is not found at its first look: a wrong
- * base URL that answers any POST with `{"data":{"id":…}}` (an envelope of JSON:API) names jobs that
- * never existed. A job found once and gone later is the service's doing, not this.
+ * True when a job an upload of this run was answered with is not found at its first look, or its look
+ * is answered with no list of its files at all: a wrong base URL that answers any POST with
+ * `{"data":{"id":…}}` (an envelope of JSON:API) names jobs that never existed, and one that answers
+ * every request with the same `{"id":…}` (a catch-all mock) answers their looks with it too. A job
+ * found once and gone later is the service's doing, not this.
  */
 export function firstLookPointsAtSetup(error: unknown): boolean {
-  return error instanceof NotFoundError;
+  return error instanceof NotFoundError || error instanceof NotAListError;
 }
 
 /** An answer that points at the setup, in a few words: `404 Not Found`, `200 with neither audio nor a job id`. */

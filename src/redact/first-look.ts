@@ -6,6 +6,7 @@
  * which polls nothing, the run still makes it until the service has confirmed one of its jobs
  * (JobConfirmation).
  */
+import { NotAListError } from '../api/json-reader.js';
 import type { JobContentItem } from '../api/schemas.js';
 import { firstLookPointsAtSetup, setupAnswerWords } from '../api/upload-fate.js';
 import { type Engine, isStopping, messageOf } from './engine.js';
@@ -28,8 +29,13 @@ export async function firstLook(engine: Engine, jobId: string): Promise<JobConte
   try {
     content = await lookAtJob(engine, jobId);
   } catch (error) {
-    if (!isStopping(engine, error) && firstLookPointsAtSetup(error))
-      engine.wrongService.foreign(`a job id whose job answered ${setupAnswerWords(404)}`);
+    if (!isStopping(engine, error) && firstLookPointsAtSetup(error)) {
+      engine.wrongService.foreign(
+        error instanceof NotAListError
+          ? 'a job id whose job answered with no list of its files'
+          : `a job id whose job answered ${setupAnswerWords(404)}`,
+      );
+    }
     throw error;
   }
   engine.wrongService.recognised();

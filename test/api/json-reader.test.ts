@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
 import { InvalidResponseError } from '../../src/api/errors.js';
 import { MAX_JSON_DEPTH } from '../../src/api/json-depth.js';
-import { MAX_ITEM_BYTES, readJsonList, readSmallJson } from '../../src/api/json-reader.js';
+import { MAX_ITEM_BYTES, NotAListError, readJsonList, readSmallJson } from '../../src/api/json-reader.js';
 import { CreatedJobSchema, JobContentItemSchema, JobSchema } from '../../src/api/schemas.js';
 import { scrubberFor } from '../../src/api/scrub.js';
 
@@ -80,6 +80,21 @@ describe('readJsonList', () => {
     await expect(list('')).rejects.toThrow(/answer is empty$/);
     await expect(list('{"jobs": {"a": {"job_id": "a"}}}')).rejects.toThrow(/\(jobs is not a list\)$/);
     await expect(list('{"jobs": [{"nope": 1}]}')).rejects.toThrow(/unexpected answer/);
+  });
+
+  test('an answer that is no list at all is a NotAListError; an item outside the schema is not', async () => {
+    for (const text of [
+      '{"id": "abc123"}',
+      '<html>502</html>',
+      '',
+      '{"jobs": {"a": 1}}',
+      '[]',
+      '{"jobs": [',
+    ])
+      await expect(list(text), text).rejects.toBeInstanceOf(NotAListError);
+    const item = await list('{"jobs": [{"nope": 1}]}').catch((error: unknown) => error);
+    expect(item).toBeInstanceOf(InvalidResponseError);
+    expect(item).not.toBeInstanceOf(NotAListError);
   });
 
   test('items `admit` refuses are neither checked nor handed on; an error names its item by its place', async () => {

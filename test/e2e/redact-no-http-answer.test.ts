@@ -140,7 +140,10 @@ describe('a base URL whose port gives no HTTP answer', () => {
   test('once the service has answered, an upload it never answers is that file’s failure: the batch goes on', async () => {
     let uploads = 0;
     const service = await startScriptedServer(async (req, res) => {
-      if (req.url !== REDACTION) return res.destroy();
+      if (req.url !== REDACTION) {
+        res.destroy();
+        return;
+      }
       // The first upload is answered; the others are taken and never answered.
       if (++uploads === 1) return answerWithSpeech(res);
     });

@@ -159,6 +159,34 @@ describe('a batch pointed at something that is not the service', () => {
     expect(again.requests.filter((request) => request.includes('page-'))).toEqual([]);
   });
 
+  test.each([[[]], [['--no-wait']]])(
+    'a catch-all mock answering every request with the same {"id":…} stops too (%j): not every file sent, nor each waited on for --wait-timeout',
+    async (extra) => {
+      await speechInputs(dir.path, FILES);
+      const first = await withServer(
+        (_req, res) => sendJson(res, 200, { id: 'abc123' }),
+        async (server) => {
+          const env = isolatedEnv(join(dir.path, '.config'), {
+            VREDACT_BASE_URL: server.baseUrl,
+            VREDACT_TOKEN: TOKEN,
+          });
+          const run = await runCli(
+            ['redact', 'in', '-o', 'out', '--json', '-c', '2', '--no-progress', ...extra],
+            {
+              env,
+              cwd: dir.path,
+            },
+          );
+          return { run, stderr: String(run.stderr), uploads: uploadsTo(server).length };
+        },
+      );
+      expect(first.run.exitCode).toBe(1);
+      expect(first.stderr).toMatch(STOPPED('a job id whose job answered with no list of its files'));
+      // Before: all 40 sent; waiting, each then polled until --wait-timeout (2 hours by default).
+      expect(first.uploads).toBeLessThanOrEqual(2 + STREAK);
+    },
+  );
+
   test('answers of the service between break the count: two 404s, then audio, over and over, never stop', async () => {
     await speechInputs(dir.path, 12);
     const run = await withServer(
