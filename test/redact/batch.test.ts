@@ -33,7 +33,6 @@ import { type JournalRecord, journalPath, optionsFingerprint } from '../../src/r
 import { readJournal } from '../../src/redact/journal-read.js';
 import { JournalWriter } from '../../src/redact/journal-writer.js';
 import { parseRedactOptions } from '../../src/redact/options.js';
-import { pickResult } from '../../src/redact/pick-result.js';
 import type { RedactClient } from '../../src/redact/engine.js';
 import { LINK_TRIES } from '../../src/redact/link-tries.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
@@ -563,34 +562,6 @@ describe('asynchronous jobs', () => {
     expect(collected.outcomes[0]).toMatchObject({ status: 'done' });
     expect(later.uploads).toHaveLength(0);
     expect([...later.linkGets.values()]).toEqual([2]);
-  });
-
-  it('picks the result item, not the uploaded file', () => {
-    const item = (id: string, file_name: string) => ({
-      id,
-      job_id: 'j',
-      file_name,
-      audio_duration: 1,
-      created_at: '',
-    });
-    expect(pickResult([item('1', 'a.wav')], 'a.wav')).toBeUndefined();
-    expect(pickResult([item('1', 'a.wav'), item('2', 'a.redacted.wav')], 'a.wav')?.file_name).toBe(
-      'a.redacted.wav',
-    );
-    expect(pickResult([item('1', 'a.mp3'), item('2', 'a.wav')], 'a.mp3')?.file_name).toBe('a.wav');
-    expect(pickResult([item('1', 'my_call.wav'), item('2', 'out.wav')], 'my call.wav')?.file_name).toBe(
-      'out.wav',
-    );
-    expect(
-      pickResult([item('3', 'late.wav'), item('1', 'x.mp3'), item('2', 'early.wav')], 'x.mp3')?.file_name,
-    ).toBe('late.wav');
-    // Ids past 2^53 that differ by one read as the same Number.
-    expect(
-      pickResult(
-        [item('12345678901234567893', 'late.wav'), item('12345678901234567891', 'early.wav')],
-        'x.mp3',
-      )?.file_name,
-    ).toBe('late.wav');
   });
 });
 
