@@ -11,7 +11,7 @@ import { ExitCode } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
 import type { BodySink, ClientOptions, ContentSink, JobSink, UploadOptions } from './client-types.js';
 import { type Answerer, linkHost } from './answer-hints.js';
-import { FRESH_LINK_HINT, InvalidResponseError, LinkRefusedError } from './errors.js';
+import { asLinkMissing, FRESH_LINK_HINT, InvalidResponseError, LinkRefusedError } from './errors.js';
 import { assertFileName, assertNewJobId, JOBS_PATH, jobPath, REDACTION_PATH } from './identifiers.js';
 import { eachContentItem, eachJob } from './job-listings.js';
 import { readSmallJson } from './json-reader.js';
@@ -174,7 +174,9 @@ export class ApiClient {
         );
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
-        return this.#http.fail(response, at, what, RETRYABLE_STATUSES, host);
+        return this.#http.fail(response, at, what, RETRYABLE_STATUSES, host).catch((error: unknown) => {
+          throw asLinkMissing(error);
+        });
       }
       return this.#consume(response.body, response.headers, sink, what, at, host);
     };

@@ -4,16 +4,17 @@
  * result needs room on the output's disk as an upload's does (free-space.ts).
  */
 import { dirname } from 'node:path';
-import { failsEveryRequest, NotFoundError, RateLimitError } from '../api/errors.js';
+import { failsEveryRequest, LinkMissingError, NotFoundError, RateLimitError } from '../api/errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
 import { firstLookPointsAtSetup } from '../api/upload-fate.js';
-import { isNamed, type JobContentItem, type NamedContentItem } from '../api/schemas.js';
 import { ApiError } from '../api/errors.js';
 import { LocalFsError } from '../fs/errors.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { formatDuration } from '../output/format.js';
 import { firstLook, lookAtJob } from './first-look.js';
 import { jobResultNeed } from './free-space.js';
+import { LinkTries } from './link-tries.js';
+import { pickResult } from './pick-result.js';
 import { probeFile } from './probe.js';
 import { ResultRejectedError } from './result-rejected.js';
 import { resultSink } from './verify.js';
@@ -30,38 +31,12 @@ const POLL_MIN_MS = 500;
 /** Consecutive failed polls of one job (after the client's own retries) before it is left pending. */
 const MAX_POLL_FAILURES = 8;
 
-function stemOf(name: string): string {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? name.slice(0, dot) : name;
-}
-
 /**
- * The result among a job's content items: a WAV item that is not the uploaded file itself, preferring
- * one named after the upload (its unique stem); the latest when there are several.
+ * A failure that will not change by asking again: the job itself is the problem. A link's host
+ * without the result may only be behind the service's listing (link-tries.ts).
  */
-export function pickResult(
-  items: readonly JobContentItem[],
-  uploadName: string,
-): NamedContentItem | undefined {
-  // An item with no name as text cannot be asked for: never the result.
-  const wavs = items
-    .filter(isNamed)
-    .filter((item) => /\.wav$/i.test(item.file_name) && item.file_name !== uploadName);
-  const stem = stemOf(uploadName);
-  const named = stem ? wavs.filter((item) => item.file_name.startsWith(stem)) : [];
-  const candidates = named.length > 0 ? named : wavs;
-  if (candidates.length <= 1) return candidates[0];
-  // Compared as integers of any size: ids past 2^53 that differ read as one Number.
-  const byId = (item: JobContentItem) => (/^\d+$/.test(item.id) ? BigInt(item.id) : undefined);
-  return [...candidates].sort((a, b) => {
-    const [x, y] = [byId(a), byId(b)];
-    if (x !== undefined && y !== undefined && x !== y) return x < y ? -1 : 1;
-    return a.created_at.localeCompare(b.created_at);
-  })[candidates.length - 1];
-}
-
-/** A failure that will not change by asking again: the job itself is the problem. */
 function isPermanent(error: unknown): boolean {
+  if (error instanceof LinkMissingError) return false;
   return (
     error instanceof NotFoundError ||
     (error instanceof ApiError &&
@@ -163,6 +138,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
   let attempt = 0;
   let failures = 0;
   let lastError: unknown;
+  const linkTries = new LinkTries();
   // Whether the job has been seen: until then, a job id of this run's upload may be a wrong host's.
   let seen = !work.fresh;
   for (;;) {
@@ -187,7 +163,8 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
         const url = await engine.request(() =>
           engine.gate.run(() => client.downloadUrl(jobId, found.file_name, engine.abort), engine.abort),
         );
-        // A refused link (LinkRefusedError) is not permanent: the next poll asks for a new one.
+        // A refused link (LinkRefusedError) is not permanent: the next poll asks for a new one; nor,
+        // up to LINK_TRIES, is a link whose host has no result yet (LinkMissingError).
         toService = false;
         const written = await engine.request(() =>
           client.downloadSigned(
@@ -235,6 +212,19 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
       if (!seen && firstLookPointsAtSetup(error)) {
         await recorder.failed(entry, work.identity, `${messageOf(error)}; ${NAMED_JOB_MISSING}`, jobId);
         return;
+      }
+      if (error instanceof LinkMissingError) {
+        const spent = linkTries.missed(error);
+        if (spent !== undefined) {
+          await recorder.failed(entry, work.identity, spent, jobId);
+          return;
+        }
+        if (!engine.wait) {
+          // A run that only looks (--no-wait) makes no second try: a later run gets the tries.
+          const reason = `job ${jobId}: ${messageOf(error)}; its result may not have reached the link yet: a later run tries again`;
+          recorder.pending(entry, reason, jobId);
+          return;
+        }
       }
       if (isPermanent(error)) {
         await recorder.failed(entry, work.identity, messageOf(error), jobId);

@@ -10,6 +10,7 @@ import {
   ConnectionError,
   InternalServerError,
   InvalidResponseError,
+  LinkMissingError,
   LinkRefusedError,
   NotFoundError,
   PermissionDeniedError,
@@ -312,6 +313,8 @@ describe('errors by class', () => {
       'check the job id: `vredact jobs list` shows the jobs of this token',
     );
     const link = await client.downloadUrl('j1', 'a.wav').catch((error: unknown) => error);
+    // The service's own 404 is not a link's host without the object yet: that job's file is the problem.
+    expect(link).not.toBeInstanceOf(LinkMissingError);
     expect((link as NotFoundError).hint).toBe(
       'check the job id and the file name: `vredact jobs content <jobId>` lists its files',
     );
@@ -407,6 +410,30 @@ describe('downloadSigned', () => {
     expect(called).toBe(false);
   });
 
+  it("a 404 or a 410 of the link's host is a LinkMissingError, once, its words and hint as any other answer's", async () => {
+    const { server, client } = await setUp((req, res) =>
+      req.url?.includes('gone')
+        ? sendJson(res, 410, { error: 410, message: 'removed' })
+        : sendJson(res, 404, { error: 404, message: 'no such key' }),
+    );
+    const missing = await client
+      .downloadSigned(new URL(`${server.baseUrl}/signed/a.wav?sig=1`), async () => undefined)
+      .catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(LinkMissingError);
+    expect(missing).toMatchObject({
+      status: 404,
+      message: `downloading a.wav: the download link's host 127.0.0.1:${server.port} answered 404 Not Found: no such key`,
+      hint: "run the same command again for a fresh link; if it fails again, report it to the service's operators",
+    });
+    const gone = await client
+      .downloadSigned(new URL(`${server.baseUrl}/signed/gone.wav`), async () => undefined)
+      .catch((error: unknown) => error);
+    expect(gone).toBeInstanceOf(LinkMissingError);
+    expect(gone).toMatchObject({ status: 410 });
+    // Not retried by the client: the batch's next poll asks for a new link instead.
+    expect(server.received).toHaveLength(2);
+  });
+
   it('a body its sink refuses without reading (an announced size past a cap) is closed at once', async () => {
     let closed: () => void;
     const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
@@ -479,11 +506,11 @@ describe('downloadSigned', () => {
         async () => undefined,
       )
       .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(NotFoundError);
-    expect((failure as NotFoundError).message).toBe(
+    expect(failure).toBeInstanceOf(LinkMissingError);
+    expect((failure as LinkMissingError).message).toBe(
       `downloading a.wav: the host 127.0.0.1:${storage.port} the download link redirected to answered 404 Not Found`,
     );
-    expect((failure as NotFoundError).hint).toBe(
+    expect((failure as LinkMissingError).hint).toBe(
       "run the same command again for a fresh link; if it fails again, report it to the service's operators",
     );
   });

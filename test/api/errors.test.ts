@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,
+  asLinkMissing,
   AuthenticationError,
   BadRequestError,
   errorForStatus,
   InternalServerError,
   InvalidResponseError,
   isTokenRefused,
+  LinkMissingError,
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
@@ -72,6 +74,26 @@ describe('errorForStatus', () => {
     for (const status of [400, 404, 413, 429, 500])
       expect(isTokenRefused(errorForStatus(status, 'x', ''))).toBe(false);
     expect(isTokenRefused(new Error('401'))).toBe(false);
+  });
+});
+
+describe('asLinkMissing', () => {
+  it("types a link host's 404 and 410 as LinkMissingError, its words, status and hint kept; nothing else", () => {
+    for (const status of [404, 410]) {
+      const error = errorForStatus(status, 'downloading a.wav', '', undefined, 'a fresh link', 'the host');
+      const missing = asLinkMissing(error);
+      expect(missing).toBeInstanceOf(LinkMissingError);
+      expect(missing).toMatchObject({
+        message: error.message,
+        status,
+        hint: 'a fresh link',
+        exitCode: ExitCode.partial,
+      });
+    }
+    const other = errorForStatus(500, 'downloading a.wav', '');
+    expect(asLinkMissing(other)).toBe(other);
+    const plain = new Error('not an answer');
+    expect(asLinkMissing(plain)).toBe(plain);
   });
 });
 

@@ -19,6 +19,7 @@ import {
   ConnectionError,
   errorForStatus,
   InternalServerError,
+  LinkMissingError,
   LinkRefusedError,
   PermissionDeniedError,
 } from '../../src/api/errors.js';
@@ -32,8 +33,8 @@ import { type JournalRecord, journalPath, optionsFingerprint } from '../../src/r
 import { readJournal } from '../../src/redact/journal-read.js';
 import { JournalWriter } from '../../src/redact/journal-writer.js';
 import { parseRedactOptions } from '../../src/redact/options.js';
-import { pickResult } from '../../src/redact/collect.js';
 import type { RedactClient } from '../../src/redact/engine.js';
+import { LINK_TRIES } from '../../src/redact/link-tries.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { caselessLstat } from '../helpers/caseless.js';
 import { tempDirPerTest } from '../helpers/cli.js';
@@ -96,6 +97,10 @@ class FakeClient implements RedactClient {
   resultSeconds: (jobId: string) => number = () => 0.1;
   /** The next signed URL is refused (403) as an expired one would be. */
   expireNextLink = false;
+  /** GETs of each job's link that its host answers 404, the object not there yet, before the result. */
+  missingLinkGets: (jobId: string) => number = () => 0;
+  /** GETs of each job's link, by job id. */
+  readonly linkGets = new Map<string, number>();
   listCalls = 0;
   /** Thrown by eachJob. */
   listFailure: Error | undefined;
@@ -195,6 +200,14 @@ class FakeClient implements RedactClient {
     if (this.expireNextLink) {
       this.expireNextLink = false;
       throw new LinkRefusedError('downloading: the download link was refused (403); it may have expired');
+    }
+    const gets = (this.linkGets.get(jobId ?? '') ?? 0) + 1;
+    this.linkGets.set(jobId ?? '', gets);
+    if (gets <= this.missingLinkGets(jobId ?? '')) {
+      throw new LinkMissingError(
+        `downloading ${jobId}: the download link's host files.example:443 answered 404 Not Found`,
+        404,
+      );
     }
     this.downloads.push(`${jobId}:${decodeURIComponent(fileName ?? '')}`);
     return sink(fakeBody(makeWav(this.resultSeconds(jobId ?? ''))));
@@ -485,32 +498,70 @@ describe('asynchronous jobs', () => {
     expect(await outputs()).toEqual(['f0.wav', 'f1.wav']);
   });
 
-  it('picks the result item, not the uploaded file', () => {
-    const item = (id: string, file_name: string) => ({
-      id,
-      job_id: 'j',
-      file_name,
-      audio_duration: 1,
-      created_at: '',
+  it("fetches a listed result again while its link's host answers 404: done, each file sent once", async () => {
+    await inputs(2);
+    const client = new FakeClient(async () => 'job');
+    client.missingLinkGets = () => LINK_TRIES - 1;
+    const result = await batch(client);
+    expect(result.code).toBe(0);
+    expect(result.outcomes.map((line) => line.status)).toEqual(['done', 'done']);
+    expect(client.uploads).toHaveLength(2);
+    expect([...client.linkGets.values()]).toEqual([LINK_TRIES, LINK_TRIES]);
+    expect(await outputs()).toEqual(['f0.wav', 'f1.wav']);
+  });
+
+  it("fails a result whose link's host answers 404 to every try, saying how many", async () => {
+    await inputs(2);
+    const client = new FakeClient(async () => 'job');
+    client.missingLinkGets = () => Infinity;
+    const result = await batch(client, { flags: { waitTimeout: '1000h' } });
+    expect(result.code).toBe(1);
+    for (const line of result.outcomes) {
+      expect(line).toMatchObject({
+        status: 'failed',
+        reason: expect.stringMatching(/answered 404 Not Found \(tried 3 times, a new link each time\)$/),
+      });
+    }
+    expect([...client.linkGets.values()]).toEqual([LINK_TRIES, LINK_TRIES]);
+    expect(await outputs()).toEqual([]);
+  });
+
+  it('--wait-timeout bounds the tries of a link whose host answers 404: pending, its last error said', async () => {
+    await inputs(1);
+    const client = new FakeClient(async () => 'job');
+    client.missingLinkGets = () => Infinity;
+    // Listed at the second poll (0.5 s in, the fake clock's jitter halving each backoff), tried again
+    // at 1 s, where the wait ends: two tries of the three.
+    client.ready = () => client.polls >= 2;
+    const result = await batch(client, { flags: { waitTimeout: '1s' } });
+    expect(result.code).toBe(1);
+    expect(result.outcomes[0]).toMatchObject({
+      status: 'pending',
+      reason: expect.stringMatching(/--wait-timeout.*last error: .*answered 404 Not Found\)$/),
     });
-    expect(pickResult([item('1', 'a.wav')], 'a.wav')).toBeUndefined();
-    expect(pickResult([item('1', 'a.wav'), item('2', 'a.redacted.wav')], 'a.wav')?.file_name).toBe(
-      'a.redacted.wav',
-    );
-    expect(pickResult([item('1', 'a.mp3'), item('2', 'a.wav')], 'a.mp3')?.file_name).toBe('a.wav');
-    expect(pickResult([item('1', 'my_call.wav'), item('2', 'out.wav')], 'my call.wav')?.file_name).toBe(
-      'out.wav',
-    );
-    expect(
-      pickResult([item('3', 'late.wav'), item('1', 'x.mp3'), item('2', 'early.wav')], 'x.mp3')?.file_name,
-    ).toBe('late.wav');
-    // Ids past 2^53 that differ by one read as the same Number.
-    expect(
-      pickResult(
-        [item('12345678901234567893', 'late.wav'), item('12345678901234567891', 'early.wav')],
-        'x.mp3',
-      )?.file_name,
-    ).toBe('late.wav');
+    expect([...client.linkGets.values()]).toEqual([2]);
+  });
+
+  it("--no-wait leaves an earlier job whose link's host answers 404 pending, for a later run to try", async () => {
+    await inputs(1);
+    const first = new FakeClient(async () => 'job');
+    first.ready = () => false;
+    expect((await batch(first, { flags: { wait: false } })).code).toBe(0);
+    const later = FakeClient.after(first);
+    later.missingLinkGets = () => 1;
+    const looked = await batch(later, { flags: { wait: false } });
+    expect(looked.outcomes[0]).toMatchObject({
+      status: 'pending',
+      reason: expect.stringMatching(
+        /404 Not Found; its result may not have reached the link yet: a later run tries again$/,
+      ),
+    });
+    expect(later.uploads).toHaveLength(0);
+    const collected = await batch(later);
+    expect(collected.code).toBe(0);
+    expect(collected.outcomes[0]).toMatchObject({ status: 'done' });
+    expect(later.uploads).toHaveLength(0);
+    expect([...later.linkGets.values()]).toEqual([2]);
   });
 });
 

@@ -1,0 +1,134 @@
+/**
+ * A job's result listed by the service but not yet at its download link: object storage behind a
+ * service can answer 404 for a while after the service lists the item (its row written before the
+ * object lands, a replica or CDN not yet filled). Against a stand-in whose link answers 404 to the
+ * first GETs of each object: the run asks for a new link at the poll's backoff and ends done, each
+ * file sent once. A link that never stops answering 404 fails its file after the bounded tries.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { jsonLines, listFiles } from '../helpers/e2e.js';
+import { changedWav, layoutWav, uploadedWav } from '../helpers/result-wav.js';
+import { expectFileBytes } from '../helpers/same-bytes.js';
+import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+
+const dir = tempDirPerTest('vredact-e2e-link-404-');
+const REDACT = '/api/speech-to-speech-biometric-redaction';
+const NAMES = ['a.wav', 'b.wav'];
+/** The link's tries in a run, the README's figure. */
+const LINK_TRIES = 3;
+
+const recording = (fill: number) => layoutWav({ sampleRate: 16_000, channels: 1, bits: 16 }, 2, fill);
+
+/**
+ * A service whose every upload becomes a job listing its result at once, and whose link answers 404
+ * to the first `missingGets` GETs of each object (Infinity: always), then the upload changed by a byte.
+ */
+async function startLaggingStorage(missingGets: number) {
+  const uploaded: Buffer[] = [];
+  const gets = new Map<string, number>();
+  const server: ScriptedServer = await startScriptedServer((req, res, body) => {
+    const url = req.url ?? '';
+    if (req.method === 'POST' && url === REDACT) {
+      uploaded.push(Buffer.from(uploadedWav(body, req.headers['content-type'] ?? '')));
+      return sendJson(res, 202, { job_id: `j${uploaded.length}` });
+    }
+    const content = /^\/api\/jobs\/j(\d+)\/content$/.exec(url);
+    if (content) {
+      const job_id = `j${content[1]}`;
+      const item = (id: number, file_name: string) => ({
+        id,
+        job_id,
+        file_name,
+        audio_duration: 2,
+        created_at: '2026-11-28T00:00:00Z',
+      });
+      return sendJson(res, 200, { jobContent: [item(1, 'upload.wav'), item(2, `result_${job_id}.wav`)] });
+    }
+    const link = /^\/api\/jobs\/j(\d+)\/files\/download-url$/.exec(url);
+    if (link) return sendJson(res, 200, { signedUrl: `${server.baseUrl}/objects/${link[1]}?sig=s3cr3t` });
+    const object = /^\/objects\/(\d+)\?/.exec(url);
+    const bytes = object ? uploaded[Number(object[1]) - 1] : undefined;
+    if (object && bytes) {
+      const seen = (gets.get(object[1] ?? '') ?? 0) + 1;
+      gets.set(object[1] ?? '', seen);
+      if (seen <= missingGets) {
+        res.writeHead(404, { 'content-type': 'application/xml' });
+        return void res.end('<Error><Code>NoSuchKey</Code></Error>');
+      }
+      const result = changedWav(bytes);
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': result.length });
+      return void res.end(result);
+    }
+    if (url === '/api/jobs') return sendJson(res, 200, { jobs: [] });
+    sendJson(res, 404, { error: 404, message: 'not here' });
+  });
+  return {
+    server,
+    uploads: () => uploaded.length,
+    linkGets: () => server.received.filter((r) => r.url.startsWith('/objects/')).length,
+  };
+}
+
+async function run(server: ScriptedServer) {
+  for (const [i, name] of NAMES.entries()) await writeFile(join(dir.path, name), recording(3 + i));
+  const env = isolatedEnv(join(dir.path, '.config'), {
+    VREDACT_BASE_URL: server.baseUrl,
+    VREDACT_TOKEN: 'vr_test_link_404',
+  });
+  const result = await runCli(['redact', ...NAMES, '-o', 'out', '--json'], { env, cwd: dir.path });
+  const lines = jsonLines(result.stdout).filter((line) => typeof line.input === 'string');
+  return { result, byInput: Object.fromEntries(lines.map((line) => [line.input as string, line])) };
+}
+
+describe('a result listed but not yet at its download link', () => {
+  it('is fetched again at the next poll: every file done in one run, each sent once, exit 0', async () => {
+    const storage = await startLaggingStorage(2);
+    try {
+      const { result, byInput } = await run(storage.server);
+      expect(result.exitCode).toBe(0);
+      for (const name of NAMES) expect(byInput[name]).toMatchObject({ status: 'done' });
+      expect(storage.uploads()).toBe(NAMES.length);
+      // Two 404s then the result, for each object.
+      expect(storage.linkGets()).toBe(NAMES.length * 3);
+      // A new link was asked for each try.
+      expect(storage.server.received.filter((r) => r.url.endsWith('/download-url'))).toHaveLength(
+        NAMES.length * 3,
+      );
+      const outputs = (await listFiles(join(dir.path, 'out'))).filter((n) => !n.startsWith('.vredact/'));
+      expect(outputs).toEqual(NAMES);
+      for (const [i, name] of NAMES.entries()) {
+        await expectFileBytes(join(dir.path, 'out', name), changedWav(recording(3 + i)));
+      }
+    } finally {
+      await storage.server.close();
+    }
+  });
+
+  it('that never comes: failed after the bounded tries, saying how many, exit 1', async () => {
+    const storage = await startLaggingStorage(Infinity);
+    try {
+      const { result, byInput } = await run(storage.server);
+      expect(result.exitCode).toBe(1);
+      for (const name of NAMES) {
+        expect(byInput[name]).toMatchObject({
+          status: 'failed',
+          reason: expect.stringMatching(
+            new RegExp(
+              `^downloading \\d+: the download link's host 127\\.0\\.0\\.1:\\d+ answered 404 Not Found \\(tried ${LINK_TRIES} times, a new link each time\\)$`,
+            ),
+          ),
+        });
+      }
+      expect(storage.uploads()).toBe(NAMES.length);
+      expect(storage.linkGets()).toBe(NAMES.length * LINK_TRIES);
+      expect(String(result.stderr)).not.toContain('s3cr3t');
+      const outputs = (await listFiles(join(dir.path, 'out'))).filter((n) => !n.startsWith('.vredact/'));
+      expect(outputs).toEqual([]);
+    } finally {
+      await storage.server.close();
+    }
+  });
+});
