@@ -5,7 +5,8 @@
  */
 import { formatBytes } from '../output/format.js';
 import { displayText, truncate } from '../output/sanitize.js';
-import { FRESH_LINK_HINT, UNEXPECTED_ANSWER_HINT } from './errors.js';
+import { UNEXPECTED_ANSWER_HINT } from './errors.js';
+import { FRESH_LINK_HINT } from './link-errors.js';
 import { JOBS_PATH, REDACTION_PATH } from './identifiers.js';
 import type { Scrub } from './scrub.js';
 import type { SettingSource } from '../settings/settings.js';

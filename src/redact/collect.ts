@@ -4,7 +4,8 @@
  * result needs room on the output's disk as an upload's does (free-space.ts).
  */
 import { dirname } from 'node:path';
-import { failsEveryRequest, LinkMissingError, NotFoundError, RateLimitError } from '../api/errors.js';
+import { failsEveryRequest, NotFoundError, RateLimitError } from '../api/errors.js';
+import { LinkMissingError } from '../api/link-errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
 import { firstLookPointsAtSetup } from '../api/upload-fate.js';
 import { ApiError } from '../api/errors.js';

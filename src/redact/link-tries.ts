@@ -5,7 +5,7 @@
  * result does. Before, the first 404 failed it, and every later run sent the file again and met the
  * same lag with its new job, never converging.
  */
-import type { LinkMissingError } from '../api/errors.js';
+import type { LinkMissingError } from '../api/link-errors.js';
 
 /** GETs of a result's link in a run (a new link each time) before its file fails. */
 export const LINK_TRIES = 3;

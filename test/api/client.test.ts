@@ -10,12 +10,11 @@ import {
   ConnectionError,
   InternalServerError,
   InvalidResponseError,
-  LinkMissingError,
-  LinkRefusedError,
   NotFoundError,
   PermissionDeniedError,
   TimeoutError,
 } from '../../src/api/errors.js';
+import { LinkMissingError, LinkRefusedError } from '../../src/api/link-errors.js';
 import { UnsafeIdentifierError } from '../../src/api/identifiers.js';
 import type { Job } from '../../src/api/schemas.js';
 import { systemClock } from '../../src/clock.js';

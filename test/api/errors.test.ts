@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,
-  asLinkMissing,
   AuthenticationError,
   BadRequestError,
   errorForStatus,
   InternalServerError,
   InvalidResponseError,
   isTokenRefused,
-  LinkMissingError,
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
@@ -16,6 +14,7 @@ import {
   serviceMessageOf,
   UNEXPECTED_ANSWER_HINT,
 } from '../../src/api/errors.js';
+import { asLinkMissing, LinkMissingError } from '../../src/api/link-errors.js';
 import { scrubberFor } from '../../src/api/scrub.js';
 import { ExitCode } from '../../src/errors.js';
 import { MAX_MESSAGE_CHARS } from '../../src/output/sanitize.js';

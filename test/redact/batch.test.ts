@@ -19,10 +19,9 @@ import {
   ConnectionError,
   errorForStatus,
   InternalServerError,
-  LinkMissingError,
-  LinkRefusedError,
   PermissionDeniedError,
 } from '../../src/api/errors.js';
+import { LinkMissingError, LinkRefusedError } from '../../src/api/link-errors.js';
 import type { JobContentItem } from '../../src/api/schemas.js';
 import type { Clock } from '../../src/clock.js';
 import { createContext } from '../../src/context.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LinkMissingError } from '../../src/api/errors.js';
+import { LinkMissingError } from '../../src/api/link-errors.js';
 import { LINK_TRIES, LinkTries } from '../../src/redact/link-tries.js';
 
 const MISSING = new LinkMissingError(
