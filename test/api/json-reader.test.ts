@@ -83,14 +83,7 @@ describe('readJsonList', () => {
   });
 
   test('an answer that is no list at all is a NotAListError; an item outside the schema is not', async () => {
-    for (const text of [
-      '{"id": "abc123"}',
-      '<html>502</html>',
-      '',
-      '{"jobs": {"a": 1}}',
-      '[]',
-      '{"jobs": [',
-    ])
+    for (const text of ['{"id": "abc123"}', '<html>502</html>', '', '{"jobs": {"a": 1}}', '[]', '{"jobs": ['])
       await expect(list(text), text).rejects.toBeInstanceOf(NotAListError);
     const item = await list('{"jobs": [{"nope": 1}]}').catch((error: unknown) => error);
     expect(item).toBeInstanceOf(InvalidResponseError);
