@@ -83,6 +83,13 @@ export class AcceptedJobs {
   #running = false;
   /** The kinds of problem already told this run. */
   readonly #told = new Set<LookUpProblem['kind']>();
+  /** Whether a round's listing of the jobs came as a listing: the service's jobs area answers. */
+  #listed = false;
+
+  /** Whether a listing of the jobs has come as one this run (see collectAccepted's --no-wait look). */
+  get listed(): boolean {
+    return this.#listed;
+  }
 
   constructor(private readonly deps: AcceptedJobsDeps) {}
 
@@ -182,6 +189,7 @@ export class AcceptedJobs {
     );
     // A listing that failed is a problem only when it did not stop the batch (reconcile.ts).
     const listing = problems.find((problem) => problem.kind === 'listing');
+    if (!listing && !this.deps.stop.aborted) this.#listed = true;
     if (listing && !failsForAMoment(listing.error)) {
       for (const waiter of waiters.values()) waiter.reject(listing.error);
       for (const name of waiters.keys()) this.#waiting.delete(name);

@@ -10,14 +10,42 @@ import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
 import { journalSubmitted } from './send.js';
 import type { AcceptedWork, CollectWork } from './work.js';
+import { listingAnswerWords, listingPointsAtSetup, WrongServiceError } from './wrong-service.js';
 
 const UNNAMED = 'accepted by the service without naming its job';
 const LOOKED_FOR_NEXT = 'the next run looks for it before sending again';
+
+/**
+ * Stops the batch when what accepted the upload has no job listing of the service's (see
+ * WrongServiceError.acceptedByNonService). `error`: the look-up's failure.
+ */
+function stopOnForeignListing(engine: Engine, error: unknown): void {
+  if (!listingPointsAtSetup(error)) return;
+  engine.halt.stop(
+    WrongServiceError.acceptedByNonService(listingAnswerWords(error), engine.wrongService.where),
+  );
+}
+
+/**
+ * With `--no-wait` nothing is waited for, so an upload accepted without a job id (a 202, which any
+ * collector of POSTs answers) was the only sign of the service, and such a host was sent every file.
+ * Until a listing of the jobs has come as one, each such upload takes part in one round of the
+ * look-up (shared, as the waiting ones are), whose listing tells the service from what is not.
+ */
+async function lookOnceWithoutWaiting(engine: Engine, work: AcceptedWork): Promise<void> {
+  if (engine.acceptedJobs.listed || engine.stop.aborted) return;
+  try {
+    await engine.acceptedJobs.find(work.uploadName, work.sinceMs, engine.clock.now());
+  } catch (error) {
+    stopOnForeignListing(engine, error);
+  }
+}
 
 export async function collectAccepted(engine: Engine, work: AcceptedWork): Promise<void> {
   const { recorder, clock } = engine;
   const { entry } = work;
   if (!engine.wait) {
+    await lookOnceWithoutWaiting(engine, work);
     recorder.pending(entry, `${UNNAMED}; ${LOOKED_FOR_NEXT}`, undefined, true);
     return;
   }
@@ -29,6 +57,8 @@ export async function collectAccepted(engine: Engine, work: AcceptedWork): Promi
   try {
     lookUp = await engine.acceptedJobs.find(work.uploadName, work.sinceMs, deadlineMs);
   } catch (error) {
+    // Its job listing is not the service's: what accepted the upload is not the service either.
+    stopOnForeignListing(engine, error);
     recorder.pending(
       entry,
       `${UNNAMED}; looking for it among the jobs failed: ${messageOf(error)}; ${LOOKED_FOR_NEXT}`,

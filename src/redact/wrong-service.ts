@@ -6,6 +6,7 @@
  * halts the batch at the WRONG_SERVICE_STREAK-th with no answer of the service between.
  */
 import { ApiError } from '../api/errors.js';
+import { NotAListError } from '../api/json-reader.js';
 import { hostPort } from '../api/transport.js';
 import { answerPointsAtSetup, setupAnswerWords } from '../api/upload-fate.js';
 import { ExitCode } from '../errors.js';
@@ -25,15 +26,45 @@ const WRONG_SERVICE_HINT =
 /** What halts a batch whose uploads are answered by something that is not the service. */
 export class WrongServiceError extends ApiError {
   override name = 'WrongServiceError';
-  constructor(uploads: number, lastAnswer: string, where: string) {
+  constructor(uploads: number, lastAnswer: string, where: string, message?: string) {
     super(
-      `${uploads} uploads in a row were answered by something that is not the Voice Redaction Service (${lastAnswer} from ${where}): nothing more was sent`,
+      message ??
+        `${uploads} uploads in a row were answered by something that is not the Voice Redaction Service (${lastAnswer} from ${where}): nothing more was sent`,
       undefined,
       undefined,
       ExitCode.partial,
       WRONG_SERVICE_HINT,
     );
   }
+
+  /**
+   * Uploads accepted without a job id (a 202, which any collector of POSTs answers) by something whose
+   * job listing, the first path of the interface, is not the service's: one such answer tells it, as
+   * every upload of the batch would be accepted the same way meanwhile.
+   */
+  static acceptedByNonService(listing: string, where: string): WrongServiceError {
+    return new WrongServiceError(
+      0,
+      listing,
+      where,
+      `uploads were accepted without a job id by something that is not the Voice Redaction Service (its job listing: ${listing}, from ${where}): nothing more was sent`,
+    );
+  }
+}
+
+/**
+ * Whether a job listing's refusal points at the setup: a 404, 405 or 501, a 2xx that is no listing
+ * (the same answers an upload's fate calls so, and one that is not a list at all).
+ */
+export function listingPointsAtSetup(error: unknown): error is ApiError {
+  return answerPointsAtSetup(error) || error instanceof NotAListError;
+}
+
+/** An answer, in a few words for the stop's line (`404 Not Found`, `an answer that is no list`). */
+export function listingAnswerWords(error: ApiError): string {
+  return error.status === undefined || error instanceof NotAListError
+    ? 'an answer that is no list of jobs'
+    : setupAnswerWords(error.status);
 }
 
 /** `host:port` of a base URL, as the batch's stop names who answered. */
@@ -56,7 +87,7 @@ export class WrongServiceStreak {
 
   constructor(
     /** Who answered, as the stop names it (`host:port`). */
-    private readonly where: string,
+    readonly where: string,
     private readonly halt: (error: WrongServiceError) => void,
     readonly limit = WRONG_SERVICE_STREAK,
   ) {}

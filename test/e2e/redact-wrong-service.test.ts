@@ -187,6 +187,67 @@ describe('a batch pointed at something that is not the service', () => {
     },
   );
 
+  test.each([[[]], [['--no-wait']]])(
+    'a collector answering 202 to every POST, whose job listing is a 404, stops the batch at its first listing (%j)',
+    async (extra) => {
+      await speechInputs(dir.path, FILES);
+      const first = await withServer(
+        (req, res) => {
+          if (req.method === 'POST') {
+            res.writeHead(202);
+            res.end();
+          } else page(404, 'text/html', '<html>Not Found</html>')(req, res);
+        },
+        async (server) => {
+          const env = isolatedEnv(join(dir.path, '.config'), {
+            VREDACT_BASE_URL: server.baseUrl,
+            VREDACT_TOKEN: TOKEN,
+          });
+          const run = await runCli(
+            ['redact', 'in', '-o', 'out', '--json', '-c', '2', '--no-progress', ...extra],
+            {
+              env,
+              cwd: dir.path,
+            },
+          );
+          return { run, stderr: String(run.stderr), uploads: uploadsTo(server).length };
+        },
+      );
+      expect(first.run.exitCode).toBe(1);
+      expect(first.stderr).toMatch(
+        /^error: the batch stopped: uploads were accepted without a job id by something that is not the Voice Redaction Service \(its job listing: 404 Not Found, from 127\.0\.0\.1:\d+\): nothing more was sent$/m,
+      );
+      // Before: all 40 sent (with --no-wait, each reported accepted, exit 0).
+      expect(first.uploads).toBeLessThan(FILES / 2);
+    },
+  );
+
+  test('with --no-wait, uploads the service accepts without a job id cost one listing of the jobs, not one each', async () => {
+    await speechInputs(dir.path, 12);
+    const requests = await withServer(
+      (req, res) => {
+        if (req.method === 'POST') {
+          res.writeHead(202);
+          res.end();
+        } else sendJson(res, 200, { jobs: [] });
+      },
+      async (server) => {
+        const env = isolatedEnv(join(dir.path, '.config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: TOKEN,
+        });
+        const run = await runCli(['redact', 'in', '-o', 'out', '--json', '-c', '1', '--no-wait'], {
+          env,
+          cwd: dir.path,
+        });
+        expect(run.exitCode, String(run.stderr)).toBe(0);
+        return server.received.map((request) => `${request.method} ${request.url}`);
+      },
+    );
+    expect(requests.filter((request) => request === `POST ${UPLOAD}`)).toHaveLength(12);
+    expect(requests.filter((request) => request.startsWith('GET '))).toEqual(['GET /api/jobs']);
+  });
+
   test('answers of the service between break the count: two 404s, then audio, over and over, never stop', async () => {
     await speechInputs(dir.path, 12);
     const run = await withServer(
