@@ -71,6 +71,9 @@ export interface AnsweredRequest {
 /** The largest upload the interface allows ("10 MB"), read as 10 MiB, the larger of its readings. */
 export const SERVICE_UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
 
+/** A job's listing has one input, its id: a refusal of it, or a job not found, sends the user to the list. */
+const CHECK_JOB_ID_HINT = 'check the job id: `vredact jobs list` shows the jobs of this token';
+
 /**
  * A 413 of an upload: under the service's limit, a proxy in front of it (nginx's default is 1 MB)
  * refused the file, or the service reads "10 MB" as decimal; over it, the file is too large anywhere.
@@ -94,10 +97,15 @@ export function answerHint(status: number, request: AnsweredRequest): string | u
   // A 408 is the way to the service timing out, whatever was asked: its status's own hint.
   if (status < 400 || status > 499 || status === 408 || status === 429) return undefined;
   if (status === 404) return notFoundHint(request);
-  // Any other refusal of a link request is about the name asked for, the body's one field; a 405
-  // refuses the request's path and method, which the base URL decides.
-  if (status !== 405 && requestInJob(request) === '/files/download-url')
+  // Any other refusal of a link request is about the name asked for, the body's one field; of a
+  // listing, about the job id, its one input (a 400 "Invalid job id"). A 405 refuses the request's
+  // path and method, which the base URL decides.
+  if (status === 405) return undefined;
+  const inJob = requestInJob(request);
+  if (inJob === '/files/download-url')
     return "check the file name against the job's files (`vredact jobs content <jobId>`); if it is listed there, report this answer to the service's operators";
+  if (inJob === '/content')
+    return `${CHECK_JOB_ID_HINT}; if it is listed there, report this answer to the service's operators`;
   return undefined;
 }
 
@@ -127,7 +135,7 @@ function notFoundHint(request: AnsweredRequest): string | undefined {
   }
   // A job the token does not own reads as one that does not exist.
   const inJob = requestInJob(request);
-  if (inJob === '/content') return 'check the job id: `vredact jobs list` shows the jobs of this token';
+  if (inJob === '/content') return CHECK_JOB_ID_HINT;
   if (inJob === '/files/download-url')
     return 'check the job id and the file name: `vredact jobs content <jobId>` lists its files';
   return undefined;

@@ -69,6 +69,11 @@ export interface JobSink {
 /** Takes a job's content items one by one, as they are read. */
 export interface ContentSink {
   add(item: JobContentItem): void;
+  /**
+   * An item of the listing that is no object (a number, null, a list), at `position` (from 1): no
+   * item, so it is not added. Without this, such items are counted in one warning.
+   */
+  leftOut?: (position: number, problem: string) => void;
   /** Awaited after each chunk of the answer: an output that is full holds the reading back. */
   drain?: () => Promise<void>;
 }

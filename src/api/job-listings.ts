@@ -8,7 +8,7 @@ import type { ContentSink, JobSink } from './client-types.js';
 import { JOBS_PATH, jobPath } from './identifiers.js';
 import { readJsonList } from './json-reader.js';
 import { isRetryableByDefault } from './retry.js';
-import { JobContentItemSchema, JobSchema, listedJobIdProblem } from './schemas.js';
+import { contentElementProblem, JobContentItemSchema, JobSchema, listedJobIdProblem } from './schemas.js';
 import type { ServiceHttp } from './service-http.js';
 
 /** A job's `token` field is a secret whoever's it is: masked before anything else sees it. */
@@ -62,13 +62,20 @@ export async function eachJob<S extends JobSink>(
 }
 
 /** One line however many were left out: a listing may hold thousands. */
-function leftOutWarning(what: string, leftOut: number, first: string): string {
+function leftOutWarning(
+  what: string,
+  leftOut: number,
+  first: string,
+  left = 'job(s) whose id cannot be used',
+): string {
   const which = leftOut === 1 ? first : `the first is ${first}`;
-  return `${what}: left out ${leftOut.toLocaleString('en-US')} job(s) whose id cannot be used (${which}); report the listing to the service's operators`;
+  return `${what}: left out ${leftOut.toLocaleString('en-US')} ${left} (${which}); report the listing to the service's operators`;
 }
 
 /**
- * A job's content items, handed to `sink` as they are read. Once the sink has had an item the request
+ * A job's content items, handed to `sink` as they are read. An element that is no object (a number,
+ * null) is no item: it goes to the sink's `leftOut`, or else into one warning, and the reading goes
+ * on (it failed the whole listing, and with it every file after it of a download). Once the sink has had an item the request
  * is not retried (it would hand that item again): a failure then is the command's. Returns how many
  * items the sink had. A sink that holds the reading back (`drain`) may be waiting on requests of its
  * own (`download` fetching the files listed): read through the gate, the listing would hold one of
@@ -88,18 +95,33 @@ export async function eachContentItem(
     'GET',
     path,
     what,
-    (response) =>
-      readJsonList(response.body, {
+    async (response) => {
+      let leftOut = 0;
+      let first = '';
+      const count = await readJsonList(response.body, {
         key: 'jobContent',
         item: JobContentItemSchema,
         what,
         scrub: http.scrub,
+        admit: (raw, position) => {
+          const problem = contentElementProblem(raw);
+          if (problem === undefined) return true;
+          if (sink.leftOut) {
+            handed++;
+            sink.leftOut(position, problem);
+          } else if (leftOut++ === 0) first = `item ${position}: ${problem}`;
+          return false;
+        },
         onItem: (item) => {
           handed++;
           sink.add(item);
         },
         ...(sink.drain ? { afterChunk: sink.drain } : {}),
-      }),
+      });
+      if (leftOut > 0)
+        http.options.log.warn(leftOutWarning(what, leftOut, first, 'item(s) that are no file'));
+      return count;
+    },
     undefined,
     signal,
     (error) => handed === 0 && isRetryableByDefault(error),

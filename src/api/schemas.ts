@@ -146,6 +146,17 @@ export function fileNameProblem(item: JobContentItem): string | undefined {
   return `the service listed its file name as a number (${truncate(fileNameShown(item), 40)})`;
 }
 
+/**
+ * Why an element of a job's content is no item at all (`it is a number, not an object`); undefined
+ * for an object. Such an element is left out of the listing, never the listing failed with it: the
+ * items after it are still the job's files.
+ */
+export function contentElementProblem(raw: unknown): string | undefined {
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !(raw instanceof NumberLiteral))
+    return undefined;
+  return `it is ${kindOf(raw)}, not an object`;
+}
+
 export const JobContentSchema = v.looseObject({ jobContent: v.array(JobContentItemSchema) });
 
 /** Absolute, or relative to the service URL (the client resolves it and checks its scheme). */

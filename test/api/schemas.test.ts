@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { describe, expect, test } from 'vitest';
 import { NumberLiteral } from '../../src/api/exact-json.js';
 import {
+  contentElementProblem,
   CreatedJobSchema,
   describeIssues,
   fileNameProblem,
@@ -101,6 +102,21 @@ describe('a job of a listing', () => {
     expect(v.parse(JobSchema, { job_id: 'a', token: 5 }).token).toBe('');
     expect(v.parse(JobSchema, { job_id: 'a', token: { t: 'x' } }).token).toBe('');
     expect(v.parse(JobSchema, { job_id: 'a', token: null }).token).toBe('');
+  });
+});
+
+describe('contentElementProblem', () => {
+  test("an object is an item, whatever its fields; anything else is no item, said in a reader's words", () => {
+    expect(contentElementProblem({})).toBeUndefined();
+    expect(contentElementProblem({ file_name: 'a.wav' })).toBeUndefined();
+    expect(contentElementProblem(7)).toBe('it is a number, not an object');
+    expect(contentElementProblem(new NumberLiteral('12345678901234567891'))).toBe(
+      'it is a number, not an object',
+    );
+    expect(contentElementProblem(null)).toBe('it is null, not an object');
+    expect(contentElementProblem('a.wav')).toBe('it is text, not an object');
+    expect(contentElementProblem(['a.wav'])).toBe('it is a list, not an object');
+    expect(contentElementProblem(true)).toBe('it is true, not an object');
   });
 });
 

@@ -89,6 +89,26 @@ describe('a service that is failing', () => {
 });
 
 describe('an answer outside the interface', () => {
+  test.each([
+    [['jobs', 'content', 'job1'], 400, 'Bad Request'],
+    [['jobs', 'content', 'job1'], 422, 'Unprocessable Entity'],
+    // `-o OUT`: the test's own folder, known only inside the test.
+    [['download', 'job1', '-o', 'OUT'], 400, 'Bad Request'],
+  ])(
+    '%j answered %i for the job: the error, then to check the job id, exit 1',
+    async (args, status, words) => {
+      const result = await run(
+        (_req, res) => sendJson(res, status, { error: status, message: 'Invalid job id' }),
+        args.map((arg) => (arg === 'OUT' ? join(dir.path, 'out') : arg)),
+      );
+      expect(result.exitCode).toBe(1);
+      expect(result.stderrLines).toEqual([
+        `error: reading job job1: the service answered ${status} ${words}: Invalid job id`,
+        "hint: check the job id: `vredact jobs list` shows the jobs of this token; if it is listed there, report this answer to the service's operators",
+      ]);
+    },
+  );
+
   test('jobs list: a list of jobs that is no list is named in plain words, then what to do', async () => {
     const result = await run((_req, res) => sendJsonText(res, 200, '{"jobs": "none"}'), ['jobs', 'list']);
     expect(result.exitCode).toBe(1);
@@ -198,11 +218,6 @@ describe('a request the service refuses (a 4xx other than 401, 403, 404, 429)', 
 
   test.each([
     [['jobs', 'list'], 400, 'listing jobs: the service answered 400 Bad Request: nope'],
-    [
-      ['jobs', 'content', 'job1'],
-      422,
-      'reading job job1: the service answered 422 Unprocessable Entity: nope',
-    ],
     [['jobs', 'create'], 405, 'creating a job: the service answered 405 Method Not Allowed: nope'],
   ])('%j answered %i: the error, then what to do, exit 1', async (args, status, message) => {
     const result = await run((_req, res) => sendJson(res, status, { error: status, message: 'nope' }), args);

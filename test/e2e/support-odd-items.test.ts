@@ -293,3 +293,76 @@ describe("a job's items as jobs content shows them", () => {
     }
   });
 });
+
+describe('a job listing with elements that are no item at all (a number, null, text, a list)', () => {
+  // The files after the odd elements are the job's too: before, the first odd element failed the
+  // listing, `jobs content` printed nothing and `download` never asked for c.wav.
+  const CONTENT = `{"jobContent": [
+    {"id": 1, "file_name": "a.wav", "audio_duration": 0.1},
+    7,
+    null,
+    "x",
+    [],
+    {"id": 6, "file_name": "c.wav", "audio_duration": 0.1}
+  ]}`;
+  const WARNING =
+    "warning: reading job job1: left out 4 item(s) that are no file (the first is item 2: it is a number, not an object); report the listing to the service's operators";
+
+  test('jobs content lists the items around them, in a pipe and as JSON, with one warning, exit 0', async () => {
+    const server = await startJobServer((res) => sendJsonText(res, 200, CONTENT));
+    try {
+      const plain = await runCli(['jobs', 'content', 'job1'], { env: envFor(server) });
+      expect(plain.exitCode, String(plain.stderr)).toBe(0);
+      expect(String(plain.stdout).split('\n')).toEqual(['1\ta.wav\t0:00\t', '6\tc.wav\t0:00\t']);
+      expect(String(plain.stderr).trimEnd().split('\n')).toEqual([WARNING]);
+      const json = await runCli(['jobs', 'content', 'job1', '--json'], { env: envFor(server) });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      const items = JSON.parse(String(json.stdout)) as Array<{ id: string; file_name: string }>;
+      expect(items.map((item) => [item.id, item.file_name])).toEqual([
+        ['1', 'a.wav'],
+        ['6', 'c.wav'],
+      ]);
+      expect(String(json.stderr).trimEnd().split('\n')).toEqual([WARNING]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('download fetches every file, the one after them too, and fails each element by its place, exit 1', async () => {
+    const server = await startJobServer((res) => sendJsonText(res, 200, CONTENT));
+    try {
+      const out = join(dir.path, 'out');
+      const run = await runCli(['download', 'job1', '-o', out], { env: envFor(server) });
+      expect(run.exitCode, String(run.stderr)).toBe(1);
+      expect((await readdir(out)).sort()).toEqual(['a.wav', 'c.wav']);
+      expect(server.received.filter((r) => LINK.test(r.url))).toHaveLength(2);
+      const fetched = server.received.filter((r) => r.url.startsWith('/files/')).map((r) => r.url);
+      expect(fetched.sort()).toEqual(['/files/a.wav', '/files/c.wav']);
+      const failed = (place: number, kind: string) =>
+        `error: item ${place} of the job: the service listed no file there (it is ${kind}, not an object); it cannot be asked for without a usable name; report the listing to the service's operators`;
+      const stderr = String(run.stderr).trimEnd().split('\n');
+      expect(stderr.sort()).toEqual(
+        [
+          failed(2, 'a number'),
+          failed(3, 'null'),
+          failed(4, 'text'),
+          failed(5, 'a list'),
+          '2 downloaded, 0 skipped, 4 failed',
+        ].sort(),
+      );
+      const json = await runCli(['download', 'job1', '-o', out, '--json'], { env: envFor(server) });
+      expect(json.exitCode).toBe(1);
+      const outcomes = JSON.parse(String(json.stdout)) as Array<{ fileName: string; status: string }>;
+      expect(outcomes.map((o) => [o.fileName, o.status]).sort()).toEqual([
+        ['', 'failed'],
+        ['', 'failed'],
+        ['', 'failed'],
+        ['', 'failed'],
+        ['a.wav', 'skipped'],
+        ['c.wav', 'skipped'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -36,7 +36,8 @@ const DOWNLOAD_WORDS: InterruptWords = {
 
 /**
  * Every file of the job, as its listing is read; each listed duration bounds its file's size. An item
- * with no name as text is handed on too, named by its place and id, to fail alone.
+ * with no name as text, and an element that is no item, are handed on too, named by their place (and
+ * id), to fail alone.
  */
 function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem> {
   return (sink, signal) => {
@@ -54,6 +55,14 @@ function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem>
             });
           const id = item.id ? ` (id ${truncate(item.id, 40)})` : '';
           sink.add({ fileName: '', nameless: `item ${position} of the job${id}: ${fileNameProblem(item)}` });
+        },
+        // Counted in the positions too, so the items after it are named by their own place.
+        leftOut: (at, problem) => {
+          position++;
+          sink.add({
+            fileName: '',
+            nameless: `item ${at} of the job: the service listed no file there (${problem})`,
+          });
         },
         drain: () => sink.drain(),
       },
