@@ -183,7 +183,11 @@ export class Reporter {
       status.finish(good, compactSummary(shown, dryRun, elapsedMs, status.columns));
     } else {
       status?.stop();
-      if (!this.#io.quiet && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
+      // `--stats` lines end with the run's counts, under --quiet too (as their lines are): a cron log
+      // of `--quiet --stats 10m` otherwise ended on a count up to an interval old, and never said how
+      // the night ended. (--json has its summary object on stdout.)
+      const logged = !this.#io.quiet || this.#io.statsIntervalMs !== undefined;
+      if (logged && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
     }
     if (this.#mode === 'json') {
       printJsonLine(this.#io, { summary: shown, ...(dryRun ? { dryRun: true } : {}) });

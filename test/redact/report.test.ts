@@ -318,6 +318,23 @@ describe('--stats', () => {
     expect(stderr().split('\n').filter(Boolean)).toEqual([
       'redacting 4/10 · 1 failed · 2 in flight · 2 MB sent · 0:30 elapsed · ETA 1:00',
       'redacting 7/10 · 1 failed · 2 in flight · 5 MB sent · 100 kB/s · 1:00 elapsed · ETA 0:30',
+      // The last line is the run's counts, under --quiet too: a log's last word on the run.
+      'redacted 5, skipped 1 (already done), rejected 0, failed 1, pending 0',
     ]);
+  });
+
+  it('ends with the summary line under --quiet, but not with --json (its summary is on stdout)', async () => {
+    const quiet = setup({ statsIntervalMs: 60_000, quiet: true });
+    const plain = await Reporter.start(quiet.io, { verb: 'redacting' });
+    plain.outcome({ input: 'a.wav', output: 'out/a.wav', status: 'done' });
+    plain.finish({ done: 1 }, false);
+    expect(quiet.stdout()).toBe('');
+    expect(quiet.stderr()).toBe(`${summaryLine({ done: 1 }, false)}\n`);
+
+    const json = setup({ statsIntervalMs: 60_000, quiet: true, json: true });
+    const scripted = await Reporter.start(json.io, { verb: 'redacting' });
+    scripted.finish({ done: 1 }, false);
+    expect(json.stderr()).toBe('');
+    expect(JSON.parse(json.stdout())).toEqual({ summary: { done: 1 } });
   });
 });
