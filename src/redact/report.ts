@@ -85,8 +85,11 @@ export class Reporter {
     return reporter;
   }
 
-  /** One file's final outcome. */
-  outcome(outcome: Outcome): void {
+  /**
+   * One file's final outcome. `expected`: a pending outcome that is the run's success (a job a
+   * `--no-wait` run submitted), which --quiet leaves out as it does a done file.
+   */
+  outcome(outcome: Outcome, expected = false): void {
     this.#seen[outcome.status] = (this.#seen[outcome.status] ?? 0) + 1;
     if (outcome.tooRecent) this.#tooRecent++;
     if (this.#mode === 'json') {
@@ -108,7 +111,8 @@ export class Reporter {
     }
     const problem = PROBLEMS.has(outcome.status);
     if (this.#mode === 'terminal' && problem) this.#problems.add(outcome);
-    if (this.#mode === 'lines' && (!this.#io.quiet || problem)) {
+    // A --no-wait night's submitted jobs are no problem: one quiet line each drowned a cron log.
+    if (this.#mode === 'lines' && (!this.#io.quiet || (problem && !expected))) {
       const fields = [outcome.status, outcome.input, detailOf(outcome)];
       this.#io.stdout.write(`${fields.map(displayText).join('\t')}\n`);
     }

@@ -73,6 +73,36 @@ describe('not on a terminal (cron, pipes)', () => {
   });
 });
 
+describe('an expected pending outcome (a job a --no-wait run submitted)', () => {
+  it('is left out under --quiet, where a pending file that is a problem is printed', async () => {
+    const { io, stdout } = setup({ quiet: true });
+    const reporter = await Reporter.start(io, { verb: 'redacting' });
+    reporter.outcome(
+      { input: 'a.wav', output: 'out/a.wav', status: 'pending', reason: 'submitted', jobId: 'j1' },
+      true,
+    );
+    reporter.outcome({
+      input: 'b.wav',
+      output: 'out/b.wav',
+      status: 'pending',
+      reason: 'upload interrupted',
+    });
+    reporter.finish({ pending: 2 }, false);
+    expect(stdout()).toBe('pending\tb.wav\tupload interrupted\n');
+  });
+
+  it('is printed without --quiet', async () => {
+    const { io, stdout } = setup({});
+    const reporter = await Reporter.start(io, { verb: 'redacting' });
+    reporter.outcome(
+      { input: 'a.wav', output: 'out/a.wav', status: 'pending', reason: 'submitted', jobId: 'j1' },
+      true,
+    );
+    reporter.finish({ pending: 1 }, false, true);
+    expect(stdout()).toBe('pending\ta.wav\tsubmitted\n');
+  });
+});
+
 describe('--json', () => {
   it('prints one object per file and a summary object, nothing else on stdout', async () => {
     const { io, stdout, stderr } = setup({ json: true, stdoutColumns: 80 });
