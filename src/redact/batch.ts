@@ -183,8 +183,9 @@ export async function runBatch(
       emit: (outcome: Outcome) => {
         counts[outcome.status as keyof Counts]++;
         const submitted = outcome.jobId !== undefined || outcome.submitted === true;
-        if (outcome.status === 'pending' && !options.wait && submitted) expectedPending++;
-        live.outcome(outcome);
+        const expected = outcome.status === 'pending' && !options.wait && submitted;
+        if (expected) expectedPending++;
+        live.outcome(outcome, expected);
       },
       onProgress: (progress) => live.progress(progress),
     });

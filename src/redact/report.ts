@@ -85,8 +85,11 @@ export class Reporter {
     return reporter;
   }
 
-  /** One file's final outcome. */
-  outcome(outcome: Outcome): void {
+  /**
+   * One file's final outcome. `expected`: a pending outcome that is the run's success (a job a
+   * `--no-wait` run submitted), which --quiet leaves out as it does a done file.
+   */
+  outcome(outcome: Outcome, expected = false): void {
     this.#seen[outcome.status] = (this.#seen[outcome.status] ?? 0) + 1;
     if (outcome.tooRecent) this.#tooRecent++;
     if (this.#mode === 'json') {
@@ -108,7 +111,8 @@ export class Reporter {
     }
     const problem = PROBLEMS.has(outcome.status);
     if (this.#mode === 'terminal' && problem) this.#problems.add(outcome);
-    if (this.#mode === 'lines' && (!this.#io.quiet || problem)) {
+    // A --no-wait night's submitted jobs are no problem: one quiet line each drowned a cron log.
+    if (this.#mode === 'lines' && (!this.#io.quiet || (problem && !expected))) {
       const fields = [outcome.status, outcome.input, detailOf(outcome)];
       this.#io.stdout.write(`${fields.map(displayText).join('\t')}\n`);
     }
@@ -183,7 +187,11 @@ export class Reporter {
       status.finish(good, compactSummary(shown, dryRun, elapsedMs, status.columns));
     } else {
       status?.stop();
-      if (!this.#io.quiet && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
+      // `--stats` lines end with the run's counts, under --quiet too (as their lines are): a cron log
+      // of `--quiet --stats 10m` otherwise ended on a count up to an interval old, and never said how
+      // the night ended. (--json has its summary object on stdout.)
+      const logged = !this.#io.quiet || this.#io.statsIntervalMs !== undefined;
+      if (logged && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
     }
     if (this.#mode === 'json') {
       printJsonLine(this.#io, { summary: shown, ...(dryRun ? { dryRun: true } : {}) });

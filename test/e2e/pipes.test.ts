@@ -2,7 +2,7 @@
  * A closed stdout (`| head -1`) in a real shell pipeline: the run ends quietly, as a first interrupt.
  */
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -128,6 +128,27 @@ describe('a closed stdout', () => {
       cwd: e2e.dir,
     });
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toBe('redacted 3, skipped 0 (already done), rejected 0, failed 0, pending 0');
+  });
+
+  it('--quiet --stats (the cron recipe): the log ends with the counts of the run, every night; --quiet alone prints none', async () => {
+    e2e = await setup();
+    for (let i = 0; i < 2; i++) await e2e.fixture('speech-16bit.wav', `in/call-${i}.wav`);
+    await writeFile(join(e2e.dir, 'in', 'broken.wav'), 'not audio');
+    const night = ['redact', 'in', '-o', 'out', '--quiet', '--stats', '1h'];
+    const first = await runCli(night, { env: e2e.env, cwd: e2e.dir });
+    expect(first.exitCode).toBe(1);
+    expect(first.stdout).toBe('rejected\tin/broken.wav\tnot a WAV or MP3 file');
+    expect(first.stderr).toBe('redacted 2, skipped 0 (already done), rejected 1, failed 0, pending 0');
+    expect((await e2e.sandbox.stats()).uploads).toBe(2);
+
+    const second = await runCli(night, { env: e2e.env, cwd: e2e.dir });
+    expect(second.exitCode).toBe(1);
+    expect(second.stderr).toBe('redacted 0, skipped 2 (already done), rejected 1, failed 0, pending 0');
+
+    const quietOnly = await runCli(['redact', 'in', '-o', 'out', '--quiet'], { env: e2e.env, cwd: e2e.dir });
+    expect(quietOnly.exitCode).toBe(1);
+    expect(quietOnly.stderr).toBe('');
+    expect((await e2e.sandbox.stats()).uploads).toBe(2);
   });
 });

@@ -79,6 +79,11 @@ describe('README recipes', () => {
       expect((await run()).exitCode).toBe(0);
       const text = await readFile(log, 'utf8');
       expect(text.match(/^vredact exit 0 at /gm)).toHaveLength(2);
+      // Under --quiet, --stats still closes each night with its counts, just before its exit code.
+      expect(text.match(/^redacted \d+, .*\nvredact exit \d+ at /gm)).toEqual([
+        expect.stringMatching(/^redacted 2, skipped 0 \(already done\), rejected 0, failed 0, pending 0\n/),
+        expect.stringMatching(/^redacted 0, skipped 2 \(already done\), rejected 0, failed 0, pending 0\n/),
+      ]);
       expect(text).not.toContain(sandbox.token);
       expect((await sandbox.stats()).uploads).toBe(2);
     } finally {

@@ -170,6 +170,28 @@ describe('vredact redact: recovery', () => {
     }
   });
 
+  it('--no-wait --quiet (a nightly submit): the submitted jobs are no problem line, a rejected file still is', async () => {
+    const t = await setup(['--sync-limit', '3', '--speed', '100']);
+    try {
+      for (let i = 0; i < 2; i++) await t.fixture('speech-16bit.wav', `in/call-${i}.wav`);
+      await t.fixture('not-audio.wav', 'in/broken.wav');
+      const night = await t.redact(['in', '--no-wait', '--quiet']);
+      expect(night.exitCode).toBe(1);
+      expect(night.stdout).toBe('rejected\tin/broken.wav\tnot a WAV or MP3 file');
+      expect(night.stderr).toBe('');
+      const submitted = (await journalEvents(join(t.dir, 'redacted'))).filter(
+        (line) => line.event === 'submitted',
+      );
+      expect(submitted).toHaveLength(2);
+
+      const loud = await t.redact(['in', '--no-wait', '--quiet', '--json']);
+      expect(jsonLines(loud.stdout).at(-1)).toMatchObject({ summary: { rejected: 1 } });
+      expect((await t.sandbox.stats()).uploads).toBe(2);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it('leaves jobs not finished within --wait-timeout pending, exit 1', async () => {
     const t = await setup(['--sync-limit', '3', '--speed', '0.001']);
     try {

@@ -73,6 +73,36 @@ describe('not on a terminal (cron, pipes)', () => {
   });
 });
 
+describe('an expected pending outcome (a job a --no-wait run submitted)', () => {
+  it('is left out under --quiet, where a pending file that is a problem is printed', async () => {
+    const { io, stdout } = setup({ quiet: true });
+    const reporter = await Reporter.start(io, { verb: 'redacting' });
+    reporter.outcome(
+      { input: 'a.wav', output: 'out/a.wav', status: 'pending', reason: 'submitted', jobId: 'j1' },
+      true,
+    );
+    reporter.outcome({
+      input: 'b.wav',
+      output: 'out/b.wav',
+      status: 'pending',
+      reason: 'upload interrupted',
+    });
+    reporter.finish({ pending: 2 }, false);
+    expect(stdout()).toBe('pending\tb.wav\tupload interrupted\n');
+  });
+
+  it('is printed without --quiet', async () => {
+    const { io, stdout } = setup({});
+    const reporter = await Reporter.start(io, { verb: 'redacting' });
+    reporter.outcome(
+      { input: 'a.wav', output: 'out/a.wav', status: 'pending', reason: 'submitted', jobId: 'j1' },
+      true,
+    );
+    reporter.finish({ pending: 1 }, false, true);
+    expect(stdout()).toBe('pending\ta.wav\tsubmitted\n');
+  });
+});
+
 describe('--json', () => {
   it('prints one object per file and a summary object, nothing else on stdout', async () => {
     const { io, stdout, stderr } = setup({ json: true, stdoutColumns: 80 });
@@ -318,6 +348,23 @@ describe('--stats', () => {
     expect(stderr().split('\n').filter(Boolean)).toEqual([
       'redacting 4/10 · 1 failed · 2 in flight · 2 MB sent · 0:30 elapsed · ETA 1:00',
       'redacting 7/10 · 1 failed · 2 in flight · 5 MB sent · 100 kB/s · 1:00 elapsed · ETA 0:30',
+      // The last line is the run's counts, under --quiet too: a log's last word on the run.
+      'redacted 5, skipped 1 (already done), rejected 0, failed 1, pending 0',
     ]);
+  });
+
+  it('ends with the summary line under --quiet, but not with --json (its summary is on stdout)', async () => {
+    const quiet = setup({ statsIntervalMs: 60_000, quiet: true });
+    const plain = await Reporter.start(quiet.io, { verb: 'redacting' });
+    plain.outcome({ input: 'a.wav', output: 'out/a.wav', status: 'done' });
+    plain.finish({ done: 1 }, false);
+    expect(quiet.stdout()).toBe('');
+    expect(quiet.stderr()).toBe(`${summaryLine({ done: 1 }, false)}\n`);
+
+    const json = setup({ statsIntervalMs: 60_000, quiet: true, json: true });
+    const scripted = await Reporter.start(json.io, { verb: 'redacting' });
+    scripted.finish({ done: 1 }, false);
+    expect(json.stderr()).toBe('');
+    expect(JSON.parse(json.stdout())).toEqual({ summary: { done: 1 } });
   });
 });
