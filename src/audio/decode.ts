@@ -140,7 +140,7 @@ export function decodeToWorkingRate(path: string): Promise<DecodedAudio> {
     } else {
       const scan = await scanMp3(new FileWindow(handle, size));
       signal = new WorkingSignal(Math.ceil((scan.totalSamples * WORKING_RATE) / scan.sampleRate));
-      for await (const chunk of decodeMp3Mono(handle, scan.decoderStart, size)) {
+      for await (const chunk of decodeMp3Mono(handle, scan.decoderStart, scan.audioEnd)) {
         signal.push(chunk.samples, chunk.sampleRate);
       }
     }

@@ -22,17 +22,20 @@ function downmix(channelData: Float32Array[], count: number): Float32Array {
   return out;
 }
 
-/** Yields mono chunks at the stream's own rate, starting from byte `start` (the first frame). */
+/**
+ * Yields mono chunks at the stream's own rate, from byte `start` (the first frame) to byte `end` (just
+ * after the last frame counted).
+ */
 export async function* decodeMp3Mono(
   handle: FileHandle,
   start: number,
-  fileSize: number,
+  end: number,
 ): AsyncGenerator<MonoChunk> {
   // Gapless mode (the default) trims the encoder delay/padding announced in a LAME tag.
   const decoder = new MPEGDecoder({ enableGapless: true });
   await decoder.ready;
   try {
-    for await (const bytes of readChunks(handle, start, fileSize - start, 64 * 1024)) {
+    for await (const bytes of readChunks(handle, start, end - start, 64 * 1024)) {
       const r = decoder.decode(bytes);
       if (r.samplesDecoded > 0) {
         yield { samples: downmix(r.channelData, r.samplesDecoded), sampleRate: r.sampleRate };

@@ -174,6 +174,12 @@ export interface Mp3Scan {
    * knows no VBRI frame (it would decode it as a frame of silence).
    */
   decoderStart: number;
+  /**
+   * Where the decoder is to stop: just after the last frame counted. Bytes past it (a trailing tag, a
+   * crashed writer's garbage) are not fed: a false frame header of another rate in them made the
+   * decoder label every sample of its block with that rate.
+   */
+  audioEnd: number;
   /** Frames holding audio (the header frame excluded). */
   audioFrames: number;
   samplesPerFrame: number;
@@ -256,6 +262,7 @@ export async function scanMp3(win: FileWindow): Promise<Mp3Scan> {
 
   let frames = 0;
   let pos = first;
+  let audioEnd = first;
   while (pos + 4 <= win.size) {
     if (!win.has(pos, 4)) await win.load(pos, 4);
     const h = parseMp3Header(win.byte(pos), win.byte(pos + 1), win.byte(pos + 2), win.byte(pos + 3));
@@ -263,6 +270,7 @@ export async function scanMp3(win: FileWindow): Promise<Mp3Scan> {
       if (pos + h.frameBytes > win.size) break; // a cut-off last frame is not decoded either
       frames++;
       pos += h.frameBytes;
+      audioEnd = pos;
       continue;
     }
     const next = await syncFrom(win, pos + 1, win.size);
@@ -280,6 +288,7 @@ export async function scanMp3(win: FileWindow): Promise<Mp3Scan> {
     sampleRate: h0.sampleRate,
     infoHeader: info?.tag,
     decoderStart: info && !info.gapless ? first + h0.frameBytes : first,
+    audioEnd,
     audioFrames,
     samplesPerFrame: h0.samplesPerFrame,
     encoderDelay: delay,

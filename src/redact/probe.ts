@@ -68,8 +68,8 @@ async function* bytesOf(fd: number): AsyncGenerator<Buffer> {
 
 /**
  * Checks one file: it exists and is a regular, readable file; its size is above 0 and within
- * `maxSize`; it is a WAV or an MP3 (by its content: music-metadata reports no error and no container
- * for a text file or an empty MP3, so the container is checked); its duration is above 0 and within
+ * `maxSize`; it is a WAV or an MP3 (by its content: a container music-metadata names is checked, and
+ * where it names none, as for a tag alone or a call of one or two frames, the frame walker decides); its duration is above 0 and within
  * `maxDurationSec`. An MP3's duration is always counted frame by frame, by the sandbox's own walker
  * (audio/mp3-frames.ts): a header-less VBR file would otherwise be misjudged, and any other count
  * could let through a file that the service finds a few milliseconds over the limit. `statPath` is
@@ -224,7 +224,9 @@ async function checkMp3(
   } finally {
     stream.destroy();
   }
-  if (container !== 'MPEG' || !/layer 3/i.test(codec ?? '')) {
+  // No container at all is music-metadata finding no run of frames to sync on: a call of one or two
+  // frames (under 150 ms), or a tag with no audio after it. The frame walker decides those.
+  if (container !== undefined && (container !== 'MPEG' || !/layer 3/i.test(codec ?? ''))) {
     return { ok: false, reason: `not a WAV or MP3 file${codec ? ` (it is ${codec})` : ''}` };
   }
   let scanned: Mp3Scan;

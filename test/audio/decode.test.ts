@@ -285,6 +285,21 @@ describe('MP3', () => {
     }
   });
 
+  it('decodes no further than the last frame counted: garbage at the end with a false frame of another rate', async () => {
+    // A crashed writer's garbage after 100 frames at 8 kHz held what reads as two frames at 12 kHz:
+    // fed to the decoder in the same block, every sample was labelled 12 kHz, and the result lasted
+    // 4.83 s for an input measured at 7.2 s.
+    const audio = makeMp3({ frames: 100 });
+    const other = makeMp3({ frames: 2, sampleRate: 12000 });
+    const path = join(scratch.path, 'garbage-end.mp3');
+    await writeFile(path, Buffer.concat([audio, Buffer.alloc(37, 0x55), other, Buffer.alloc(300, 0x5a)]));
+    expect(await measureAudioDuration(path)).toBe(7.2);
+    const decoded = await decodeToWorkingRate(path);
+    expect(decoded.sourceRate).toBe(8000);
+    expect(decoded.durationSec).toBe(7.2);
+    expect(decoded.samples.length).toBe(7.2 * 16000);
+  });
+
   it('measures an hour-long MP3 exactly, by counting frames', async () => {
     // 515 copies of the CBR fixture's audio frames (its Info frame dropped): 515 × 196 frames.
     const frames = (await readFile(fixture('speech-cbr.mp3'))).subarray(216);

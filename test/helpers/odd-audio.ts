@@ -271,6 +271,16 @@ export async function oddRecordings(): Promise<Record<string, Buffer>> {
       infoHeader: 'Info',
     }),
     'vbri-44k.mp3': makeMp3({ frames: 150, version: 1, sampleRate: 44100, bitrate: 64, infoHeader: 'VBRI' }),
+    // A crashed writer's garbage, holding what reads as two frames at another rate (12 kHz).
+    'garbage-after-frames.mp3': Buffer.concat([
+      await mp3Fixture('speech-mpeg25.mp3'),
+      Buffer.alloc(37, 0x55),
+      makeMp3({ frames: 2, sampleRate: 12000 }),
+      Buffer.alloc(300, 0x5a),
+    ]),
+    // Calls under 150 ms: too few frames for music-metadata to sync on.
+    'one-frame.mp3': makeMp3({ frames: 1 }),
+    'two-frames-tagged.mp3': makeMp3({ frames: 2, id3v2Bytes: 100 }),
     'junk-before-frame.mp3': Buffer.concat([Buffer.from([0, 0, 0x0a, 0x0d]), noXing]),
     'really-a-wav.mp3': ulaw,
     'really-an-mp3.wav': cbr,

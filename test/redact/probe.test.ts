@@ -269,8 +269,28 @@ describe('generated MP3 traps', () => {
     await writeFile(path, tagged);
     expect(await probeFile(path, limits)).toMatchObject({
       ok: false,
-      reason: expect.stringMatching(/not a WAV or MP3 file|no audio/),
+      reason: 'no audio: no MP3 audio frames found',
     });
+  });
+
+  it('accepts an MP3 of one or two frames, too short for music-metadata to sync on, measured exactly', async () => {
+    // They were rejected as "not a WAV or MP3 file": music-metadata names no container for them.
+    const cases: Array<[string, Buffer, number]> = [
+      ['one-frame.mp3', makeMp3({ frames: 1 }), framesDuration(1)],
+      ['two-frames.mp3', makeMp3({ frames: 2 }), framesDuration(2)],
+      ['one-frame-24k.mp3', makeMp3({ frames: 1, version: 2, sampleRate: 24000, bitrate: 32 }), 0.024],
+      ['two-frames-tagged.mp3', makeMp3({ frames: 2, id3v2Bytes: 100 }), framesDuration(2)],
+    ];
+    for (const [name, bytes, seconds] of cases) {
+      const path = join(dir.path, name);
+      await writeFile(path, bytes);
+      expect(await probeFile(path, limits), name).toMatchObject({
+        ok: true,
+        format: 'MP3',
+        durationSec: seconds,
+      });
+      expect(await measureAudioDuration(path), name).toBe(seconds);
+    }
   });
 
   it('names MPEG layer II audio, whatever the name', async () => {
