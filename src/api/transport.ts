@@ -13,6 +13,7 @@ import {
   UnreadableAnswerError,
 } from './errors.js';
 import { LOW_SPEED_BYTES } from './low-speed.js';
+import { PLAIN_PORT_HINT, tlsHandshakeWords, unreadable } from './protocol-failures.js';
 import { type ProxyRoute, proxyHint, proxyShown, tunnelRefusal } from './proxy.js';
 
 export type Headers = Dispatcher.ResponseData['headers'];
@@ -144,44 +145,6 @@ const CERTIFICATE_PROBLEMS = new Map([
 ]);
 const CERTIFICATE_CODE = /CERT|^UNABLE_TO_|^HOSTNAME_MISMATCH$|^INVALID_CA$/;
 
-/**
- * TLS handshakes that fail before a certificate is judged, in words: the host does not speak TLS
- * there, or no protocol version is common. Other TLS failures (a bad record mid-stream) are dropped
- * connections.
- */
-const TLS_HANDSHAKE_PROBLEMS = new Map([
-  ['ERR_SSL_WRONG_VERSION_NUMBER', 'wrong version number: it does not speak TLS on that port'],
-  ['ERR_SSL_PACKET_LENGTH_TOO_LONG', 'it does not speak TLS on that port'],
-  ['ERR_SSL_UNSUPPORTED_PROTOCOL', 'no TLS version in common'],
-  ['ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION', 'no TLS version in common'],
-  ['ERR_SSL_NO_PROTOCOLS_AVAILABLE', 'no TLS version in common'],
-  ['ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'the host refused the handshake'],
-]);
-
-const NOT_HTTP_HINT =
-  'check the service URL and its port (`vredact config get base-url`): something that is not an HTTP server listens there, or a proxy between garbles the answers';
-const OVERSIZED_HEADERS_HINT =
-  "check the service URL (`vredact config get base-url`); if it is right, report this answer to the service's operators";
-const PLAIN_PORT_HINT =
-  'check the service URL (`vredact config get base-url`): an https:// URL whose port serves plain HTTP fails so';
-
-/**
- * What a host answered that undici could not read, in words, and what to do: not HTTP at all (its
- * parser's HTTPParserError, whose `code` may be unset), or headers past its limit. Undefined for any
- * other failure.
- */
-function unreadable(error: Error, code: string): { words: string; hint: string } | undefined {
-  if (error.name === 'HTTPParserError' || code.startsWith('HPE_')) {
-    // undici says "Response does not match the HTTP/1.1 protocol (<what>)": the <what> is news.
-    const inner = /\((.+)\)$/.exec(error.message)?.[1] ?? error.message;
-    return { words: `something that is not HTTP/1.1 (${inner})`, hint: NOT_HTTP_HINT };
-  }
-  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-    return { words: `with headers larger than vredact reads (${code})`, hint: OVERSIZED_HEADERS_HINT };
-  }
-  return undefined;
-}
-
 /** `host:port` of a URL, with the scheme's default port spelled out. */
 export function hostPort(url: URL): string {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
@@ -274,7 +237,7 @@ export function networkError(
     return new ConnectionError(`${what}: cannot connect to ${connectTo} (${unreachable})`, true, connectHint);
   }
   const via = route ? ` through the proxy ${proxyShown(route.proxy)}` : '';
-  const handshake = TLS_HANDSHAKE_PROBLEMS.get(code);
+  const handshake = tlsHandshakeWords(error, code);
   if (handshake) {
     return new TlsHandshakeError(
       `${what}: the TLS handshake with ${where}${via} failed (${handshake}, ${code})`,

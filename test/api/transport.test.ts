@@ -260,6 +260,16 @@ describe('networkError', () => {
     expect(failsEveryRequest(error)).toBe(true);
     expect(isRetryableByDefault(error)).toBe(false);
     expect(uploadMayHaveBeenAccepted(error)).toBe(false);
+    // Node's https names it EPROTO on Node.js 22 and 24, with OpenSSL's reason in its message.
+    const eproto = networkError(
+      withCode(
+        'EPROTO',
+        'write EPROTO 400D:error:0A00010B:SSL routines:tls_validate_record_header:wrong version number',
+      ),
+      'x',
+      url,
+    );
+    expect(eproto).toBeInstanceOf(TlsHandshakeError);
     // A TLS failure mid-stream is a dropped connection, as before.
     expect(networkError(withCode('ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC'), 'x', url)).toBeInstanceOf(
       ConnectionError,
