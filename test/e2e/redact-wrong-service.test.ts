@@ -39,13 +39,13 @@ async function withServer<T>(handler: ScriptedHandler, use: (server: ScriptedSer
   }
 }
 
-async function redact(server: ScriptedServer, concurrency: number) {
+async function redact(server: ScriptedServer, concurrency: number, extra: readonly string[] = []) {
   const env = isolatedEnv(join(dir.path, '.config'), {
     VREDACT_BASE_URL: server.baseUrl,
     VREDACT_TOKEN: TOKEN,
   });
   const run = await runCli(
-    ['redact', 'in', '-o', 'out', '--json', '-c', String(concurrency), '--no-progress'],
+    ['redact', 'in', '-o', 'out', '--json', '-c', String(concurrency), '--no-progress', ...extra],
     { env, cwd: dir.path },
   );
   const files = jsonLines(run.stdout).filter((line) => 'input' in line);
@@ -165,20 +165,7 @@ describe('a batch pointed at something that is not the service', () => {
       await speechInputs(dir.path, FILES);
       const first = await withServer(
         (_req, res) => sendJson(res, 200, { id: 'abc123' }),
-        async (server) => {
-          const env = isolatedEnv(join(dir.path, '.config'), {
-            VREDACT_BASE_URL: server.baseUrl,
-            VREDACT_TOKEN: TOKEN,
-          });
-          const run = await runCli(
-            ['redact', 'in', '-o', 'out', '--json', '-c', '2', '--no-progress', ...extra],
-            {
-              env,
-              cwd: dir.path,
-            },
-          );
-          return { run, stderr: String(run.stderr), uploads: uploadsTo(server).length };
-        },
+        async (server) => ({ ...(await redact(server, 2, extra)), uploads: uploadsTo(server).length }),
       );
       expect(first.run.exitCode).toBe(1);
       expect(first.stderr).toMatch(STOPPED('a job id whose job answered with no list of its files'));
@@ -198,20 +185,7 @@ describe('a batch pointed at something that is not the service', () => {
             res.end();
           } else page(404, 'text/html', '<html>Not Found</html>')(req, res);
         },
-        async (server) => {
-          const env = isolatedEnv(join(dir.path, '.config'), {
-            VREDACT_BASE_URL: server.baseUrl,
-            VREDACT_TOKEN: TOKEN,
-          });
-          const run = await runCli(
-            ['redact', 'in', '-o', 'out', '--json', '-c', '2', '--no-progress', ...extra],
-            {
-              env,
-              cwd: dir.path,
-            },
-          );
-          return { run, stderr: String(run.stderr), uploads: uploadsTo(server).length };
-        },
+        async (server) => ({ ...(await redact(server, 2, extra)), uploads: uploadsTo(server).length }),
       );
       expect(first.run.exitCode).toBe(1);
       expect(first.stderr).toMatch(
@@ -232,14 +206,7 @@ describe('a batch pointed at something that is not the service', () => {
         } else sendJson(res, 200, { jobs: [] });
       },
       async (server) => {
-        const env = isolatedEnv(join(dir.path, '.config'), {
-          VREDACT_BASE_URL: server.baseUrl,
-          VREDACT_TOKEN: TOKEN,
-        });
-        const run = await runCli(['redact', 'in', '-o', 'out', '--json', '-c', '1', '--no-wait'], {
-          env,
-          cwd: dir.path,
-        });
+        const { run } = await redact(server, 1, ['--no-wait']);
         expect(run.exitCode, String(run.stderr)).toBe(0);
         return server.received.map((request) => `${request.method} ${request.url}`);
       },
