@@ -45,11 +45,28 @@ export class WavFormatError extends Error {
   }
 }
 
+/**
+ * Bytes that do not even begin as a WAV file (no RIFF/WAVE header in the first 12): text, a page, an
+ * MP3. Told apart from a WAV that is damaged, as no redaction of the service looks like it.
+ */
+export class NotWavError extends WavFormatError {
+  override name = 'NotWavError';
+}
+
 /** Whether the first bytes are a RIFF/WAVE (or RF64/WAVE) header. */
 export function isRiffWave(head: Uint8Array): boolean {
   const bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
   const id = bytes.toString('latin1', 0, 4);
   return bytes.length >= 12 && (id === 'RIFF' || id === 'RF64') && bytes.toString('latin1', 8, 12) === 'WAVE';
+}
+
+/** Whether bytes too few for a header are the start of a RIFF/WAVE (or RF64/WAVE) header. */
+function couldBeginWav(head: Buffer): boolean {
+  const text = head.toString('latin1');
+  return (
+    ['RIFF', 'RF64'].some((id) => (text.length <= 4 ? id.startsWith(text) : text.startsWith(id))) &&
+    (text.length <= 8 || 'WAVE'.startsWith(text.slice(8)))
+  );
 }
 
 /** Whether a RIFF/WAVE header is RF64's. */
@@ -145,7 +162,7 @@ export class WavReader {
       case 'riff': {
         if (available < 12) return -1;
         if (!isRiffWave(bytes.subarray(offset, offset + 12)))
-          throw new WavFormatError('not a WAV file (no RIFF/WAVE header)');
+          throw new NotWavError('not a WAV file (no RIFF/WAVE header)');
         this.#rf64 = isRf64(bytes.subarray(offset, offset + 12));
         this.#state = { kind: 'chunk-header' };
         return 12;
@@ -216,7 +233,11 @@ export class WavReader {
 
   /** Ends the stream; throws WavFormatError when it is not a whole, usable WAV file. */
   finish(): WavSummary {
-    if (this.#state.kind === 'riff') throw new WavFormatError('not a WAV file (no RIFF/WAVE header)');
+    if (this.#state.kind === 'riff') {
+      // Fewer than 12 bytes: a WAV's beginning cut short is still a damaged WAV; anything else is none.
+      const NoHeader = couldBeginWav(this.#pending) ? WavFormatError : NotWavError;
+      throw new NoHeader('not a WAV file (no RIFF/WAVE header)');
+    }
     if (!this.#format) throw new WavFormatError('not a readable WAV file (no fmt chunk)');
     if (this.#declared < 0) throw new WavFormatError('not a readable WAV file (no data chunk)');
     if (this.options.strict && this.#cutShort()) {

@@ -11,13 +11,13 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { ResponseBody } from '../api/client.js';
-import { WavFormatError, WavReader } from '../audio/riff.js';
+import { NotWavError, WavFormatError, WavReader } from '../audio/riff.js';
 import { type Unpublished, writeUnpublished } from '../fs/atomic-write.js';
 import type { OutputFolder } from '../fs/containment.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
 import { apart, exactSeconds, formatLength } from '../output/format.js';
 import { byteCapFor, resultBytesPerSecond } from './result-cap.js';
-import { ResultRejectedError, ResultTooLargeError } from './result-rejected.js';
+import { ResultNotWavError, ResultRejectedError, ResultTooLargeError } from './result-rejected.js';
 import { unchangedResultProblem, type Upload } from './unchanged-result.js';
 
 export interface Expectation {
@@ -116,7 +116,8 @@ export async function* checkedWav(
   } catch (error) {
     if (error instanceof WavFormatError) {
       const type = response.contentType ? ` (${response.contentType.split(';')[0]})` : '';
-      throw new ResultRejectedError(`${subject}${type} is ${error.message}`);
+      const Rejected = error instanceof NotWavError ? ResultNotWavError : ResultRejectedError;
+      throw new Rejected(`${subject}${type} is ${error.message}`);
     }
     throw error;
   }

@@ -10,7 +10,7 @@ import { NotAListError } from '../api/json-reader.js';
 import { hostPort } from '../api/transport.js';
 import { answerPointsAtSetup, setupAnswerWords } from '../api/upload-fate.js';
 import { ExitCode } from '../errors.js';
-import { ResultRejectedError } from './result-rejected.js';
+import { ResultNotWavError, ResultRejectedError } from './result-rejected.js';
 
 /**
  * Uploads in a row answered by something that is not the service before the batch stops. One could be
@@ -109,13 +109,18 @@ export class WrongServiceStreak {
   }
 }
 
+/** How the stop's line names an answer whose "result" does not even begin as a WAV file. */
+export const NOT_WAV_ANSWER = 'a result that is no WAV file at all';
+
 /**
- * Counts a failed upload's answer toward the batch's stop when it points at the setup; any other
- * answer (a result that failed its checks, a 400, a 413, a 5xx) is the service's and starts the count
- * again; a failure with no answer (the network, a timeout) leaves it.
+ * Counts a failed upload's answer toward the batch's stop when it points at the setup, as does a
+ * "result" that is no WAV at all (a mock's text labelled `audio/wav`); any other answer (a result
+ * that failed its other checks, a 400, a 413, a 5xx) is the service's and starts the count again; a
+ * failure with no answer (the network, a timeout) leaves it.
  */
 export function countFailedUpload(streak: WrongServiceStreak, error: unknown): void {
   if (answerPointsAtSetup(error)) streak.foreign(setupAnswerWords(error.status));
+  else if (error instanceof ResultNotWavError) streak.foreign(NOT_WAV_ANSWER);
   else if (error instanceof ResultRejectedError || (error instanceof ApiError && error.status !== undefined))
     streak.recognised();
 }

@@ -1,6 +1,6 @@
 /** The RIFF/WAVE rules, fed as a stream in pieces of every size. */
 import { describe, expect, it } from 'vitest';
-import { isRiffWave, WavFormatError, WavReader } from '../../src/audio/riff.js';
+import { isRiffWave, NotWavError, WavFormatError, WavReader } from '../../src/audio/riff.js';
 import { makeWav } from '../helpers/mp3.js';
 import { fmtBody, rf64 } from '../helpers/odd-audio.js';
 
@@ -34,6 +34,23 @@ describe('WavReader', () => {
     expect(() => read(makeWav(1).subarray(0, 36), true)).toThrow(WavFormatError);
     const noFmt = Buffer.concat([Buffer.from('RIFF\0\0\0\0WAVEdata\0\0\0\0')]);
     expect(() => read(noFmt, true)).toThrow(/data chunk comes before its fmt chunk/);
+  });
+
+  it('tells bytes that are no WAV at all from a WAV cut short before its header ends', () => {
+    for (const text of ['string', '{}', '{"error":"this is text, not audio"}', 'ID3\u0004 tag and frames'])
+      for (const piece of [1, 5, 1000])
+        expect(() => read(Buffer.from(text), true, piece)).toThrow(NotWavError);
+    for (const cut of [0, 2, 4, 7, 9, 11]) {
+      const error = (() => {
+        try {
+          read(makeWav(1).subarray(0, cut), true);
+        } catch (caught) {
+          return caught;
+        }
+      })();
+      expect(error).toBeInstanceOf(WavFormatError);
+      expect(error).not.toBeInstanceOf(NotWavError);
+    }
   });
 
   it('takes the audio present of an input cut short, and tells the declared duration early', () => {

@@ -5,6 +5,7 @@
  * sent are pending, and a run against the service sends each of them once.
  */
 import type { ServerResponse } from 'node:http';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -124,6 +125,64 @@ describe('a batch pointed at something that is not the service', () => {
         expect(again.stderr).not.toMatch(/the batch stopped/);
       },
     );
+  });
+
+  test.each([
+    ['a text labelled audio/wav', 'string'],
+    ['an empty JSON labelled audio/wav', '{}'],
+    [
+      'an MP3 labelled audio/wav',
+      Buffer.from('ID3\u0004\u0000\u0000\u0000\u0000\u0000\u0000 not a redaction'),
+    ],
+  ])(
+    'a mock answering every upload with %s stops too; each file sent fails, the rest pending',
+    async (_name, body) => {
+      await speechInputs(dir.path, FILES);
+      const first = await withServer(
+        (_req, res) => {
+          res.writeHead(200, { 'content-type': 'audio/wav' });
+          res.end(body);
+        },
+        async (server) => ({ ...(await redact(server, 4)), uploads: uploadsTo(server).length }),
+      );
+      expect(first.run.exitCode).toBe(1);
+      expect(first.stderr).toMatch(STOPPED('a result that is no WAV file at all'));
+      // Before: all 40 sent, each failing on its own line.
+      expect(first.uploads).toBeGreaterThanOrEqual(STREAK);
+      expect(first.uploads).toBeLessThanOrEqual(4 + STREAK - 1);
+      const failed = first.files.filter((file) => file.status === 'failed');
+      expect(failed).toHaveLength(first.uploads);
+      for (const file of failed) expect(file.reason).toMatch(/is not a WAV file \(no RIFF\/WAVE header\)/);
+      expect(first.files.filter((file) => file.status === 'pending')).toHaveLength(FILES - first.uploads);
+      expect(readdirSync(join(dir.path, 'out')).filter((name) => name.endsWith('.wav'))).toEqual([]);
+    },
+  );
+
+  test('a WAV cut short, as the service may send one, does not stop the batch: every file is sent', async () => {
+    await speechInputs(dir.path, 8);
+    const first = await withServer(
+      (_req, res) => {
+        const header = Buffer.alloc(44);
+        header.write('RIFF', 0, 'latin1');
+        header.writeUInt32LE(36 + 32000, 4);
+        header.write('WAVEfmt ', 8, 'latin1');
+        header.writeUInt32LE(16, 16);
+        header.writeUInt16LE(1, 20);
+        header.writeUInt16LE(1, 22);
+        header.writeUInt32LE(16000, 24);
+        header.writeUInt32LE(32000, 28);
+        header.writeUInt16LE(2, 32);
+        header.writeUInt16LE(16, 34);
+        header.write('data', 36, 'latin1');
+        header.writeUInt32LE(32000, 40);
+        res.writeHead(200, { 'content-type': 'audio/wav' });
+        res.end(Buffer.concat([header, Buffer.alloc(100)]));
+      },
+      async (server) => ({ ...(await redact(server, 2)), uploads: uploadsTo(server).length }),
+    );
+    expect(first.uploads).toBe(8);
+    expect(first.stderr).not.toMatch(/the batch stopped/);
+    expect(first.files.map((file) => file.status)).toEqual(Array(8).fill('failed'));
   });
 
   test('a host naming a job for every upload (200 {"data":{"id":…}}) whose jobs are not found stops too', async () => {

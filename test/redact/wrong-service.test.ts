@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, errorForStatus, InvalidResponseError, TimeoutError } from '../../src/api/errors.js';
-import { ResultRejectedError } from '../../src/redact/result-rejected.js';
+import { ResultNotWavError, ResultRejectedError } from '../../src/redact/result-rejected.js';
 import {
   answererOf,
   countFailedUpload,
@@ -74,6 +74,25 @@ describe('uploads answered in a row by something that is not the service', () =>
     countFailedUpload(s, status(405));
     expect(halts.map((error) => error.message)).toEqual([
       '3 uploads in a row were answered by something that is not the Voice Redaction Service (405 Method Not Allowed from 127.0.0.1:8787): nothing more was sent',
+    ]);
+  });
+
+  it('a "result" that is no WAV at all counts; a WAV that failed its checks is the service\'s', () => {
+    const { halts, streak: s } = streak();
+    countFailedUpload(
+      s,
+      new ResultNotWavError('the result (audio/wav) is not a WAV file (no RIFF/WAVE header)'),
+    );
+    countFailedUpload(
+      s,
+      new ResultNotWavError('the result (audio/wav) is not a WAV file (no RIFF/WAVE header)'),
+    );
+    expect(s.count).toBe(2);
+    countFailedUpload(s, new ResultRejectedError('the result (audio/wav) is a WAV file cut short'));
+    expect(s.count).toBe(0);
+    for (let i = 0; i < 3; i++) countFailedUpload(s, new ResultNotWavError('not a WAV file'));
+    expect(halts.map((error) => error.message)).toEqual([
+      '3 uploads in a row were answered by something that is not the Voice Redaction Service (a result that is no WAV file at all from 127.0.0.1:8787): nothing more was sent',
     ]);
   });
 
