@@ -69,7 +69,9 @@ export function recordMatch(
   if (sameIdentity(record, identity)) return 'same';
   if (!sameIdentity(record, { ...identity, mtimeMs: record.mtimeMs })) return 'other';
   const sha = record.inputSha256;
-  return record.event === 'done' && typeof sha === 'string' && SHA256_HEX.test(sha) ? 'if-same-bytes' : 'other';
+  return record.event === 'done' && typeof sha === 'string' && SHA256_HEX.test(sha)
+    ? 'if-same-bytes'
+    : 'other';
 }
 
 /**

@@ -154,9 +154,9 @@ export class Recorder extends ProgressCounts {
    * again, with the new time, so the next run skips it by size and time without hashing it.
    */
   async sameBytes(entry: PlanEntry, identity: Identity, done: JournalRecord): Promise<void> {
-    const { v: _v, at: _at, event: _event, input: _i, size: _s, mtimeMs: _m, options: _o, output: _out, ...kept } =
-      done;
-    await this.#line({ event: 'done', ...this.#settling(entry, identity), ...kept });
+    // Its own fields over the line's: the input, its size and new time, this run's options and output.
+    const { v: _v, at: _at, ...kept } = done;
+    await this.#line({ ...kept, ...this.#settling(entry, identity), event: 'done' });
     this.#finish(entry, { status: 'skipped', reason: SAME_BYTES_REASON });
   }
 
