@@ -83,6 +83,9 @@ A re-run reads the journal and, per input with the same size, time and options:
                                      sent again only when not found
   failed, rejected or changed        sent again
 
+A done file whose time alone changed (a restore, a copy, a touch) is hashed:
+the bytes its done line sent are skipped and journaled with the new time.
+
 A submitted line with no usable job id (edited by hand) counts as uploading.
 A line written by a newer vredact stops the run, exit 2: upgrade vredact.
 

@@ -4,6 +4,7 @@
  * an upload, `stillSame` compares the file with its check: a file replaced in between is checked again.
  */
 import { statSync } from 'node:fs';
+import { SAME_BYTES_REASON } from './decide.js';
 import type { MinAgeRule } from './min-age.js';
 import { type ProbeLimits, probeFile } from './probe.js';
 import type { Recorder } from './record.js';
@@ -15,8 +16,15 @@ export interface LeftForLater {
   reason: string;
 }
 
+/** The bytes its done record sent, under a new modification time: recorded done again, not sent. */
+export interface SameBytes {
+  kind: 'same-bytes';
+  reason: string;
+}
+
 /**
- * Checks one input: rejected (and recorded so), left for a later run when `minAge` finds it modified
+ * Checks one input: rejected (and recorded so), found the bytes its done record sent (recorded done
+ * with its new time, reported skipped), left for a later run when `minAge` finds it modified
  * too recently (a file that changed since it was decided: judged by the time its check read, before
  * its content, so that a recording still being written is not rejected for a header not yet fixed),
  * or checked.
@@ -27,7 +35,7 @@ export async function checkInput(
   recorder: Recorder | undefined,
   warn?: (message: string) => void,
   minAge?: MinAgeRule,
-): Promise<CheckedWork | { kind: 'rejected'; reason: string } | LeftForLater> {
+): Promise<CheckedWork | { kind: 'rejected'; reason: string } | LeftForLater | SameBytes> {
   const probe = await probeFile(work.entry.input, limits);
   const left =
     probe.mtimeMs !== undefined ? minAge?.leftReason(probe.mtimeMs, work.entry.display) : undefined;
@@ -41,11 +49,18 @@ export async function checkInput(
     await recorder?.rejected(work.entry, probe.reason, identity, work.last);
     return { kind: 'rejected', reason: probe.reason };
   }
+  const identity = { size: probe.size, mtimeMs: probe.mtimeMs };
+  // The hash the check makes anyway (the file is read once): no second read for this rule.
+  const done = work.kind === 'send' ? work.doneIfSameBytes : undefined;
+  if (done !== undefined && done.inputSha256 === probe.sha256) {
+    await recorder?.sameBytes(work.entry, identity, done);
+    return { kind: 'same-bytes', reason: SAME_BYTES_REASON };
+  }
   return {
     kind: 'checked',
     entry: work.entry,
     last: work.last,
-    identity: { size: probe.size, mtimeMs: probe.mtimeMs },
+    identity,
     format: probe.format,
     durationSec: probe.durationSec,
     sha256: probe.sha256,

@@ -1,5 +1,5 @@
 /** The re-run rules: what a run does with one input, given what the journals say of it. */
-import type { JournalRecord } from './journal.js';
+import { type JournalRecord, sameIdentity } from './journal.js';
 import type { InterruptedUpload } from './journal-read.js';
 
 export type SkipDecision = { action: 'skip'; why: 'done' | 'output-exists' };
@@ -12,7 +12,12 @@ export type CollectDecision = {
 };
 export type SendDecision = {
   action: 'send';
-  why: 'new' | 'changed' | 'retry' | 'output-missing' | 'overwrite';
+  why: 'new' | 'changed' | 'retry' | 'output-missing' | 'overwrite' | 'touched';
+  /**
+   * `touched`: the done record whose time alone differs from the file's. The file's check hashes it
+   * (check.ts): the bytes that record names are skipped as done and journaled with the new time.
+   */
+  doneIfSameBytes?: JournalRecord;
 };
 /**
  * Uploads of this very file were cut short: look for their jobs among the service's jobs first, by
@@ -46,21 +51,42 @@ export interface DecideInput {
   overwrite: boolean;
 }
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * Whether a journal record is still this file: `same` when its size, modification time and options
+ * are; `if-same-bytes` when only the time differs and the record is `done` with the SHA-256 of the
+ * bytes it sent (a copy without its times, a restore from a backup, a `touch` change the time alone),
+ * so the file is the same if its bytes hash to that; else `other`. Hashing is only ever asked for
+ * then: a record of the same time settles it by size and time alone.
+ */
+export function recordMatch(
+  record: JournalRecord,
+  file: { size: number; mtimeMs: number },
+  voiceFingerprint: string,
+): 'same' | 'if-same-bytes' | 'other' {
+  const identity = { size: file.size, mtimeMs: file.mtimeMs, options: voiceFingerprint };
+  if (sameIdentity(record, identity)) return 'same';
+  if (!sameIdentity(record, { ...identity, mtimeMs: record.mtimeMs })) return 'other';
+  const sha = record.inputSha256;
+  return record.event === 'done' && typeof sha === 'string' && SHA256_HEX.test(sha)
+    ? 'if-same-bytes'
+    : 'other';
+}
+
 /**
  * Done with the same size, modification time and options, and the output still there: skip (unless
  * --overwrite). Submitted with the same: collect the job, never upload again. Failed or rejected: try
  * again. An output that exists with no record of this input is not overwritten without --overwrite
  * (vredact cannot vouch for it; it may be the output of a run that crashed between writing it and
  * journaling it). Uploading with the same: reconcile (even with --overwrite: a job of this very file
- * is its redaction), otherwise do what the record before the uploads says.
+ * is its redaction), otherwise do what the record before the uploads says. Done with only the time
+ * changed and the output still there: sent unless its bytes are those the record sent (recordMatch).
  */
 export function decide(input: DecideInput): Decision {
   const { record } = input;
-  const same =
-    record !== undefined &&
-    record.size === input.size &&
-    record.mtimeMs === input.mtimeMs &&
-    record.options === input.voiceFingerprint;
+  const match = record ? recordMatch(record, input, input.voiceFingerprint) : 'other';
+  const same = match === 'same';
   if (record && same && record.event === 'submitted' && record.jobId) {
     return {
       action: 'collect',
@@ -88,11 +114,16 @@ export function decide(input: DecideInput): Decision {
   if (record && same && record.event === 'done') {
     return input.outputExists ? { action: 'skip', why: 'done' } : { action: 'send', why: 'output-missing' };
   }
+  if (record && match === 'if-same-bytes' && input.outputExists)
+    return { action: 'send', why: 'touched', doneIfSameBytes: record };
   if (!record)
     return input.outputExists ? { action: 'skip', why: 'output-exists' } : { action: 'send', why: 'new' };
   if (!same) return { action: 'send', why: 'changed' };
   return { action: 'send', why: 'retry' };
 }
+
+/** Why a touched file is skipped: its check found the bytes its done record sent. */
+export const SAME_BYTES_REASON = 'already done: unchanged bytes (modification time changed)';
 
 export function skipReason(decision: SkipDecision): string {
   return decision.why === 'done'

@@ -107,6 +107,7 @@ export async function runDryRun(
       }
       const checked = await checkInput(work, limits, undefined, (message) => ctx.log.warn(message), minAge);
       if (checked.kind === 'left') return recorder.skipped(work.entry, checked.reason, true);
+      if (checked.kind === 'same-bytes') return recorder.skipped(work.entry, checked.reason);
       if (checked.kind === 'rejected') return recorder.rejected(work.entry, checked.reason);
       results.sent++;
       results.need += resultNeed({ ...checked, size: checked.identity.size }, options.durationTolerance);

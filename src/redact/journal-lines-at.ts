@@ -44,6 +44,23 @@ export class OpenJournals {
     this.#placed[source] = true;
   }
 
+  /**
+   * Notes on a record where its line is, without keeping its file open: whoever holds the place keeps
+   * it (keepOpen).
+   */
+  notePlace(record: JournalRecord, source: number, offset: number): void {
+    if (source >= MAX_FILES || offset >= FILE_SPAN) return;
+    (record as Placed)[PLACE] = source * FILE_SPAN + offset;
+  }
+
+  /** Keeps the file of `place` open for its line to be read again; false when it is closed already. */
+  keepOpen(place: number): boolean {
+    const source = Math.floor(place / FILE_SPAN);
+    if (this.#handles[source] === undefined) return false;
+    this.#placed[source] = true;
+    return true;
+  }
+
   /** Closes file `source` now that it is read, unless a place in it was noted. */
   async doneReading(source: number): Promise<void> {
     const handle = this.#handles[source];

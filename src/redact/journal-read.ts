@@ -193,6 +193,8 @@ export async function readJournalFiles(
         const { record } = reading;
         onRecord?.(record, counts.lines - 1);
         if (open && record.event === 'submitted') open.markPlace(record, source, offset);
+        // A done line's file is kept open only if the table holds its place (done-lines.ts).
+        else if (open && record.event === 'done') open.notePlace(record, source, offset);
         applyRecord(state, full ? record : slim(record, state.latest), source);
         if (state.latest.firstNamedIn(record.input, source)) counts.inputs++;
       },

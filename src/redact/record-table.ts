@@ -19,6 +19,7 @@ import type { KnownInputs, RecordStore } from './record-store.js';
 import { Float64Column, NarrowUintColumn, Uint8Column } from './chunked-columns.js';
 import type { OpenJournals } from './journal-lines-at.js';
 import { SubmittedJobs } from './submitted-jobs.js';
+import { DoneLines } from './done-lines.js';
 import { Numbering } from './packed-strings.js';
 import { canonicalMs, SettledRecord } from './settled-record.js';
 
@@ -63,6 +64,8 @@ export class RecordTable implements RecordStore {
   readonly #reason: (string | undefined)[] = [];
   /** What collecting a submitted record's job needs, or where its line is. */
   readonly #submitted: SubmittedJobs;
+  /** Where a done line is, for a done input whose time alone changed (done-lines.ts). */
+  readonly #doneLines: DoneLines;
   /** Rows whose record is kept as an object. */
   readonly #whole = new Map<number, JournalRecord>();
   /** Rows whose time is not one the ms give back exactly: compared and given back as written. */
@@ -90,6 +93,7 @@ export class RecordTable implements RecordStore {
   ) {
     this.#notes = notes;
     this.#submitted = new SubmittedJobs({ jobs, lines });
+    this.#doneLines = new DoneLines(lines);
     this.#rows = new InputRows(known);
   }
 
@@ -196,6 +200,7 @@ export class RecordTable implements RecordStore {
     // A submitted record's job id is with its details.
     const jobId = submitted ? undefined : record.jobId;
     this.#submitted.clear(row);
+    this.#doneLines.clear(row);
     const regular =
       code >= 0 &&
       (jobId === undefined || typeof jobId === 'string') &&
@@ -219,6 +224,10 @@ export class RecordTable implements RecordStore {
     if (!asSeen) {
       this.#size.set(row, record.size);
       this.#mtimeMs.set(row, record.mtimeMs);
+      // The size its discovery saw, its time another: the file may be this line's bytes touched.
+      const seenSize = known?.seenSizeAt(row) ?? NaN;
+      if (code === DONE && known && (seenSize < 0 || seenSize === record.size))
+        this.#doneLines.hold(row, record);
     }
     this.#options.set(row, this.#fingerprints.numberOf(record.options));
     const note = this.#notes || record.event === 'rejected';
@@ -267,11 +276,16 @@ export class RecordTable implements RecordStore {
     const mtimeMs = known ? known.seenMtimeMsAt(row) : this.#mtimeMs.get(row);
     const options = this.#fingerprints.valueOf(this.#options.get(row));
     if (event === 'submitted') return this.#submitted.recordOf(row, at, input, size, mtimeMs, options);
+    if (event === 'done') {
+      const line = this.#doneLines.recordOf(row, input, at);
+      if (line) return line;
+    }
     return new SettledRecord(event, at, input, size, mtimeMs, options, this.#jobId[row], this.#reason[row]);
   }
 
   #clearExtras(row: number): void {
     this.#submitted.clear(row);
+    this.#doneLines.clear(row);
     if (row < this.#jobId.length) this.#jobId[row] = undefined;
     if (row < this.#reason.length) this.#reason[row] = undefined;
   }

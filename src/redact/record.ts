@@ -4,6 +4,7 @@
  * (a full disk) halts the batch: nothing new is sent, and the run ends with the file-system error
  * naming the journal.
  */
+import { SAME_BYTES_REASON } from './decide.js';
 import type { Halt } from './halt.js';
 import type { SentLink } from './hard-links.js';
 import type { Outcome } from './outcome.js';
@@ -146,6 +147,17 @@ export class Recorder extends ProgressCounts {
       ...(result.recovered ? { recovered: true } : {}),
     });
     this.#finish(entry, { status: 'done', ...(result.jobId ? { jobId: result.jobId } : {}) });
+  }
+
+  /**
+   * A done file whose time alone changed, its bytes hashed to those its done line sent: that line
+   * again, with the new time, so the next run skips it by size and time without hashing it.
+   */
+  async sameBytes(entry: PlanEntry, identity: Identity, done: JournalRecord): Promise<void> {
+    // Its own fields over the line's: the input, its size and new time, this run's options and output.
+    const { v: _v, at: _at, ...kept } = done;
+    await this.#line({ ...kept, ...this.#settling(entry, identity), event: 'done' });
+    this.#finish(entry, { status: 'skipped', reason: SAME_BYTES_REASON });
   }
 
   /** Failed for good this time: the journal says so, and a re-run sends it again. */

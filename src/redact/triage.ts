@@ -127,7 +127,9 @@ export async function triage(entry: PlanEntry, options: TriageOptions): Promise<
         ? { kind: 'skipped', entry, reason: skipReason(decision), unvouched: true }
         : { kind: 'skipped', entry, reason: skipReason(decision) };
     case 'send':
-      return { kind: 'send', entry, last: record };
+      return decision.doneIfSameBytes
+        ? { kind: 'send', entry, last: record, doneIfSameBytes: decision.doneIfSameBytes }
+        : { kind: 'send', entry, last: record };
     case 'collect':
       return {
         kind: 'collect',

@@ -48,6 +48,11 @@ export interface SendWork {
   last: JournalRecord | undefined;
   /** Shown with a dry run's would-send (an interrupted upload that a real run looks up first). */
   note?: string;
+  /**
+   * The done record of these bytes when only the file's time changed (decide.ts): its check hashes
+   * the file, and bytes of that SHA-256 are skipped as done, not sent.
+   */
+  doneIfSameBytes?: JournalRecord | undefined;
 }
 
 /** Checked locally: these bytes, of this duration, are what is sent. */
