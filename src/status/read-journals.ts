@@ -20,6 +20,8 @@ export interface LatestRecords {
   get(input: string): StatusRecord | undefined;
   /** The state of an input's last record, without building it. */
   stateOf(input: string): FileState | undefined;
+  /** Whether an output stands for the input (see earlier-output.ts): a row of the manifest. */
+  hasStandingOutput(input: string): boolean;
   keys(): IterableIterator<string>;
 }
 
@@ -88,19 +90,28 @@ function inFlightBy(names: readonly string[], runs: ReadonlyMap<string, number> 
 
 function latestView(store: StatusTable, cutShort: CutShortView, inFlight: InFlight): LatestRecords {
   const { details } = store;
-  return {
+  const lastRecord = (input: string): StatusRecord | undefined => {
+    const record = store.get(input);
+    if (record?.event !== 'uploading') return record && statusRecordOf(record, details);
+    if (inFlight(record, store.sourceOf(input)))
+      return { ...statusRecordOf(record, details), inFlight: true };
+    const done = cutShort.doneBefore(record);
+    if (done) return statusRecordOf(done, details);
+    const reason = cutShort.reason(record);
+    return statusRecordOf(reason ? { ...record, reason } : record, details);
+  };
+  const view: LatestRecords = {
     get size() {
       return store.size;
     },
     get(input) {
-      const record = store.get(input);
-      if (record?.event !== 'uploading') return record && statusRecordOf(record, details);
-      if (inFlight(record, store.sourceOf(input)))
-        return { ...statusRecordOf(record, details), inFlight: true };
-      const done = cutShort.doneBefore(record);
-      if (done) return statusRecordOf(done, details);
-      const reason = cutShort.reason(record);
-      return statusRecordOf(reason ? { ...record, reason } : record, details);
+      const record = lastRecord(input);
+      if (record === undefined || record.event === 'done') return record;
+      const earlier = store.earlierOf(input);
+      return earlier ? { ...record, earlier: statusRecordOf(earlier, true) } : record;
+    },
+    hasStandingOutput(input) {
+      return view.stateOf(input) === 'done' || store.hasEarlier(input);
     },
     stateOf(input) {
       const event = store.eventOf(input);
@@ -114,6 +125,7 @@ function latestView(store: StatusTable, cutShort: CutShortView, inFlight: InFlig
     },
     keys: () => store.keys(),
   };
+  return view;
 }
 
 /** Reads the named journals of `outDir` once each, line by line, each line bounded. */
