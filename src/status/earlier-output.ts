@@ -3,11 +3,19 @@
  * whole and verified, and nothing but a later verified result replaces it: a redo that fails, an
  * upload cut short, an input rewritten into a file that is no audio and rejected, all leave the
  * output of the last `done` record where it was. So an input's standing output is that of its last
- * record when it is done, else that of the latest done record before it (its earlier output), which
- * status reports beside the later attempt and the manifest keeps as its row.
+ * record when it is done, else that of the latest done record before it (its earlier output) while
+ * that file is still there, which status reports beside the later attempt and the manifest keeps as
+ * its row. An earlier output deleted since stands no more: the note would say what is not so.
  */
+import { existsSync } from 'node:fs';
 import type { JournalRecord } from '../redact/journal.js';
 import type { StatusRecord } from './records.js';
+import { outputPath } from './summary.js';
+
+/** Whether a journaled output (relative to `outDir`) is there now. */
+export function outputThere(outDir: string, output: string | undefined): boolean {
+  return output !== undefined && output !== '' && existsSync(outputPath(outDir, output));
+}
 
 /** The record whose output stands for an input: its last when done, else its earlier output's. */
 export function standingRecord(record: StatusRecord): StatusRecord | undefined {

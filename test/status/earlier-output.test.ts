@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { standingRecord } from '../../src/status/earlier-output.js';
 import { listJournals, readJournals } from '../../src/status/read-journals.js';
@@ -7,6 +9,11 @@ import { tempDirPerTest } from '../helpers/cli.js';
 import { statusRecord, writeJournal } from '../helpers/journal.js';
 
 const dir = tempDirPerTest('vredact-earlier-output-');
+
+/** The outputs the journal names, on disk as a run left them. */
+async function outputs(...names: string[]) {
+  for (const name of names) await writeFile(join(dir.path, name), 'RIFF');
+}
 
 async function readAll(details: boolean) {
   const names = (await listJournals(dir.path)) ?? [];
@@ -32,6 +39,7 @@ test('a failed redo keeps the done record before it as the standing output, with
     { at: '2026-11-21T02:00:01.000Z', event: 'failed', input: '/in/a.wav', reason: 'refused (422)' },
     { at: '2026-11-21T02:00:00.000Z', event: 'done', input: '/in/b.wav', output: 'b.wav' },
   ]);
+  await outputs('a.wav', 'b.wav');
   for (const details of [true, false]) {
     const latest = await readAll(details);
     const record = latest.get('/in/a.wav');
@@ -62,6 +70,7 @@ test('a later done record is the standing output again; a rejection after it kee
       reason: 'not a WAV or MP3 file',
     },
   ]);
+  await outputs('a.wav', 'c.wav');
   const latest = await readAll(false);
   expect(latest.get('/in/a.wav')).toMatchObject({ event: 'done', at: '2026-11-21T03:00:00.000Z' });
   expect(latest.get('/in/a.wav')).not.toHaveProperty('earlier');
@@ -81,8 +90,21 @@ test('a done record of a shard read after the journal of the later failure still
     [done('2026-11-21T01:00:00.000Z'), done('2026-11-21T02:00:00.000Z', { inputSha256: 'a2' })],
     'journal.2-of-2.jsonl',
   );
+  await outputs('a.wav');
   const latest = await readAll(true);
   expect(latest.get('/in/a.wav')).toMatchObject({ event: 'failed', earlier: { inputSha256: 'a2' } });
+});
+
+test('an earlier output deleted since stands no more: no note, no row', async () => {
+  await writeJournal(dir.path, [
+    done('2026-11-21T01:00:00.000Z'),
+    { at: '2026-11-21T02:00:00.000Z', event: 'failed', input: '/in/a.wav', reason: 'x' },
+  ]);
+  const latest = await readAll(true);
+  expect(latest.get('/in/a.wav')).not.toHaveProperty('earlier');
+  expect(manifestInputs(latest)).toEqual([]);
+  await outputs('a.wav');
+  expect(manifestInputs(await readAll(true))).toEqual(['/in/a.wav']);
 });
 
 test('an input never done has no earlier output, and no row in the manifest', async () => {
