@@ -3,7 +3,8 @@
  * archive rather than its size. When a journal has more than twice as many lines as inputs plus a
  * thousand, a run rewrites it (under its lock, before it appends anything) as one line per input: the
  * latest, or for an interrupted upload the record before it and the `uploading` lines of its streak,
- * which recovery needs. Two passes over the file: the first applies every line by the readers' rules
+ * which recovery needs; and, where the latest is not done, the latest done line before it, whose
+ * output still stands (the manifest lists it). Two passes over the file: the first applies every line by the readers' rules
  * to a table of records (on the plan's rows, see record-table.ts) that notes the line each record
  * came from; the second copies the lines kept, byte for byte and in their order. Holding every
  * record whole instead took 1.3 GB over 1,000,000 inputs. Written to a temporary file, flushed,
@@ -55,6 +56,12 @@ type Lined = JournalRecord & { [LINE]?: number };
 class LineTable extends RecordTable {
   /** Each row's record's line + 1. */
   readonly #line = new Uint32Column();
+  /**
+   * Each row's latest done record's line + 1: while a later record is not done (a redo that failed,
+   * an input rejected since), that record's output still stands, and status lists it as such (see
+   * status/earlier-output.ts).
+   */
+  readonly #doneLine = new Uint32Column();
 
   readonly #known: KnownInputs | undefined;
 
@@ -80,7 +87,9 @@ class LineTable extends RecordTable {
   override put(record: JournalRecord, source: number): void {
     super.put(record, source);
     const line = (record as Lined)[LINE];
-    this.#line.set(this.rowFor(record.input) as number, line === undefined ? 0 : line + 1);
+    const row = this.rowFor(record.input) as number;
+    this.#line.set(row, line === undefined ? 0 : line + 1);
+    if (record.event === 'done') this.#doneLine.set(row, line === undefined ? 0 : line + 1);
   }
 
   lineOf(record: JournalRecord): number {
@@ -96,6 +105,11 @@ class LineTable extends RecordTable {
 
   lineAt(input: string): number {
     return this.#line.get(this.rowFor(input) as number) - 1;
+  }
+
+  /** The line of the input's latest done record; -1 when it has none. */
+  doneLineAt(input: string): number {
+    return this.#doneLine.get(this.rowFor(input) as number) - 1;
   }
 
   static lineOf(record: JournalRecord): number {
@@ -124,6 +138,8 @@ async function linesToKeep(path: string, known: KnownInputs | undefined, stop: A
   for (const input of table.keys()) {
     if (turnDue()) await giveTurn(stop);
     const row = table.rowFor(input) as number;
+    const done = table.doneLineAt(input);
+    if (done >= 0) mark(done);
     if (!streaks.has(input)) {
       mark(table.lineAt(input));
       continue;

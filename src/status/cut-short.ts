@@ -12,10 +12,9 @@
  *   cannot vouch for (a line of an older version): the run leaves it, so status says so instead of
  *   "sends it again".
  */
-import { existsSync } from 'node:fs';
 import { type JournalRecord, sameIdentity } from '../redact/journal.js';
 import type { UploadStreaks } from '../redact/upload-streaks.js';
-import { outputPath } from './summary.js';
+import { outputThere as outputIn } from './earlier-output.js';
 
 export const UNVOUCHED_OUTPUT_REASON =
   'upload interrupted; its output exists, but no done line vouches for it: the next run leaves it (--overwrite redoes it)';
@@ -32,8 +31,7 @@ export interface CutShortView {
 }
 
 export function cutShortView(outDir: string, streaks: UploadStreaks): CutShortView {
-  const outputThere = (output: string | undefined) =>
-    output !== undefined && output !== '' && existsSync(outputPath(outDir, output));
+  const outputThere = (output: string | undefined) => outputIn(outDir, output);
   const doneBefore = (last: JournalRecord) => {
     // An output that appeared after the upload began is that upload's, not the earlier done one's.
     if (streaks.get(last.input)?.lastSawNoOutput) return undefined;

@@ -12,6 +12,7 @@ import { emptyJournalState, MAX_LINE_BYTES, readJournalFiles } from '../redact/j
 import { JOURNAL_FILE, type JournalRecord, lockNameOfJournal, STATE_DIR } from '../redact/journal.js';
 import { type RunUnderWay, runsUnderWay } from '../redact/lock.js';
 import { type CutShortView, cutShortView } from './cut-short.js';
+import { outputThere } from './earlier-output.js';
 import { type FileState, stateOfEvent, StatusTable, statusRecordOf, type StatusRecord } from './records.js';
 
 /** The last record of each input, by its real path, as status shows it (built when asked for). */
@@ -20,6 +21,8 @@ export interface LatestRecords {
   get(input: string): StatusRecord | undefined;
   /** The state of an input's last record, without building it. */
   stateOf(input: string): FileState | undefined;
+  /** Whether an output stands for the input (see earlier-output.ts): a row of the manifest. */
+  hasStandingOutput(input: string): boolean;
   keys(): IterableIterator<string>;
 }
 
@@ -86,21 +89,41 @@ function inFlightBy(names: readonly string[], runs: ReadonlyMap<string, number> 
   };
 }
 
-function latestView(store: StatusTable, cutShort: CutShortView, inFlight: InFlight): LatestRecords {
+function latestView(
+  outDir: string,
+  store: StatusTable,
+  cutShort: CutShortView,
+  inFlight: InFlight,
+): LatestRecords {
   const { details } = store;
-  return {
+  // An input has one when its last record is not done; the file is looked for once per input asked.
+  const earlierOutput = (input: string) => {
+    const earlier = store.earlierOf(input);
+    return earlier && outputThere(outDir, earlier.output) ? earlier : undefined;
+  };
+  const lastRecord = (input: string): StatusRecord | undefined => {
+    const record = store.get(input);
+    if (record?.event !== 'uploading') return record && statusRecordOf(record, details);
+    if (inFlight(record, store.sourceOf(input)))
+      return { ...statusRecordOf(record, details), inFlight: true };
+    const done = cutShort.doneBefore(record);
+    if (done) return statusRecordOf(done, details);
+    const reason = cutShort.reason(record);
+    return statusRecordOf(reason ? { ...record, reason } : record, details);
+  };
+  const view: LatestRecords = {
     get size() {
       return store.size;
     },
     get(input) {
-      const record = store.get(input);
-      if (record?.event !== 'uploading') return record && statusRecordOf(record, details);
-      if (inFlight(record, store.sourceOf(input)))
-        return { ...statusRecordOf(record, details), inFlight: true };
-      const done = cutShort.doneBefore(record);
-      if (done) return statusRecordOf(done, details);
-      const reason = cutShort.reason(record);
-      return statusRecordOf(reason ? { ...record, reason } : record, details);
+      const record = lastRecord(input);
+      if (record === undefined || record.event === 'done') return record;
+      const earlier = earlierOutput(input);
+      return earlier ? { ...record, earlier: statusRecordOf(earlier, true) } : record;
+    },
+    hasStandingOutput(input) {
+      if (view.stateOf(input) === 'done') return true;
+      return store.hasEarlier(input) && earlierOutput(input) !== undefined;
     },
     stateOf(input) {
       const event = store.eventOf(input);
@@ -114,6 +137,7 @@ function latestView(store: StatusTable, cutShort: CutShortView, inFlight: InFlig
     },
     keys: () => store.keys(),
   };
+  return view;
 }
 
 /** Reads the named journals of `outDir` once each, line by line, each line bounded. */
@@ -139,6 +163,7 @@ export async function readJournals(
     files: names.filter((_, index) => read.has(paths[index] as string)),
     tornTails: names.filter((_, index) => torn.has(paths[index] as string)),
     latest: latestView(
+      outDir,
       store,
       cutShortView(outDir, state.interrupted),
       inFlightBy(names, options.runsUnderWay),

@@ -7,6 +7,7 @@
 import { RecordTable } from '../redact/record-table.js';
 import { TextColumn } from '../redact/text-column.js';
 import type { JournalRecord } from '../redact/journal.js';
+import { EarlierOutputs } from './earlier-output.js';
 import { HashColumn } from './hash-column.js';
 
 /** The events an input's last record can have (a `withdrawn` line only takes an `uploading` one back). */
@@ -37,6 +38,11 @@ export interface StatusRecord {
   voice?: Voice;
   /** An `uploading` record of a run that holds its journal's lock now: in flight, not cut short. */
   inFlight?: true;
+  /**
+   * When this record is not done: the input's latest done record before it, whose output no later
+   * attempt replaced (see earlier-output.ts), with its hashes.
+   */
+  earlier?: StatusRecord;
 }
 
 export function stateOf(event: JournalEvent, inFlight = false): FileState {
@@ -112,9 +118,11 @@ export function statusRecordOf(record: JournalRecord, details: boolean): StatusR
 
 /**
  * The last record of each input as status holds it: the run's RecordTable (what the journal's rules
- * compare, as typed columns) with the columns status shows beside it, by the same rows: the output
- * and, with `details` (the manifest), the hashes and the voice. A voice is held once per distinct
- * voice. Everything else a line carries is dropped as it is read.
+ * compare, as typed columns) with the columns status shows beside it, by the same rows: the output,
+ * the input's SHA-256 (an earlier output names the bytes it came from) and, with `details` (the
+ * manifest), the output's SHA-256 and the voice. A voice is held once per distinct voice. Everything
+ * else a line carries is dropped as it is read. Beside it, the done record of each input whose last
+ * record is not done (earlier-output.ts), in a table of its own made only when there is one.
  */
 export class StatusTable extends RecordTable {
   /** Packed: every input has one, and most lines of an input name the same. */
@@ -123,9 +131,26 @@ export class StatusTable extends RecordTable {
   readonly #outputSha256 = new HashColumn();
   readonly #voice: (Voice | undefined)[] = [];
   readonly #voices = new Map<string, Voice>();
+  readonly #earlier = new EarlierOutputs(() => new StatusTable(true));
 
   constructor(readonly details: boolean) {
     super();
+  }
+
+  /** The input's latest done record before its last one, when its last one is not done. */
+  earlierOf(input: string): JournalRecord | undefined {
+    return this.#earlier.get(input);
+  }
+
+  hasEarlier(input: string): boolean {
+    return this.#earlier.has(input);
+  }
+
+  /** A done record that loses to a later one of another journal may still be the standing output. */
+  override loses(record: JournalRecord, source: number): boolean {
+    if (!super.loses(record, source)) return false;
+    if (record.event === 'done' && this.eventOf(record.input) !== 'done') this.#earlier.outranked(record);
+    return true;
   }
 
   /** The records before upload streaks, with the same columns (a withdrawn upload gives one back). */
@@ -134,12 +159,15 @@ export class StatusTable extends RecordTable {
   }
 
   override put(record: JournalRecord, source: number): void {
+    const done = record.event === 'done';
+    if (done) this.#earlier.forget(record.input);
+    else if (this.eventOf(record.input) === 'done')
+      this.#earlier.replaced(this.get(record.input) as JournalRecord);
     super.put(record, source);
     const row = this.rowFor(record.input) as number;
     this.#output.set(row, text(record.output));
-    if (!this.details) return;
     this.#inputSha256.set(row, text(record.inputSha256));
-    const done = record.event === 'done';
+    if (!this.details) return;
     this.#outputSha256.set(row, done ? text(record.outputSha256) : undefined);
     this.#voice[row] = done ? this.#internVoice(voiceOf(record.voice)) : undefined;
   }

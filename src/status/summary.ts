@@ -17,6 +17,22 @@ export interface FileStatus {
   jobId?: string;
   /** When its last record was written (ISO 8601). */
   at: string;
+  /**
+   * When its last record is not done and a done one came before it: the output that record vouched
+   * for, which no later attempt replaced (see earlier-output.ts), and the bytes it came from.
+   */
+  earlierOutput?: EarlierOutput;
+}
+
+export interface EarlierOutput {
+  /** Absolute path, as `output`. */
+  output: string;
+  /** SHA-256 of the input's bytes that output is the redaction of. */
+  inputSha256?: string;
+  outputSha256?: string;
+  jobId?: string;
+  /** When it was recorded done (ISO 8601). */
+  doneAt: string;
 }
 
 /** The order files are listed in: problems first, then what is under way, then what is done. */
@@ -38,7 +54,16 @@ export function fileStatus(outDir: string, record: StatusRecord): FileStatus {
   };
   if (record.reason !== undefined) file.reason = record.reason;
   if (record.jobId !== undefined) file.jobId = record.jobId;
+  if (record.earlier !== undefined) file.earlierOutput = earlierOutput(outDir, record.earlier);
   return file;
+}
+
+function earlierOutput(outDir: string, done: StatusRecord): EarlierOutput {
+  const earlier: EarlierOutput = { output: outputPath(outDir, done.output), doneAt: done.at };
+  if (done.inputSha256 !== undefined) earlier.inputSha256 = done.inputSha256;
+  if (done.outputSha256 !== undefined) earlier.outputSha256 = done.outputSha256;
+  if (done.jobId !== undefined) earlier.jobId = done.jobId;
+  return earlier;
 }
 
 export interface Summary {
@@ -96,13 +121,14 @@ function byText(a: string, b: string): number {
 }
 
 /**
- * The done inputs, by path: the rows of the manifest. Only the paths are held (the table's own
- * strings) and sorted; each row is built as it is written, so a million done files cost a million
- * references, not a million records.
+ * The inputs an output stands for (done, or with an earlier output a later attempt left in place), by
+ * path: the rows of the manifest. Only the paths are held (the table's own strings) and sorted; each
+ * row is built as it is written, so a million done files cost a million references, not a million
+ * records.
  */
-export function doneInputs(latest: Pick<LatestRecords, 'keys' | 'stateOf'>): string[] {
+export function manifestInputs(latest: Pick<LatestRecords, 'keys' | 'hasStandingOutput'>): string[] {
   const done: string[] = [];
-  for (const input of latest.keys()) if (latest.stateOf(input) === 'done') done.push(flat(input));
+  for (const input of latest.keys()) if (latest.hasStandingOutput(input)) done.push(flat(input));
   return done.sort(byText);
 }
 
@@ -119,8 +145,18 @@ function flat(text: string): string {
   return text;
 }
 
-/** Why a file is where it is, in words, for the terminal and TSV (the journal's reason when it has one). */
+/**
+ * Why a file is where it is, in words, for the terminal and TSV (the journal's reason when it has
+ * one), and the output an earlier attempt left standing.
+ */
 export function describe(record: StatusRecord): string {
+  const why = reasonOf(record);
+  if (record.earlier === undefined) return why;
+  const earlier = earlierNote(record.earlier);
+  return why === '' ? earlier : `${why}; ${earlier}`;
+}
+
+function reasonOf(record: StatusRecord): string {
   if (record.inFlight) return 'being sent by the run under way (its upload started, or is next)';
   if (record.reason !== undefined) return record.reason;
   if (record.event === 'submitted') return 'submitted; the next run collects its job';
@@ -128,4 +164,10 @@ export function describe(record: StatusRecord): string {
     return 'upload interrupted; the next run looks for its job first, then sends it again';
   }
   return '';
+}
+
+/** `its earlier output a.wav stands (done 2026-11-21T02:00:09.514Z, of input SHA-256 9b1f…)`. */
+function earlierNote(done: StatusRecord): string {
+  const of = done.inputSha256 === undefined ? '' : `, of input SHA-256 ${done.inputSha256.slice(0, 12)}…`;
+  return `its earlier output ${done.output} stands (done ${done.at}${of})`;
 }

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JournalRecord } from '../../src/redact/journal.js';
+import { standingRecord } from '../../src/status/earlier-output.js';
 import type { LatestRecords } from '../../src/status/read-journals.js';
 import { stateOf, type StatusRecord, statusRecordOf } from '../../src/status/records.js';
 
@@ -23,6 +24,10 @@ export function latestOf(records: readonly StatusRecord[]): LatestRecords {
     stateOf: (input) => {
       const record = byInput.get(input);
       return record && stateOf(record.event, record.inFlight);
+    },
+    hasStandingOutput: (input) => {
+      const record = byInput.get(input);
+      return record !== undefined && standingRecord(record) !== undefined;
     },
     keys: () => byInput.keys(),
   };

@@ -59,6 +59,34 @@ describe('journal compaction', () => {
     expect((await readFile(path, 'utf8')).split('\n').filter(Boolean)).toHaveLength(5);
   });
 
+  it('keeps the latest done line of an input whose last line is not done: its output still stands', async () => {
+    const path = journalPath(dir.path);
+    await mkdir(join(dir.path, '.vredact'), { recursive: true });
+    const lines: string[] = [];
+    let n = 0;
+    for (let run = 0; run < 600; run++) {
+      for (const input of ['/a.wav', '/b.wav'])
+        lines.push(JSON.stringify({ ...base, at: at(n++), event: 'done', input, outputSha256: `${run}` }));
+    }
+    const failed = { ...base, at: at(n++), event: 'failed', input: '/a.wav', reason: 'redo refused' };
+    const rejected = {
+      ...base,
+      at: at(n++),
+      event: 'rejected',
+      input: '/b.wav',
+      reason: 'not a WAV or MP3 file',
+    };
+    lines.push(JSON.stringify(failed), JSON.stringify(rejected));
+    await writeFile(path, `${lines.join('\n')}\n`);
+
+    expect(await compactJournal(path)).toEqual({ before: lines.length, after: 4 });
+    const kept = (await readFile(path, 'utf8')).split('\n').filter(Boolean);
+    expect(kept).toEqual([lines[1198], lines[1199], JSON.stringify(failed), JSON.stringify(rejected)]);
+    expect(kept[0]).toContain('"outputSha256":"599"');
+    // The run reads the same last records as before.
+    expect((await readJournal(path)).latest.get('/a.wav')?.event).toBe('failed');
+  });
+
   it('leaves the journal as it was when its lock is found lost before the copy is put in place', async () => {
     const path = journalPath(dir.path);
     await mkdir(join(dir.path, '.vredact'), { recursive: true });

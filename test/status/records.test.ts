@@ -77,6 +77,8 @@ test('the store keeps what the rules compare and status shows, and drops the res
     mtimeMs: 1,
     options: 'abcd',
     output: 'a.wav',
+    // Kept without details too: an earlier output names the bytes it came from.
+    inputSha256: 'aa',
   });
   const detailed = new StatusTable(true);
   detailed.put(

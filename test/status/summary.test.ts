@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import type { StatusRecord } from '../../src/status/records.js';
-import { describe, doneInputs, fileStatus, summarize } from '../../src/status/summary.js';
+import { describe, manifestInputs, fileStatus, summarize } from '../../src/status/summary.js';
 import { latestOf, statusRecord } from '../helpers/journal.js';
 
 function record(fields: Record<string, unknown>): StatusRecord {
@@ -46,7 +46,7 @@ test('lists failed, rejected and pending files, by state then path; the done one
     '/in/y.wav',
     '/in/z.wav',
   ]);
-  expect(doneInputs(latestOf(latest))).toEqual(['/in/y.wav', '/in/z.wav']);
+  expect(manifestInputs(latestOf(latest))).toEqual(['/in/y.wav', '/in/z.wav']);
 });
 
 test('a file status carries the absolute output and only the fields it has', () => {
