@@ -14,7 +14,7 @@ import type { IOStreams } from '../output/iostreams.js';
 import { type ProgressFigures, progressLine, RateMeter, SEPARATOR } from '../output/progress-line.js';
 import { fitProblemLine } from '../output/problem-line.js';
 import { displayText } from '../output/sanitize.js';
-import { type StatusLine, startStatusLine } from '../output/status-line.js';
+import { countsLineWanted, type StatusLine, startStatusLine } from '../output/status-line.js';
 import { printJsonLine } from '../output/table.js';
 import type { Counts, DryRunCounts, Outcome, Progress } from './outcome.js';
 import { ProblemList } from './problem-list.js';
@@ -187,11 +187,8 @@ export class Reporter {
       status.finish(good, compactSummary(shown, dryRun, elapsedMs, status.columns));
     } else {
       status?.stop();
-      // `--stats` lines end with the run's counts, under --quiet too (as their lines are): a cron log
-      // of `--quiet --stats 10m` otherwise ended on a count up to an interval old, and never said how
-      // the night ended. (--json has its summary object on stdout.)
-      const logged = !this.#io.quiet || this.#io.statsIntervalMs !== undefined;
-      if (logged && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
+      // (--json has its summary object on stdout.)
+      if (countsLineWanted(this.#io)) this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
     }
     if (this.#mode === 'json') {
       printJsonLine(this.#io, { summary: shown, ...(dryRun ? { dryRun: true } : {}) });
