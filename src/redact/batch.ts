@@ -13,12 +13,12 @@ import { resolveFolderInside } from '../fs/containment.js';
 import { type CaseLookup, ignoresLetterCase } from '../fs/letter-case.js';
 import { checkJournalWritable, checkOutputFolderWritable, checkStateFolderWritable } from '../fs/writable.js';
 import { escapeControls } from '../output/sanitize.js';
-import { printJsonLine } from '../output/table.js';
 import { voiceFormFields } from '../settings/voice.js';
 import { readJournalsCompacting } from './compact.js';
 import type { JournalState } from './journal-read.js';
 import type { Interrupt, RedactClient } from './engine.js';
 import { runDryRun } from './dry-run.js';
+import { interruptedBeforeDeciding, noCounts, printJsonSummary } from './json-summary.js';
 import { journalPath, lockNameFor, optionsFingerprint, STATE_DIR } from './journal.js';
 import { JournalWriter } from './journal-writer.js';
 import { lockRefreshMs } from '../fs/lock-lease.js';
@@ -95,7 +95,7 @@ export async function runBatch(
   );
   const found = await findInputs(ctx, request, outDir, interrupt.stop);
   // Interrupted while listing: nothing was decided, made or sent, so no file is reported.
-  if (!found) return ExitCode.interrupted;
+  if (!found) return interruptedBeforeDeciding(ctx.io, options.dryRun);
   // The plan needs the output folder's letter case. A real run makes the folder first (exit 2 where it
   // cannot take outputs, before the lock and before anything is sent): the write check's own file
   // there tells exactly, in a fresh, empty folder too. A dry run may not write: it asks by a name
@@ -108,15 +108,12 @@ export async function runBatch(
   await pause('plan');
   const plan = await planOutputs(ctx, request, found, outDir, ignoresCase, interrupt.stop);
   // Interrupted while planning (seconds over 1,000,000 inputs): nothing was decided, locked or sent.
-  if (!plan || interrupt.stop.aborted) return ExitCode.interrupted;
+  if (!plan || interrupt.stop.aborted)
+    return interruptedBeforeDeciding(ctx.io, options.dryRun, plan?.entries.length);
   if (plan.entries.length === 0) {
     ctx.log.info('nothing to do: no input files');
-    if (ctx.settings.json) {
-      const empty = options.dryRun
-        ? { summary: { 'would-send': 0, 'would-collect': 0, skipped: 0, rejected: 0 }, dryRun: true }
-        : { summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 } };
-      printJsonLine(ctx.io, empty);
-    }
+    if (ctx.io.json)
+      printJsonSummary(ctx.io, noCounts(options.dryRun), { dryRun: options.dryRun, interrupted: false });
     return ExitCode.ok;
   }
   if (dryRun || !client) {
@@ -136,7 +133,7 @@ export async function runBatch(
     { waitMs: options.lockWaitMs, clock: ctx.clock, stop: interrupt.stop },
   );
   // Interrupted while waiting for another run's lock: nothing was decided or sent.
-  if (!lock) return ExitCode.interrupted;
+  if (!lock) return interruptedBeforeDeciding(ctx.io, false, plan.entries.length);
   // A lock found to be another run's stops the batch as a full disk does (exit 1, with its reason).
   const halt = createHalt();
   lock.lost.addEventListener('abort', () => halt.stop(lock.lost.reason), { once: true });
@@ -156,14 +153,15 @@ export async function runBatch(
     );
     // Interrupted while the journals were read or compacted: nothing was decided or sent, and the
     // journal is as it was (an interrupted compaction's copy is removed). The lock is released.
-    if (!journal || interrupt.stop.aborted) return ExitCode.interrupted;
+    if (!journal || interrupt.stop.aborted)
+      return interruptedBeforeDeciding(ctx.io, false, plan.entries.length);
     plan.inputs.release();
     if (journal.unreadable > 0)
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
     if (journal.oversized > 0) ctx.log.warn(`ignored ${journal.oversized} oversized line(s) of the journal`);
     writer = await JournalWriter.open(own, ctx.clock, lock.confirm);
     await sweepOutputs(ctx, outDir, plan.outputFolders, options.shard, interrupt.stop);
-    if (interrupt.stop.aborted) return ExitCode.interrupted;
+    if (interrupt.stop.aborted) return interruptedBeforeDeciding(ctx.io, false, plan.entries.length);
 
     const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
     let expectedPending = 0;

@@ -19,6 +19,7 @@ import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { probeFile } from './probe.js';
 import { createHalt } from './halt.js';
 import { Recorder } from './record.js';
+import { interruptedBeforeDeciding } from './json-summary.js';
 import { Reporter } from './report.js';
 import { settleHeap } from './settle-heap.js';
 import { probeWorkers } from './stages.js';
@@ -38,10 +39,10 @@ export async function runDryRun(
   await checkOutputFolderShape(plan.outDir, join(plan.outDir, STATE_DIR));
   const journal = await unlessStopped(readJournals(plan.outDir, plan.inputs, stop), stop);
   // Interrupted while the journals were read: no input was decided, so none is reported.
-  if (!journal) return ExitCode.interrupted;
+  if (!journal) return interruptedBeforeDeciding(ctx.io, true, entries.length);
   if (stop.aborted) {
     await journal.open?.close();
-    return ExitCode.interrupted;
+    return interruptedBeforeDeciding(ctx.io, true, entries.length);
   }
   plan.inputs.release();
   settleHeap(entries.length);
