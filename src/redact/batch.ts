@@ -12,12 +12,13 @@ import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
 import { resolveFolderInside } from '../fs/containment.js';
 import { type CaseLookup, ignoresLetterCase } from '../fs/letter-case.js';
 import { checkJournalWritable, checkOutputFolderWritable, checkStateFolderWritable } from '../fs/writable.js';
-import { escapeControls } from '../output/sanitize.js';
+import { displayText, escapeControls } from '../output/sanitize.js';
 import { voiceFormFields } from '../settings/voice.js';
 import { readJournalsCompacting } from './compact.js';
 import type { JournalState } from './journal-read.js';
 import type { Interrupt, RedactClient } from './engine.js';
 import { runDryRun } from './dry-run.js';
+import { type PhaseStats, startPhaseStats } from './phase-stats.js';
 import { interruptedBeforeDeciding, noCounts, printJsonSummary } from './json-summary.js';
 import { journalPath, lockNameFor, optionsFingerprint, STATE_DIR } from './journal.js';
 import { JournalWriter } from './journal-writer.js';
@@ -68,9 +69,24 @@ export async function runBatch(
   interrupt: Interrupt,
   deps: BatchDeps = {},
 ): Promise<number> {
-  const { options } = request;
   // The one instant --min-age counts from, for every file of the run (as rclone takes its start).
   const startedMs = ctx.clock.now();
+  const phase = await startPhaseStats(ctx.io, ctx.clock.now, startedMs);
+  try {
+    return await runPhases(ctx, request, interrupt, deps, { startedMs, phase });
+  } finally {
+    phase.stop();
+  }
+}
+
+async function runPhases(
+  ctx: Context,
+  request: BatchRequest,
+  interrupt: Interrupt,
+  deps: BatchDeps,
+  { startedMs, phase }: { startedMs: number; phase: PhaseStats },
+): Promise<number> {
+  const { options } = request;
   const minAge =
     options.minAge.ms > 0
       ? new MinAgeRule(
@@ -106,6 +122,7 @@ export async function runBatch(
       ? await ignoresLetterCase(outDir, deps.caseLookup)
       : (await checkOutputFolderWritable(outDir, deps.caseLookup)).ignoresCase;
   await pause('plan');
+  phase.now('planning the outputs');
   const plan = await planOutputs(ctx, request, found, outDir, ignoresCase, interrupt.stop);
   // Interrupted while planning (seconds over 1,000,000 inputs): nothing was decided, locked or sent.
   if (!plan || interrupt.stop.aborted)
@@ -117,8 +134,9 @@ export async function runBatch(
     return ExitCode.ok;
   }
   if (dryRun || !client) {
+    phase.now('reading the journals');
     await pause('journal');
-    return runDryRun(ctx, plan, fingerprint, options, { stop: interrupt.stop, pause, minAge });
+    return runDryRun(ctx, plan, fingerprint, options, { stop: interrupt.stop, pause, minAge, phase });
   }
   client.rideOutOutages?.(options.maxOutageWaitMs);
 
@@ -130,7 +148,13 @@ export async function runBatch(
     outDir,
     ctx.log,
     { name: lockNameFor(options.shard), refreshMs: lockRefreshMs(ctx.env) },
-    { waitMs: options.lockWaitMs, clock: ctx.clock, stop: interrupt.stop },
+    {
+      waitMs: options.lockWaitMs,
+      clock: ctx.clock,
+      stop: interrupt.stop,
+      onWaiting: (holder) =>
+        phase.now(`waiting for the lock of the output folder ${displayText(outDir)}, held by ${holder}`),
+    },
   );
   // Interrupted while waiting for another run's lock: nothing was decided or sent.
   if (!lock) return interruptedBeforeDeciding(ctx.io, false, plan.entries.length);
@@ -141,6 +165,7 @@ export async function runBatch(
   let reporter: Reporter | undefined;
   let journal: JournalState | undefined;
   try {
+    phase.now('reading the journals');
     await pause('journal');
     journal = await unlessStopped(
       readJournalsCompacting(outDir, own, (line) => ctx.log.info(line), {
@@ -160,11 +185,13 @@ export async function runBatch(
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
     if (journal.oversized > 0) ctx.log.warn(`ignored ${journal.oversized} oversized line(s) of the journal`);
     writer = await JournalWriter.open(own, ctx.clock, lock.confirm);
+    phase.now('removing partial files left by an earlier run');
     await sweepOutputs(ctx, outDir, plan.outputFolders, options.shard, interrupt.stop);
     if (interrupt.stop.aborted) return interruptedBeforeDeciding(ctx.io, false, plan.entries.length);
 
     const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
     let expectedPending = 0;
+    phase.stop();
     const live = await Reporter.start(ctx.io, {
       verb: 'redacting',
       now: ctx.clock.now,
