@@ -14,7 +14,7 @@ import { type Answerer, linkHost } from './answer-hints.js';
 import { InvalidResponseError } from './errors.js';
 import { asLinkMissing, FRESH_LINK_HINT, LinkRefusedError } from './link-errors.js';
 import { assertFileName, assertNewJobId, JOBS_PATH, jobPath, REDACTION_PATH } from './identifiers.js';
-import { eachContentItem, eachJob } from './job-listings.js';
+import { eachContentItem, eachJob, WarnedJobs } from './job-listings.js';
 import { readSmallJson } from './json-reader.js';
 import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
@@ -47,6 +47,8 @@ export class ApiClient {
   readonly #http: ServiceHttp;
   /** Where a redaction answer's `Location` may name a job (job-location.ts); made once, not per upload. */
   readonly #jobsUrl: URL;
+  /** Jobs whose listing held elements that are no item, already said: a run polls a job many times. */
+  readonly #warnedJobs = new WarnedJobs();
 
   constructor(options: ClientOptions) {
     this.#http = new ServiceHttp(options);
@@ -111,7 +113,7 @@ export class ApiClient {
 
   /** A job's content items, streamed to `sink` (see job-listings.ts); returns how many it had. */
   eachContentItem(jobId: string, sink: ContentSink, signal?: AbortSignal): Promise<number> {
-    return eachContentItem(this.#http, jobId, sink, signal);
+    return eachContentItem(this.#http, jobId, sink, signal, this.#warnedJobs);
   }
 
   async downloadUrl(jobId: string, fileName: string, signal?: AbortSignal): Promise<URL> {

@@ -61,6 +61,20 @@ export async function eachJob<S extends JobSink>(
   );
 }
 
+/** Jobs whose listing was warned about: polled every few seconds, a job is warned about once a run. */
+export class WarnedJobs {
+  /** A bound on the ids kept: past it, a job is warned about at each listing again, as before. */
+  static readonly MAX = 10_000;
+  readonly #ids = new Set<string>();
+
+  /** Whether this is the first warning about `jobId`'s listing (then it is remembered). */
+  first(jobId: string): boolean {
+    if (this.#ids.has(jobId)) return false;
+    if (this.#ids.size < WarnedJobs.MAX) this.#ids.add(jobId);
+    return true;
+  }
+}
+
 /** One line however many were left out: a listing may hold thousands. */
 function leftOutWarning(
   what: string,
@@ -74,7 +88,8 @@ function leftOutWarning(
 
 /**
  * A job's content items, handed to `sink` as they are read. An element that is no object (a number,
- * null) is no item: it goes to the sink's `leftOut`, or else into one warning, and the reading goes
+ * null) is no item: it goes to the sink's `leftOut`, or else into one warning (once a job where
+ * `warnedJobs` is given), and the reading goes
  * on (it failed the whole listing, and with it every file after it of a download). Once the sink has had an item the request
  * is not retried (it would hand that item again): a failure then is the command's. Returns how many
  * items the sink had. A sink that holds the reading back (`drain`) may be waiting on requests of its
@@ -87,6 +102,7 @@ export async function eachContentItem(
   jobId: string,
   sink: ContentSink,
   signal?: AbortSignal,
+  warnedJobs?: WarnedJobs,
 ): Promise<number> {
   const what = `reading job ${jobId}`;
   const path = jobPath(jobId, '/content', what);
@@ -118,7 +134,7 @@ export async function eachContentItem(
         },
         ...(sink.drain ? { afterChunk: sink.drain } : {}),
       });
-      if (leftOut > 0)
+      if (leftOut > 0 && (warnedJobs?.first(jobId) ?? true))
         http.options.log.warn(leftOutWarning(what, leftOut, first, 'item(s) that are no file'));
       return count;
     },

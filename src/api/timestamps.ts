@@ -31,3 +31,33 @@ export function timestampMs(text: string): number | undefined {
 export function readDateTime(text: string): RegExpExecArray | undefined {
   return DATE_TIME.exec(text.trim()) ?? undefined;
 }
+
+/** An epoch number: whole or with a fraction, as the service wrote its digits (schemas.ts). */
+const EPOCH = /^\d{1,16}(\.\d+)?$/;
+/**
+ * Below this an epoch counts seconds, from it milliseconds: 1e11 seconds is the year 5138, 1e11
+ * milliseconds March 1973, before any job. So 1732166043 and 1732166043000 name one instant.
+ */
+export const EPOCH_MS_FROM = 1e11;
+/** The last instant a Date can hold (±8.64e15 ms): past it an epoch names no time. */
+const LAST_MS = 8.64e15;
+/** 2000-01-01: an epoch before it is no job's time (`7`, `0`), and is shown as it came. */
+const FIRST_MS = Date.UTC(2000, 0, 1);
+
+/**
+ * The instant an epoch number names, in ms (seconds or milliseconds by its size, EPOCH_MS_FROM);
+ * undefined for anything else, and for a time before 2000. Only where a time is shown or sorted by (`jobs list`, `jobs
+ * content`): the look-up of interrupted uploads reads a job of such a time as undated (so it is read),
+ * never as of 1970 for a `7`.
+ */
+export function epochMs(text: string): number | undefined {
+  if (!EPOCH.test(text)) return undefined;
+  const value = Number(text);
+  const ms = value < EPOCH_MS_FROM ? value * 1000 : value;
+  return ms >= FIRST_MS && ms <= LAST_MS ? Math.floor(ms) : undefined;
+}
+
+/** A listed time, in ms: a date-time (timestampMs), or an epoch number (epochMs). */
+export function listedTimeMs(text: string): number | undefined {
+  return timestampMs(text) ?? epochMs(text);
+}

@@ -1,4 +1,4 @@
-import { readDateTime, timestampMs } from '../api/timestamps.js';
+import { epochMs, readDateTime, timestampMs } from '../api/timestamps.js';
 /**
  * `m:ss` (or `h:mm:ss`) for a duration in seconds (an item's `audio_duration` is read as such by
  * api/audio-duration.ts).
@@ -58,13 +58,14 @@ export function exactSeconds(seconds: number): string {
  * that is not a date-time is shown as it came, and so is one without a zone (which it does not say).
  * `markUtc`: a time moved to UTC says so (`2026-11-21 05:14:03 UTC`), for a person at a terminal in
  * another zone; a pipe's scripts read the time unmarked, as they always have. A time without a zone
- * is never marked: it is in no zone vredact knows.
+ * is never marked: it is in no zone vredact knows. An epoch number (`1732166043`, seconds or
+ * milliseconds by its size: epochMs) is a UTC time, shown as one.
  */
 export function formatTimestamp(text: string, markUtc = false): string {
   const match = readDateTime(text);
-  const ms = timestampMs(text);
-  if (!match || ms === undefined) return text;
-  if (match[4] === undefined) return `${match[1]} ${match[2]}`;
+  const ms = match ? timestampMs(text) : epochMs(text);
+  if (ms === undefined) return text;
+  if (match && match[4] === undefined) return `${match[1]} ${match[2]}`;
   const utc = new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
   return markUtc ? `${utc} UTC` : utc;
 }

@@ -15,6 +15,16 @@ const FRAME_MS = 100;
  */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * Whether a run ends with its counts line on stderr: always but under --quiet, and under --quiet too
+ * when `--stats` lines are printed (as rclone prints its final stats): a cron log of `--quiet --stats
+ * 10m` otherwise ended on a progress line up to an interval old, and never said how the run ended.
+ * (Under --json the counts are on stdout.)
+ */
+export function countsLineWanted(io: Pick<IOStreams, 'quiet' | 'json' | 'statsIntervalMs'>): boolean {
+  return !io.json && (!io.quiet || io.statsIntervalMs !== undefined);
+}
+
 export interface StatusLine {
   /** Whether a live line is on screen (then `finish` leaves the final line in its place). */
   readonly live: boolean;

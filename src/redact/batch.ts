@@ -12,13 +12,14 @@ import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
 import { resolveFolderInside } from '../fs/containment.js';
 import { type CaseLookup, ignoresLetterCase } from '../fs/letter-case.js';
 import { checkJournalWritable, checkOutputFolderWritable, checkStateFolderWritable } from '../fs/writable.js';
-import { escapeControls } from '../output/sanitize.js';
-import { printJsonLine } from '../output/table.js';
+import { displayText, escapeControls } from '../output/sanitize.js';
 import { voiceFormFields } from '../settings/voice.js';
 import { readJournalsCompacting } from './compact.js';
 import type { JournalState } from './journal-read.js';
 import type { Interrupt, RedactClient } from './engine.js';
 import { runDryRun } from './dry-run.js';
+import { type PhaseStats, startPhaseStats } from './phase-stats.js';
+import { interruptedBeforeDeciding, noCounts, printJsonSummary } from './json-summary.js';
 import { journalPath, lockNameFor, optionsFingerprint, STATE_DIR } from './journal.js';
 import { JournalWriter } from './journal-writer.js';
 import { lockRefreshMs } from '../fs/lock-lease.js';
@@ -68,9 +69,24 @@ export async function runBatch(
   interrupt: Interrupt,
   deps: BatchDeps = {},
 ): Promise<number> {
-  const { options } = request;
   // The one instant --min-age counts from, for every file of the run (as rclone takes its start).
   const startedMs = ctx.clock.now();
+  const phase = await startPhaseStats(ctx.io, ctx.clock.now, startedMs);
+  try {
+    return await runPhases(ctx, request, interrupt, deps, { startedMs, phase });
+  } finally {
+    phase.stop();
+  }
+}
+
+async function runPhases(
+  ctx: Context,
+  request: BatchRequest,
+  interrupt: Interrupt,
+  deps: BatchDeps,
+  { startedMs, phase }: { startedMs: number; phase: PhaseStats },
+): Promise<number> {
+  const { options } = request;
   const minAge =
     options.minAge.ms > 0
       ? new MinAgeRule(
@@ -95,7 +111,7 @@ export async function runBatch(
   );
   const found = await findInputs(ctx, request, outDir, interrupt.stop);
   // Interrupted while listing: nothing was decided, made or sent, so no file is reported.
-  if (!found) return ExitCode.interrupted;
+  if (!found) return interruptedBeforeDeciding(ctx.io, options.dryRun);
   // The plan needs the output folder's letter case. A real run makes the folder first (exit 2 where it
   // cannot take outputs, before the lock and before anything is sent): the write check's own file
   // there tells exactly, in a fresh, empty folder too. A dry run may not write: it asks by a name
@@ -106,22 +122,21 @@ export async function runBatch(
       ? await ignoresLetterCase(outDir, deps.caseLookup)
       : (await checkOutputFolderWritable(outDir, deps.caseLookup)).ignoresCase;
   await pause('plan');
+  phase.now('planning the outputs');
   const plan = await planOutputs(ctx, request, found, outDir, ignoresCase, interrupt.stop);
   // Interrupted while planning (seconds over 1,000,000 inputs): nothing was decided, locked or sent.
-  if (!plan || interrupt.stop.aborted) return ExitCode.interrupted;
+  if (!plan || interrupt.stop.aborted)
+    return interruptedBeforeDeciding(ctx.io, options.dryRun, plan?.entries.length);
   if (plan.entries.length === 0) {
     ctx.log.info('nothing to do: no input files');
-    if (ctx.settings.json) {
-      const empty = options.dryRun
-        ? { summary: { 'would-send': 0, 'would-collect': 0, skipped: 0, rejected: 0 }, dryRun: true }
-        : { summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 } };
-      printJsonLine(ctx.io, empty);
-    }
+    if (ctx.io.json)
+      printJsonSummary(ctx.io, noCounts(options.dryRun), { dryRun: options.dryRun, interrupted: false });
     return ExitCode.ok;
   }
   if (dryRun || !client) {
+    phase.now('reading the journals');
     await pause('journal');
-    return runDryRun(ctx, plan, fingerprint, options, { stop: interrupt.stop, pause, minAge });
+    return runDryRun(ctx, plan, fingerprint, options, { stop: interrupt.stop, pause, minAge, phase });
   }
   client.rideOutOutages?.(options.maxOutageWaitMs);
 
@@ -133,10 +148,16 @@ export async function runBatch(
     outDir,
     ctx.log,
     { name: lockNameFor(options.shard), refreshMs: lockRefreshMs(ctx.env) },
-    { waitMs: options.lockWaitMs, clock: ctx.clock, stop: interrupt.stop },
+    {
+      waitMs: options.lockWaitMs,
+      clock: ctx.clock,
+      stop: interrupt.stop,
+      onWaiting: (holder) =>
+        phase.now(`waiting for the lock of the output folder ${displayText(outDir)}, held by ${holder}`),
+    },
   );
   // Interrupted while waiting for another run's lock: nothing was decided or sent.
-  if (!lock) return ExitCode.interrupted;
+  if (!lock) return interruptedBeforeDeciding(ctx.io, false, plan.entries.length);
   // A lock found to be another run's stops the batch as a full disk does (exit 1, with its reason).
   const halt = createHalt();
   lock.lost.addEventListener('abort', () => halt.stop(lock.lost.reason), { once: true });
@@ -144,6 +165,7 @@ export async function runBatch(
   let reporter: Reporter | undefined;
   let journal: JournalState | undefined;
   try {
+    phase.now('reading the journals');
     await pause('journal');
     journal = await unlessStopped(
       readJournalsCompacting(outDir, own, (line) => ctx.log.info(line), {
@@ -156,17 +178,20 @@ export async function runBatch(
     );
     // Interrupted while the journals were read or compacted: nothing was decided or sent, and the
     // journal is as it was (an interrupted compaction's copy is removed). The lock is released.
-    if (!journal || interrupt.stop.aborted) return ExitCode.interrupted;
+    if (!journal || interrupt.stop.aborted)
+      return interruptedBeforeDeciding(ctx.io, false, plan.entries.length);
     plan.inputs.release();
     if (journal.unreadable > 0)
       ctx.log.warn(`ignored ${journal.unreadable} unreadable line(s) of the journal`);
     if (journal.oversized > 0) ctx.log.warn(`ignored ${journal.oversized} oversized line(s) of the journal`);
     writer = await JournalWriter.open(own, ctx.clock, lock.confirm);
+    phase.now('removing partial files left by an earlier run');
     await sweepOutputs(ctx, outDir, plan.outputFolders, options.shard, interrupt.stop);
-    if (interrupt.stop.aborted) return ExitCode.interrupted;
+    if (interrupt.stop.aborted) return interruptedBeforeDeciding(ctx.io, false, plan.entries.length);
 
     const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
     let expectedPending = 0;
+    phase.stop();
     const live = await Reporter.start(ctx.io, {
       verb: 'redacting',
       now: ctx.clock.now,

@@ -19,6 +19,8 @@ import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { probeFile } from './probe.js';
 import { createHalt } from './halt.js';
 import { Recorder } from './record.js';
+import { interruptedBeforeDeciding } from './json-summary.js';
+import type { PhaseStats } from './phase-stats.js';
 import { Reporter } from './report.js';
 import { settleHeap } from './settle-heap.js';
 import { probeWorkers } from './stages.js';
@@ -32,20 +34,27 @@ export async function runDryRun(
   plan: Plan,
   fingerprint: string,
   options: RedactOptions,
-  { stop, pause, minAge }: { stop: AbortSignal; pause: Pause; minAge: MinAgeRule | undefined },
+  {
+    stop,
+    pause,
+    minAge,
+    phase,
+  }: { stop: AbortSignal; pause: Pause; minAge: MinAgeRule | undefined; phase?: PhaseStats },
 ): Promise<number> {
   const { entries } = plan;
   await checkOutputFolderShape(plan.outDir, join(plan.outDir, STATE_DIR));
   const journal = await unlessStopped(readJournals(plan.outDir, plan.inputs, stop), stop);
   // Interrupted while the journals were read: no input was decided, so none is reported.
-  if (!journal) return ExitCode.interrupted;
+  if (!journal) return interruptedBeforeDeciding(ctx.io, true, entries.length);
   if (stop.aborted) {
     await journal.open?.close();
-    return ExitCode.interrupted;
+    return interruptedBeforeDeciding(ctx.io, true, entries.length);
   }
   plan.inputs.release();
   settleHeap(entries.length);
   const counts: DryRunCounts = { 'would-send': 0, 'would-collect': 0, skipped: 0, rejected: 0 };
+  // Its progress line takes over from the `--stats` lines of the phases before.
+  phase?.stop();
   const reporter = await Reporter.start(ctx.io, {
     verb: 'checking',
     now: ctx.clock.now,

@@ -1,10 +1,17 @@
 /** The `--files-from` list: a file, or standard input with `-`. */
+import { close, constants, fstat, open } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
+import { promisify } from 'node:util';
 import { UsageError } from '../errors.js';
 import { describeFsError } from '../fs/errors.js';
+
+const openAsync = promisify(open);
+const fstatAsync = promisify(fstat);
+const closeAsync = promisify(close);
 
 /**
  * Splits a --files-from list into its paths as written: by lines (a `\r` before the `\n` and a
@@ -27,20 +34,51 @@ export function listedFallback(line: string): string | undefined {
   return trimmed === '' || trimmed.startsWith('#') ? undefined : trimmed;
 }
 
-/** Reads the --files-from list: a file (relative to cwd) or `-` for standard input. */
+/**
+ * Reads the --files-from list: a file (relative to cwd) or `-` for standard input. `stop` lets go of
+ * a named pipe's list whose writer has not closed it (see readNamed).
+ */
 export async function readFilesFrom(
   source: string,
   cwd: string,
   stdin: Readable,
   nullSeparated = false,
+  stop?: AbortSignal,
 ): Promise<string[]> {
   if (source === '-') return parseListText(await text(stdin), nullSeparated);
   try {
-    return parseListText(await readFile(resolve(cwd, source), 'utf8'), nullSeparated);
+    return parseListText(await readNamed(resolve(cwd, source), stop), nullSeparated);
   } catch (error) {
+    if (stop?.aborted) throw error;
     throw new UsageError(
       `cannot read the --files-from list ${source}: ${describeFsError(error)}`,
       'give --files-from a file of paths, one per line, or - to read them from standard input',
     );
+  }
+}
+
+/**
+ * The text of the list at `path`. A named pipe (`--files-from <(find …)`, `mkfifo`) is read as
+ * standard input is, through the event loop, and let go at `stop`: a file read waits in Node.js's
+ * threads, which cannot take it back, so a run interrupted while the pipe's writer held it open
+ * never exited. Opened without waiting for a writer, it is read once one comes.
+ */
+async function readNamed(path: string, stop: AbortSignal | undefined): Promise<string> {
+  const fd = await openAsync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  let pipe: Socket | undefined;
+  try {
+    if (!(await fstatAsync(fd)).isFIFO()) return await readFile(path, 'utf8');
+    pipe = new Socket({ fd, readable: true, writable: false });
+    const destroy = () => pipe?.destroy();
+    stop?.addEventListener('abort', destroy, { once: true });
+    try {
+      return await text(pipe);
+    } finally {
+      stop?.removeEventListener('abort', destroy);
+    }
+  } finally {
+    // The socket closes the descriptor it took.
+    if (pipe) pipe.destroy();
+    else await closeAsync(fd).catch(() => {});
   }
 }

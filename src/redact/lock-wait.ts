@@ -39,6 +39,8 @@ export interface LockWait {
   clock: Clock;
   /** A first interrupt: the wait ends, and no lock is taken. */
   stop: AbortSignal;
+  /** Told who holds the lock at each try that finds it held (for `--stats` lines). */
+  onWaiting?: (holder: string) => void;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function acquireLockWaiting(
       if (!(error instanceof LockHeldError)) throw error;
       if (waitMs <= 0) throw withWaitOffered(error);
       if (clock.now() >= deadline) throw afterWaiting(error, formatWait(waitMs));
+      wait.onWaiting?.(error.holder);
       // One line, however often the holder changes: the run is waiting, and for how long at most.
       if (!said) {
         log.info(

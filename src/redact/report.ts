@@ -14,19 +14,15 @@ import type { IOStreams } from '../output/iostreams.js';
 import { type ProgressFigures, progressLine, RateMeter, SEPARATOR } from '../output/progress-line.js';
 import { fitProblemLine } from '../output/problem-line.js';
 import { displayText } from '../output/sanitize.js';
-import { type StatusLine, startStatusLine } from '../output/status-line.js';
+import { countsLineWanted, type StatusLine, startStatusLine } from '../output/status-line.js';
 import { printJsonLine } from '../output/table.js';
 import type { Counts, DryRunCounts, Outcome, Progress } from './outcome.js';
+import { printJsonSummary, type SummaryCounts } from './json-summary.js';
 import { ProblemList } from './problem-list.js';
 
 export type { Counts, DryRunCounts, DryRunStatus, Outcome, Progress, Status } from './outcome.js';
 
-/**
- * The counts a summary shows; `undecided`, only after a first interrupt that ended the deciding: the
- * inputs given no outcome; `tooRecent`, only when there are some: those of the skipped that
- * `--min-age` left for a later run (not done).
- */
-export type SummaryCounts = Partial<Counts & DryRunCounts> & { undecided?: number; tooRecent?: number };
+export type { SummaryCounts } from './json-summary.js';
 
 /** Statuses that are not a success: their lines are printed even with --quiet. */
 const PROBLEMS = new Set<string>(['rejected', 'failed', 'pending']);
@@ -171,7 +167,8 @@ export class Reporter {
    * Stops the progress and prints the summary (an object, a line, or a line and the problems). `ok`
    * (a tick, not a cross, before the live line's summary) is the caller's, who knows the exit code;
    * without it, any file rejected, failed or pending is a cross. `interrupted`: the inputs left without
-   * an outcome (a first interrupt ends the deciding, see deciding-order.ts) are counted as undecided.
+   * an outcome (a first interrupt ends the deciding, see deciding-order.ts) are counted as undecided,
+   * and the JSON summary says the run was interrupted.
    */
   finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean, ok?: boolean, interrupted = false): void {
     const undecided = interrupted ? this.#undecided() : 0;
@@ -187,14 +184,11 @@ export class Reporter {
       status.finish(good, compactSummary(shown, dryRun, elapsedMs, status.columns));
     } else {
       status?.stop();
-      // `--stats` lines end with the run's counts, under --quiet too (as their lines are): a cron log
-      // of `--quiet --stats 10m` otherwise ended on a count up to an interval old, and never said how
-      // the night ended. (--json has its summary object on stdout.)
-      const logged = !this.#io.quiet || this.#io.statsIntervalMs !== undefined;
-      if (logged && this.#mode !== 'json') this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
+      // (--json has its summary object on stdout.)
+      if (countsLineWanted(this.#io)) this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
     }
     if (this.#mode === 'json') {
-      printJsonLine(this.#io, { summary: shown, ...(dryRun ? { dryRun: true } : {}) });
+      printJsonSummary(this.#io, shown, { dryRun, interrupted });
       return;
     }
     if (this.#mode === 'terminal') this.#printProblems();

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { until } from '../helpers/e2e.js';
-import { type HoldingFileHost, savedFiles, startHoldingFileHost } from '../helpers/holding-file-host.js';
+import { startFileHost } from '../helpers/file-host.js';
+import {
+  type HoldingFileHost,
+  savedFiles,
+  seededWav,
+  startHoldingFileHost,
+} from '../helpers/holding-file-host.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-progress-');
 
@@ -43,5 +49,35 @@ describe('download --stats', () => {
       names: ['f0.wav', 'f1.wav', 'f2.wav', 'f3.wav'],
       whole: true,
     });
+  }, 60_000);
+
+  it('--quiet --stats (a cron log): ends with the counts line; --quiet alone prints none', async () => {
+    const files = { 'a.wav': seededWav(1), 'b.wav': seededWav(2) };
+    const server = await startFileHost(files);
+    try {
+      const env = isolatedEnv(join(dir.path, '.config'), {
+        VREDACT_BASE_URL: server.baseUrl,
+        VREDACT_TOKEN: 'vr_test_download_quiet_stats',
+      });
+      const night = ['download', 'job1', '-o', 'out', '--quiet', '--stats', '1h'];
+      const first = await runCli(night, { env, cwd: dir.path });
+      expect(first.exitCode).toBe(0);
+      expect(String(first.stdout).split('\n').sort()).toEqual([
+        join(dir.path, 'out', 'a.wav'),
+        join(dir.path, 'out', 'b.wav'),
+      ]);
+      expect(first.stderr).toBe('2 downloaded, 0 skipped, 0 failed');
+
+      // The next night skips both (no line each under --quiet) and still says how it ended.
+      const second = await runCli(night, { env, cwd: dir.path });
+      expect(second.exitCode).toBe(0);
+      expect(second.stderr).toBe('0 downloaded, 2 skipped, 0 failed');
+
+      const quietOnly = await runCli(['download', 'job1', '-o', 'out', '--quiet'], { env, cwd: dir.path });
+      expect(quietOnly.exitCode).toBe(0);
+      expect(quietOnly.stderr).toBe('');
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 });

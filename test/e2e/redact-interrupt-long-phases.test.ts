@@ -117,8 +117,19 @@ describe('a first interrupt while the run plans or reads the journals', () => {
         expect(result.exitCode, stderr).toBe(130);
         // The journal's last line is of a later format: a read that went on to it would stop on it.
         expect(stderr).not.toMatch(/newer|later format/);
-        // No file was decided: no outcome, no summary.
-        expect(String(result.stdout)).toBe('');
+        // No file was decided: no outcome; a summary of none, saying why (the plan's inputs
+        // undecided once it is made).
+        const [summary, ...more] = jsonLines(result.stdout);
+        expect(more).toEqual([]);
+        const zero = dryRun
+          ? { 'would-send': 0, 'would-collect': 0, skipped: 0, rejected: 0 }
+          : { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
+        const undecided = phase === 'journal' ? { undecided: 3 } : {};
+        expect(summary).toEqual({
+          summary: { ...zero, ...undecided },
+          ...(dryRun ? { dryRun: true } : {}),
+          interrupted: true,
+        });
         expect(server?.received).toEqual([]);
         expect(journalSame).toBe(true);
         expect(stateFolder, 'no lock, no temporary file').toEqual(['journal.jsonl']);
@@ -138,7 +149,12 @@ describe('a first interrupt while the run compacts its journal', () => {
     expect(stderr).not.toMatch(/compacted the journal/);
     expect(journalSame, 'the journal is the one before the run, byte for byte').toBe(true);
     expect(stateFolder, 'the temporary file is removed, the lock released').toEqual(['journal.jsonl']);
-    expect(String(result.stdout)).toBe('');
+    expect(jsonLines(result.stdout)).toEqual([
+      {
+        summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0, undecided: 1 },
+        interrupted: true,
+      },
+    ]);
     expect(server?.received).toEqual([]);
   }, 90_000);
 });
@@ -180,6 +196,7 @@ describe('a first interrupt while the run decides its inputs', () => {
     expect(lines.slice(0, -1).map((line) => [line.input, line.status])).toEqual([['in/a-new.wav', 'done']]);
     expect(lines.at(-1)).toEqual({
       summary: { done: 1, skipped: 0, rejected: 0, failed: 0, pending: 0, undecided: 12 },
+      interrupted: true,
     });
     expect(stateFolder, 'the lock released').toEqual(['journal.jsonl']);
   }, 120_000);
@@ -213,7 +230,10 @@ describe('a second interrupt while the run settles outputs the journal cannot vo
     expect(stderr).toMatch(/^warning: no upload in flight to abort/m);
     expect(server?.received).toEqual([]);
     expect(jsonLines(result.stdout)).toEqual([
-      { summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0, undecided: 3 } },
+      {
+        summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0, undecided: 3 },
+        interrupted: true,
+      },
     ]);
     expect(journalSame).toBe(true);
     expect(stateFolder, 'the lock released').toEqual(['journal.jsonl']);

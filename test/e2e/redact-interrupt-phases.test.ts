@@ -8,8 +8,9 @@
  * throttle gate is not (before, it was counted, and the line said "the 2 uploads").
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { STARTED_PRELOAD } from '../helpers/started-preload.js';
@@ -68,11 +69,45 @@ describe('a first interrupt with no upload in flight exits at once', () => {
     const result = await child;
     expect(result.exitCode, String(result.stderr)).toBe(130);
     expect(String(result.stderr)).toMatch(/^warning: interrupted: no upload in flight; exiting$/m);
-    // Not a file of the tree was decided, so none is reported: no summary of a partial listing.
-    expect(String(result.stdout)).toBe('');
+    // Not a file of the tree was decided, so none is reported: a summary of none, saying why.
+    expect(jsonLines(result.stdout)).toEqual([
+      { summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 }, interrupted: true },
+    ]);
     expect(existsSync(join(dir.path, 'out')), 'the output folder is not made').toBe(false);
     expect(server.received).toEqual([]);
   }, 120_000);
+
+  it('--json while the --files-from list is read: the last line is the summary, saying the interruption; exit 130', async () => {
+    server = await startScriptedServer((_req, res) => sendJson(res, 500, { error: 500, message: 'no' }));
+    const env = isolatedEnv(join(dir.path, 'config'), {
+      VREDACT_BASE_URL: server.baseUrl,
+      VREDACT_TOKEN: 'vr_test_files_from',
+    });
+    // A list whose writer never closes it: the run waits in its discovery for as long as the test.
+    const list = join(dir.path, 'list');
+    await execa('mkfifo', [list]);
+    const child = runCli(['redact', '--files-from', 'list', '-o', 'out', '--json'], { env, cwd: dir.path });
+    const stderr = collectStderr(child);
+    // Opening a FIFO to write returns once its reader has it open: the run is reading the list.
+    const writer = await Promise.race([open(list, 'w'), child.then(() => undefined)]);
+    expect(writer, stderr()).toBeDefined();
+    try {
+      await writer?.write('in/a.wav\n');
+      child.kill('SIGTERM');
+      const result = await child;
+      expect(result.exitCode, stderr()).toBe(130);
+      const lines = jsonLines(result.stdout);
+      expect(lines.at(-1)).toEqual({
+        summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 },
+        interrupted: true,
+      });
+      expect(lines).toHaveLength(1);
+    } finally {
+      await writer?.close();
+    }
+    expect(existsSync(join(dir.path, 'out')), 'the output folder is not made').toBe(false);
+    expect(server.received).toEqual([]);
+  }, 60_000);
 
   it('while the jobs are listed to look up a cut upload: nothing sent, the re-run still finds its job', async () => {
     e2e = await setup(['--sync-limit', '3', '--speed', '100']);
@@ -115,6 +150,7 @@ describe('a first interrupt with no upload in flight exits at once', () => {
     // No input is decided after the interrupt: both are counted undecided, neither reported.
     expect(summary).toEqual({
       summary: { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0, undecided: 2 },
+      interrupted: true,
     });
     expect(await readdir(join(e2e.dir, 'out'))).toEqual(['.vredact']);
     // The cut upload's line stands: the next run looks its job up again.

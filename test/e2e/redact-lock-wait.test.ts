@@ -6,7 +6,7 @@
  * person (or a Kubernetes Job's retries) had to try again until the other run was over.
  * Build first: `npm run build`.
  */
-import { copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
@@ -185,5 +185,42 @@ describe('redact --lock-wait', () => {
     expect(String(result.stderr)).toMatch(/^error: interrupted: run the same command again/m);
     expect(uploads(service.server)).toBe(0);
     expect(await readFile(join(out, '.vredact', 'lock'), 'utf8')).toBe(theirs);
+  }, 60_000);
+
+  it('--quiet --stats: a line every interval says it waits for the lock, and who holds it; then the counts', async () => {
+    service = await holdingService();
+    service.release();
+    await speechInputs(dir.path, 2);
+    const out = join(dir.path, 'out');
+    // Held by a live process of this machine: this test's own, judged by its pid.
+    const owner = {
+      pid: process.pid,
+      hostname: hostname(),
+      ...OUR_PROCESS_SPACE,
+      startedAt: new Date().toISOString(),
+      id: 'fedcba9876543210',
+      refreshMs: 30_000,
+    };
+    await mkdir(join(out, '.vredact'), { recursive: true });
+    await writeFile(join(out, '.vredact', 'lock'), `${JSON.stringify(owner)}\n`, { mode: 0o600 });
+    const waiting = new RegExp(
+      `^waiting for the lock of the output folder .*out, held by pid ${process.pid} on .* · \\d+:\\d\\d elapsed$`,
+      'm',
+    );
+
+    const run = redact(['in', '-o', 'out', '--quiet', '--stats', '1s', '--lock-wait', '1m']);
+    await until(async () => run.exited() || waiting.test(run.stderr()), 30_000);
+    expect(run.stderr()).toMatch(waiting);
+    expect(uploads(service.server)).toBe(0);
+    // The holder ends: the run takes the lock and goes on.
+    await rm(join(out, '.vredact', 'lock'));
+    const result = await run.run;
+
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const lines = String(result.stderr).split('\n');
+    // --quiet hides the one info line of the wait; the `--stats` lines say it instead.
+    expect(waitingLines(result.stderr)).toBe(0);
+    expect(lines.at(-1)).toBe('redacted 2, skipped 0 (already done), rejected 0, failed 0, pending 0');
+    expect(uploads(service.server)).toBe(2);
   }, 60_000);
 });

@@ -10,7 +10,12 @@ import { execa } from 'execa';
 import { describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { startJobServer } from '../helpers/job-server.js';
-import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import {
+  type ScriptedServer,
+  sendJson,
+  sendJsonText,
+  startScriptedServer,
+} from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_support_0123456789abcdef';
 const CONTENT = /^\/api\/jobs\/[^/]+\/content$/;
@@ -197,6 +202,46 @@ describe('dates no calendar has', () => {
         'march-1\t2026-03-01 00:00:00\tvr_…6789',
         'feb-30\t2026-02-30T00:00:00Z\tvr_…6789',
         'hour-24\t2026-01-01T24:00:00Z\tvr_…6789',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('times given as epoch numbers', () => {
+  // Written as text: the numbers as the service wrote them.
+  const LISTING = `{"jobs": [
+    {"job_id": "text-nov", "token": "vr_other_0123456789", "created_at": "2024-11-20T00:00:00Z"},
+    {"job_id": "secs", "token": "vr_other_0123456789", "created_at": 1732166043},
+    {"job_id": "text-dec", "token": "vr_other_0123456789", "created_at": "2024-12-01T08:00:00Z"},
+    {"job_id": "millis", "token": "vr_other_0123456789", "created_at": 1732500000123},
+    {"job_id": "odd", "token": "vr_other_0123456789", "created_at": "job 5"}
+  ]}`;
+
+  test('jobs list shows them as the other times (seconds or milliseconds by their size), sorted among them; --json keeps them as given', async () => {
+    const server = await startScriptedServer((_req, res) => sendJsonText(res, 200, LISTING));
+    try {
+      const run = await runCli(['jobs', 'list'], { env: envFor(server) });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(String(run.stdout).split('\n')).toEqual([
+        'text-dec\t2024-12-01 08:00:00\tvr_…6789',
+        'millis\t2024-11-25 02:00:00\tvr_…6789',
+        'secs\t2024-11-21 05:14:03\tvr_…6789',
+        'text-nov\t2024-11-20 00:00:00\tvr_…6789',
+        'odd\tjob 5\tvr_…6789',
+      ]);
+      const json = await runCli(['jobs', 'list', '--json'], { env: envFor(server) });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      const times = (JSON.parse(String(json.stdout)) as Array<{ job_id: string; created_at: unknown }>).map(
+        (job) => [job.job_id, job.created_at],
+      );
+      expect(times).toEqual([
+        ['text-dec', '2024-12-01T08:00:00Z'],
+        ['millis', '1732500000123'],
+        ['secs', '1732166043'],
+        ['text-nov', '2024-11-20T00:00:00Z'],
+        ['odd', 'job 5'],
       ]);
     } finally {
       await server.close();

@@ -4,11 +4,13 @@
  * fails just those, fetching the others. Jobs of a listing with no id vredact can use are left out of
  * `jobs list`, with one warning.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isolatedEnv, REPO_ROOT, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { jsonLines } from '../helpers/e2e.js';
 import { startJobServer } from '../helpers/job-server.js';
+import { makeWav } from '../helpers/mp3.js';
 import {
   type ScriptedServer,
   sendJson,
@@ -365,4 +367,47 @@ describe('a job listing with elements that are no item at all (a number, null, t
       await server.close();
     }
   });
+});
+
+describe('redact polling a job whose listing holds an element that is no item', () => {
+  test('warns once for the job, not at each poll; the result is fetched when it comes', async () => {
+    const CONTENT_PATH = '/api/jobs/job-7/content';
+    const wav = makeWav(2);
+    let polls = 0;
+    const server: ScriptedServer = await startScriptedServer((req, res) => {
+      const url = req.url ?? '';
+      if (req.method === 'POST' && url === '/api/speech-to-speech-biometric-redaction')
+        return sendJsonText(res, 202, '{"id": "job-7"}');
+      if (req.method === 'GET' && url === CONTENT_PATH) {
+        // The result is listed from the third poll on; the number 7 at every one.
+        const result = ++polls >= 3 ? ', {"id": 2, "file_name": "result.wav", "audio_duration": 2}' : '';
+        return sendJsonText(res, 200, `{"jobContent": [7${result}]}`);
+      }
+      if (req.method === 'POST' && url === '/api/jobs/job-7/files/download-url')
+        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/result.wav` });
+      if (req.method === 'GET' && url === '/files/result.wav') {
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
+        return void res.end(wav);
+      }
+      sendJson(res, 404, { error: 404, message: 'no such job' });
+    });
+    try {
+      await writeFile(join(dir.path, 'call.wav'), makeWav(2));
+      const run = await runCli(['redact', 'call.wav', '-o', 'out', '--json'], {
+        env: envFor(server),
+        cwd: dir.path,
+      });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(jsonLines(run.stdout)[0]).toMatchObject({ status: 'done', jobId: 'job-7' });
+      expect(server.received.filter((r) => r.url === CONTENT_PATH).length).toBeGreaterThanOrEqual(3);
+      const warnings = String(run.stderr)
+        .split('\n')
+        .filter((line) => line.includes('left out'));
+      expect(warnings).toEqual([
+        "warning: reading job job-7: left out 1 item(s) that are no file (item 1: it is a number, not an object); report the listing to the service's operators",
+      ]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

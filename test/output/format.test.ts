@@ -6,7 +6,7 @@ import {
   formatLength,
   formatTimestamp,
 } from '../../src/output/format.js';
-import { timestampMs } from '../../src/api/timestamps.js';
+import { epochMs, timestampMs } from '../../src/api/timestamps.js';
 
 test.each([
   [0, '0:00'],
@@ -43,13 +43,24 @@ test("formatTimestamp marks a time it moved to UTC when asked (a person's table)
 
 test('formatTimestamp reads only a date-time: a number or a word is shown as it came, never as a made-up date', () => {
   // Date.parse read these as 2001-07-01, 2001-05-01 and 2000-01-01.
-  for (const text of ['7', 'job 5', '0', '1764220000', '12/11/2026'])
+  for (const text of ['7', 'job 5', '0', '12/11/2026', '-1764220000', '1e9', '946684799'])
     expect(formatTimestamp(text)).toBe(text);
   // No zone: shown as written, not moved by the machine's time zone.
   expect(formatTimestamp('2026-11-21T05:14:03.5')).toBe('2026-11-21 05:14:03');
   expect(formatTimestamp('2026-11-21 05:14:03+0100')).toBe('2026-11-21 04:14:03');
   expect(timestampMs('job 5')).toBeUndefined();
   expect(timestampMs('2026-11-21T05:14:03')).toBe(Date.UTC(2026, 10, 21, 5, 14, 3));
+});
+
+test('formatTimestamp reads an epoch number as seconds or milliseconds by its size, from 2000 on', () => {
+  expect(formatTimestamp('1764220000')).toBe('2025-11-27 05:06:40');
+  expect(formatTimestamp('1764220000.9', true)).toBe('2025-11-27 05:06:40 UTC');
+  expect(formatTimestamp('1764220000123')).toBe('2025-11-27 05:06:40');
+  expect(formatTimestamp('946684800')).toBe('2000-01-01 00:00:00');
+  // Milliseconds before 2000 (a time from 1973 to 1999) and past a Date's last: as they came.
+  for (const text of ['100000000000', '99999999999999999']) expect(formatTimestamp(text)).toBe(text);
+  expect(epochMs('99999999999')).toBe(99_999_999_999_000);
+  expect(timestampMs('1764220000')).toBeUndefined();
 });
 
 test('formatTimestamp reads no day a calendar lacks, nor hour 24: shown as it came, never as the day after', () => {

@@ -1,6 +1,6 @@
 /** A run's progress on stderr: a live line on a terminal, plain `--stats` lines for logs, nothing otherwise. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startStatusLine } from '../../src/output/status-line.js';
+import { countsLineWanted, startStatusLine } from '../../src/output/status-line.js';
 import { recordingStream, SGR } from '../helpers/terminal-stream.js';
 
 beforeEach(() => {
@@ -114,5 +114,16 @@ describe('startStatusLine', () => {
     expect(stopped).not.toContain('never shown');
     // The two --stats lines written before the stop stay; the live line does not.
     expect(stopped.match(/\n/g)).toHaveLength(2);
+  });
+});
+
+describe('countsLineWanted', () => {
+  it('ends a run with its counts line but under --quiet without --stats, and never under --json', () => {
+    const wanted = (quiet: boolean, json: boolean, statsIntervalMs?: number) =>
+      countsLineWanted({ quiet, json, statsIntervalMs });
+    expect(wanted(false, false)).toBe(true);
+    expect(wanted(true, false)).toBe(false);
+    expect(wanted(true, false, 600_000)).toBe(true);
+    expect(wanted(false, true, 600_000)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { execa } from 'execa';
@@ -332,6 +332,29 @@ describe('--files-from', () => {
     await expect(failure).rejects.toMatchObject({
       hint: 'give --files-from a file of paths, one per line, or - to read them from standard input',
     });
+  });
+
+  it('reads a named pipe until its writer closes it, and lets go of it at an interrupt', async () => {
+    await execa('mkfifo', [join(dir.path, 'list')]);
+    const listed = readFilesFrom('list', dir.path, Readable.from([]));
+    // Opening a FIFO to write returns once its reader has it open.
+    const writer = await open(join(dir.path, 'list'), 'w');
+    await writer.write('a.wav\n');
+    await writer.write('b.wav\n');
+    await writer.close();
+    expect(await listed).toEqual(['a.wav', 'b.wav']);
+
+    const stop = new AbortController();
+    const held = readFilesFrom('list', dir.path, Readable.from([]), false, stop.signal);
+    const holding = await open(join(dir.path, 'list'), 'w');
+    try {
+      await holding.write('c.wav\n');
+      stop.abort();
+      // Let go with its writer still holding the pipe: no usage error, the interrupt ends the run.
+      await expect(held).rejects.not.toBeInstanceOf(UsageError);
+    } finally {
+      await holding.close();
+    }
   });
 
   it('says what to give when the list is a folder', async () => {

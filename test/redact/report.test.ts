@@ -257,7 +257,7 @@ describe('an interrupt that ended the deciding', () => {
     dry.outcome({ input: 'a.wav', output: 'out/a.wav', status: 'would-send' });
     dry.finish({ 'would-send': 1 }, true, false, true);
     expect(json.stdout().trim().split('\n').at(-1)).toBe(
-      '{"summary":{"would-send":1,"undecided":2},"dryRun":true}',
+      '{"summary":{"would-send":1,"undecided":2},"dryRun":true,"interrupted":true}',
     );
     expect(compactSummary({ skipped: 311_990, undecided: 688_010 }, false, 9_000, 120)).toBe(
       'redacted 0 · skipped 311990 · rejected 0 · failed 0 · pending 0 · undecided 688010 · 0:09',

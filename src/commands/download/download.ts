@@ -24,7 +24,7 @@ import {
 } from '../../interrupt.js';
 import { sweepPartials } from '../../redact/sweep.js';
 import { displayText, truncate } from '../../output/sanitize.js';
-import { startStatusLine } from '../../output/status-line.js';
+import { countsLineWanted, startStatusLine } from '../../output/status-line.js';
 import { jsonArrayElement, jsonArrayEnd, LineBatches } from '../jobs/write-lines.js';
 
 export type { DownloadOutcome };
@@ -154,9 +154,10 @@ export async function runDownload(
       // A hint may name the output folder, whose name may hold an escape sequence.
       if (result.stoppedBy.hint) ctx.streams.stderr.write(`hint: ${displayText(result.stoppedBy.hint)}\n`);
     }
-    if (!json) {
+    // Under --quiet too when `--stats` lines are printed: a cron log ends with how the run ended.
+    if (countsLineWanted(ctx.io)) {
       const notStarted = pending > 0 ? `, ${pending} pending (not started)` : '';
-      ctx.log.info(`${downloaded} downloaded, ${skipped} skipped, ${failed} failed${notStarted}`);
+      ctx.io.stderr.write(`${downloaded} downloaded, ${skipped} skipped, ${failed} failed${notStarted}\n`);
     }
     if (result.interrupted) {
       ctx.log.error(interruptedLine(DOWNLOAD_WORDS));

@@ -1,5 +1,5 @@
 import type { Job } from '../../api/schemas.js';
-import { timestampMs } from '../../api/timestamps.js';
+import { listedTimeMs } from '../../api/timestamps.js';
 
 interface Entry {
   job: Job;
@@ -37,7 +37,7 @@ export class NewestJobs {
   }
 
   add(job: Job): void {
-    const ms = timestampMs(job.created_at) ?? Number.NEGATIVE_INFINITY;
+    const ms = listedTimeMs(job.created_at) ?? Number.NEGATIVE_INFINITY;
     if (this.#limit === Number.POSITIVE_INFINITY) {
       this.#all.push(job);
       this.#times.push(ms);

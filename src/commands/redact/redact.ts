@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { runBatch } from '../../redact/batch.js';
 import { readFilesFrom } from '../../redact/files-from.js';
+import { interruptedBeforeDeciding } from '../../redact/json-summary.js';
 import {
   createInterruptController,
   interruptedLine,
@@ -41,7 +42,13 @@ export async function runRedact(
   try {
     const listed = parsed.filesFrom
       ? await untilStopped(
-          readFilesFrom(parsed.filesFrom, ctx.cwd, ctx.streams.stdin, parsed.nullSeparated),
+          readFilesFrom(
+            parsed.filesFrom,
+            ctx.cwd,
+            ctx.streams.stdin,
+            parsed.nullSeparated,
+            controller.signals.stop,
+          ),
           controller.signals.stop,
         )
       : [];
@@ -49,7 +56,7 @@ export async function runRedact(
     if (!listed && parsed.filesFrom === '-') ctx.streams.stdin.destroy();
     const code = listed
       ? await runBatch(ctx, { args, listed, options: parsed }, controller.signals)
-      : ExitCode.interrupted;
+      : interruptedBeforeDeciding(ctx.io, parsed.dryRun);
     if (code === ExitCode.interrupted) ctx.log.error(interruptedLine(words));
     return code;
   } finally {
