@@ -2,7 +2,13 @@
 import { Argument, type Command } from 'commander';
 import { CONFIG_KEYS } from '../settings/config-keys.js';
 import { action } from './action.js';
-import { addExamples, addInsecureHttpOption, addServiceIdentityOptions, option } from './option.js';
+import {
+  addExamples,
+  addInsecureHttpOption,
+  addServiceIdentityOptions,
+  option,
+  pathOption,
+} from './option.js';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -88,7 +94,12 @@ export function addSandboxCommand(program: Command): void {
     )
     .option('--sync-limit <seconds>', 'audio up to this length is answered synchronously', '30')
     .option('--speed <factor>', 'how much faster than real time asynchronous jobs finish', '1')
-    .option('--data-dir <dir>', 'keep jobs and results here, across restarts (default: a temporary folder)')
+    .addOption(
+      pathOption(
+        '--data-dir <dir>',
+        'keep jobs and results here, across restarts (default: a temporary folder)',
+      ),
+    )
     .option('--fail-rate <rate>', 'share of requests answered with a 503, 0 to 1', '0')
     .option('--latency <ms>', 'delay added to every answer, in milliseconds', '0')
     .addOption(

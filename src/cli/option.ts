@@ -6,6 +6,7 @@
  */
 import type { Argument, Command, Option } from 'commander';
 import { Option as OptionClass } from 'commander';
+import { expandHome } from '../settings/home-path.js';
 import { VOICE_CHOICES } from '../settings/voice.js';
 
 /**
@@ -47,6 +48,14 @@ export class CliOption extends OptionClass {
 
 export function option(flags: string, description: string): CliOption {
   return new CliOption(flags, description);
+}
+
+/**
+ * An option whose value is a path of this machine: a `~` the shell left alone (`--out-dir=~/x`,
+ * quoted) is the home folder, as it would have been after a space (src/settings/home-path.ts).
+ */
+export function pathOption(flags: string, description: string): CliOption {
+  return option(flags, description).argParser((value: string) => expandHome(value));
 }
 
 /** An option's help line: its description, then allowed values, default, environment variable and config key. */

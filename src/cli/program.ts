@@ -3,6 +3,7 @@ import { Argument, Command } from 'commander';
 import { SHELLS } from '../commands/completion/shells.js';
 import { UsageError } from '../errors.js';
 import { HELP_TOPICS, topicList } from '../help/topics.js';
+import { nearestChoice } from '../settings/bad-value.js';
 import { versionLine } from '../version.js';
 import { completeCommandTree } from './every-command.js';
 import { addConfigCommands, addLogoutCommand, addSandboxCommand } from './local-commands.js';
@@ -83,20 +84,31 @@ function addHelpCommand(program: Command): void {
     for (const word of words) {
       const next = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
       if (!next)
-        throw new UsageError(`no help topic or command "${words.join(' ')}"`, helpWordsHint(command));
+        throw new UsageError(
+          `no help topic or command "${words.join(' ')}"`,
+          helpWordsHint(command, words.slice(0, words.indexOf(word)), word),
+        );
       command = next;
     }
     command.outputHelp();
   });
 }
 
-/** What may follow the words of `help` that were found: from the top, the topics and commands. */
-function helpWordsHint(command: Command): string {
-  const names = command.commands.map((sub) => sub.name()).join(', ');
-  if (!command.parent) return `topics: ${Object.keys(HELP_TOPICS).join(', ')}; commands: ${names}`;
+/**
+ * What may follow the words of `help` that were found (`found`): from the top, the topics and
+ * commands. The one `unknown` obviously meant (`exit`, `env`, `Redact`: a beginning or letter case,
+ * the rule of every value refused) is suggested first, never taken.
+ */
+function helpWordsHint(command: Command, found: string[], unknown: string): string {
+  const names = command.commands.map((sub) => sub.name());
+  const topics = command.parent ? [] : Object.keys(HELP_TOPICS);
+  const meant = nearestChoice(unknown, [...topics, ...names]);
+  const suggestion =
+    meant === undefined ? '' : `did you mean \`vredact help ${[...found, meant].join(' ')}\`? `;
+  if (!command.parent) return `${suggestion}topics: ${topics.join(', ')}; commands: ${names.join(', ')}`;
   const path = commandPath(command);
-  return names
-    ? `the subcommands of ${path}: ${names}`
+  return names.length > 0
+    ? `${suggestion}the subcommands of ${path}: ${names.join(', ')}`
     : `${path} has no subcommands: see \`vredact help ${path.replace(/^vredact /, '')}\``;
 }
 

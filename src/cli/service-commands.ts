@@ -9,6 +9,7 @@ import {
   addProgressOptions,
   addVoiceOptions,
   option,
+  pathOption,
 } from './option.js';
 
 export function addLoginCommand(program: Command): void {
@@ -67,7 +68,7 @@ export function addDownloadCommand(program: Command): void {
       positional('[fileName...]', "files to fetch (default: all of the job's files)", 'service-file'),
     )
     .description("download a job's files into a folder")
-    .addOption(option('-o, --out-dir <dir>', 'where to write').documentDefault('the current folder'))
+    .addOption(pathOption('-o, --out-dir <dir>', 'where to write').documentDefault('the current folder'))
     .option('--overwrite', 'replace files that already exist (default: skip them)');
   addConcurrencyOption(download, 'files fetched');
   addProgressOptions(download);
@@ -91,14 +92,14 @@ export function addRedactCommand(program: Command): void {
     )
     .description('redact the voices in WAV and MP3 recordings; re-run it to finish a batch')
     .addOption(
-      option(
+      pathOption(
         '--files-from <file>',
         'read more inputs from a file, one path per line ("-": stdin)',
       ).documentDefault('none'),
     )
     .option('-0, --null', '--files-from separates paths with NUL bytes, not lines (find -print0)')
     .addOption(
-      option('-o, --out-dir <dir>', 'where redacted WAV files and the journal go')
+      pathOption('-o, --out-dir <dir>', 'where redacted WAV files and the journal go')
         .documentDefault('./redacted')
         .documentConfigKey('out-dir'),
     );
@@ -172,7 +173,7 @@ export function addStatusCommand(program: Command): void {
     .command('status')
     .description("what an output folder's journal says: counts, failed and pending files")
     .addOption(
-      option('-o, --out-dir <dir>', 'the output folder of redact')
+      pathOption('-o, --out-dir <dir>', 'the output folder of redact')
         .documentDefault('./redacted')
         .documentConfigKey('out-dir'),
     )

@@ -3,6 +3,7 @@ import { baseUrlProblem, validateBaseUrl } from './base-url.js';
 import type { ConfigKey } from './config-keys.js';
 import type { ConfigStore } from './config-store.js';
 import { refuseEmptyFlag } from './empty-flag.js';
+import { expandHome } from './home-path.js';
 import { parseConcurrency, parseInteger, parseSeconds, parseThrottleWait } from './numbers.js';
 import { requireSendableToken } from './token.js';
 import { voiceValueError, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
@@ -174,7 +175,9 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     (message) => (problems.concurrency = message),
     fixHint('concurrency'),
   );
-  const outDir = resolve('out-dir', flags.outDir);
+  const outDirText = resolve('out-dir', flags.outDir);
+  // The config file's `~/redacted` is no shell's to expand (a flag's was, by its parser).
+  const outDir = outDirText === undefined ? undefined : expandHome(outDirText);
   const voice: VoiceSettings = {};
   let voiceError: UsageError | undefined;
   for (const name of VOICE_SETTING_NAMES) {

@@ -5,7 +5,8 @@
  * such a request, and that reads as a network error, retried four times, then "check your network".
  * Two lines piped into `login --token-stdin` or `config set token -` give exactly that. A bearer
  * token is one word of ASCII (RFC 6750's b64token): one with a space or a tab inside, or a character
- * past ASCII, is sent but can never match, and would fail every request as a refused token.
+ * past ASCII, or a quote mark around it, is sent but can never match, and would fail every request as
+ * a refused token.
  */
 import { UsageError } from '../errors.js';
 import type { SettingSource } from './settings.js';
@@ -17,6 +18,9 @@ export function tokenProblem(token: string): string | undefined {
   if (/\s/.test(token)) return 'it holds whitespace (a space or a tab), and a token is one word';
   if (/[\u0000-\u001f\u007f]/.test(token)) return 'it holds a control character';
   if (/[^\u0000-\u007f]/.test(token)) return 'it holds a character that is not ASCII, as no token does';
+  // Copied with its quotes from a `.env` line or JSON (some .env readers keep them): b64token has none.
+  if (/^["'`]|["'`]$/.test(token))
+    return 'it begins or ends with a quote mark, which no token does (was it copied with its quotes?)';
   return undefined;
 }
 

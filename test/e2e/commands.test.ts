@@ -106,6 +106,16 @@ describe('authentication', () => {
     const path = String((await runCli(['config', 'path'], { env })).stdout).trim();
     await expect(readFile(path, 'utf8').then((t) => t.includes('vr_wrong'))).rejects.toThrow();
 
+    // The right token pasted with its quotes: refused before it is sent (the service said 403, and
+    // the hint to paste the whole token did not say what was wrong).
+    const quoted = await runCli(['login', '--token-stdin'], { env, input: `"${sandbox.token}"\n` });
+    expect(quoted.exitCode).toBe(2);
+    expect(String(quoted.stderr).trim().split('\n')).toEqual([
+      'error: the usage token cannot be used: it begins or ends with a quote mark, which no token does (was it copied with its quotes?)',
+      'hint: copy the token again, whole and alone, as the service gave it: `vredact login`, or `vredact config set token -`',
+    ]);
+    await expect(readFile(path, 'utf8').then((t) => t.includes('vr_'))).rejects.toThrow();
+
     const ok = await runCli(['login', '--token-stdin'], { env, input: `${sandbox.token}\n` });
     expect(ok.exitCode).toBe(0);
     expect(`${ok.stdout}${ok.stderr}`).not.toContain(sandbox.token);

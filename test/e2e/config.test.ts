@@ -235,7 +235,7 @@ test('a token holding a line break (two lines piped in): exit 2 at once, nothing
   }
 });
 
-test('a token no Authorization header can carry (empty, a space or tab, a control character, not ASCII) is refused the same way by config set, login, --token and VREDACT_TOKEN: exit 2, one line and a hint, the token never shown', async () => {
+test('a token no Authorization header can carry (empty, a space or tab, a control character, not ASCII, in quotes) is refused the same way by config set, login, --token and VREDACT_TOKEN: exit 2, one line and a hint, the token never shown', async () => {
   const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
   try {
     const dir = join(work.path, 'unsendable');
@@ -248,6 +248,9 @@ test('a token no Authorization header can carry (empty, a space or tab, a contro
       ['vr_secretpart_0000\taaaa', /space|tab/],
       ['vr_secretpart_0000\u0007aaaa', /control character/],
       ['vr_secretpart_0000éaaaa', /ASCII/],
+      // Copied with its quotes (a `.env` line, JSON): it went out, and every request was refused (403).
+      ['"vr_secretpart_0000aaaa"', /quote mark/],
+      ["'vr_secretpart_0000aaaa'", /quote mark/],
     ];
     for (const [token, why] of bad) {
       const runs = [

@@ -105,6 +105,28 @@ describe('help topics', () => {
     );
   });
 
+  test('a topic or command cut short or in other letter case is suggested, never shown in its place', async () => {
+    // `help env` and `help exit` listed the topics, without saying which one was meant.
+    const cases: Array<[string[], string]> = [
+      [['env'], '`vredact help environment`'],
+      [['exit'], '`vredact help exit-codes`'],
+      [['Redact'], '`vredact help redact`'],
+      [['jobs', 'lis'], '`vredact help jobs list`'],
+    ];
+    for (const [words, meant] of cases) {
+      const run = await runCli(['help', ...words], { env: env() });
+      expect(run.exitCode).toBe(2);
+      expect(String(run.stdout)).toBe('');
+      const [error, hint, ...more] = String(run.stderr).split('\n');
+      expect(error).toBe(`error: no help topic or command "${words.join(' ')}"`);
+      expect(hint?.startsWith(`hint: did you mean ${meant}? `), hint).toBe(true);
+      expect(more).toEqual([]);
+    }
+    // Two topics begin with "e": none is obvious, so none is suggested.
+    const either = await runCli(['help', 'e'], { env: env() });
+    expect(String(either.stderr)).not.toMatch(/did you mean/);
+  });
+
   test('vredact help <command> is the command help, with examples', async () => {
     const viaHelp = await runCli(['help', 'jobs', 'list'], { env: env() });
     const viaFlag = await runCli(['jobs', 'list', '--help'], { env: env() });

@@ -2,7 +2,7 @@ import { expect, test } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { requireSendableToken, tokenProblem } from '../../src/settings/token.js';
 
-test('a token a header can carry passes; nothing, whitespace, a line break, a control character or a character past ASCII does not', () => {
+test('a token a header can carry passes; nothing, whitespace, a line break, a control character, a character past ASCII or a quote mark around it does not', () => {
   expect(tokenProblem('vr_live_0123456789abcdef')).toBeUndefined();
   expect(tokenProblem('eyJhbGciOi.J9-_~+/abc==')).toBeUndefined();
   expect(tokenProblem('')).toMatch(/empty/);
@@ -14,6 +14,15 @@ test('a token a header can carry passes; nothing, whitespace, a line break, a co
   expect(tokenProblem('vr_live_0123\u0000')).toMatch(/control character/);
   expect(tokenProblem('vr_live_0123\u007f')).toMatch(/control character/);
   expect(tokenProblem('vr_live_0123€')).toMatch(/not ASCII/);
+  for (const quoted of [
+    '"vr_live_0123"',
+    "'vr_live_0123'",
+    '"vr_live_0123',
+    "vr_live_0123'",
+    '`vr_live_0123`',
+  ]) {
+    expect(tokenProblem(quoted)).toMatch(/quote mark/);
+  }
 });
 
 test('the usage error names where the token came from, never the token', () => {
