@@ -16,6 +16,7 @@ import {
   sendJson,
   startScriptedServer,
 } from '../helpers/scripted-server.js';
+import { makeWav } from '../helpers/mp3.js';
 import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
 
 const TOKEN = 'vr_wrongservice_0123456789abcdef';
@@ -162,21 +163,9 @@ describe('a batch pointed at something that is not the service', () => {
     await speechInputs(dir.path, 8);
     const first = await withServer(
       (_req, res) => {
-        const header = Buffer.alloc(44);
-        header.write('RIFF', 0, 'latin1');
-        header.writeUInt32LE(36 + 32000, 4);
-        header.write('WAVEfmt ', 8, 'latin1');
-        header.writeUInt32LE(16, 16);
-        header.writeUInt16LE(1, 20);
-        header.writeUInt16LE(1, 22);
-        header.writeUInt32LE(16000, 24);
-        header.writeUInt32LE(32000, 28);
-        header.writeUInt16LE(2, 32);
-        header.writeUInt16LE(16, 34);
-        header.write('data', 36, 'latin1');
-        header.writeUInt32LE(32000, 40);
+        // A 2-second WAV's header and its first 100 bytes of audio: a WAV, cut short.
         res.writeHead(200, { 'content-type': 'audio/wav' });
-        res.end(Buffer.concat([header, Buffer.alloc(100)]));
+        res.end(makeWav(2).subarray(0, 144));
       },
       async (server) => ({ ...(await redact(server, 2)), uploads: uploadsTo(server).length }),
     );
