@@ -53,6 +53,11 @@ export interface JournalRecord {
   reconciled?: boolean;
   /** done: `sync` (the answer was the audio) or `job` (collected from an asynchronous job). */
   via?: 'sync' | 'job';
+  /**
+   * done: when the redaction was done, on a done line journaled again for a file whose time alone
+   * changed (record.ts sameBytes), whose own `at` is when that was; absent, `at` is (doneTimeOf).
+   */
+  doneAt?: string;
   /** done: bytes of the output. */
   bytes?: number;
   /** failed, rejected: why. */
@@ -99,4 +104,10 @@ export function sameIdentity(
   b: Pick<JournalRecord, 'size' | 'mtimeMs' | 'options'>,
 ): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.options === b.options;
+}
+
+/** When a done record's redaction was done: its `doneAt` when it carries one (a touched file's), else its `at`. */
+export function doneTimeOf(record: Pick<JournalRecord, 'at' | 'doneAt'>): string {
+  const { doneAt } = record;
+  return typeof doneAt === 'string' && Number.isFinite(Date.parse(doneAt)) ? doneAt : record.at;
 }

@@ -9,7 +9,7 @@ import type { Halt } from './halt.js';
 import type { SentLink } from './hard-links.js';
 import type { Outcome } from './outcome.js';
 import { type ProgressDeps, ProgressCounts } from './progress-counts.js';
-import type { JournalEntry, JournalRecord } from './journal.js';
+import { doneTimeOf, type JournalEntry, type JournalRecord } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
 import type { PlanEntry } from './plan.js';
 import type { Identity } from './work.js';
@@ -151,12 +151,18 @@ export class Recorder extends ProgressCounts {
 
   /**
    * A done file whose time alone changed, its bytes hashed to those its done line sent: that line
-   * again, with the new time, so the next run skips it by size and time without hashing it.
+   * again, with the new time, so the next run skips it by size and time without hashing it. It keeps
+   * when the redaction was done (`doneAt`): the manifest's `done_at` is that, not this run's time.
    */
   async sameBytes(entry: PlanEntry, identity: Identity, done: JournalRecord): Promise<void> {
     // Its own fields over the line's: the input, its size and new time, this run's options and output.
     const { v: _v, at: _at, ...kept } = done;
-    await this.#line({ ...kept, ...this.#settling(entry, identity), event: 'done' });
+    await this.#line({
+      ...kept,
+      doneAt: doneTimeOf(done),
+      ...this.#settling(entry, identity),
+      event: 'done',
+    });
     this.#finish(entry, { status: 'skipped', reason: SAME_BYTES_REASON });
   }
 

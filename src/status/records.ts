@@ -6,7 +6,7 @@
  */
 import { RecordTable } from '../redact/record-table.js';
 import { TextColumn } from '../redact/text-column.js';
-import type { JournalRecord } from '../redact/journal.js';
+import { doneTimeOf, type JournalRecord } from '../redact/journal.js';
 import { EarlierOutputs } from './earlier-output.js';
 import { HashColumn } from './hash-column.js';
 
@@ -27,6 +27,8 @@ export interface StatusRecord {
   event: JournalEvent;
   /** When the line was written, as journaled (ISO 8601). */
   at: string;
+  /** done: when the redaction was done, where that is not `at` (a touched file's line, see doneTimeOf). */
+  doneAt?: string;
   /** Absolute real path of the input. */
   input: string;
   /** The output, relative to the output folder, `/`-separated; empty when the journal has none. */
@@ -108,6 +110,8 @@ export function statusRecordOf(record: JournalRecord, details: boolean): StatusR
   const inputSha256 = text(record.inputSha256);
   if (inputSha256 !== undefined) status.inputSha256 = inputSha256;
   if (record.event === 'done') {
+    const doneAt = doneTimeOf(record);
+    if (doneAt !== record.at) status.doneAt = doneAt;
     const outputSha256 = text(record.outputSha256);
     if (outputSha256 !== undefined) status.outputSha256 = outputSha256;
     const voice = voiceOf(record.voice);
@@ -131,6 +135,8 @@ export class StatusTable extends RecordTable {
   readonly #outputSha256 = new HashColumn();
   readonly #voice: (Voice | undefined)[] = [];
   readonly #voices = new Map<string, Voice>();
+  /** The few done records that carry a `doneAt` (a touched file's line), by row. */
+  readonly #doneAt = new Map<number, string>();
   readonly #earlier = new EarlierOutputs(() => new StatusTable(true));
 
   constructor(readonly details: boolean) {
@@ -167,6 +173,9 @@ export class StatusTable extends RecordTable {
     const row = this.rowFor(record.input) as number;
     this.#output.set(row, text(record.output));
     this.#inputSha256.set(row, text(record.inputSha256));
+    const doneAt = done ? text(record.doneAt) : undefined;
+    if (doneAt !== undefined) this.#doneAt.set(row, doneAt);
+    else this.#doneAt.delete(row);
     if (!this.details) return;
     this.#outputSha256.set(row, done ? text(record.outputSha256) : undefined);
     this.#voice[row] = done ? this.#internVoice(voiceOf(record.voice)) : undefined;
@@ -194,6 +203,7 @@ export class StatusTable extends RecordTable {
       ['reason', record.reason],
       ['inputSha256', this.#inputSha256.get(row)],
       ['outputSha256', this.#outputSha256.get(row)],
+      ['doneAt', this.#doneAt.get(row)],
     ] as const) {
       if (value !== undefined) whole[key] = value;
     }
