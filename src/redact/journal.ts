@@ -49,6 +49,12 @@ export interface JournalRecord {
   outputAbsent?: boolean;
   /** done: recorded by a later run, which checked the output a crashed run had published (adopt.ts). */
   recovered?: boolean;
+  /**
+   * submitted: GETs of the job's result link that found no result (404, 410) in earlier runs; the
+   * submitted line is written again with it by a `--no-wait` run that leaves the job pending so
+   * (link-tries.ts). Absent: none.
+   */
+  linkMisses?: number;
   /** submitted: the job was found among the service's jobs after an interrupted upload. */
   reconciled?: boolean;
   /** done: `sync` (the answer was the audio) or `job` (collected from an asynchronous job). */

@@ -12,7 +12,7 @@ import { type ProgressDeps, ProgressCounts } from './progress-counts.js';
 import { doneTimeOf, type JournalEntry, type JournalRecord } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
 import type { PlanEntry } from './plan.js';
-import type { Identity } from './work.js';
+import type { CollectWork, Identity } from './work.js';
 
 export interface RecorderDeps extends ProgressDeps {
   /** Undefined for a dry run: nothing is written. */
@@ -119,6 +119,23 @@ export class Recorder extends ProgressCounts {
       ...(job.durationSec !== undefined ? { durationSec: job.durationSec } : {}),
       ...(job.inputSha256 ? { inputSha256: job.inputSha256 } : {}),
       ...(reconciled ? { reconciled: true } : {}),
+    });
+  }
+
+  /**
+   * The job's `submitted` line again, counting the tries of its result's link that met no result
+   * (link-tries.ts): the next run takes the count up. Not flushed on its own: lost in a crash, one
+   * try is not counted.
+   */
+  linkMissed(work: CollectWork, misses: number): Promise<void> {
+    return this.#line({
+      event: 'submitted',
+      ...this.#settling(work.entry, work.identity),
+      jobId: work.jobId,
+      uploadName: work.uploadName,
+      ...(work.durationSec !== undefined ? { durationSec: work.durationSec } : {}),
+      ...(work.inputSha256 ? { inputSha256: work.inputSha256 } : {}),
+      linkMisses: misses,
     });
   }
 

@@ -7,6 +7,7 @@
 import { RecordTable } from '../redact/record-table.js';
 import { TextColumn } from '../redact/text-column.js';
 import { doneTimeOf, type JournalRecord } from '../redact/journal.js';
+import { earlierMisses, linkMissesNote } from '../redact/link-tries.js';
 import { EarlierOutputs } from './earlier-output.js';
 import { HashColumn } from './hash-column.js';
 
@@ -93,6 +94,12 @@ function voiceOf(value: unknown): Voice | undefined {
   return any ? voice : undefined;
 }
 
+/** A submitted job whose result link had no result in earlier runs: how many of the tries are spent. */
+function linkMissesReason(record: JournalRecord): string | undefined {
+  const misses = record.event === 'submitted' ? earlierMisses(record.linkMisses) : 0;
+  return misses > 0 ? `submitted; ${linkMissesNote(misses)}: the next run tries again` : undefined;
+}
+
 /** What status shows of a journal record; fields of odd types are left out. */
 export function statusRecordOf(record: JournalRecord, details: boolean): StatusRecord {
   const known = knownEvent(record.event);
@@ -104,7 +111,7 @@ export function statusRecordOf(record: JournalRecord, details: boolean): StatusR
   };
   const jobId = text(record.jobId);
   if (jobId !== undefined) status.jobId = jobId;
-  const reason = known.reason ?? text(record.reason);
+  const reason = known.reason ?? text(record.reason) ?? linkMissesReason(record);
   if (reason !== undefined) status.reason = reason;
   if (!details) return status;
   const inputSha256 = text(record.inputSha256);
@@ -207,6 +214,7 @@ export class StatusTable extends RecordTable {
     ] as const) {
       if (value !== undefined) whole[key] = value;
     }
+    if (record.linkMisses !== undefined) whole.linkMisses = record.linkMisses;
     const voice = this.#voice[row];
     if (voice !== undefined) whole.voice = voice;
     return whole;
