@@ -14,7 +14,7 @@ import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { formatDuration } from '../output/format.js';
 import { firstLook, lookAtJob } from './first-look.js';
 import { jobResultNeed } from './free-space.js';
-import { LinkTries } from './link-tries.js';
+import { LinkTries, linkMissesNote } from './link-tries.js';
 import { pickResult } from './pick-result.js';
 import { probeFile } from './probe.js';
 import { ResultRejectedError } from './result-rejected.js';
@@ -139,7 +139,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
   let attempt = 0;
   let failures = 0;
   let lastError: unknown;
-  const linkTries = new LinkTries();
+  const linkTries = new LinkTries(work.linkMisses);
   // Whether the job has been seen: until then, a job id of this run's upload may be a wrong host's.
   let seen = !work.fresh;
   for (;;) {
@@ -221,8 +221,10 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
           return;
         }
         if (!engine.wait) {
-          // A run that only looks (--no-wait) makes no second try: a later run gets the tries.
-          const reason = `job ${jobId}: ${messageOf(error)}; its result may not have reached the link yet: a later run tries again`;
+          // A run that only looks (--no-wait) makes no second try: a later run gets the tries, and
+          // the journal counts this one, so that the tries run out over runs as within one.
+          await recorder.linkMissed(work, linkTries.misses);
+          const reason = `job ${jobId}: ${messageOf(error)}; ${linkMissesNote(linkTries.misses)} (it may not have reached the link yet): a later run tries again`;
           recorder.pending(entry, reason, jobId);
           return;
         }

@@ -9,6 +9,8 @@ export type CollectDecision = {
   uploadName: string;
   durationSec?: number | undefined;
   inputSha256?: string | undefined;
+  /** Tries of its result's link that met no result in earlier runs (link-tries.ts). */
+  linkMisses?: number | undefined;
 };
 export type SendDecision = {
   action: 'send';
@@ -94,6 +96,7 @@ export function decide(input: DecideInput): Decision {
       uploadName: record.uploadName ?? '',
       durationSec: record.durationSec,
       inputSha256: record.inputSha256,
+      ...(record.linkMisses !== undefined ? { linkMisses: record.linkMisses } : {}),
     };
   }
   if (record && same && record.event === 'uploading') {

@@ -32,6 +32,8 @@ function fieldFits(value: unknown): value is string | undefined {
 function encode(record: JournalRecord): string | undefined {
   const { jobId, uploadName, durationSec, inputSha256 } = record;
   if (jobId === undefined || !fieldFits(jobId) || !fieldFits(uploadName)) return undefined;
+  // Rare (a job whose result link had no result): held whole, with its count, for status.
+  if (record.linkMisses !== undefined) return undefined;
   if (
     durationSec !== undefined &&
     (typeof durationSec !== 'number' || !Number.isFinite(durationSec) || Object.is(durationSec, -0))

@@ -49,10 +49,21 @@ export interface JournalRecord {
   outputAbsent?: boolean;
   /** done: recorded by a later run, which checked the output a crashed run had published (adopt.ts). */
   recovered?: boolean;
+  /**
+   * submitted: GETs of the job's result link that found no result (404, 410) in earlier runs; the
+   * submitted line is written again with it by a `--no-wait` run that leaves the job pending so
+   * (link-tries.ts). Absent: none.
+   */
+  linkMisses?: number;
   /** submitted: the job was found among the service's jobs after an interrupted upload. */
   reconciled?: boolean;
   /** done: `sync` (the answer was the audio) or `job` (collected from an asynchronous job). */
   via?: 'sync' | 'job';
+  /**
+   * done: when the redaction was done, on a done line journaled again for a file whose time alone
+   * changed (record.ts sameBytes), whose own `at` is when that was; absent, `at` is (doneTimeOf).
+   */
+  doneAt?: string;
   /** done: bytes of the output. */
   bytes?: number;
   /** failed, rejected: why. */
@@ -99,4 +110,10 @@ export function sameIdentity(
   b: Pick<JournalRecord, 'size' | 'mtimeMs' | 'options'>,
 ): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.options === b.options;
+}
+
+/** When a done record's redaction was done: its `doneAt` when it carries one (a touched file's), else its `at`. */
+export function doneTimeOf(record: Pick<JournalRecord, 'at' | 'doneAt'>): string {
+  const { doneAt } = record;
+  return typeof doneAt === 'string' && Number.isFinite(Date.parse(doneAt)) ? doneAt : record.at;
 }

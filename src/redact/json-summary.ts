@@ -6,8 +6,10 @@
  */
 import { ExitCode } from '../errors.js';
 import type { IOStreams } from '../output/iostreams.js';
+import { countsLineWanted } from '../output/status-line.js';
 import { printJsonLine } from '../output/table.js';
 import type { Counts, DryRunCounts } from './outcome.js';
+import { summaryLine } from './summary-line.js';
 
 /**
  * The counts a summary shows; `undecided`, only after a first interrupt that ended the deciding: the
@@ -37,17 +39,18 @@ export function printJsonSummary(
 
 /**
  * A run interrupted before it decided any input (while its list was read, the inputs listed or
- * planned, the lock waited for, the journals read): no file has a line, and under --json the summary
- * says so. `undecided`: the inputs planned, once they are known.
+ * planned, the lock waited for, the journals read): no file has a line, and the run still ends with
+ * its counts, as one interrupted later does: under --json the summary object, else the counts line on
+ * stderr (countsLineWanted), which a cron log of `--quiet --stats` reads how the run ended by.
+ * `undecided`: the inputs planned, once they are known.
  */
 export function interruptedBeforeDeciding(
-  io: Pick<IOStreams, 'stdout' | 'json'>,
+  io: Pick<IOStreams, 'stdout' | 'stderr' | 'json' | 'quiet' | 'statsIntervalMs'>,
   dryRun: boolean,
   undecided = 0,
 ): number {
-  if (io.json) {
-    const counts = { ...noCounts(dryRun), ...(undecided > 0 ? { undecided } : {}) };
-    printJsonSummary(io, counts, { dryRun, interrupted: true });
-  }
+  const counts = { ...noCounts(dryRun), ...(undecided > 0 ? { undecided } : {}) };
+  if (io.json) printJsonSummary(io, counts, { dryRun, interrupted: true });
+  else if (countsLineWanted(io)) io.stderr.write(`${summaryLine(counts, dryRun, true)}\n`);
   return ExitCode.interrupted;
 }

@@ -9,10 +9,10 @@ import type { Halt } from './halt.js';
 import type { SentLink } from './hard-links.js';
 import type { Outcome } from './outcome.js';
 import { type ProgressDeps, ProgressCounts } from './progress-counts.js';
-import type { JournalEntry, JournalRecord } from './journal.js';
+import { doneTimeOf, type JournalEntry, type JournalRecord } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
 import type { PlanEntry } from './plan.js';
-import type { Identity } from './work.js';
+import type { CollectWork, Identity } from './work.js';
 
 export interface RecorderDeps extends ProgressDeps {
   /** Undefined for a dry run: nothing is written. */
@@ -122,6 +122,23 @@ export class Recorder extends ProgressCounts {
     });
   }
 
+  /**
+   * The job's `submitted` line again, counting the tries of its result's link that met no result
+   * (link-tries.ts): the next run takes the count up. Not flushed on its own: lost in a crash, one
+   * try is not counted.
+   */
+  linkMissed(work: CollectWork, misses: number): Promise<void> {
+    return this.#line({
+      event: 'submitted',
+      ...this.#settling(work.entry, work.identity),
+      jobId: work.jobId,
+      uploadName: work.uploadName,
+      ...(work.durationSec !== undefined ? { durationSec: work.durationSec } : {}),
+      ...(work.inputSha256 ? { inputSha256: work.inputSha256 } : {}),
+      linkMisses: misses,
+    });
+  }
+
   async done(
     entry: PlanEntry,
     identity: Identity,
@@ -151,12 +168,18 @@ export class Recorder extends ProgressCounts {
 
   /**
    * A done file whose time alone changed, its bytes hashed to those its done line sent: that line
-   * again, with the new time, so the next run skips it by size and time without hashing it.
+   * again, with the new time, so the next run skips it by size and time without hashing it. It keeps
+   * when the redaction was done (`doneAt`): the manifest's `done_at` is that, not this run's time.
    */
   async sameBytes(entry: PlanEntry, identity: Identity, done: JournalRecord): Promise<void> {
     // Its own fields over the line's: the input, its size and new time, this run's options and output.
     const { v: _v, at: _at, ...kept } = done;
-    await this.#line({ ...kept, ...this.#settling(entry, identity), event: 'done' });
+    await this.#line({
+      ...kept,
+      doneAt: doneTimeOf(done),
+      ...this.#settling(entry, identity),
+      event: 'done',
+    });
     this.#finish(entry, { status: 'skipped', reason: SAME_BYTES_REASON });
   }
 

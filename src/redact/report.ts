@@ -19,10 +19,12 @@ import { printJsonLine } from '../output/table.js';
 import type { Counts, DryRunCounts, Outcome, Progress } from './outcome.js';
 import { printJsonSummary, type SummaryCounts } from './json-summary.js';
 import { ProblemList } from './problem-list.js';
+import { summaryLine } from './summary-line.js';
 
 export type { Counts, DryRunCounts, DryRunStatus, Outcome, Progress, Status } from './outcome.js';
 
 export type { SummaryCounts } from './json-summary.js';
+export { summaryLine } from './summary-line.js';
 
 /** Statuses that are not a success: their lines are printed even with --quiet. */
 const PROBLEMS = new Set<string>(['rejected', 'failed', 'pending']);
@@ -252,17 +254,4 @@ export function compactSummary(
   if (counts.tooRecent && parts[skipped]) parts[skipped].text += ` (${counts.tooRecent} too recent)`;
   parts.push({ text: dryRun ? 'nothing sent' : formatDuration(Math.max(0, elapsedMs) / 1000), rank: 1 });
   return fitParts(parts, SEPARATOR, columns);
-}
-
-export function summaryLine(counts: SummaryCounts, dryRun: boolean): string {
-  const undecided = counts.undecided ? `, undecided ${counts.undecided} (interrupted)` : '';
-  const tooRecent = counts.tooRecent ?? 0;
-  const why =
-    tooRecent > 0
-      ? `already done ${(counts.skipped ?? 0) - tooRecent}, too recent for --min-age ${tooRecent}`
-      : 'already done';
-  if (dryRun) {
-    return `dry run: would send ${counts['would-send'] ?? 0}, would collect ${counts['would-collect'] ?? 0}, skipped ${counts.skipped ?? 0} (${why}), rejected ${counts.rejected ?? 0}${undecided}; nothing was sent`;
-  }
-  return `redacted ${counts.done ?? 0}, skipped ${counts.skipped ?? 0} (${why}), rejected ${counts.rejected ?? 0}, failed ${counts.failed ?? 0}, pending ${counts.pending ?? 0}${undecided}`;
 }

@@ -140,6 +140,7 @@ export async function triage(entry: PlanEntry, options: TriageOptions): Promise<
         durationSec: decision.durationSec,
         inputSha256: decision.inputSha256,
         fresh: false,
+        ...(decision.linkMisses !== undefined ? { linkMisses: decision.linkMisses } : {}),
       };
     case 'adopt':
       return options.adopt

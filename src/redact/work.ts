@@ -96,6 +96,8 @@ export interface CollectWork {
   /** The input's measured duration, when the journal knows it (else it is measured again). */
   durationSec: number | undefined;
   inputSha256: string | undefined;
+  /** Tries of its result's link that met no result in earlier runs (link-tries.ts). */
+  linkMisses?: number | undefined;
   /** Submitted by this run (so --no-wait leaves it at once). */
   fresh: boolean;
   /** With --no-wait: why its first look did not find it (first-look.ts), told with its `pending` line. */

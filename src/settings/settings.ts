@@ -5,6 +5,7 @@ import type { ConfigStore } from './config-store.js';
 import { refuseEmptyFlag } from './empty-flag.js';
 import { expandHome } from './home-path.js';
 import { parseConcurrency, parseInteger, parseSeconds, parseThrottleWait } from './numbers.js';
+import { ENV_NAMES, FLAG_NAMES, fromOrigin } from './setting-origin.js';
 import { requireSendableToken } from './token.js';
 import { voiceValueError, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
 
@@ -62,25 +63,7 @@ export const DEFAULT_OUT_DIR = 'redacted';
 export const DEFAULT_TIMEOUT_SECONDS = 300;
 export const DEFAULT_MAX_RETRIES = 4;
 export const DEFAULT_MAX_THROTTLE_WAIT_MS = 30 * 60_000;
-export const ENV_NAMES: Partial<Record<ConfigKey | 'max-throttle-wait', string>> = {
-  'base-url': 'VREDACT_BASE_URL',
-  token: 'VREDACT_TOKEN',
-  concurrency: 'VREDACT_CONCURRENCY',
-  'max-throttle-wait': 'VREDACT_MAX_THROTTLE_WAIT',
-};
-
-/** The flag of each key that has one, as an error names it. */
-const FLAG_NAMES: Record<ConfigKey, string> = {
-  'base-url': '--base-url',
-  token: '--token',
-  concurrency: '--concurrency',
-  'out-dir': '--out-dir',
-  age: '--age',
-  gender: '--gender',
-  language: '--language',
-  model: '--model',
-  emotion: '--emotion',
-};
+export { ENV_NAMES } from './setting-origin.js';
 
 function pick(
   key: ConfigKey,
@@ -142,12 +125,7 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     sources[key] === 'env'
       ? `correct ${ENV_NAMES[key]}, or unset it`
       : `correct it with \`vredact config set ${key} …\`, or remove it with \`vredact config unset ${key}\``;
-  const origin = (key: ConfigKey) =>
-    sources[key] === 'env'
-      ? ` (from ${ENV_NAMES[key]})`
-      : sources[key] === 'config'
-        ? ' (from the config file)'
-        : '';
+  const origin = (key: ConfigKey) => fromOrigin(key, sources[key] ?? 'default');
   const baseUrl = resolve('base-url', flags.baseUrl);
   if (baseUrl !== undefined) {
     const problem = baseUrlProblem(baseUrl);

@@ -9,6 +9,7 @@
  * a refused token.
  */
 import { UsageError } from '../errors.js';
+import { fromOrigin } from './setting-origin.js';
 import type { SettingSource } from './settings.js';
 
 /** Why `token` cannot be sent, or undefined when it can; never repeats the token. */
@@ -23,13 +24,6 @@ export function tokenProblem(token: string): string | undefined {
     return 'it begins or ends with a quote mark, which no token does (was it copied with its quotes?)';
   return undefined;
 }
-
-const ORIGIN: Record<SettingSource, string> = {
-  flag: ' (from --token)',
-  env: ' (from VREDACT_TOKEN)',
-  config: ' (from the config file)',
-  default: '',
-};
 
 /**
  * What to do about a token the service refused (401, 403), for where it came from: a new
@@ -57,7 +51,7 @@ export function requireSendableToken(token: string, source: SettingSource = 'def
   const problem = tokenProblem(token);
   if (problem)
     throw new UsageError(
-      `the usage token${ORIGIN[source]} cannot be used: ${problem}`,
+      `the usage token${fromOrigin('token', source)} cannot be used: ${problem}`,
       'copy the token again, whole and alone, as the service gave it: `vredact login`, or `vredact config set token -`',
     );
   return token;

@@ -1,6 +1,7 @@
 /**
  * The manifest: one CSV row per done file, the record a compliance team keeps of what was redacted,
- * from which bytes, into which bytes, by which job and to which voice.
+ * from which bytes, into which bytes, by which job and to which voice, and when (the redaction's time,
+ * not that of a later run that found the input touched and journaled it again).
  */
 import type { StatusRecord, Voice } from './records.js';
 import { VOICE_FIELDS } from './records.js';
@@ -56,7 +57,7 @@ export function manifestRow(outDir: string, record: StatusRecord): ManifestRow {
     output_sha256: record.outputSha256 ?? '',
     job_id: record.jobId ?? '',
     target_voice: targetVoice(record.voice),
-    done_at: record.at,
+    done_at: record.doneAt ?? record.at,
   };
 }
 

@@ -6,7 +6,8 @@
  */
 import { RecordTable } from '../redact/record-table.js';
 import { TextColumn } from '../redact/text-column.js';
-import type { JournalRecord } from '../redact/journal.js';
+import { doneTimeOf, type JournalRecord } from '../redact/journal.js';
+import { earlierMisses, linkMissesNote } from '../redact/link-tries.js';
 import { EarlierOutputs } from './earlier-output.js';
 import { HashColumn } from './hash-column.js';
 
@@ -27,6 +28,8 @@ export interface StatusRecord {
   event: JournalEvent;
   /** When the line was written, as journaled (ISO 8601). */
   at: string;
+  /** done: when the redaction was done, where that is not `at` (a touched file's line, see doneTimeOf). */
+  doneAt?: string;
   /** Absolute real path of the input. */
   input: string;
   /** The output, relative to the output folder, `/`-separated; empty when the journal has none. */
@@ -91,6 +94,12 @@ function voiceOf(value: unknown): Voice | undefined {
   return any ? voice : undefined;
 }
 
+/** A submitted job whose result link had no result in earlier runs: how many of the tries are spent. */
+function linkMissesReason(record: JournalRecord): string | undefined {
+  const misses = record.event === 'submitted' ? earlierMisses(record.linkMisses) : 0;
+  return misses > 0 ? `submitted; ${linkMissesNote(misses)}: the next run tries again` : undefined;
+}
+
 /** What status shows of a journal record; fields of odd types are left out. */
 export function statusRecordOf(record: JournalRecord, details: boolean): StatusRecord {
   const known = knownEvent(record.event);
@@ -102,12 +111,14 @@ export function statusRecordOf(record: JournalRecord, details: boolean): StatusR
   };
   const jobId = text(record.jobId);
   if (jobId !== undefined) status.jobId = jobId;
-  const reason = known.reason ?? text(record.reason);
+  const reason = known.reason ?? text(record.reason) ?? linkMissesReason(record);
   if (reason !== undefined) status.reason = reason;
   if (!details) return status;
   const inputSha256 = text(record.inputSha256);
   if (inputSha256 !== undefined) status.inputSha256 = inputSha256;
   if (record.event === 'done') {
+    const doneAt = doneTimeOf(record);
+    if (doneAt !== record.at) status.doneAt = doneAt;
     const outputSha256 = text(record.outputSha256);
     if (outputSha256 !== undefined) status.outputSha256 = outputSha256;
     const voice = voiceOf(record.voice);
@@ -131,6 +142,8 @@ export class StatusTable extends RecordTable {
   readonly #outputSha256 = new HashColumn();
   readonly #voice: (Voice | undefined)[] = [];
   readonly #voices = new Map<string, Voice>();
+  /** The few done records that carry a `doneAt` (a touched file's line), by row. */
+  readonly #doneAt = new Map<number, string>();
   readonly #earlier = new EarlierOutputs(() => new StatusTable(true));
 
   constructor(readonly details: boolean) {
@@ -167,6 +180,9 @@ export class StatusTable extends RecordTable {
     const row = this.rowFor(record.input) as number;
     this.#output.set(row, text(record.output));
     this.#inputSha256.set(row, text(record.inputSha256));
+    const doneAt = done ? text(record.doneAt) : undefined;
+    if (doneAt !== undefined) this.#doneAt.set(row, doneAt);
+    else this.#doneAt.delete(row);
     if (!this.details) return;
     this.#outputSha256.set(row, done ? text(record.outputSha256) : undefined);
     this.#voice[row] = done ? this.#internVoice(voiceOf(record.voice)) : undefined;
@@ -194,9 +210,11 @@ export class StatusTable extends RecordTable {
       ['reason', record.reason],
       ['inputSha256', this.#inputSha256.get(row)],
       ['outputSha256', this.#outputSha256.get(row)],
+      ['doneAt', this.#doneAt.get(row)],
     ] as const) {
       if (value !== undefined) whole[key] = value;
     }
+    if (record.linkMisses !== undefined) whole.linkMisses = record.linkMisses;
     const voice = this.#voice[row];
     if (voice !== undefined) whole.voice = voice;
     return whole;

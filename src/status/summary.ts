@@ -59,7 +59,7 @@ export function fileStatus(outDir: string, record: StatusRecord): FileStatus {
 }
 
 function earlierOutput(outDir: string, done: StatusRecord): EarlierOutput {
-  const earlier: EarlierOutput = { output: outputPath(outDir, done.output), doneAt: done.at };
+  const earlier: EarlierOutput = { output: outputPath(outDir, done.output), doneAt: done.doneAt ?? done.at };
   if (done.inputSha256 !== undefined) earlier.inputSha256 = done.inputSha256;
   if (done.outputSha256 !== undefined) earlier.outputSha256 = done.outputSha256;
   if (done.jobId !== undefined) earlier.jobId = done.jobId;
@@ -169,5 +169,5 @@ function reasonOf(record: StatusRecord): string {
 /** `its earlier output a.wav stands (done 2026-11-21T02:00:09.514Z, of input SHA-256 9b1f…)`. */
 function earlierNote(done: StatusRecord): string {
   const of = done.inputSha256 === undefined ? '' : `, of input SHA-256 ${done.inputSha256.slice(0, 12)}…`;
-  return `its earlier output ${done.output} stands (done ${done.at}${of})`;
+  return `its earlier output ${done.output} stands (done ${done.doneAt ?? done.at}${of})`;
 }

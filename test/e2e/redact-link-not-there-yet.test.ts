@@ -3,9 +3,10 @@
  * service can answer 404 for a while after the service lists the item (its row written before the
  * object lands, a replica or CDN not yet filled). Against a stand-in whose link answers 404 to the
  * first GETs of each object: the run asks for a new link at the poll's backoff and ends done, each
- * file sent once. A link that never stops answering 404 fails its file after the bounded tries.
+ * file sent once. A link that never stops answering 404 fails its file after the bounded tries,
+ * counted over `--no-wait` runs (one look each) as within a waiting run.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -127,6 +128,79 @@ describe('a result listed but not yet at its download link', () => {
       expect(String(result.stderr)).not.toContain('s3cr3t');
       const outputs = (await listFiles(join(dir.path, 'out'))).filter((n) => !n.startsWith('.vredact/'));
       expect(outputs).toEqual([]);
+    } finally {
+      await storage.server.close();
+    }
+  });
+
+  it('that never comes, looked at by --no-wait runs: the tries count over runs, then failed and sent again', async () => {
+    const storage = await startLaggingStorage(Infinity);
+    try {
+      await writeFile(join(dir.path, 'a.wav'), recording(3));
+      const env = isolatedEnv(join(dir.path, '.config'), {
+        VREDACT_BASE_URL: storage.server.baseUrl,
+        VREDACT_TOKEN: 'vr_test_link_404',
+      });
+      const noWait = async () => {
+        const result = await runCli(['redact', 'a.wav', '-o', 'out', '--no-wait', '--json'], {
+          env,
+          cwd: dir.path,
+        });
+        const outcome = jsonLines(result.stdout).find((line) => line.input === 'a.wav');
+        return { exitCode: result.exitCode, outcome };
+      };
+      const status = async () => {
+        const result = await runCli(['status', '-o', 'out', '--json'], { env, cwd: dir.path });
+        expect(result.exitCode, String(result.stderr)).toBe(0);
+        return (JSON.parse(String(result.stdout)) as { files: Array<Record<string, unknown>> }).files[0];
+      };
+
+      // The first run sends it and does not look (--no-wait): pending, its link not tried yet.
+      const sent = await noWait();
+      expect(sent.outcome).toMatchObject({ status: 'pending', jobId: 'j1' });
+      expect(storage.uploads()).toBe(1);
+      expect(storage.linkGets()).toBe(0);
+
+      // Each later run looks once; the tries before the last leave it pending, counted in the journal.
+      for (let miss = 1; miss < LINK_TRIES; miss++) {
+        const looked = await noWait();
+        expect(looked.exitCode).toBe(0);
+        expect(looked.outcome).toMatchObject({
+          status: 'pending',
+          jobId: 'j1',
+          reason: expect.stringContaining(
+            `no result at its link at ${miss} of ${LINK_TRIES} tries (it may not have reached the link yet): a later run tries again`,
+          ),
+        });
+        expect(storage.linkGets()).toBe(miss);
+        expect(await status()).toMatchObject({
+          state: 'pending',
+          reason: `submitted; no result at its link at ${miss} of ${LINK_TRIES} tries: the next run tries again`,
+        });
+      }
+      const journal = await readFile(join(dir.path, 'out', '.vredact', 'journal.jsonl'), 'utf8');
+      expect(jsonLines(journal).at(-1)).toMatchObject({ event: 'submitted', jobId: 'j1', linkMisses: 2 });
+
+      // The last try, in the next run: failed as a waiting run fails it, saying how many tries it had.
+      const failed = await noWait();
+      expect(failed.exitCode).toBe(1);
+      expect(failed.outcome).toMatchObject({
+        status: 'failed',
+        jobId: 'j1',
+        reason: expect.stringMatching(
+          new RegExp(
+            `^downloading \\d+: the download link's host 127\\.0\\.0\\.1:\\d+ answered 404 Not Found \\(tried ${LINK_TRIES} times, ${LINK_TRIES - 1} of them by earlier runs, a new link each time\\)$`,
+          ),
+        ),
+      });
+      expect(storage.linkGets()).toBe(LINK_TRIES);
+      expect(storage.uploads()).toBe(1);
+
+      // The next run sends it again, as after a failure in a waiting run.
+      const again = await noWait();
+      expect(again.outcome).toMatchObject({ status: 'pending', jobId: 'j2' });
+      expect(storage.uploads()).toBe(2);
+      expect(storage.server.received.filter((r) => r.method === 'POST' && r.url === REDACT)).toHaveLength(2);
     } finally {
       await storage.server.close();
     }

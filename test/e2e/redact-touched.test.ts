@@ -67,7 +67,7 @@ describe('vredact redact: a done file touched without a change in its bytes', ()
       // An input is never modified.
       expect(await readFile(a)).toEqual(aBefore);
 
-      // a's new done line keeps its first one's record, with the new time.
+      // a's new done line keeps its first one's record, with the new time, and when it was done.
       const journal = await journalLines(t);
       const aFirst = linesOf(journalBefore, 'a.wav').at(-1);
       expect(aFirst?.event).toBe('done');
@@ -76,7 +76,12 @@ describe('vredact redact: a done file touched without a change in its bytes', ()
       expect(aLines).toHaveLength(linesOf(journalBefore, 'a.wav').length + 1);
       const { at: _firstAt, mtimeMs: _firstTime, ...kept } = aFirst as Record<string, unknown>;
       const aNew = aLines.at(-1);
-      expect(aNew).toEqual({ ...kept, at: aNew?.at, mtimeMs: (await stat(a)).mtimeMs });
+      expect(aNew).toEqual({
+        ...kept,
+        at: aNew?.at,
+        doneAt: aFirst?.at,
+        mtimeMs: (await stat(a)).mtimeMs,
+      });
       expect(aNew?.mtimeMs).not.toBe(aFirst?.mtimeMs);
       expect(aNew?.inputSha256).toMatch(/^[0-9a-f]{64}$/);
 
@@ -126,6 +131,41 @@ describe('vredact redact: a done file touched without a change in its bytes', ()
       expect((await t.sandbox.stats()).uploads).toBe(3);
       expect(await manifest()).toEqual(rowBefore);
       expect(rowBefore.input_sha256).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("the manifest's done_at stays the redaction's time, however often the file is touched", async () => {
+    const t = await setup();
+    try {
+      await threeDone(t);
+      const doneAt = async () => {
+        const result = await runCli(['status', '-o', 'redacted', '--manifest', '--json'], {
+          env: t.env,
+          cwd: t.dir,
+        });
+        expect(result.exitCode).toBe(0);
+        const rows = jsonLines(result.stdout).filter((row) => String(row.input_path).endsWith('/in/a.wav'));
+        expect(rows).toHaveLength(1);
+        return rows[0]?.done_at;
+      };
+      const first = await doneAt();
+      // The first run's done line of a.wav: when it was redacted.
+      expect(first).toBe(linesOf(await journalLines(t), 'a.wav').at(-1)?.at);
+      const a = join(t.dir, 'in', 'a.wav');
+      for (const minutesAgo of [30, 20]) {
+        const later = new Date(Date.now() - minutesAgo * 60_000);
+        await utimes(a, later, later);
+        const run = await t.redact(['in', '--json']);
+        expect(run.exitCode).toBe(0);
+        const outcome = jsonLines(run.stdout).find((line) => line.input === 'in/a.wav');
+        expect(outcome).toMatchObject({ status: 'skipped', reason: TOUCHED });
+        // Journaled again by this run (its line's `at` is later), but done when the first run did it.
+        expect(linesOf(await journalLines(t), 'a.wav').at(-1)?.at).not.toBe(first);
+        expect(await doneAt()).toBe(first);
+      }
+      expect((await t.sandbox.stats()).uploads).toBe(3);
     } finally {
       await t.cleanup();
     }

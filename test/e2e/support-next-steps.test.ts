@@ -232,9 +232,10 @@ describe('a request the service refuses (a 4xx other than 401, 403, 404, 429)', 
       `${TOKEN}\n`,
     );
     expect(result.exitCode).toBe(1);
+    // The base URL came from VREDACT_BASE_URL, which the hint names (not `vredact config get base-url`).
     expect(result.stderrLines).toEqual([
       'error: the token could not be checked, so it was not stored: listing jobs: the service answered 400 Bad Request: nope',
-      ANSWER_HINT,
+      ANSWER_HINT.replace('`vredact config get base-url`', 'the URL set in VREDACT_BASE_URL'),
     ]);
   });
 });

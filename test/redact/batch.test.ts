@@ -552,7 +552,7 @@ describe('asynchronous jobs', () => {
     expect(looked.outcomes[0]).toMatchObject({
       status: 'pending',
       reason: expect.stringMatching(
-        /404 Not Found; its result may not have reached the link yet: a later run tries again$/,
+        /404 Not Found; no result at its link at 1 of 3 tries \(it may not have reached the link yet\): a later run tries again$/,
       ),
     });
     expect(later.uploads).toHaveLength(0);

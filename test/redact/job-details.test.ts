@@ -64,4 +64,10 @@ describe('the job details of submitted records', () => {
       expect(column.get(0)).toBeUndefined();
     }
   });
+
+  it('refuses a record that counts link misses: held whole, its count kept for status', () => {
+    const column = new JobDetailsColumn();
+    expect(column.set(1, submitted({ jobId: 'j1', uploadName: 'a.k3j9.wav', linkMisses: 2 }))).toBe(false);
+    expect(column.get(1)).toBeUndefined();
+  });
 });

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { type ApiError, isTokenRefused } from '../../api/errors.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { maskToken } from '../../settings/mask.js';
+import { baseUrlHintFor } from '../../settings/setting-origin.js';
 import { requireServiceUrl } from '../../settings/settings.js';
 import { readStdinValue } from '../../settings/stdin-value.js';
 import { requireSendableToken } from '../../settings/token.js';
@@ -53,12 +54,13 @@ export async function runLogin(
   } catch (error) {
     // Said as what it is for this command: the API error names "listing jobs" and says to log in.
     if (isTokenRefused(error)) throw tokenRefused(error as ApiError, ctx.settings.baseUrl);
-    // Any other failure (a 500, no connection) leaves the token unchecked: said so, with its hint.
+    // Any other failure (a 500, no connection) leaves the token unchecked: said so, with its hint,
+    // which names where the base URL came from when it says to check it.
     if (error instanceof CliError)
       throw new CliError(
         `the token could not be checked, so it was not stored: ${error.message}`,
         error.exitCode,
-        error.hint,
+        error.hint && baseUrlHintFor(error.hint, ctx.settings.sources['base-url']),
       );
     throw error;
   } finally {
