@@ -82,4 +82,38 @@ describe('a service that echoes the token in a header', () => {
       await server.close();
     }
   });
+
+  test("a result's Content-Type with a C1 control and 8,000 characters: escaped and cut in its line and the journal", async () => {
+    // \x9b (CSI) is a byte a header may carry; a terminal reads it as the start of an escape sequence.
+    const type = `audio/x-\x9b31m${'a'.repeat(8000)}`;
+    const server = await startScriptedServer((_req, res) => {
+      res.writeHead(200, [['content-type', type]]);
+      res.end('not a wav file at all');
+    });
+    try {
+      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
+      const inputs = join(dir.path, 'in');
+      await mkdir(inputs);
+      await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(inputs, 'a.wav'));
+      const out = join(dir.path, 'out');
+      const run = await runCli(['redact', inputs, '-o', out, '--max-retries', '0'], { env });
+      expect(run.exitCode).toBe(1);
+      expect(String(run.stdout)).toContain("the service's result (audio/x-\\x9b31maaa");
+      const journal = await readFile(join(out, '.vredact', 'journal.jsonl'), 'utf8');
+      const failed = journal
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { event: string; reason?: string })
+        .find((record) => record.event === 'failed');
+      expect(failed?.reason).toMatch(
+        /^the service's result \(audio\/x-\\x9b31ma+… \(\d+ more characters\)\) is not/,
+      );
+      expect(failed?.reason).not.toContain('\u009b');
+      expect(failed?.reason?.length).toBeLessThan(300);
+      expect(String(run.stdout)).not.toContain('\u009b');
+      expect(String(run.stdout).length).toBeLessThan(1000);
+    } finally {
+      await server.close();
+    }
+  });
 });
