@@ -98,7 +98,8 @@ export async function createContext(
   warnIfTokenExposed(config, log);
   let client: ApiClient | undefined;
   const build = async (token?: string) => {
-    const service = requireService(token ? { ...settings, token } : settings);
+    // A token given to the command itself (`login` checking one) is no stored one.
+    const service = requireService(token ? { ...settings, token, storedTokenFor: undefined } : settings);
     const [{ ApiClient }, { proxySettingsFrom }] = await Promise.all([
       import('./api/client.js'),
       import('./api/proxy.js'),

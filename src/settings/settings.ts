@@ -5,6 +5,7 @@ import type { ConfigStore } from './config-store.js';
 import { refuseEmptyFlag } from './empty-flag.js';
 import { expandHome } from './home-path.js';
 import { parseConcurrency, parseInteger, parseSeconds, parseThrottleWait } from './numbers.js';
+import { requireTokenForService } from './token-service.js';
 import { requireSendableToken } from './token.js';
 import { voiceValueError, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
 
@@ -52,6 +53,8 @@ export interface Settings {
   color: boolean;
   allowInsecureHttp: boolean;
   sources: Partial<Record<ConfigKey, SettingSource>>;
+  /** The config file's base-url, when the token is the config file's: the one service it goes to. */
+  storedTokenFor?: string | undefined;
   /** What is wrong with a value from the environment or the config file, by key. */
   problems: Partial<Record<ConfigKey | 'max-throttle-wait', string>>;
 }
@@ -221,6 +224,7 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
   return {
     baseUrl,
     token,
+    storedTokenFor: sources.token === 'config' ? store.get('base-url') : undefined,
     get concurrency() {
       return concurrency();
     },
@@ -279,5 +283,7 @@ export function requireService(settings: Settings): ServiceSettings {
   if (!settings.token) {
     throw new UsageError('no usage token is set', 'run `vredact login`, or set VREDACT_TOKEN');
   }
-  return { baseUrl, token: requireSendableToken(settings.token, settings.sources.token) };
+  const token = requireSendableToken(settings.token, settings.sources.token);
+  requireTokenForService(baseUrl, settings);
+  return { baseUrl, token };
 }
