@@ -4,7 +4,7 @@ import { BadValueError } from './settings/bad-value.js';
 import { createIOStreams, type IOStreams, type Streams } from './output/iostreams.js';
 import { createLogger, type Logger } from './output/logger.js';
 import { parseDurationMs } from './redact/options.js';
-import { type ConfigStore, openConfigStore } from './settings/config-store.js';
+import { type ConfigStore, exposedConfigMode, openConfigStore } from './settings/config-store.js';
 import { type CommandFlags, requireService, resolveSettings, type Settings } from './settings/settings.js';
 import { VERSION } from './version.js';
 
@@ -61,6 +61,20 @@ export function parseStatsInterval(text: string | undefined): number | undefined
   return ms;
 }
 
+/**
+ * The config file holds the token: every command says so while other users can read it, as vredact
+ * makes it 0600 only when it writes it.
+ */
+function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
+  if (config.get('token') === undefined) return;
+  const mode = exposedConfigMode(config.path);
+  if (mode === undefined) return;
+  const path = config.path;
+  log.warn(
+    `the config file ${path} holds the token and is not private (mode 0${mode.toString(8)}: other users can read or change it); run \`chmod 600 ${path}\``,
+  );
+}
+
 export async function createContext(
   flags: CommandFlags & TerminalFlags,
   options: ContextOptions = {},
@@ -81,9 +95,11 @@ export async function createContext(
     statsIntervalMs: parseStatsInterval(flags.stats),
   });
   const log = createLogger(io.stderr, settings, () => [settings.token, config.get('token')]);
+  warnIfTokenExposed(config, log);
   let client: ApiClient | undefined;
   const build = async (token?: string) => {
-    const service = requireService(token ? { ...settings, token } : settings);
+    // A token given to the command itself (`login` checking one) is no stored one.
+    const service = requireService(token ? { ...settings, token, storedTokenFor: undefined } : settings);
     const [{ ApiClient }, { proxySettingsFrom }] = await Promise.all([
       import('./api/client.js'),
       import('./api/proxy.js'),

@@ -1,6 +1,6 @@
 /** Reading the answer to a redaction upload: audio (the synchronous result) or a job to collect later. */
 import type { Dispatcher } from 'undici';
-import { escapeControls } from '../output/sanitize.js';
+import { shownContentType } from '../output/sanitize.js';
 import { InvalidResponseError } from './errors.js';
 import { parseExactJson } from './exact-json.js';
 import { assertJobId, jobIdFromAnswer } from './identifiers.js';
@@ -119,7 +119,7 @@ async function answerOf<T>(
   if (isAcceptance(response.statusCode)) return { kind: 'accepted' };
   // Its status tells the upload's fate (upload-fate.ts): a 2xx outside the interface is no service's.
   throw new InvalidResponseError(
-    `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${escapeControls(scrub(contentType)) || 'no content type'})`,
+    `${what}: the service answered ${response.statusCode} with neither audio nor a job id (${shownContentType(scrub(contentType)) || 'no content type'})`,
     response.statusCode,
   );
 }

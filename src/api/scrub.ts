@@ -6,6 +6,7 @@
 import { maskToken, MIN_SHOWN_TOKEN, redactSecrets } from '../settings/mask.js';
 import { hasLoneSurrogate } from '../output/sanitize.js';
 import { NumberLiteral } from './exact-json.js';
+import type { Headers } from './transport.js';
 
 /** How deep a parsed answer is walked; deeper parts are dropped rather than kept unscrubbed. */
 const MAX_DEPTH = 32;
@@ -109,5 +110,18 @@ export function scrubDeep(value: unknown, scrub: Scrub, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[scrub(key)] = scrubDeep(item, scrub, depth + 1);
+  return out;
+}
+
+/**
+ * An answer's headers with every value scrubbed: errors quote some of them (an unknown
+ * `Content-Encoding`, a result's `Content-Type`, a redirect's `Location`), and a server that echoes
+ * the Authorization header can put the token in any of them.
+ */
+export function scrubHeaders(headers: Headers, scrub: Scrub): Headers {
+  const out: Headers = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = Array.isArray(value) ? value.map(scrub) : value === undefined ? value : scrub(value);
+  }
   return out;
 }

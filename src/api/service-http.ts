@@ -20,7 +20,7 @@ import {
   RetryableStatusError,
   withRetries,
 } from './retry.js';
-import { type Scrub, scrubberFor } from './scrub.js';
+import { type Scrub, scrubberFor, scrubHeaders } from './scrub.js';
 import { Throttle } from './throttle.js';
 import { decodedResponse } from './content-encoding.js';
 import { headerValue, networkError } from './transport.js';
@@ -155,7 +155,11 @@ export class ServiceHttp {
     // A signed link's host is not the service: its answers say nothing of the service's URL.
     if (!init.from) this.#throttle.onHeard();
     // Outside the catch: a coding vredact cannot decode is the answer's fault, not the network's.
-    return decodedResponse(response, what, init.from);
+    return decodedResponse(
+      { ...response, headers: scrubHeaders(response.headers, this.scrub) },
+      what,
+      init.from,
+    );
   }
 
   /**

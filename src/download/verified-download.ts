@@ -15,6 +15,7 @@ import type { ResponseBody } from '../api/client.js';
 import { declaresLength, isRiffWave } from '../audio/riff.js';
 import { CliError, ExitCode } from '../errors.js';
 import { apart, exactSeconds, formatLength } from '../output/format.js';
+import { shownContentType } from '../output/sanitize.js';
 import { DEFAULT_DURATION_TOLERANCE, toleranceSeconds } from '../redact/options.js';
 import { ResultRejectedError, ResultTooLargeError } from '../redact/result-rejected.js';
 import { checkedWav } from '../redact/verify.js';
@@ -108,7 +109,7 @@ export async function* verifiedDownload(
   expect: DownloadExpectation,
 ): AsyncIterable<Uint8Array> {
   if (isErrorPageType(response.contentType)) {
-    const type = response.contentType.split(';')[0]?.trim();
+    const type = shownContentType(response.contentType);
     throw new DownloadRejectedError(
       `the download link's host answered with ${type}, not a WAV (an error page, not the file)`,
       LINK_HOST_HINT,

@@ -58,3 +58,11 @@ export function truncate(text: string, max = MAX_MESSAGE_CHARS): string {
 export function displayText(text: string): string {
   return escapeControls(text).replace(/\t/g, ' ');
 }
+
+/** Longest media type an error quotes: a header may run to 16 KiB, and it lands in the journal too. */
+const MAX_CONTENT_TYPE_CHARS = 80;
+
+/** An answer's Content-Type as an error quotes it: its media type alone, escaped and cut. */
+export function shownContentType(header: string): string {
+  return truncate(displayText(header.split(';')[0]?.trim() ?? ''), MAX_CONTENT_TYPE_CHARS);
+}

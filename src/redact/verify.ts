@@ -16,6 +16,7 @@ import { type Unpublished, writeUnpublished } from '../fs/atomic-write.js';
 import type { OutputFolder } from '../fs/containment.js';
 import { type DurationTolerance, toleranceSeconds } from './options.js';
 import { apart, exactSeconds, formatLength } from '../output/format.js';
+import { shownContentType } from '../output/sanitize.js';
 import { byteCapFor, resultBytesPerSecond } from './result-cap.js';
 import { ResultNotWavError, ResultRejectedError, ResultTooLargeError } from './result-rejected.js';
 import { unchangedResultProblem, type Upload } from './unchanged-result.js';
@@ -115,7 +116,7 @@ export async function* checkedWav(
     done({ bytes: summary.totalBytes, durationSec: summary.durationSec });
   } catch (error) {
     if (error instanceof WavFormatError) {
-      const type = response.contentType ? ` (${response.contentType.split(';')[0]})` : '';
+      const type = response.contentType ? ` (${shownContentType(response.contentType)})` : '';
       const Rejected = error instanceof NotWavError ? ResultNotWavError : ResultRejectedError;
       throw new Rejected(`${subject}${type} is ${error.message}`);
     }

@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type Conf from 'conf';
 import envPaths from 'env-paths';
@@ -34,6 +34,21 @@ export function configFilePath(env: NodeJS.ProcessEnv): string {
 const FIX_HINT = 'correct it, or delete it and set the values again with `vredact config set`';
 const WRITE_HINT =
   'make its folder writable, or point VREDACT_CONFIG_DIR at a folder you can write to (VREDACT_TOKEN and VREDACT_BASE_URL need no file)';
+
+/**
+ * The file's permission bits when users other than its owner have any (a copy made by hand or
+ * restored from a backup: `cp` under umask 022 makes it 0644), else undefined, as for a missing
+ * file. POSIX modes only: Windows keeps no such bits.
+ */
+export function exposedConfigMode(path: string): number | undefined {
+  if (process.platform === 'win32') return undefined;
+  try {
+    const mode = statSync(path).mode & 0o777;
+    return mode & 0o077 ? mode : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Notepad, among others, starts a UTF-8 file it saves with a byte-order mark, which is no JSON. */
 function parseConfigText(text: string): unknown {

@@ -6,6 +6,7 @@ import { refuseEmptyFlag } from './empty-flag.js';
 import { expandHome } from './home-path.js';
 import { parseConcurrency, parseInteger, parseSeconds, parseThrottleWait } from './numbers.js';
 import { ENV_NAMES, FLAG_NAMES, fromOrigin } from './setting-origin.js';
+import { requireTokenForService } from './token-service.js';
 import { requireSendableToken } from './token.js';
 import { voiceValueError, VOICE_SETTING_NAMES, type VoiceSettings } from './voice.js';
 
@@ -53,6 +54,8 @@ export interface Settings {
   color: boolean;
   allowInsecureHttp: boolean;
   sources: Partial<Record<ConfigKey, SettingSource>>;
+  /** The config file's base-url, when the token is the config file's: the one service it goes to. */
+  storedTokenFor?: string | undefined;
   /** What is wrong with a value from the environment or the config file, by key. */
   problems: Partial<Record<ConfigKey | 'max-throttle-wait', string>>;
 }
@@ -199,6 +202,7 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
   return {
     baseUrl,
     token,
+    storedTokenFor: sources.token === 'config' ? store.get('base-url') : undefined,
     get concurrency() {
       return concurrency();
     },
@@ -257,5 +261,7 @@ export function requireService(settings: Settings): ServiceSettings {
   if (!settings.token) {
     throw new UsageError('no usage token is set', 'run `vredact login`, or set VREDACT_TOKEN');
   }
-  return { baseUrl, token: requireSendableToken(settings.token, settings.sources.token) };
+  const token = requireSendableToken(settings.token, settings.sources.token);
+  requireTokenForService(baseUrl, settings);
+  return { baseUrl, token };
 }

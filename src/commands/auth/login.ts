@@ -1,8 +1,10 @@
 import type { Context } from '../../context.js';
 import { type ApiError, isTokenRefused } from '../../api/errors.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { displayBaseUrl } from '../../settings/base-url.js';
 import { maskToken } from '../../settings/mask.js';
 import { baseUrlHintFor } from '../../settings/setting-origin.js';
+import { sameService } from '../../settings/token-service.js';
 import { requireServiceUrl } from '../../settings/settings.js';
 import { readStdinValue } from '../../settings/stdin-value.js';
 import { requireSendableToken } from '../../settings/token.js';
@@ -76,8 +78,24 @@ export async function runLogin(
   ctx.log.info(
     `Logged in to ${new URL(ctx.settings.baseUrl ?? '').host}; token ${maskToken(token)} stored in ${ctx.config.path}`,
   );
+  await storeTokenService(ctx);
   if (ctx.env.VREDACT_TOKEN) ctx.log.warn('VREDACT_TOKEN is set and takes precedence over the stored token');
   return ExitCode.ok;
+}
+
+/**
+ * The stored token goes only to the config file's base-url (token-service.ts): a token checked with
+ * another service (`--base-url`, VREDACT_BASE_URL) makes that one the config file's, or it would be
+ * sent to the old one and refused there.
+ */
+async function storeTokenService(ctx: Context): Promise<void> {
+  const stored = ctx.config.get('base-url');
+  const checked = ctx.settings.baseUrl ?? '';
+  if (stored === undefined || sameService(stored, checked)) return;
+  await ctx.config.set('base-url', checked);
+  ctx.log.info(
+    `base-url set to ${displayBaseUrl(checked)} in the config file (it was ${displayBaseUrl(stored)}): the stored token is for it`,
+  );
 }
 
 function tokenRefused(error: ApiError, baseUrl: string | undefined): CliError {

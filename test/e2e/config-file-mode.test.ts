@@ -1,0 +1,51 @@
+/**
+ * The config file holds the token, and vredact makes it 0600 only when it writes it: a copy made by
+ * hand or restored from a backup (0644) is warned about by every command until it is private again.
+ */
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+
+const TOKEN = 'vr_config_file_0123456789abcdef';
+const work = tempDirPerTest('vredact-config-mode-');
+
+test.skipIf(process.platform === 'win32')(
+  'a config file with the token that others can read: each command warns, with the chmod; a private one, or one with no token, does not',
+  async () => {
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+    try {
+      const dir = join(work.path, 'cfg');
+      const path = join(dir, 'config.json');
+      const env = isolatedEnv(dir);
+      await mkdir(dir);
+      await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl, token: TOKEN }));
+      await chmod(path, 0o644);
+      const warning = `warning: the config file ${path} holds the token and is not private (mode 0644: other users can read or change it); run \`chmod 600 ${path}\``;
+      for (const args of [
+        ['jobs', 'list'],
+        ['config', 'get', 'base-url'],
+        ['jobs', 'list', '--json', '-q'],
+      ]) {
+        const run = await runCli(args, { env });
+        expect(run.exitCode, args.join(' ')).toBe(0);
+        expect(String(run.stderr).split('\n'), args.join(' ')).toContain(warning);
+        expect(`${String(run.stdout)}${String(run.stderr)}`).not.toContain(TOKEN);
+      }
+      expect(server.received.map((request) => request.url)).toEqual(['/api/jobs', '/api/jobs']);
+
+      await chmod(path, 0o600);
+      const quiet = await runCli(['jobs', 'list'], { env });
+      expect(quiet.exitCode).toBe(0);
+      expect(String(quiet.stderr)).not.toContain('warning');
+
+      await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl }));
+      await chmod(path, 0o644);
+      const noToken = await runCli(['config', 'get', 'base-url'], { env });
+      expect([noToken.exitCode, noToken.stdout, noToken.stderr]).toEqual([0, server.baseUrl, '']);
+    } finally {
+      await server.close();
+    }
+  },
+);
