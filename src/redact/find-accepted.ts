@@ -140,11 +140,13 @@ async function collectLost(
     recorder.progress.waiting--;
     recorder.changed();
   }
-  if (engine.stop.aborted) {
+  // Interrupted: pending, as every file the interrupt ends. Stopped by a failure (a refused token,
+  // answers of something that is not the service): its own failure, as before it was looked for.
+  if (engine.stop.aborted && !engine.halt.reason && !engine.tokenRefused()) {
     recorder.pending(entry, `${stoppedReason(engine)} while its job was looked for: ${lost.reason}`);
     return;
   }
-  const found = lookUp?.job;
+  const found = engine.stop.aborted ? undefined : lookUp?.job;
   if (!found) {
     recorder.failedUnrecorded(entry, lost.reason);
     return;
