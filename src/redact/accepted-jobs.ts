@@ -126,7 +126,7 @@ export class AcceptedJobs {
 
   /** Told after each file's outcome: the uploads whose answer was lost may be all the run has left. */
   settled(): void {
-    if (this.#restDone()) this.#wake.abort();
+    if (this.#waiting.size > 0 && this.#restDone()) this.#wake.abort();
   }
 
   /** Whether the only files of the run without an outcome are uploads whose answer was lost, waiting. */

@@ -154,7 +154,7 @@ async function collectLost(
   const { releaseSpace: _released, lost: _lost, sinceMs: _since, ...carried } = work;
   const job: CollectWork = { ...carried, kind: 'collect', jobId: found.jobId, fresh: true };
   engine.log.info(
-    `${entry.display}: its upload's answer was lost, but the service had made job ${job.jobId} of it; collecting it`,
+    `${entry.display}: its upload's answer was lost, but the service had made job ${job.jobId} of it; ${engine.wait ? 'collecting it' : 'a later run collects it'}`,
   );
   if (!(await journalSubmitted(engine, job, true))) return;
   await collectOne(engine, job);
