@@ -127,6 +127,7 @@ async function collectLost(
     recorder.failedUnrecorded(entry, lost.reason);
     return;
   }
+  engine.log.debug(`${entry.display}: its upload's answer was lost; looking for its job before the run ends`);
   recorder.progress.waiting++;
   recorder.changed();
   let lookUp;

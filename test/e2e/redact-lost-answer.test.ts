@@ -5,16 +5,16 @@
  * collected in the same run; not found, the file fails as before, its journal keeping `uploading`,
  * and it is never sent again in that run. Before, every such file took a second run (a night later).
  */
-import { readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { collectStderr, fixture, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 import {
   type CleanRoomOptions,
   type CleanRoomService,
   startCleanRoomService,
 } from '../helpers/clean-room-server.js';
-import { isWav, jsonLines } from '../helpers/e2e.js';
+import { isWav, jsonLines, until } from '../helpers/e2e.js';
 
 /** The recording lasts about 7 s: longer than this, it becomes an asynchronous job, which the gateway times out. */
 const SYNC_LIMIT_SECONDS = 5;
@@ -149,5 +149,46 @@ describe.concurrent('vredact redact: an upload whose answer was lost (a gateway 
         .map((request) => `${request.method} ${request.path}`)
         .filter((request) => request === `POST ${UPLOAD_PATH}` || request === 'GET /api/jobs');
       expect(requests).toEqual(['GET /api/jobs', `POST ${UPLOAD_PATH}`, 'GET /api/jobs']);
+    }));
+
+  it('many uploads answered 504 share their looks: each sent once, fewer listings than files', () =>
+    behindGateway('before-taking', async ({ service, vredact, dir }) => {
+      const files = 8;
+      await mkdir(join(dir, 'in'));
+      for (let i = 0; i < files; i++)
+        await copyFile(fixture('speech-16bit.wav'), join(dir, 'in', `call-${i}.wav`));
+      const run = await vredact(['redact', 'in', '-o', 'out', '--json', '-c', '4']);
+      expect(run.exitCode, String(run.stderr)).toBe(1);
+      const lines = jsonLines(run.stdout).filter((line) => line.status !== undefined);
+      expect(lines).toHaveLength(files);
+      for (const line of lines) expect(String(line.reason)).toMatch(LOOKED_FOR_NEXT);
+      expect(posts(service)).toBe(files);
+      // A look a few seconds after the failures, shared, and one at the end: never one per file.
+      expect(listings(service)).toBeGreaterThanOrEqual(1);
+      expect(listings(service)).toBeLessThan(files);
+    }));
+
+  it('a Ctrl-C during the look ends it at once: exit 130, the file pending, `uploading` kept', () =>
+    behindGateway('before-taking', async ({ service, dir }) => {
+      const env = isolatedEnv(join(dir, '.config'), {
+        VREDACT_BASE_URL: service.baseUrl,
+        VREDACT_TOKEN: service.token,
+      });
+      const child = runCli(['redact', fixture('speech-16bit.wav'), '-o', 'out', '--json', '--verbose'], {
+        env,
+        cwd: dir,
+        timeout: RUN_GUARD_MS,
+      });
+      const stderr = collectStderr(child);
+      await until(async () => stderr().includes("its upload's answer was lost; looking for its job"));
+      child.kill('SIGINT');
+      const run = await child;
+      expect(run.exitCode, stderr()).toBe(130);
+      const [line] = jsonLines(run.stdout);
+      expect(line).toMatchObject({ status: 'pending' });
+      expect(String(line?.reason)).toMatch(/^not finished: interrupted while its job was looked for: /);
+      expect(posts(service)).toBe(1);
+      expect(listings(service)).toBe(0);
+      expect((await journalEvents(dir)).map((event) => event.event)).toEqual(['uploading']);
     }));
 });
