@@ -46,9 +46,9 @@ const FIRST_MS = Date.UTC(2000, 0, 1);
 
 /**
  * The instant an epoch number names, in ms (seconds or milliseconds by its size, EPOCH_MS_FROM);
- * undefined for anything else, and for a time before 2000. Only where a time is shown or sorted by (`jobs list`, `jobs
- * content`): the look-up of interrupted uploads reads a job of such a time as undated (so it is read),
- * never as of 1970 for a `7`.
+ * undefined for anything else, and for a time before 2000 (never 1970's for a `7`). Where a time is
+ * shown or sorted by (`jobs list`, `jobs content`), and where the look-up among the jobs keeps those
+ * created since an upload began (src/redact/recent-jobs.ts).
  */
 export function epochMs(text: string): number | undefined {
   if (!EPOCH.test(text)) return undefined;

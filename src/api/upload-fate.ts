@@ -3,7 +3,8 @@
  * (an upload is sent again only when the service cannot have taken it) and by the engine (an upload
  * whose fate is unknown is looked for among the service's jobs before it is sent again); and the one
  * rule for "was this answered by something that is not the service?", by which a batch pointed at
- * the wrong host stops after a few uploads (src/redact/wrong-service.ts).
+ * the wrong host stops after a few uploads (src/redact/wrong-service.ts), with what to do on the
+ * file's line.
  */
 import { STATUS_CODES } from 'node:http';
 import {
@@ -11,7 +12,9 @@ import {
   ConnectionError,
   ConnectTimeoutError,
   InvalidResponseError,
+  isTokenRefused,
   NotFoundError,
+  RateLimitError,
   TimeoutError,
 } from './errors.js';
 import { NotAListError } from './json-reader.js';
@@ -100,4 +103,22 @@ export function setupAnswerWords(status: number): string {
   const text = STATUS_CODES[status];
   const words = `${status}${text ? ` ${text}` : ''}`;
   return status >= 200 && status <= 299 ? `${words} with neither audio nor a job id` : words;
+}
+
+/**
+ * A file's reason, and last what to do when the answer points at the setup rather than at a moment: a
+ * redirect (where to), a 4xx (the base URL), a 2xx outside the interface. A file's line has no `hint:`
+ * line of its own, and every file of a batch so refused said only the status, nothing to do. A 5xx's
+ * hint (more retries) is not an upload's, which is not sent again where the service may have taken it.
+ */
+export function withSetupHint(reason: string, error: unknown): string {
+  if (!(error instanceof ApiError) || error.hint === undefined) return reason;
+  const pointsAtSetup =
+    answerPointsAtSetup(error) ||
+    error instanceof InvalidResponseError ||
+    (error.status !== undefined &&
+      error.status < 500 &&
+      !(error instanceof RateLimitError) &&
+      !isTokenRefused(error));
+  return pointsAtSetup ? `${reason}; ${error.hint}` : reason;
 }

@@ -11,40 +11,21 @@
  * Any other problem of a round (a listing that failed for a moment, more recent jobs than the cap,
  * jobs that could not be read) is a warning once per kind a run, as a run can go on for hours
  * meeting it every round; an upload not found is told what its last round met.
+ * Uploads whose answer was lost (a gateway's 504, a connection dropped after the request went out)
+ * are looked for in the same rounds, so that their jobs are collected in the run rather than a night
+ * later; they call for rounds of their own only a few seconds after their failure and once the rest
+ * of the run is done (see find).
  */
 import { backoffDelay, failsForAMoment } from '../api/retry.js';
 import { isNamed, type JobContentItem } from '../api/schemas.js';
 import type { Clock } from '../clock.js';
-import { messageOf } from './engine.js';
+import { type LookedFor, lookingFor, problemOutcome, problemText } from './look-up-words.js';
 import { type FoundJob, type LookUpProblem, type ReconcileDeps, reconcile } from './reconcile.js';
-import { RECONCILE_MAX_READS } from './recent-jobs.js';
 
 const POLL_BASE_MS = 1000;
 const POLL_CAP_MS = 30_000;
 /** Rounds start at least this far apart, however many uploads join meanwhile. */
 const MIN_GAP_MS = 2000;
-
-const LOOKING = 'looking for uploads accepted without a job id';
-
-/** What a round met, as said in a warning and in the reason of an upload not found. */
-function problemText(problem: LookUpProblem): string {
-  switch (problem.kind) {
-    case 'listing':
-      return messageOf(problem.error);
-    case 'capped':
-      return `only the ${RECONCILE_MAX_READS} oldest of the ${problem.recent} recent jobs are read`;
-    case 'unreadable':
-      return `could not read ${problem.count} job(s) (${messageOf(problem.error)})`;
-  }
-}
-
-/** What comes of it, and what to do: said once a run, with the first problem of its kind. */
-const OUTCOME: Record<LookUpProblem['kind'], string> = {
-  listing: 'trying again each round, until found or --wait-timeout (not told again this run)',
-  capped:
-    'an upload whose job is among the others is not found: it stays pending, and the next run looks for it before sending it again (not told again this run)',
-  unreadable: 'they are read again next round (not told again this run)',
-};
 
 /** What the look-up for one upload came to: its job, or none, with what its last round met. */
 export interface AcceptedLookUp {
@@ -59,6 +40,8 @@ interface Waiter {
   problems: readonly string[];
   resolve: (found: AcceptedLookUp) => void;
   reject: (error: unknown) => void;
+  /** An upload whose answer was lost: looked for until the rest of the run is done (see find). */
+  lost?: { firstLookMs: number; looked: boolean };
 }
 
 export type AcceptedJobsDeps = Pick<
@@ -68,6 +51,8 @@ export type AcceptedJobsDeps = Pick<
   clock: Clock;
   /** A warning line on stderr (shown with --quiet too). */
   warn: (message: string) => void;
+  /** The files of the run without an outcome yet (none when absent); see settled(). */
+  unsettled?: () => number;
 };
 
 export class AcceptedJobs {
@@ -79,12 +64,21 @@ export class AcceptedJobs {
   readonly #claimed = new Set<string>();
   #attempt = 0;
   #lastRoundMs = Number.NEGATIVE_INFINITY;
+  /** When the uploads accepted without a job id are next looked for (the poll's backoff). */
+  #acceptedDueMs = Number.POSITIVE_INFINITY;
   #wake = new AbortController();
   #running = false;
   /** The kinds of problem already told this run. */
   readonly #told = new Set<LookUpProblem['kind']>();
   /** Whether a round's listing of the jobs came as a listing: the service's jobs area answers. */
   #listed = false;
+
+  /** The uploads whose answer was lost that are waiting to be found. */
+  get lostWaiting(): number {
+    let lost = 0;
+    for (const waiter of this.#waiting.values()) if (waiter.lost) lost++;
+    return lost;
+  }
 
   /** Whether a listing of the jobs has come as one this run (see collectAccepted's --no-wait look). */
   get listed(): boolean {
@@ -96,11 +90,33 @@ export class AcceptedJobs {
   /**
    * The job found for the upload `uploadName`, begun at `sinceMs`; none once `deadlineMs` has passed,
    * or at a stop. Rejects with the error of a listing refused for good.
+   *
+   * `lost`: an upload whose answer was lost (a 504, a connection dropped after the request went out),
+   * which the service may have taken or not. It calls for no round of its own until `firstLookMs`
+   * (the service may make its job a moment after the gateway gave up), and none while the rest of
+   * the run goes on (it takes part in those made for others meanwhile); it is given up after the
+   * first round that begins at or after `firstLookMs` once it is all the run has left: one listing
+   * beyond the rest of the run.
    */
-  find(uploadName: string, sinceMs: number, deadlineMs: number): Promise<AcceptedLookUp> {
+  find(
+    uploadName: string,
+    sinceMs: number,
+    deadlineMs: number,
+    lost?: { firstLookMs: number },
+  ): Promise<AcceptedLookUp> {
     return new Promise((resolve, reject) => {
-      this.#waiting.set(uploadName, { sinceMs, deadlineMs, problems: [], resolve, reject });
-      this.#attempt = 0;
+      this.#waiting.set(uploadName, {
+        sinceMs,
+        deadlineMs,
+        problems: [],
+        resolve,
+        reject,
+        ...(lost ? { lost: { firstLookMs: lost.firstLookMs, looked: false } } : {}),
+      });
+      if (!lost) {
+        this.#attempt = 0;
+        this.#acceptedDueMs = Number.NEGATIVE_INFINITY;
+      }
       this.#wake.abort();
       if (this.#running) return;
       this.#running = true;
@@ -108,26 +124,61 @@ export class AcceptedJobs {
     });
   }
 
+  /** Told after each file's outcome: the uploads whose answer was lost may be all the run has left. */
+  settled(): void {
+    if (this.#waiting.size > 0 && this.#restDone()) this.#wake.abort();
+  }
+
+  /** Whether the only files of the run without an outcome are uploads whose answer was lost, waiting. */
+  #restDone(): boolean {
+    const lost = this.lostWaiting;
+    return lost > 0 && (this.deps.unsettled?.() ?? 0) <= lost;
+  }
+
+  /** When the next round is due: the accepted uploads' backoff, a lost one's first or last look, a deadline. */
+  #dueMs(): number {
+    const restDone = this.#restDone();
+    let due = Number.POSITIVE_INFINITY;
+    for (const waiter of this.#waiting.values()) {
+      due = Math.min(due, waiter.deadlineMs);
+      if (!waiter.lost) due = Math.min(due, this.#acceptedDueMs);
+      else if (!waiter.lost.looked || restDone) due = Math.min(due, waiter.lost.firstLookMs);
+    }
+    return Math.max(due, this.#lastRoundMs + MIN_GAP_MS);
+  }
+
+  /** Until `ms`, or sooner when an upload joins or a file settles (`wake`), or at a stop. */
+  async #sleepUntil(ms: number, signal: AbortSignal): Promise<void> {
+    if (Number.isFinite(ms)) {
+      await this.deps.clock.sleep(ms - this.deps.clock.now(), signal).catch(() => {});
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
+
   async #loop(): Promise<void> {
     const { clock, stop } = this.deps;
     try {
       while (this.#waiting.size > 0 && !stop.aborted) {
-        const gap = this.#lastRoundMs + MIN_GAP_MS - clock.now();
-        if (gap > 0) await clock.sleep(gap, stop).catch(() => {});
-        if (stop.aborted) break;
-        this.#lastRoundMs = clock.now();
+        // Made before the due time is reckoned: a join or an outcome after it wakes this sleep.
+        this.#wake = new AbortController();
+        const dueMs = this.#dueMs();
+        if (dueMs > clock.now()) {
+          await this.#sleepUntil(dueMs, AbortSignal.any([stop, this.#wake.signal]));
+          continue;
+        }
+        const startedMs = clock.now();
+        const restDone = this.#restDone();
+        this.#lastRoundMs = startedMs;
         await this.#round().catch((error: unknown) =>
           this.deps.debug(`a look among the jobs failed: ${String(error)}`),
         );
-        this.#expire();
-        if (this.#waiting.size === 0) break;
-        this.#wake = new AbortController();
-        const nearest = Math.min(...[...this.#waiting.values()].map((waiter) => waiter.deadlineMs));
-        const delay = Math.min(
-          nearest - clock.now(),
-          backoffDelay(this.#attempt++, clock.random, POLL_BASE_MS, POLL_CAP_MS),
-        );
-        if (delay > 0) await clock.sleep(delay, AbortSignal.any([stop, this.#wake.signal])).catch(() => {});
+        this.#acceptedDueMs =
+          clock.now() + backoffDelay(this.#attempt++, clock.random, POLL_BASE_MS, POLL_CAP_MS);
+        this.#expire(startedMs, restDone);
       }
     } finally {
       // In the same turn as the last check of `#waiting`: an upload that joins after it starts a loop.
@@ -139,36 +190,46 @@ export class AcceptedJobs {
     }
   }
 
-  /** Those whose wait is over leave, found nothing. */
-  #expire(): void {
+  /**
+   * Those whose wait is over leave, found nothing: past their deadline, or lost ones looked for in a
+   * round that began after their first look was due, when they were all the run had left.
+   */
+  #expire(roundStartedMs: number, restDone: boolean): void {
     const now = this.deps.clock.now();
     for (const [name, waiter] of this.#waiting) {
-      if (waiter.deadlineMs > now) continue;
+      const { lost } = waiter;
+      if (lost && roundStartedMs >= lost.firstLookMs) lost.looked = true;
+      if (waiter.deadlineMs > now && !(lost?.looked && restDone)) continue;
       this.#waiting.delete(name);
       waiter.resolve({ job: undefined, problems: waiter.problems });
     }
   }
 
   /** Every problem goes to the debug log; its first of a kind, a warning too. */
-  #tell(problem: LookUpProblem): void {
+  #tell(problem: LookUpProblem, lookedFor: LookedFor): void {
     const text = problemText(problem);
-    this.deps.debug(`${LOOKING}: ${text}`);
+    const looking = lookingFor(lookedFor);
+    this.deps.debug(`${looking}: ${text}`);
     if (this.#told.has(problem.kind)) return;
     this.#told.add(problem.kind);
-    this.deps.warn(`${LOOKING}: ${text}; ${OUTCOME[problem.kind]}`);
+    this.deps.warn(`${looking}: ${text}; ${problemOutcome(problem.kind, lookedFor)}`);
   }
 
   async #round(): Promise<void> {
     const waiters = new Map(this.#waiting);
     const sinceMs = Math.min(...[...waiters.values()].map((waiter) => waiter.sinceMs));
     const { deps } = this;
+    const lookedFor: LookedFor = {
+      accepted: [...waiters.values()].some((waiter) => !waiter.lost),
+      lost: [...waiters.values()].some((waiter) => waiter.lost),
+    };
     const problems: LookUpProblem[] = [];
     const found = await reconcile(
       { count: waiters.size, sinceMs },
       {
         ...deps,
         problem: (problem) => problems.push(problem),
-        debug: (message) => deps.debug(`${LOOKING}: ${message}`),
+        debug: (message) => deps.debug(`${lookingFor(lookedFor)}: ${message}`),
         jobContent: async (jobId) => {
           const known = this.#read.get(jobId);
           if (known) return known;
@@ -195,7 +256,7 @@ export class AcceptedJobs {
       for (const name of waiters.keys()) this.#waiting.delete(name);
       return;
     }
-    for (const problem of problems) this.#tell(problem);
+    for (const problem of problems) this.#tell(problem, lookedFor);
     const texts = problems.map(problemText);
     for (const waiter of waiters.values()) waiter.problems = texts;
     for (const [name, job] of found) {

@@ -4,6 +4,13 @@
  * (`--wait-timeout`, from its acceptance), then journaled `submitted` and collected as any job. Not
  * found by then, or with `--no-wait`, it is pending: its journal keeps `uploading`, so the next run
  * looks for its job (interrupted-look-up.ts) before sending it again.
+ *
+ * An upload whose answer was lost (a gateway's 504, a 500 or 502, a connection dropped or timed out
+ * after the request went out) is looked for the same way, in the same rounds, until the rest of the
+ * run is done and at least LOST_FIRST_LOOK_MS after its failure (accepted-jobs.ts): found, it is
+ * journaled `submitted` and collected in this run; not found, it fails as it did, its journal keeping
+ * `uploading`, and the next run looks for it before sending it again. It is never sent again in this
+ * run: a job the service makes after the last look would then be a second redaction of it.
  */
 import { formatDuration } from '../output/format.js';
 import { collectOne } from './collect.js';
@@ -13,6 +20,15 @@ import type { AcceptedWork, CollectWork } from './work.js';
 import { listingAnswerWords, listingPointsAtSetup, WrongServiceError } from './wrong-service.js';
 
 const UNNAMED = 'accepted by the service without naming its job';
+
+/** A lost upload's first look, after its failure: a service behind a gateway may make its job later. */
+export const LOST_FIRST_LOOK_MS = 5000;
+/**
+ * Lost uploads looked for at once; those beyond fail as they did, and the next run looks for them.
+ * Well under the stage's job waiters (stages.ts), whom the others need: a lost upload waits for the
+ * rest of the run, and a storm of 500s must not hold every waiter nor the memory of every file.
+ */
+export const LOST_LOOKS_MAX = 64;
 const LOOKED_FOR_NEXT = 'the next run looks for it before sending again';
 
 /**
@@ -42,6 +58,10 @@ async function lookOnceWithoutWaiting(engine: Engine, work: AcceptedWork): Promi
 }
 
 export async function collectAccepted(engine: Engine, work: AcceptedWork): Promise<void> {
+  if (work.lost) {
+    await collectLost(engine, work, work.lost);
+    return;
+  }
   const { recorder, clock } = engine;
   const { entry } = work;
   if (!engine.wait) {
@@ -87,4 +107,56 @@ export async function collectAccepted(engine: Engine, work: AcceptedWork): Promi
   engine.log.debug(`${entry.display}: accepted without a job id, found as job ${job.jobId}; collecting it`);
   if (!(await journalSubmitted(engine, job))) return;
   await collectOne(engine, job, deadlineMs);
+}
+
+/**
+ * An upload whose answer was lost: looked for among the jobs until the rest of the run is done (see
+ * the top of this file). With --no-wait too: a job found is journaled `submitted`, and a later run
+ * collects it.
+ */
+async function collectLost(
+  engine: Engine,
+  work: AcceptedWork,
+  lost: NonNullable<AcceptedWork['lost']>,
+): Promise<void> {
+  const { recorder, acceptedJobs } = engine;
+  const { entry } = work;
+  // Not held while it waits: most such uploads made no job (a service failing every upload).
+  work.releaseSpace?.();
+  if (engine.stop.aborted || acceptedJobs.lostWaiting >= LOST_LOOKS_MAX) {
+    recorder.failedUnrecorded(entry, lost.reason);
+    return;
+  }
+  engine.log.debug(`${entry.display}: its upload's answer was lost; looking for its job before the run ends`);
+  recorder.progress.waiting++;
+  recorder.changed();
+  let lookUp;
+  try {
+    lookUp = await acceptedJobs.find(work.uploadName, work.sinceMs, lost.failedAtMs + engine.waitTimeoutMs, {
+      firstLookMs: lost.failedAtMs + LOST_FIRST_LOOK_MS,
+    });
+  } catch (error) {
+    engine.log.debug(`${entry.display}: looking for the job of its lost upload failed: ${messageOf(error)}`);
+  } finally {
+    recorder.progress.waiting--;
+    recorder.changed();
+  }
+  // Interrupted: pending, as every file the interrupt ends. Stopped by a failure (a refused token,
+  // answers of something that is not the service): its own failure, as before it was looked for.
+  if (engine.stop.aborted && !engine.halt.reason && !engine.tokenRefused()) {
+    recorder.pending(entry, `${stoppedReason(engine)} while its job was looked for: ${lost.reason}`);
+    return;
+  }
+  const found = engine.stop.aborted ? undefined : lookUp?.job;
+  if (!found) {
+    recorder.failedUnrecorded(entry, lost.reason);
+    return;
+  }
+  const { releaseSpace: _released, lost: _lost, sinceMs: _since, ...carried } = work;
+  const job: CollectWork = { ...carried, kind: 'collect', jobId: found.jobId, fresh: true };
+  engine.log.info(
+    `${entry.display}: its upload's answer was lost, but the service had made job ${job.jobId} of it; ${engine.wait ? 'collecting it' : 'a later run collects it'}`,
+  );
+  if (!(await journalSubmitted(engine, job, true))) return;
+  await collectOne(engine, job);
 }

@@ -22,6 +22,8 @@ export class ProgressCounts {
   readonly #times = new FileTimes();
   #lastProgress = 0;
   #trailing: NodeJS.Timeout | undefined;
+  /** Told after each outcome is counted (see unsettled). */
+  onCounted: (() => void) | undefined;
 
   constructor(private readonly progressDeps: ProgressDeps) {
     this.progress = {
@@ -82,6 +84,15 @@ export class ProgressCounts {
     this.progressDeps.onProgress?.({ ...this.progress, ...this.#times.snapshot() });
   }
 
+  /**
+   * The files of the run without an outcome yet: the look for uploads whose fate is unknown ends once
+   * they are the only ones left (accepted-jobs.ts).
+   */
+  get unsettled(): number {
+    const p = this.progress;
+    return p.total - (p.done + p.skipped + p.rejected + p.failed + p.pending);
+  }
+
   /** A file's upload starts, or this run starts waiting for its job: the ETA counts its time from here. */
   begun(entry: PlanEntry): void {
     this.#times.begun(entry.input, this.progressDeps.clock.now());
@@ -101,5 +112,6 @@ export class ProgressCounts {
     }
     const p = this.progress;
     this.changed(p.done + p.skipped + p.rejected + p.failed + p.pending >= p.total);
+    this.onCounted?.();
   }
 }

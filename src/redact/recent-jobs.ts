@@ -8,7 +8,7 @@
  */
 import type { JobSink } from '../api/client-types.js';
 import type { Job } from '../api/schemas.js';
-import { timestampMs } from '../api/timestamps.js';
+import { listedTimeMs } from '../api/timestamps.js';
 
 /** Allowance for the difference between this machine's clock and the service's. */
 export const RECONCILE_SKEW_MS = 5 * 60_000;
@@ -23,9 +23,13 @@ export const RECONCILE_MAX_READS = 500;
  */
 export const JOURNAL_BATCH = 10_000;
 
-/** Strictly: a `created_at` of `7` or `job 5` is unreadable (so its job is read), not 2001's. */
+/**
+ * A job's or item's `created_at`, read as `jobs list` reads it: a date-time, or an epoch number
+ * (1732166043, in seconds or milliseconds). Strictly: `7` or `job 5` is unreadable (so its job is
+ * read, as undated), not 2001's nor 1970's.
+ */
 export function createdMs(text: string | undefined): number | undefined {
-  return text ? timestampMs(text) : undefined;
+  return text ? listedTimeMs(text) : undefined;
 }
 
 interface Entry {

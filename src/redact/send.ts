@@ -7,15 +7,8 @@
  */
 import { lstatSync } from 'node:fs';
 import { dirname } from 'node:path';
-import {
-  ApiError,
-  failsEveryRequest,
-  InvalidResponseError,
-  isTokenRefused,
-  NotSentError,
-  RateLimitError,
-} from '../api/errors.js';
-import { answerPointsAtSetup, uploadMayHaveBeenAccepted } from '../api/upload-fate.js';
+import { failsEveryRequest, isTokenRefused, NotSentError } from '../api/errors.js';
+import { uploadMayHaveBeenAccepted, withSetupHint } from '../api/upload-fate.js';
 import { LocalFsError } from '../fs/errors.js';
 import { resultNeed } from './free-space.js';
 import { LockLostError } from './lock-lost.js';
@@ -26,7 +19,7 @@ import { uploadNameFor } from './upload-name.js';
 import { unpublishedResultSink } from './verify.js';
 import { countFailedUpload } from './wrong-service.js';
 import { CHANGED_WHILE_SENT, localFailure, type PublishWork, sentAsChecked } from './publish.js';
-import type { AcceptedWork, CheckedWork, CollectWork } from './work.js';
+import { type AcceptedWork, acceptedWork, type CheckedWork, type CollectWork } from './work.js';
 
 /**
  * What an `uploading` line says of the upload: its name, the input's duration and hash as checked,
@@ -180,8 +173,9 @@ async function sendClaimed(
     // it, so the next run sends it without looking for one.
     if (error instanceof GateClosedError || error instanceof NotSentError || isTokenRefused(error))
       await notSent(engine, { ...work, uploadName });
-    await uploadFailed(engine, work, error);
-    return undefined;
+    const lost = await uploadFailed(engine, work, error, sentSha256);
+    if (lost === undefined) return undefined;
+    return acceptedWork(work, uploadName, sinceMs, { reason: lost, failedAtMs: engine.clock.now() });
   } finally {
     recorder.progress.bytesSent += work.identity.size;
     recorder.changed();
@@ -198,11 +192,8 @@ async function sendClaimed(
     );
     return undefined;
   }
-  if (answer.kind === 'accepted') {
-    // The journal keeps `uploading`: its job is found by that line's upload name, now or by a later run.
-    const { identity, durationSec, sha256: inputSha256 } = work;
-    return { kind: 'accepted', entry, uploadName, identity, durationSec, inputSha256, sinceMs };
-  }
+  // The journal keeps `uploading`: its job is found by that line's upload name, now or by a later run.
+  if (answer.kind === 'accepted') return acceptedWork(work, uploadName, sinceMs);
   const job: CollectWork = {
     kind: 'collect',
     entry,
@@ -216,10 +207,16 @@ async function sendClaimed(
   return (await journalSubmitted(engine, job)) ? job : undefined;
 }
 
-/** Journals the job an upload became; false, the input failed, when the journal cannot take it. */
-export async function journalSubmitted(engine: Engine, job: CollectWork): Promise<boolean> {
+/**
+ * Journals the job an upload became (`reconciled`: found among the jobs after its answer was lost);
+ * false, the input failed, when the journal cannot take it. */
+export async function journalSubmitted(
+  engine: Engine,
+  job: CollectWork,
+  reconciled = false,
+): Promise<boolean> {
   try {
-    await engine.recorder.submitted(job.entry, job.identity, job);
+    await engine.recorder.submitted(job.entry, job.identity, job, reconciled);
     return true;
   } catch (error) {
     engine.recorder.failedUnrecorded(
@@ -253,7 +250,16 @@ function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSen
   );
 }
 
-async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): Promise<void> {
+/**
+ * Records a failed upload; returns its reason instead when its fate is unknown and the run goes on,
+ * so that its job is looked for before the run ends (find-accepted.ts).
+ */
+async function uploadFailed(
+  engine: Engine,
+  work: CheckedWork,
+  error: unknown,
+  sentSha256: string | undefined,
+): Promise<string | undefined> {
   const { recorder, entry } = { recorder: engine.recorder, entry: work.entry };
   if (error instanceof LocalFsError) {
     await localFailure(engine, work, error);
@@ -272,32 +278,16 @@ async function uploadFailed(engine: Engine, work: CheckedWork, error: unknown): 
   if (failsEveryRequest(error)) engine.halt.stop(error);
   if (uploadMayHaveBeenAccepted(error)) {
     // The journal keeps `uploading` as its latest line: the next run looks for its job first.
-    recorder.failedUnrecorded(
-      entry,
-      withSetupHint(
-        `${messageOf(error)}; the service may have taken it: the next run looks for its job before sending again`,
-        error,
-      ),
+    const reason = withSetupHint(
+      `${messageOf(error)}; the service may have taken it: the next run looks for its job before sending again`,
+      error,
     );
-    return;
+    // Bytes other than those checked went out: a job of them is not this file's redaction.
+    const changed = sentSha256 !== undefined && !sentAsChecked(work, sentSha256);
+    if (!engine.stop.aborted && !changed) return reason;
+    recorder.failedUnrecorded(entry, reason);
+    return undefined;
   }
   await recorder.failed(entry, work.identity, withSetupHint(messageOf(error), error));
-}
-
-/**
- * A file's reason, and last what to do when the answer points at the setup rather than at a moment: a
- * redirect (where to), a 4xx (the base URL), a 2xx outside the interface. A file's line has no `hint:`
- * line of its own, and every file of a batch so refused said only the status, nothing to do. A 5xx's
- * hint (more retries) is not an upload's, which is not sent again where the service may have taken it.
- */
-function withSetupHint(reason: string, error: unknown): string {
-  if (!(error instanceof ApiError) || error.hint === undefined) return reason;
-  const pointsAtSetup =
-    answerPointsAtSetup(error) ||
-    error instanceof InvalidResponseError ||
-    (error.status !== undefined &&
-      error.status < 500 &&
-      !(error instanceof RateLimitError) &&
-      !isTokenRefused(error));
-  return pointsAtSetup ? `${reason}; ${error.hint}` : reason;
+  return undefined;
 }

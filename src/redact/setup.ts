@@ -82,8 +82,11 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
       listJobs: (makeSink) => gate.run(() => parts.client.eachJob(makeSink, stop), stop),
       jobContent: (jobId) => requests(() => gate.run(() => parts.client.jobContent(jobId, stop), stop)),
       isStop: (error) => stop.aborted || isStopping(engine, error),
+      unsettled: () => parts.recorder.unsettled,
     }),
   };
+  // The look for uploads whose answer was lost ends once they are all the run has left.
+  parts.recorder.onCounted = () => engine.acceptedJobs.settled();
   return engine;
 }
 

@@ -3,6 +3,7 @@
  *
  *   decided: skipped | rejected | send | collect | settled (an interrupted upload's output adopted)
  *   send → (local checks) → checked → (upload) → done | collect | accepted
+ *   checked → (upload, its answer lost: a 504, a connection dropped) → accepted, with `lost`
  *   accepted → (found among the jobs by its upload name) → collect
  *   collect → (wait, download, verify, write) → done
  */
@@ -83,6 +84,12 @@ export interface AcceptedWork extends Omit<CollectWork, 'kind' | 'jobId' | 'fres
   durationSec: number;
   /** When its upload began, in ms since the epoch: its job is no older (less the clocks' skew). */
   sinceMs: number;
+  /**
+   * Its upload failed with no answer of its fate (a gateway's 504, a connection dropped after the
+   * request went out): the service may have made a job of it, or not. `reason`: the failure, as its
+   * outcome says it when no job is found.
+   */
+  lost?: { reason: string; failedAtMs: number } | undefined;
 }
 
 /** An asynchronous job to wait for, download, verify and write. */
@@ -106,4 +113,15 @@ export interface CollectWork {
   reconciled?: boolean;
   /** Gives back the room its upload claimed for the result (free-space.ts), once it has settled. */
   releaseSpace?: () => void;
+}
+
+/** An upload to look for among the jobs by its name: accepted without a job id, or its answer `lost`. */
+export function acceptedWork(
+  work: CheckedWork,
+  uploadName: string,
+  sinceMs: number,
+  lost?: AcceptedWork['lost'],
+): AcceptedWork {
+  const { entry, identity, durationSec, sha256: inputSha256 } = work;
+  return { kind: 'accepted', entry, uploadName, identity, durationSec, inputSha256, sinceMs, lost };
 }

@@ -32,6 +32,8 @@
  * | timestamps                      | `+00:00` offsets with milliseconds            |                       |
  * | error codes                     | Error shape, five-digit codes, own messages   |                       |
  * | audio over 3600 s               | 422                                           |                       |
+ * | a gateway in front              | none; or 504 to asynchronous uploads, after   | gateway504            |
+ * |                                 | the service made the job or before            |                       |
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -92,6 +94,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     chunked: true,
     closeEveryOther: true,
     throttle: 'none',
+    gateway504: 'none',
     ...options,
   } satisfies CleanRoomSettings;
   const jobs: Job[] = [];
@@ -127,6 +130,17 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
   const fail = (res: http.ServerResponse, status: number, code: number, message: string): void =>
     send(res, status, { message, error: code, request_id: randomBytes(6).toString('hex') });
 
+  /** What nginx answers when the service did not answer within its `proxy_read_timeout`. */
+  const gatewayTimeout = (res: http.ServerResponse): void =>
+    send(
+      res,
+      504,
+      Buffer.from(
+        '<html>\r\n<head><title>504 Gateway Time-out</title></head>\r\n<body>\r\n<center><h1>504 Gateway Time-out</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+      ),
+      'text/html',
+    );
+
   const downloadServer = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const wav = signatures.get(url.searchParams.get('X-Signature') ?? '');
@@ -144,6 +158,8 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     if (!audio || audio.durationSeconds <= 0)
       return fail(res, 400, 40002, 'source_audio is not WAV or MP3 audio');
     if (audio.durationSeconds > 3600) return fail(res, 422, 42201, 'Audio longer than 3600 seconds');
+    const asynchronous = audio.durationSeconds > o.syncLimitSeconds;
+    if (asynchronous && o.gateway504 === 'before-taking') return gatewayTimeout(res);
     processed.push(record);
     const wav = silentWav(audio.durationSeconds, audio.format);
     const createdAt = new Date().toISOString().replace('Z', '+00:00');
@@ -166,6 +182,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
       return send(res, o.syncStatus, wav, o.wavType);
     }
     jobs.unshift(job);
+    if (o.gateway504 === 'after-taking') return gatewayTimeout(res);
     const answer = asyncAnswer(o, job);
     send(res, o.asyncStatus, answer.body, JSON_TYPE, answer.headers);
   };

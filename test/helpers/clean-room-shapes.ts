@@ -29,6 +29,12 @@ export interface CleanRoomOptions {
   chunked?: boolean;
   closeEveryOther?: boolean;
   throttle?: 'none' | 'seconds' | 'date';
+  /**
+   * A gateway in front of the service answers each asynchronous upload 504 Gateway Time-out (nginx's
+   * `proxy_read_timeout` before a service that holds the request): 'after-taking', once the service
+   * has made its job; 'before-taking', without passing the upload on (no job). 'none' by default.
+   */
+  gateway504?: 'none' | 'after-taking' | 'before-taking';
 }
 
 export interface ReceivedRequest {

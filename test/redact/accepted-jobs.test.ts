@@ -4,6 +4,7 @@ import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import { ConnectionError, errorForStatus, NotFoundError } from '../../src/api/errors.js';
 import { AcceptedJobs } from '../../src/redact/accepted-jobs.js';
 import { RECONCILE_MAX_READS } from '../../src/redact/recent-jobs.js';
+import type { Clock } from '../../src/clock.js';
 import { steppingClock } from '../helpers/stepping-clock.js';
 
 const START = Date.parse('2026-11-21T02:00:00Z');
@@ -142,5 +143,138 @@ describe('AcceptedJobs', () => {
     ]);
     expect(lookUp.problems).toHaveLength(1);
     expect(lookUp.problems[0]).toMatch(/^listing jobs: connection reset$|^only the 500 oldest/);
+  });
+
+  describe('an upload whose answer was lost', () => {
+    /** A jobs area listing `jobs`, each content naming its upload at once. */
+    function listing(jobs: Record<string, string>) {
+      const calls = { listings: 0 };
+      return {
+        calls,
+        listJobs: async <S extends JobSink>(makeSink: () => S): Promise<S> => {
+          calls.listings++;
+          const sink = makeSink();
+          for (const job_id of Object.keys(jobs))
+            sink.add({ job_id, token: 't', created_at: new Date(START + 1000).toISOString() });
+          await sink.drain?.();
+          return sink;
+        },
+        jobContent: async (jobId: string): Promise<JobContentItem[]> => [
+          { id: '1', job_id: jobId, file_name: jobs[jobId]!, created_at: '' } as JobContentItem,
+        ],
+      };
+    }
+
+    /** A clock that moves only when told to (`advance`): a sleep ends then, or when its signal aborts. */
+    function manualClock() {
+      let now = START;
+      const timers = new Set<{ at: number; resolve: () => void }>();
+      const clock: Clock = {
+        now: () => now,
+        random: () => 0.5,
+        sleep: (ms, signal) =>
+          new Promise<void>((resolve, reject) => {
+            signal?.throwIfAborted();
+            const timer = { at: now + ms, resolve };
+            timers.add(timer);
+            signal?.addEventListener(
+              'abort',
+              () => {
+                timers.delete(timer);
+                reject(signal.reason as Error);
+              },
+              { once: true },
+            );
+          }),
+      };
+      const settle = async () => {
+        for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      };
+      const advance = async (ms: number) => {
+        now = START + ms;
+        for (const timer of [...timers].filter((one) => one.at <= now)) {
+          timers.delete(timer);
+          timer.resolve();
+        }
+        await settle();
+      };
+      return { clock, advance, settle };
+    }
+
+    function lostFinder(jobs: ReturnType<typeof listing>, unsettled: () => number) {
+      const { clock, advance, settle } = manualClock();
+      const at: number[] = [];
+      const finder = new AcceptedJobs({
+        clock,
+        stop: new AbortController().signal,
+        debug: () => {},
+        warn: () => {},
+        isStop: () => false,
+        listJobs: async (makeSink) => {
+          at.push(clock.now() - START);
+          return jobs.listJobs(makeSink);
+        },
+        jobContent: jobs.jobContent,
+        unsettled,
+      });
+      return { finder, advance, settle, at };
+    }
+
+    it('is found at its first look, a few seconds after its failure', async () => {
+      const jobs = listing({ 'job-7': 'a.1.wav' });
+      const { finder, advance, at } = lostFinder(jobs, () => 1);
+      const wait = finder.find('a.1.wav', START, START + 3_600_000, { firstLookMs: START + 5000 });
+      await advance(4999);
+      expect(at).toEqual([]);
+      await advance(5000);
+      expect((await wait).job?.jobId).toBe('job-7');
+      expect(at).toEqual([5000]);
+    });
+
+    it('calls for no round while the rest of the run goes on, and is given up after one more once it is all that is left', async () => {
+      const jobs = listing({});
+      let unsettled = 3;
+      const { finder, advance, settle, at } = lostFinder(jobs, () => unsettled);
+      let over = false;
+      const wait = finder
+        .find('a.1.wav', START, START + 3_600_000, { firstLookMs: START + 5000 })
+        .finally(() => {
+          over = true;
+        });
+      await advance(5000);
+      // Its first look, then nothing however long the rest of the run takes.
+      await advance(1_000_000);
+      expect(at).toEqual([5000]);
+      unsettled = 2;
+      finder.settled();
+      await settle();
+      expect(at).toEqual([5000]);
+      expect(over).toBe(false);
+      unsettled = 1;
+      finder.settled();
+      expect(await wait).toEqual({ job: undefined, problems: [] });
+      expect(at).toEqual([5000, 1_000_000]);
+    });
+
+    it('is given up at its deadline (the wait for a job) even while the rest of the run goes on', async () => {
+      const jobs = listing({});
+      const { finder, advance, at } = lostFinder(jobs, () => 5);
+      const wait = finder.find('a.1.wav', START, START + 60_000, { firstLookMs: START + 5000 });
+      await advance(5000);
+      await advance(60_000);
+      expect(await wait).toEqual({ job: undefined, problems: [] });
+      expect(at).toEqual([5000, 60_000]);
+    });
+
+    it('takes part in the rounds of uploads accepted without a job id, and is found there before its first look', async () => {
+      const jobs = listing({ 'job-1': 'a.1.wav', 'job-2': 'b.2.wav' });
+      const { finder, settle, at } = lostFinder(jobs, () => 2);
+      const lost = finder.find('b.2.wav', START, START + 3_600_000, { firstLookMs: START + 60_000 });
+      await settle();
+      expect(at).toEqual([]);
+      const accepted = finder.find('a.1.wav', START, START + 3_600_000);
+      expect([(await accepted).job?.jobId, (await lost).job?.jobId]).toEqual(['job-1', 'job-2']);
+      expect(at).toEqual([0]);
+    });
   });
 });

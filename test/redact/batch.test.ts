@@ -953,24 +953,57 @@ describe('interrupted uploads', () => {
     expect(await outputs()).toEqual(['f0.wav']);
   });
 
-  it('an upload whose connection dropped after the service took it is looked up, not sent again', async () => {
+  it('an upload whose connection dropped after the service took it is found in the same run, not sent again', async () => {
     await inputs(1);
     const clock = fakeClock();
-    const first = new FakeClient(async () => 'job');
+    const client = new FakeClient(async () => 'job');
+    client.now = clock.now;
+    client.failAfterAccept = new ConnectionError('redacting f0.wav: network error (ECONNRESET)', false);
+    const run = await batch(client, { clock });
+    expect(run.code).toBe(0);
+    expect(run.outcomes).toEqual([expect.objectContaining({ status: 'done', jobId: 'job-1' })]);
+    expect(client.uploads).toEqual(['f0.wav']);
+    // One look, a few seconds after the failure: the rest of the run was done by then.
+    expect(client.listCalls).toBe(1);
+    const records = await recordsOf('in/f0.wav');
+    expect(records.map((record) => record.event)).toEqual(['uploading', 'submitted', 'done']);
+    expect(records[1]).toMatchObject({
+      jobId: 'job-1',
+      uploadName: records[0]?.uploadName,
+      reconciled: true,
+    });
+    expect(await outputs()).toEqual(['f0.wav']);
+  });
+
+  it('an upload whose answer was lost and which made no job fails, keeping `uploading`, after one look; the next run looks first', async () => {
+    await inputs(1);
+    const clock = fakeClock();
+    const first = new FakeClient(async () => {
+      throw errorForStatus(504, 'redacting f0.wav', '');
+    });
     first.now = clock.now;
-    first.failAfterAccept = new ConnectionError('redacting f0.wav: network error (ECONNRESET)', false);
     const failed = await batch(first, { clock });
     expect(failed.code).toBe(1);
     expect(failed.outcomes).toEqual([
-      expect.objectContaining({ status: 'failed', reason: expect.stringMatching(/ECONNRESET/) }),
+      expect.objectContaining({
+        status: 'failed',
+        reason: expect.stringMatching(
+          /504.*the service may have taken it: the next run looks for its job before sending again$/,
+        ),
+      }),
     ]);
+    expect(first.uploads).toEqual(['f0.wav']);
+    expect(first.listCalls).toBe(1);
     expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual(['uploading']);
 
-    const later = FakeClient.after(first);
+    // The service made its job after that look: the next run finds it, and sends nothing.
+    const later = new FakeClient(async () => 'sync');
+    const records = await recordsOf('in/f0.wav');
+    later.addJob('job-late', String(records[0]?.uploadName), new Date(clock.now()).toISOString());
     const rerun = await batch(later, { clock });
     expect(rerun.code).toBe(0);
     expect(later.uploads).toEqual([]);
-    expect(later.downloads).toEqual([expect.stringMatching(/^job-1:f0\.[0-9a-f]{8}\.redacted\.wav$/)]);
+    expect(later.downloads).toEqual([expect.stringMatching(/^job-late:f0\.[0-9a-f]{8}\.redacted\.wav$/)]);
   });
 
   it('an upload refused for good (400) is journaled failed and sent again without a lookup', async () => {

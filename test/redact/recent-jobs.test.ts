@@ -101,4 +101,21 @@ describe('the recent jobs of a listing', () => {
     expect(sink.held).toBe(0);
     await expect(sink.found()).rejects.toBe(failure);
   });
+
+  it('reads an epoch created_at as jobs list does: an older job is passed over, a newer one read in its time, `7` as undated', async () => {
+    const sink = new RecentJobs(T, async () => new Set());
+    const seconds = (ms: number) => String(Math.floor(ms / 1000));
+    const listed: Array<[string, string]> = [
+      ['undated', '7'],
+      ['newer-ms', String(T + 60_000)],
+      ['day-old', seconds(T - 86_400_000)],
+      ['newer-s', seconds(T + 1000)],
+      ['day-old-ms', String(T - 86_400_000)],
+    ];
+    for (const [job_id, created_at] of listed) sink.add({ job_id, token: 't', created_at });
+    const found = await sink.found();
+    // Before, an epoch time was read as undated: the day-old jobs were read too, after every dated one.
+    expect(found.jobs.map((job) => job.job_id)).toEqual(['newer-s', 'newer-ms', 'undated']);
+    expect(found.recent).toBe(3);
+  });
 });
