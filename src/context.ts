@@ -112,6 +112,7 @@ export async function createContext(
       concurrency: settings.concurrency,
       maxThrottleWaitMs: settings.maxThrottleWaitMs,
       tokenSource: token ? undefined : settings.sources.token,
+      baseUrlSource: settings.sources['base-url'],
       clock,
       log,
       userAgent: `vredact/${VERSION} node/${process.versions.node}`,

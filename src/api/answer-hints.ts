@@ -5,6 +5,12 @@
  */
 import { formatBytes } from '../output/format.js';
 import { displayText, truncate } from '../output/sanitize.js';
+import {
+  type BaseUrlSource,
+  baseUrlNotFoundHint,
+  redirectNowhereHint,
+  unexpectedAnswerHint,
+} from './base-url-hints.js';
 import { UNEXPECTED_ANSWER_HINT } from './errors.js';
 import { FRESH_LINK_HINT } from './link-errors.js';
 import { JOBS_PATH, REDACTION_PATH } from './identifiers.js';
@@ -64,6 +70,8 @@ export interface AnsweredRequest {
   scrub: Scrub;
   /** Where the token sent came from, when known: what to do about its refusal depends on it. */
   tokenSource?: SettingSource | undefined;
+  /** Where the base URL came from, when known: a hint to check it names where it is set. */
+  baseUrlSource?: BaseUrlSource;
   /** An upload's file size: a 413 of it says whose limit it likely met. */
   uploadBytes?: number | undefined;
 }
@@ -93,7 +101,7 @@ export function answerHint(status: number, request: AnsweredRequest): string | u
   if (status === 401 || status === 403) return refusedTokenHint(request.tokenSource);
   if (status === 413 && request.uploadBytes !== undefined) return uploadTooLargeHint(request.uploadBytes);
   // A server that does not implement the method asked is not the service, which implements all it lists.
-  if (status === 501) return UNEXPECTED_ANSWER_HINT;
+  if (status === 501) return unexpectedAnswerHint(request.baseUrlSource);
   // A 408 is the way to the service timing out, whatever was asked: its status's own hint.
   if (status < 400 || status > 499 || status === 408 || status === 429) return undefined;
   if (status === 404) return notFoundHint(request);
@@ -129,9 +137,7 @@ function notFoundHint(request: AnsweredRequest): string | undefined {
     return `the base URL should not end in /api (requests went to ${url.pathname}): set it to ${baseUrl.origin}${basePath.slice(0, -4) || ''}`;
   }
   if (url.pathname === `${basePath}${JOBS_PATH}` || url.pathname === `${basePath}${REDACTION_PATH}`) {
-    return basePath
-      ? `the base URL holds a path (${basePath}) the service may not answer on: check \`vredact config get base-url\``
-      : 'check that the base URL points at the service: `vredact config get base-url`';
+    return baseUrlNotFoundHint(request.baseUrlSource, basePath);
   }
   // A job the token does not own reads as one that does not exist.
   const inJob = requestInJob(request);
@@ -150,9 +156,8 @@ const REDIRECT_NOT_FOLLOWED = 'vredact does not follow redirects of the service'
  * One that says nowhere (a proxy, an http→https redirect whose Location was stripped) still says the
  * base URL is not the service's address: the service answers its own paths, never with a redirect.
  */
-function redirectHint({ location, scrub }: AnsweredRequest): string {
-  if (!location)
-    return `it redirects without saying where (no Location), and ${REDIRECT_NOT_FOLLOWED}: the base URL is not the service's own address (check http:// against https://, and its path): \`vredact config get base-url\` shows it, \`vredact config set base-url <url>\` sets it`;
+function redirectHint({ location, scrub, baseUrlSource }: AnsweredRequest): string {
+  if (!location) return redirectNowhereHint(baseUrlSource, REDIRECT_NOT_FOLLOWED);
   const where = truncate(displayText(scrub(location)), 120);
   return `it redirects to ${where}, and ${REDIRECT_NOT_FOLLOWED}: if the service moved, set the base URL to its new address (\`vredact config set base-url <url>\`)`;
 }

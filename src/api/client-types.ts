@@ -22,6 +22,8 @@ export interface ClientOptions {
   proxies?: ProxySettings | undefined;
   /** Where `token` came from (a refusal's hint depends on it); undefined for one given to the command itself. */
   tokenSource?: SettingSource | undefined;
+  /** Where `baseUrl` came from: every hint to check it names where it is set. */
+  baseUrlSource?: SettingSource | undefined;
 }
 
 /** A response body handed to the caller, who decides where the bytes go (the client writes no files). */

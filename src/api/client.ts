@@ -16,6 +16,8 @@ import { asLinkMissing, FRESH_LINK_HINT, LinkRefusedError } from './link-errors.
 import { assertFileName, assertNewJobId, JOBS_PATH, jobPath, REDACTION_PATH } from './identifiers.js';
 import { eachContentItem, eachJob, WarnedJobs } from './job-listings.js';
 import { readSmallJson } from './json-reader.js';
+import type { BaseUrlSource } from './base-url-hints.js';
+import { hintNamingSource } from './source-hints.js';
 import { multipartWithFile } from './multipart.js';
 import { type RedactionAnswer, readRedactionAnswer } from './redaction-answer.js';
 import { RETRYABLE_STATUSES } from './retry.js';
@@ -57,6 +59,11 @@ export class ApiClient {
 
   get baseUrl(): URL {
     return this.#http.baseUrl;
+  }
+
+  /** Where the base URL came from, which every hint to check it names. */
+  get baseUrlSource(): BaseUrlSource {
+    return this.#http.options.baseUrlSource;
   }
 
   async close(): Promise<void> {
@@ -121,7 +128,11 @@ export class ApiClient {
     const path = jobPath(jobId, '/files/download-url', what);
     assertFileName(fileName, what);
     const answer = await this.#small('POST', path, DownloadUrlSchema, what, { fileName }, signal);
-    return resolveSignedUrl(answer.signedUrl, this.#http.baseUrl, what);
+    try {
+      return resolveSignedUrl(answer.signedUrl, this.#http.baseUrl, what);
+    } catch (error) {
+      throw hintNamingSource(error, this.baseUrlSource);
+    }
   }
 
   /**
@@ -157,7 +168,10 @@ export class ApiClient {
   async downloadSigned<T>(url: URL, sink: BodySink<T>, signal?: AbortSignal): Promise<T> {
     const problem = signedUrlProblem(url);
     if (problem) {
-      throw new InvalidResponseError(`the service gave a download URL that is ${this.#http.scrub(problem)}`);
+      throw hintNamingSource(
+        new InvalidResponseError(`the service gave a download URL that is ${this.#http.scrub(problem)}`),
+        this.baseUrlSource,
+      );
     }
     // Its errors name the host that answered (see linkHost), never the service.
     const what = `downloading ${truncate(displayText(this.#http.scrub(basename(url.pathname))), 80)}`;

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { CliError, ExitCode } from '../errors.js';
 import { escapeControls, truncate } from '../output/sanitize.js';
 import { refusedTokenHint } from '../settings/token.js';
+import { unexpectedAnswerHint, urlAndNetworkHint } from './base-url-hints.js';
 
 /** Anything that went wrong talking to the service. `status` is absent for network failures. */
 export class ApiError extends CliError {
@@ -73,7 +74,7 @@ export class ConnectionError extends ApiError {
   constructor(
     message: string,
     readonly refused: boolean,
-    hint = 'check the service URL (`vredact config get base-url`) and your network',
+    hint = urlAndNetworkHint(undefined),
   ) {
     super(message, undefined, undefined, ExitCode.partial, hint);
   }
@@ -144,12 +145,10 @@ export class ProxyRefusedError extends ApiError {
   override name = 'ProxyRefusedError';
 }
 /**
- * What to do about an answer outside the interface, or a refusal (a 4xx) of a request vredact sent as
- * the interface says: a base URL that leads elsewhere (a proxy's or a portal's page) is the likelier
- * cause, and only the service's operators can mend the service's.
+ * What to do about an answer outside the interface where the base URL's source is not known; the
+ * client's errors name it (base-url-hints.ts).
  */
-export const UNEXPECTED_ANSWER_HINT =
-  "check that the base URL points at the service (`vredact config get base-url`); if it does, report this answer to the service's operators";
+export const UNEXPECTED_ANSWER_HINT = unexpectedAnswerHint(undefined);
 
 /** A 2xx answer that is not what the interface describes; what to do is UNEXPECTED_ANSWER_HINT unless told. */
 export class InvalidResponseError extends ApiError {
@@ -208,6 +207,8 @@ export function errorForStatus(
   hint?: string,
   /** Who answered, as the message names it: a signed link's host is not the service. */
   answerer = 'the service',
+  /** What to do about an answer outside the interface: it names where the base URL came from. */
+  unexpectedHint = UNEXPECTED_ANSWER_HINT,
 ): ApiError {
   const read = typeof body === 'string' ? { message: serviceMessageOf(body) } : body;
   const raw = read.message;
@@ -215,7 +216,7 @@ export function errorForStatus(
   const statusText = `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
   const message = `${what}: ${answerer} answered ${statusText}${serviceMessage ? `: ${serviceMessage}` : ''}${cutWords(read)}`;
   // A request vredact sent as the interface says, refused: as an answer outside it.
-  const refusalHint = hint ?? UNEXPECTED_ANSWER_HINT;
+  const refusalHint = hint ?? unexpectedHint;
   if (status === 401)
     return new AuthenticationError(
       message,
@@ -257,7 +258,7 @@ export function errorForStatus(
   if (status >= 400)
     return new BadRequestError(message, status, serviceMessage, ExitCode.partial, refusalHint);
   return hint === undefined
-    ? new InvalidResponseError(message, status, serviceMessage)
+    ? new InvalidResponseError(message, status, serviceMessage, ExitCode.partial, unexpectedHint)
     : new InvalidResponseError(message, status, serviceMessage, ExitCode.partial, hint);
 }
 

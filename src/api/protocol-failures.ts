@@ -1,4 +1,5 @@
 /** Answers that are no HTTP answer: a TLS handshake that fails before any certificate, bytes undici cannot read. */
+import { type BaseUrlSource, notHttpHint, oversizedHeadersHint } from './base-url-hints.js';
 
 /**
  * TLS handshakes that fail before a certificate is judged, in words: the host does not speak TLS
@@ -14,26 +15,23 @@ const TLS_HANDSHAKE_PROBLEMS = new Map([
   ['ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'the host refused the handshake'],
 ]);
 
-const NOT_HTTP_HINT =
-  'check the service URL and its port (`vredact config get base-url`): something that is not an HTTP server listens there, or a proxy between garbles the answers';
-const OVERSIZED_HEADERS_HINT =
-  "check the service URL (`vredact config get base-url`); if it is right, report this answer to the service's operators";
-export const PLAIN_PORT_HINT =
-  'check the service URL (`vredact config get base-url`): an https:// URL whose port serves plain HTTP fails so';
-
 /**
  * What a host answered that undici could not read, in words, and what to do: not HTTP at all (its
  * parser's HTTPParserError, whose `code` may be unset), or headers past its limit. Undefined for any
  * other failure.
  */
-export function unreadable(error: Error, code: string): { words: string; hint: string } | undefined {
+export function unreadable(
+  error: Error,
+  code: string,
+  source: BaseUrlSource,
+): { words: string; hint: string } | undefined {
   if (error.name === 'HTTPParserError' || code.startsWith('HPE_')) {
     // undici says "Response does not match the HTTP/1.1 protocol (<what>)": the <what> is news.
     const inner = /\((.+)\)$/.exec(error.message)?.[1] ?? error.message;
-    return { words: `something that is not HTTP/1.1 (${inner})`, hint: NOT_HTTP_HINT };
+    return { words: `something that is not HTTP/1.1 (${inner})`, hint: notHttpHint(source) };
   }
   if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-    return { words: `with headers larger than vredact reads (${code})`, hint: OVERSIZED_HEADERS_HINT };
+    return { words: `with headers larger than vredact reads (${code})`, hint: oversizedHeadersHint(source) };
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { type BaseUrlSource, neverAnsweredHint } from './base-url-hints.js';
 import {
   ApiError,
   ConnectionError,
@@ -19,8 +20,6 @@ const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 30_000;
 /** Without a throttle gate, a Retry-After longer than this is not worth blocking for; the error is reported. */
 const MAX_RETRY_AFTER_MS = 5 * 60_000;
-const NEVER_ANSWERED_HINT =
-  'check the service URL and its port (`vredact config get base-url`); if they are right, the service is not answering: try again later';
 /** A connection that keeps failing for this long is worth a line on stderr while it is retried. */
 export const SLOW_CONNECT_NOTICE_MS = 2000;
 
@@ -96,7 +95,7 @@ function finalError(error: unknown, options: RetryOptions): unknown {
   if (final instanceof ConnectionError || final instanceof TimeoutError) {
     return new ServiceUnreachableError(
       `${final.message}; nothing at the base URL has answered in HTTP this run`,
-      final instanceof UnreadableAnswerError ? final.hint : NEVER_ANSWERED_HINT,
+      final instanceof UnreadableAnswerError ? final.hint : neverAnsweredHint(options.baseUrlSource),
       false,
     );
   }
@@ -104,6 +103,8 @@ function finalError(error: unknown, options: RetryOptions): unknown {
 }
 
 export interface RetryOptions {
+  /** Where the service's URL came from, which the hint of a service that never answered names. */
+  baseUrlSource?: BaseUrlSource;
   /** Retries of failures other than throttling. */
   maxRetries: number;
   clock: Clock;

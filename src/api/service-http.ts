@@ -11,6 +11,7 @@ import { lowSpeedLimit } from './low-speed.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
 import type { ClientOptions } from './client.js';
 import { readErrorBody } from './error-body.js';
+import { unexpectedAnswerHint } from './base-url-hints.js';
 import { errorForStatus, InvalidResponseError } from './errors.js';
 import type { MultipartBody } from './multipart.js';
 import {
@@ -21,6 +22,7 @@ import {
   withRetries,
 } from './retry.js';
 import { type Scrub, scrubberFor, scrubHeaders } from './scrub.js';
+import { hintNamingSource } from './source-hints.js';
 import { Throttle } from './throttle.js';
 import { decodedResponse } from './content-encoding.js';
 import { headerValue, networkError } from './transport.js';
@@ -148,7 +150,7 @@ export class ServiceHttp {
         signal: init.signal,
       });
     } catch (error) {
-      throw networkError(error, what, url, route, init.from?.other);
+      throw networkError(error, what, url, route, init.from?.other, this.#options.baseUrlSource);
     }
     this.#options.log.debug(`${method} ${url.pathname} → ${response.statusCode}`);
     this.#slowConnectNoticed = false;
@@ -183,9 +185,11 @@ export class ServiceHttp {
       location: headerValue(response.headers, 'location'),
       scrub,
       tokenSource: this.#options.tokenSource,
+      baseUrlSource: this.#options.baseUrlSource,
       uploadBytes,
     });
-    const error = errorForStatus(response.statusCode, what, body, scrub, hint, link?.name);
+    const unexpected = unexpectedAnswerHint(this.#options.baseUrlSource);
+    const error = errorForStatus(response.statusCode, what, body, scrub, hint, link?.name, unexpected);
     if (retryable.has(response.statusCode)) {
       throw new RetryableStatusError(
         error,
@@ -197,11 +201,13 @@ export class ServiceHttp {
 
   /**
    * Runs `attempt` with the client's retry rule, through its gate. `toService` false: the request
-   * goes elsewhere (a signed URL), so its connect failures are no outage of the service.
+   * goes elsewhere (a signed URL), so its connect failures are no outage of the service. Its errors
+   * leave with hints that name where the base URL came from.
    */
-  retry<T>(what: string, attempt: () => Promise<T>, how: RequestRetry = {}) {
-    const { log, maxRetries, clock } = this.#options;
+  retry<T>(what: string, attempt: () => Promise<T>, how: RequestRetry = {}): Promise<T> {
+    const { log, maxRetries, clock, baseUrlSource } = this.#options;
     return withRetries(attempt, {
+      baseUrlSource,
       maxRetries,
       clock,
       signal: how.signal,
@@ -234,6 +240,8 @@ export class ServiceHttp {
         this.#slowConnectNoticed = true;
         log.info(`${(error as Error).message}; still trying (up to ${maxRetries} retries)…`);
       },
+    }).catch((error: unknown) => {
+      throw hintNamingSource(error, baseUrlSource);
     });
   }
 
@@ -282,7 +290,7 @@ export class ServiceHttp {
           return await read(response);
         } catch (error) {
           if (error instanceof InvalidResponseError) throw error;
-          throw networkError(error, what, url);
+          throw networkError(error, what, url, undefined, undefined, this.#options.baseUrlSource);
         }
       },
       { signal, shouldRetry, holdsSlot },

@@ -13,7 +13,14 @@ import {
   UnreadableAnswerError,
 } from './errors.js';
 import { LOW_SPEED_BYTES } from './low-speed.js';
-import { PLAIN_PORT_HINT, tlsHandshakeWords, unreadable } from './protocol-failures.js';
+import {
+  type BaseUrlSource,
+  checkUrlHint,
+  isUrlRightHint,
+  plainPortHint,
+  urlAndNetworkHint,
+} from './base-url-hints.js';
+import { tlsHandshakeWords, unreadable } from './protocol-failures.js';
 import { type ProxyRoute, proxyHint, proxyShown, tunnelRefusal } from './proxy.js';
 
 export type Headers = Dispatcher.ResponseData['headers'];
@@ -151,8 +158,6 @@ export function hostPort(url: URL): string {
   return `${url.hostname}:${port}`;
 }
 
-const URL_HINT = 'is the service URL right? `vredact config get base-url`';
-
 /**
  * A host other than the service's (a download link's), as network failures name it. The service URL
  * plays no part in reaching it, so its failures say what fits that host instead.
@@ -169,7 +174,8 @@ export interface OtherHost {
 /**
  * Turns undici's and the socket's errors into the client's typed errors, naming where; aborts pass
  * through. Through a proxy (`route`), a connection that cannot be made is the proxy's; `other`: the
- * host is not the service's, and is named as it says.
+ * host is not the service's, and is named as it says. `baseUrlSource`: where the service's URL came
+ * from, which its hints name.
  */
 export function networkError(
   error: unknown,
@@ -177,6 +183,7 @@ export function networkError(
   url?: URL,
   route?: ProxyRoute,
   other?: OtherHost,
+  baseUrlSource?: BaseUrlSource,
 ): unknown {
   if (!(error instanceof Error)) return error;
   const refusal = route && url ? tunnelRefusal(error, what, url, route) : undefined;
@@ -186,7 +193,8 @@ export function networkError(
     (error as { code?: string }).code ?? ((error.cause as { code?: string } | undefined)?.code || '');
   const where = other?.name ?? (url ? hostPort(url) : 'the service');
   const connectTo = route ? `the proxy ${proxyShown(route.proxy)}` : where;
-  const connectHint = route ? proxyHint(route) : (other?.hint ?? URL_HINT);
+  const urlHint = isUrlRightHint(baseUrlSource);
+  const connectHint = route ? proxyHint(route) : (other?.hint ?? urlHint);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new ConnectTimeoutError(
       `${what}: cannot connect to ${connectTo} (timed out)`,
@@ -221,7 +229,7 @@ export function networkError(
       undefined,
       ExitCode.partial,
       other?.certificateHint ??
-        `${URL_HINT}; a private certificate authority can be trusted with NODE_EXTRA_CA_CERTS=<its PEM file>`,
+        `${urlHint}; a private certificate authority can be trusted with NODE_EXTRA_CA_CERTS=<its PEM file>`,
     );
   }
   if (code === 'ENOTFOUND') {
@@ -229,7 +237,7 @@ export function networkError(
     return new HostNotFoundError(
       `${what}: ${host} was not found`,
       true,
-      route || other ? connectHint : 'check the service URL (`vredact config get base-url`)',
+      route || other ? connectHint : checkUrlHint(baseUrlSource),
     );
   }
   const unreachable = UNREACHABLE.get(code);
@@ -244,10 +252,10 @@ export function networkError(
       undefined,
       undefined,
       ExitCode.partial,
-      other?.hint ?? PLAIN_PORT_HINT,
+      other?.hint ?? plainPortHint(baseUrlSource),
     );
   }
-  const answer = unreadable(error, code);
+  const answer = unreadable(error, code, baseUrlSource);
   if (answer) {
     return new UnreadableAnswerError(
       `${what}: ${where}${via} answered ${answer.words}`,
@@ -259,6 +267,6 @@ export function networkError(
   return new ConnectionError(
     `${what}: network error talking to ${where}${via} (${detail})`,
     false,
-    other?.hint,
+    other?.hint ?? urlAndNetworkHint(baseUrlSource),
   );
 }

@@ -42,6 +42,7 @@ import { settleHeap } from './settle-heap.js';
 import { sweepOutputs } from './setup.js';
 import { unlessStopped } from './event-turn.js';
 import { testPause } from './test-pause.js';
+import { stopHint } from './wrong-service.js';
 
 export type { Interrupt, RedactClient } from './engine.js';
 
@@ -264,10 +265,11 @@ async function runPhases(
     // are pending, and that is its success.
     live.finish(counts, false, code === ExitCode.ok, interrupt.stop.aborted);
     if (halt.reason) {
-      const failure = halt.reason as { message?: string; hint?: string };
+      const failure = halt.reason as { message?: string };
+      const hint = stopHint(halt.reason, ctx.settings.sources['base-url']);
       ctx.log.error(`the batch stopped: ${failure.message ?? String(halt.reason)}`);
       // A hint may name a folder, and a folder's name may hold an escape sequence.
-      if (failure.hint) ctx.streams.stderr.write(`hint: ${escapeControls(failure.hint)}\n`);
+      if (hint) ctx.streams.stderr.write(`hint: ${escapeControls(hint)}\n`);
     } else if (code === ExitCode.auth && refusal) {
       ctx.log.error(refusal.message ?? 'the service refused the token');
       if (refusal.hint) ctx.streams.stderr.write(`hint: ${escapeControls(refusal.hint)}\n`);

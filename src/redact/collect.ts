@@ -9,6 +9,7 @@ import { LinkMissingError } from '../api/link-errors.js';
 import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
 import { firstLookPointsAtSetup } from '../api/upload-fate.js';
 import { ApiError } from '../api/errors.js';
+import { checkBaseUrlHint } from '../api/base-url-hints.js';
 import { LocalFsError } from '../fs/errors.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { formatDuration } from '../output/format.js';
@@ -22,9 +23,10 @@ import { resultSink } from './verify.js';
 import type { CollectWork } from './work.js';
 import { WrongServiceError } from './wrong-service.js';
 
-const CHECK_BASE_URL = 'check that the base URL points at the service (`vredact config get base-url`)';
 /** What a job named by an upload of this run, and not found at its first look, says to do. */
-const NAMED_JOB_MISSING = `the upload's answer named this job, and it does not exist: ${CHECK_BASE_URL}`;
+function namedJobMissing(engine: Engine): string {
+  return `the upload's answer named this job, and it does not exist: ${checkBaseUrlHint(engine.client.baseUrlSource)}`;
+}
 
 const POLL_BASE_MS = 1000;
 const POLL_CAP_MS = 30_000;
@@ -78,7 +80,7 @@ export async function collectOne(engine: Engine, work: CollectWork, deadlineMs?:
     const reason =
       notFound === undefined
         ? `submitted as job ${jobId}; a later run collects it`
-        : `submitted as job ${jobId}, which its first look did not find (${notFound}): ${CHECK_BASE_URL}; a later run looks at it again`;
+        : `submitted as job ${jobId}, which its first look did not find (${notFound}): ${checkBaseUrlHint(engine.client.baseUrlSource)}; a later run looks at it again`;
     recorder.pending(entry, reason, jobId);
     return;
   }
@@ -211,7 +213,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
         return;
       }
       if (!seen && firstLookPointsAtSetup(error)) {
-        await recorder.failed(entry, work.identity, `${messageOf(error)}; ${NAMED_JOB_MISSING}`, jobId);
+        await recorder.failed(entry, work.identity, `${messageOf(error)}; ${namedJobMissing(engine)}`, jobId);
         return;
       }
       if (error instanceof LinkMissingError) {

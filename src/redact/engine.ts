@@ -28,7 +28,7 @@ export type RedactClient = Pick<
   ApiClient,
   'redact' | 'eachJob' | 'jobContent' | 'downloadUrl' | 'downloadSigned'
 > &
-  Partial<Pick<ApiClient, 'rideOutOutages'>>;
+  Partial<Pick<ApiClient, 'rideOutOutages' | 'baseUrlSource'>>;
 
 /**
  * Ctrl-C, as signals: `stop` (first interrupt) starts nothing new and lets what is in flight finish;

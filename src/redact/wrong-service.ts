@@ -5,6 +5,7 @@
  * answers point at the setup is upload-fate.ts's rule; this counts them in a row, as they come, and
  * halts the batch at the WRONG_SERVICE_STREAK-th with no answer of the service between.
  */
+import { type BaseUrlSource, wrongServiceHint } from '../api/base-url-hints.js';
 import { ApiError } from '../api/errors.js';
 import { NotAListError } from '../api/json-reader.js';
 import { hostPort } from '../api/transport.js';
@@ -20,9 +21,6 @@ import { ResultNotWavError, ResultRejectedError } from './result-rejected.js';
  */
 export const WRONG_SERVICE_STREAK = 3;
 
-const WRONG_SERVICE_HINT =
-  'check that the base URL points at the Voice Redaction Service (`vredact config get base-url` shows the one in effect and where it comes from: --base-url, VREDACT_BASE_URL or the config file); the next run sends the files not sent';
-
 /** What halts a batch whose uploads are answered by something that is not the service. */
 export class WrongServiceError extends ApiError {
   override name = 'WrongServiceError';
@@ -33,7 +31,7 @@ export class WrongServiceError extends ApiError {
       undefined,
       undefined,
       ExitCode.partial,
-      WRONG_SERVICE_HINT,
+      wrongServiceHint(undefined),
     );
   }
 
@@ -50,6 +48,15 @@ export class WrongServiceError extends ApiError {
       `uploads were accepted without a job id by something that is not the Voice Redaction Service (its job listing: ${listing}, from ${where}): nothing more was sent`,
     );
   }
+}
+
+/**
+ * What to do about a batch's stop (`reason`, whatever halted it): a wrong service's hint names where
+ * the base URL came from, which the batch knows and the streak that stopped it does not.
+ */
+export function stopHint(reason: unknown, source: BaseUrlSource): string | undefined {
+  if (reason instanceof WrongServiceError) return wrongServiceHint(source);
+  return (reason as { hint?: string }).hint;
 }
 
 /**

@@ -2,7 +2,7 @@
  * Where a setting in effect came from, in the words every message uses: a flag, a `VREDACT_*`
  * environment variable, the config file or the default. A hint that sends the user to
  * `vredact config get base-url` is wrong for a URL given with --base-url or VREDACT_BASE_URL: the
- * config file is not where it is set, and a new `config set` would not change it.
+ * config file is not where it is set, and a new `config set` would not change it (baseUrlPointer).
  */
 import type { ConfigKey } from './config-keys.js';
 import type { SettingSource } from './settings.js';
@@ -46,18 +46,23 @@ export function fromOrigin(key: ConfigKey, source: SettingSource): string {
   return source === 'default' ? '' : ` (from ${settingOrigin(key, source)})`;
 }
 
-/** How hints point at the base URL in effect (it shows the config file's, or says what overrides it). */
+/** Where a hint sends the user for a base URL from the config file: it shows the one in effect. */
 const SHOW_BASE_URL = '`vredact config get base-url`';
-const SHOW_AND_SET_BASE_URL = `${SHOW_BASE_URL} shows it, \`vredact config set base-url <url>\` sets it`;
 
 /**
- * `hint` with its pointers at `vredact config get base-url` naming where the base URL came from
- * instead, when that is a flag or the environment: `check that the base URL points at the service
- * (the URL given with --base-url)`. Unchanged for one from the config file, which that command shows.
+ * Where every hint about the base URL sends the user to check it: `vredact config get base-url` for
+ * one from the config file (or an unknown source), the flag or the variable that set it otherwise,
+ * since the config file is not where it is set there: `the URL given with --base-url`.
  */
-export function baseUrlHintFor(hint: string, source: SettingSource | undefined): string {
-  if (source !== 'flag' && source !== 'env') return hint;
+export function baseUrlPointer(source: SettingSource | undefined): string {
+  if (source !== 'flag' && source !== 'env') return SHOW_BASE_URL;
   const origin = settingOrigin('base-url', source);
-  const url = source === 'flag' ? `the URL given with ${origin}` : `the URL set in ${origin}`;
-  return hint.replace(SHOW_AND_SET_BASE_URL, `it is ${url}`).replaceAll(SHOW_BASE_URL, url);
+  return source === 'flag' ? `the URL given with ${origin}` : `the URL set in ${origin}`;
+}
+
+/** Where a hint sends the user to see and to change the base URL in effect. */
+export function baseUrlShowAndSet(source: SettingSource | undefined): string {
+  if (source !== 'flag' && source !== 'env')
+    return `${SHOW_BASE_URL} shows it, \`vredact config set base-url <url>\` sets it`;
+  return `it is ${baseUrlPointer(source)}`;
 }

@@ -11,6 +11,7 @@ import { asLocalFsError, errnoCode, LocalFsError } from '../fs/errors.js';
 import { emptyJournalState, MAX_LINE_BYTES, readJournalFiles } from '../redact/journal-read.js';
 import { JOURNAL_FILE, type JournalRecord, lockNameOfJournal, STATE_DIR } from '../redact/journal.js';
 import { type RunUnderWay, runsUnderWay } from '../redact/lock.js';
+import type { Scrub } from '../api/scrub.js';
 import { type CutShortView, cutShortView } from './cut-short.js';
 import { outputThere } from './earlier-output.js';
 import { type FileState, stateOfEvent, StatusTable, statusRecordOf, type StatusRecord } from './records.js';
@@ -72,6 +73,11 @@ export interface ReadOptions {
    * journal began since is in flight, not cut short.
    */
   runsUnderWay?: ReadonlyMap<string, number>;
+  /**
+   * Applied to every reason shown: a journal of an older version may hold a service's answer that
+   * echoed the token, scrubbed less then than now.
+   */
+  scrub?: Scrub;
 }
 
 /** Whether an `uploading` record, read from the journal of index `source`, is a live run's upload. */
@@ -94,8 +100,11 @@ function latestView(
   store: StatusTable,
   cutShort: CutShortView,
   inFlight: InFlight,
+  scrub: Scrub,
 ): LatestRecords {
   const { details } = store;
+  const scrubbed = (record: StatusRecord): StatusRecord =>
+    record.reason === undefined ? record : { ...record, reason: scrub(record.reason) };
   // An input has one when its last record is not done; the file is looked for once per input asked.
   const earlierOutput = (input: string) => {
     const earlier = store.earlierOf(input);
@@ -116,10 +125,11 @@ function latestView(
       return store.size;
     },
     get(input) {
-      const record = lastRecord(input);
+      const last = lastRecord(input);
+      const record = last && scrubbed(last);
       if (record === undefined || record.event === 'done') return record;
       const earlier = earlierOutput(input);
-      return earlier ? { ...record, earlier: statusRecordOf(earlier, true) } : record;
+      return earlier ? { ...record, earlier: scrubbed(statusRecordOf(earlier, true)) } : record;
     },
     hasStandingOutput(input) {
       if (view.stateOf(input) === 'done') return true;
@@ -167,6 +177,7 @@ export async function readJournals(
       store,
       cutShortView(outDir, state.interrupted),
       inFlightBy(names, options.runsUnderWay),
+      options.scrub ?? ((text) => text),
     ),
     lines: state.lines,
     unreadable: state.unreadable + state.oversized,

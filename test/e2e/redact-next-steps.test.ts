@@ -12,8 +12,9 @@ import { speechInputs } from '../helpers/speech-files.js';
 
 const TOKEN = 'vr_nextstep_0123456789abcdef';
 const dir = tempDirPerTest('vredact-redact-next-steps-');
+// The base URL comes from VREDACT_BASE_URL, which the hint names.
 const ANSWER_HINT =
-  "check that the base URL points at the service (`vredact config get base-url`); if it does, report this answer to the service's operators";
+  "check that the base URL points at the service (the URL set in VREDACT_BASE_URL); if it does, report this answer to the service's operators";
 
 async function redact(handler: ScriptedHandler, basePath = '') {
   const server = await startScriptedServer(handler);

@@ -176,7 +176,7 @@ describe('a base URL whose port gives no HTTP answer', () => {
       expect(run.exitCode).toBe(1);
       expect(String(run.stderr)).toBe(
         `error: listing jobs: 127.0.0.1:${ssh.port} answered something that is not HTTP/1.1 (Expected HTTP/, RTSP/ or ICE/)\n` +
-          'hint: check the service URL and its port (`vredact config get base-url`): something that is not an HTTP server listens there, or a proxy between garbles the answers',
+          'hint: check the service URL and its port (the URL set in VREDACT_BASE_URL): something that is not an HTTP server listens there, or a proxy between garbles the answers',
       );
       // Before: retried 4 times (5 connections, about 5 s).
       expect(ssh.connections).toBe(1);

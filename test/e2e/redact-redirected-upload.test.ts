@@ -105,7 +105,7 @@ describe('an upload answered with a redirect', () => {
   test('a 307 with no Location was not taken either: failed with the base-URL hint, no open uploading; on a terminal the problem list (stderr) has the hint', async () => {
     const { server } = await redirectingService({ status: 307 });
     const hint =
-      "it redirects without saying where (no Location), and vredact does not follow redirects of the service: the base URL is not the service's own address (check http:// against https://, and its path): `vredact config get base-url` shows it, `vredact config set base-url <url>` sets it";
+      "it redirects without saying where (no Location), and vredact does not follow redirects of the service: the base URL is not the service's own address (check http:// against https://, and its path): it is the URL set in VREDACT_BASE_URL";
     try {
       const inputs = await speechInputs(dir.path, 1);
       const out = join(dir.path, 'out');

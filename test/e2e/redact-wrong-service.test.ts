@@ -104,7 +104,7 @@ describe('a batch pointed at something that is not the service', () => {
         expect(first.uploads).toBeLessThanOrEqual(concurrency + STREAK - 1);
         expect(first.stderr).toMatch(STOPPED(answer));
         expect(first.stderr).toMatch(
-          /^hint: check that the base URL points at the Voice Redaction Service \(`vredact config get base-url`/m,
+          /^hint: check that the base URL points at the Voice Redaction Service \(the URL set in VREDACT_BASE_URL\)/m,
         );
         expect(first.files).toHaveLength(FILES);
         const failed = first.files.filter((file) => file.status === 'failed');
@@ -280,7 +280,7 @@ describe('a batch pointed at something that is not the service', () => {
     // The upload's 404 says what to do, as the support commands' 404 does.
     for (const file of failed)
       expect(file.reason).toMatch(
-        /: the service answered 404 Not Found; check that the base URL points at the service: `vredact config get base-url`$/,
+        /: the service answered 404 Not Found; check that the base URL points at the service: the URL set in VREDACT_BASE_URL$/,
       );
     expect(run.files.filter((file) => file.status === 'done')).toHaveLength(4);
   });

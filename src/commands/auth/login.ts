@@ -3,7 +3,6 @@ import { type ApiError, isTokenRefused } from '../../api/errors.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { displayBaseUrl } from '../../settings/base-url.js';
 import { maskToken } from '../../settings/mask.js';
-import { baseUrlHintFor } from '../../settings/setting-origin.js';
 import { sameService } from '../../settings/token-service.js';
 import { requireServiceUrl } from '../../settings/settings.js';
 import { readStdinValue } from '../../settings/stdin-value.js';
@@ -56,13 +55,12 @@ export async function runLogin(
   } catch (error) {
     // Said as what it is for this command: the API error names "listing jobs" and says to log in.
     if (isTokenRefused(error)) throw tokenRefused(error as ApiError, ctx.settings.baseUrl);
-    // Any other failure (a 500, no connection) leaves the token unchecked: said so, with its hint,
-    // which names where the base URL came from when it says to check it.
+    // Any other failure (a 500, no connection) leaves the token unchecked: said so, with its hint.
     if (error instanceof CliError)
       throw new CliError(
         `the token could not be checked, so it was not stored: ${error.message}`,
         error.exitCode,
-        error.hint && baseUrlHintFor(error.hint, ctx.settings.sources['base-url']),
+        error.hint,
       );
     throw error;
   } finally {

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { scrubberFor } from '../../api/scrub.js';
 import { displayText } from '../../output/sanitize.js';
 import { linesBeingWritten, listJournals, readJournals } from '../../status/read-journals.js';
 import { summarize } from '../../status/summary.js';
@@ -49,6 +50,8 @@ export async function runStatus(
     details: manifest,
     // The manifest lists what is done, whatever a run is sending now.
     runsUnderWay: manifest ? undefined : new Map(runs.map((run) => [run.lock, run.startedMs])),
+    // The tokens the logger scrubs: the one in effect and the stored one.
+    scrub: scrubberFor([ctx.settings.token, ctx.config.get('token')]),
   });
   // A line a run is writing as it is read is not damage: it is left for the next look.
   const unreadable = read.unreadable - (await linesBeingWritten(outDir, read.tornTails, runs));
