@@ -68,6 +68,9 @@ async function readNamed(path: string, stop: AbortSignal | undefined): Promise<s
   let pipe: Socket | undefined;
   try {
     if (!(await fstatAsync(fd)).isFIFO()) return await readFile(path, 'utf8');
+    // An interrupt that came while the pipe was opened fires no abort event again: a socket made
+    // now would wait for its writer for good and keep the process (seen on a loaded machine).
+    stop?.throwIfAborted();
     pipe = new Socket({ fd, readable: true, writable: false });
     const destroy = () => pipe?.destroy();
     stop?.addEventListener('abort', destroy, { once: true });

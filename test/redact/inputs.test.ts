@@ -357,6 +357,21 @@ describe('--files-from', () => {
     }
   });
 
+  it('lets go of a named pipe at once when the interrupt came while the pipe was opened', async () => {
+    await execa('mkfifo', [join(dir.path, 'list')]);
+    const stop = new AbortController();
+    stop.abort();
+    const held = readFilesFrom('list', dir.path, Readable.from([]), false, stop.signal);
+    const holding = await open(join(dir.path, 'list'), 'w');
+    try {
+      await holding.write('c.wav\n');
+      // Before, the pipe was read after the abort had fired, waiting for its writer for good.
+      await expect(held).rejects.not.toBeInstanceOf(UsageError);
+    } finally {
+      await holding.close();
+    }
+  });
+
   it('says what to give when the list is a folder', async () => {
     const failure = readFilesFrom('.', dir.path, Readable.from([]));
     await expect(failure).rejects.toThrow('cannot read the --files-from list .: is a folder');
