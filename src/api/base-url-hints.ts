@@ -25,7 +25,7 @@ export function urlAndNetworkHint(source: BaseUrlSource): string {
 
 /** The service's host cannot be reached, or its certificate is not trusted. */
 export function isUrlRightHint(source: BaseUrlSource): string {
-  return `is the service URL right? ${baseUrlPointer(source)}`;
+  return `is the service URL right? check ${baseUrlPointer(source)}`;
 }
 
 /** A host name that does not exist. */

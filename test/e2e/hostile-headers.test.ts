@@ -35,6 +35,17 @@ function sentToken(authorization: string | undefined): string {
   return (authorization ?? '').replace(/^Bearer /, '');
 }
 
+/** A folder of one short WAV, an output folder beside it and the environment that sends it to `baseUrl`. */
+async function oneInputFor(
+  baseUrl: string,
+): Promise<{ env: NodeJS.ProcessEnv; inputs: string; out: string }> {
+  const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: baseUrl, VREDACT_TOKEN: TOKEN });
+  const inputs = join(dir.path, 'in');
+  await mkdir(inputs);
+  await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(inputs, 'a.wav'));
+  return { env, inputs, out: join(dir.path, 'out') };
+}
+
 describe('a service that echoes the token in a header', () => {
   test('an unknown Content-Encoding naming part of the token: the error shows it masked (jobs list, --json, -v)', async () => {
     const server = await startScriptedServer((req, res) => {
@@ -63,11 +74,7 @@ describe('a service that echoes the token in a header', () => {
       res.end('not a wav file at all');
     });
     try {
-      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
-      const inputs = join(dir.path, 'in');
-      await mkdir(inputs);
-      await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(inputs, 'a.wav'));
-      const out = join(dir.path, 'out');
+      const { env, inputs, out } = await oneInputFor(server.baseUrl);
       const plain = await runCli(['redact', inputs, '-o', out, '--max-retries', '0'], { env });
       const json = await runCli(['redact', inputs, '-o', out, '--max-retries', '0', '--json'], { env });
       for (const run of [plain, json]) {
@@ -91,11 +98,7 @@ describe('a service that echoes the token in a header', () => {
       res.end('not a wav file at all');
     });
     try {
-      const env = isolatedEnv(dir.path, { VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN });
-      const inputs = join(dir.path, 'in');
-      await mkdir(inputs);
-      await copyFile(join(FIXTURES, 'speech-16bit.wav'), join(inputs, 'a.wav'));
-      const out = join(dir.path, 'out');
+      const { env, inputs, out } = await oneInputFor(server.baseUrl);
       const run = await runCli(['redact', inputs, '-o', out, '--max-retries', '0'], { env });
       expect(run.exitCode).toBe(1);
       expect(String(run.stdout)).toContain("the service's result (audio/x-\\x9b31maaa");

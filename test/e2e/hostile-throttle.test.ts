@@ -381,7 +381,7 @@ describe('connection problems', () => {
     });
     expect(run.exitCode).toBe(1);
     expect(String(run.stderr)).toContain(`cannot connect to 127.0.0.1:${port} (connection refused)`);
-    expect(String(run.stderr)).toContain('is the service URL right? the URL set in VREDACT_BASE_URL');
+    expect(String(run.stderr)).toContain('is the service URL right? check the URL set in VREDACT_BASE_URL');
   });
 
   test('while a refused connection is retried past 2 s, one line says so (not with -q)', async () => {

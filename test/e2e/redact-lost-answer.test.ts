@@ -68,6 +68,17 @@ async function journalEvents(dir: string): Promise<Array<Record<string, unknown>
 const LOOKED_FOR_NEXT =
   /the service answered 504 Gateway Time-?out.*; the service may have taken it: the next run looks for its job before sending again$/;
 
+/** A run over `input` whose job is not found: failed, left for the next run's look, one upload, one listing. */
+async function expectLeftForTheNextRun({ service, vredact }: Omit<Run, 'dir'>, input: string): Promise<void> {
+  const run = await vredact(['redact', input, '-o', 'out', '--json']);
+  expect(run.exitCode, String(run.stderr) + String(run.stdout)).toBe(1);
+  const [line] = jsonLines(run.stdout);
+  expect(line).toMatchObject({ status: 'failed' });
+  expect(String(line?.reason)).toMatch(LOOKED_FOR_NEXT);
+  expect(posts(service)).toBe(1);
+  expect(listings(service)).toBe(1);
+}
+
 describe.concurrent('vredact redact: an upload whose answer was lost (a gateway 504)', TEST_GUARD, () => {
   it('finds the job the service made in the same run, collects and verifies it: one upload, done, exit 0', () =>
     behindGateway('after-taking', async ({ service, vredact, dir }) => {
@@ -112,13 +123,7 @@ describe.concurrent('vredact redact: an upload whose answer was lost (a gateway 
     behindGateway('after-taking', async ({ service, vredact, dir }) => {
       const input = fixture('speech-16bit.wav');
       service.listJobs(false);
-      const run = await vredact(['redact', input, '-o', 'out', '--json']);
-      expect(run.exitCode, String(run.stderr) + String(run.stdout)).toBe(1);
-      const [line] = jsonLines(run.stdout);
-      expect(line).toMatchObject({ status: 'failed' });
-      expect(String(line?.reason)).toMatch(LOOKED_FOR_NEXT);
-      expect(posts(service)).toBe(1);
-      expect(listings(service)).toBe(1);
+      await expectLeftForTheNextRun({ service, vredact }, input);
       expect((await journalEvents(dir)).map((event) => event.event)).toEqual(['uploading']);
 
       service.listJobs(true);
@@ -131,13 +136,7 @@ describe.concurrent('vredact redact: an upload whose answer was lost (a gateway 
   it('when the service never got it: one upload and one listing in the run; the next run looks first, then sends it again', () =>
     behindGateway('before-taking', async ({ service, vredact, dir }) => {
       const input = fixture('speech-16bit.wav');
-      const run = await vredact(['redact', input, '-o', 'out', '--json']);
-      expect(run.exitCode, String(run.stderr) + String(run.stdout)).toBe(1);
-      const [line] = jsonLines(run.stdout);
-      expect(line).toMatchObject({ status: 'failed' });
-      expect(String(line?.reason)).toMatch(LOOKED_FOR_NEXT);
-      expect(posts(service)).toBe(1);
-      expect(listings(service)).toBe(1);
+      await expectLeftForTheNextRun({ service, vredact }, input);
       expect(service.jobIds()).toEqual([]);
       expect((await journalEvents(dir)).map((event) => event.event)).toEqual(['uploading']);
 

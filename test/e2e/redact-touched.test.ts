@@ -25,6 +25,18 @@ function linesOf(lines: Array<Record<string, unknown>>, name: string): Array<Rec
 }
 
 /** in/a.wav, in/b.wav, in/c.wav, dated an hour ago, redacted once. */
+/** in/a.wav's row of `status --manifest --json`: the only one. */
+async function manifestRowOfA(t: E2E): Promise<Record<string, unknown>> {
+  const result = await runCli(['status', '-o', 'redacted', '--manifest', '--json'], {
+    env: t.env,
+    cwd: t.dir,
+  });
+  expect(result.exitCode).toBe(0);
+  const rows = jsonLines(result.stdout).filter((row) => String(row.input_path).endsWith('/in/a.wav'));
+  expect(rows).toHaveLength(1);
+  return rows[0] as Record<string, unknown>;
+}
+
 async function threeDone(t: E2E): Promise<void> {
   const anHourAgo = new Date(Date.now() - 3600_000);
   for (const name of ['a.wav', 'b.wav', 'c.wav']) {
@@ -103,17 +115,7 @@ describe('vredact redact: a done file touched without a change in its bytes', ()
     const t = await setup();
     try {
       await threeDone(t);
-      const manifest = async () => {
-        const result = await runCli(['status', '-o', 'redacted', '--manifest', '--json'], {
-          env: t.env,
-          cwd: t.dir,
-        });
-        expect(result.exitCode).toBe(0);
-        const rows = jsonLines(result.stdout).filter((row) => String(row.input_path).endsWith('/in/a.wav'));
-        expect(rows).toHaveLength(1);
-        const { done_at: _doneAt, ...row } = rows[0] as Record<string, unknown>;
-        return row;
-      };
+      const manifest = () => manifestRowOfA(t);
       const rowBefore = await manifest();
       const a = join(t.dir, 'in', 'a.wav');
       const later = new Date(Date.now() - 1800_000);
@@ -140,16 +142,7 @@ describe('vredact redact: a done file touched without a change in its bytes', ()
     const t = await setup();
     try {
       await threeDone(t);
-      const doneAt = async () => {
-        const result = await runCli(['status', '-o', 'redacted', '--manifest', '--json'], {
-          env: t.env,
-          cwd: t.dir,
-        });
-        expect(result.exitCode).toBe(0);
-        const rows = jsonLines(result.stdout).filter((row) => String(row.input_path).endsWith('/in/a.wav'));
-        expect(rows).toHaveLength(1);
-        return rows[0]?.done_at;
-      };
+      const doneAt = async () => (await manifestRowOfA(t)).done_at;
       const first = await doneAt();
       // The first run's done line of a.wav: when it was redacted.
       expect(first).toBe(linesOf(await journalLines(t), 'a.wav').at(-1)?.at);
