@@ -3,6 +3,7 @@ import { type Clock, systemClock } from './clock.js';
 import { BadValueError } from './settings/bad-value.js';
 import { createIOStreams, type IOStreams, type Streams } from './output/iostreams.js';
 import { createLogger, type Logger } from './output/logger.js';
+import { maskingStream } from './output/secret-backstop.js';
 import { parseDurationMs } from './redact/options.js';
 import { type ConfigStore, exposedConfigMode, openConfigStore } from './settings/config-store.js';
 import { type CommandFlags, requireService, resolveSettings, type Settings } from './settings/settings.js';
@@ -79,10 +80,18 @@ export async function createContext(
   flags: CommandFlags & TerminalFlags,
   options: ContextOptions = {},
 ): Promise<Context> {
-  const streams = options.streams ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+  const given = options.streams ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
   const env = options.env ?? process.env;
   const config = options.config ?? (await openConfigStore(env));
   const settings = resolveSettings(flags, env, config);
+  // The token in effect and the stored one, masked in whatever a command writes (the sandbox's
+  // context has neither: the token it prints is its own, for the user to use).
+  const secrets = () => [settings.token, config.get('token')];
+  const streams: Streams = {
+    stdout: maskingStream(given.stdout, secrets),
+    stderr: maskingStream(given.stderr, secrets),
+    stdin: given.stdin,
+  };
   const clock = options.clock ?? systemClock;
   const io = createIOStreams({
     streams,
@@ -94,7 +103,7 @@ export async function createContext(
     progress: flags.progress,
     statsIntervalMs: parseStatsInterval(flags.stats),
   });
-  const log = createLogger(io.stderr, settings, () => [settings.token, config.get('token')]);
+  const log = createLogger(io.stderr, settings);
   warnIfTokenExposed(config, log);
   let client: ApiClient | undefined;
   const build = async (token?: string) => {
