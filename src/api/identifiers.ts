@@ -136,11 +136,12 @@ export function assertNewJobId(id: string, where: string): string {
   return id;
 }
 
-export function assertFileName(name: string, where: string): string {
+/** `shownAs`: the name as errors show it (a part of the token masked in it). */
+export function assertFileName(name: string, where: string, shownAs = name): string {
   const problem = fileNameProblem(name);
   if (problem)
     throw new UnsafeIdentifierError(
-      `${where}: the file name ${shown(name)} cannot be used (${problem}); no request was sent`,
+      `${where}: the file name ${shown(shownAs)} cannot be used (${problem}); no request was sent`,
     );
   return name;
 }
