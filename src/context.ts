@@ -48,6 +48,11 @@ export interface ContextOptions {
   cwd?: string;
   clock?: Clock;
   config?: ConfigStore;
+  /**
+   * The command rewrites the config file, 0600 (`config set`, `logout`): whether it is still exposed
+   * is known only after it, so the caller asks then (warnIfTokenExposed), not the context at its start.
+   */
+  rewritesConfig?: boolean;
 }
 
 /** `--stats <interval>` in milliseconds; a usage error when it is not an interval. */
@@ -66,7 +71,7 @@ export function parseStatsInterval(text: string | undefined): number | undefined
  * The config file holds the token: every command says so while other users can read it, as vredact
  * makes it 0600 only when it writes it.
  */
-function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
+export function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
   if (config.get('token') === undefined) return;
   const mode = exposedConfigMode(config.path);
   if (mode === undefined) return;
@@ -104,7 +109,7 @@ export async function createContext(
     statsIntervalMs: parseStatsInterval(flags.stats),
   });
   const log = createLogger(io.stderr, settings);
-  warnIfTokenExposed(config, log);
+  if (!options.rewritesConfig) warnIfTokenExposed(config, log);
   let client: ApiClient | undefined;
   const build = async (token?: string) => {
     // A token given to the command itself (`login` checking one) is no stored one.
