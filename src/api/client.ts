@@ -108,7 +108,7 @@ export class ApiClient {
       signal,
       uploadSafeToResend,
     );
-    return assertNewJobId(created.job_id, what);
+    return assertNewJobId(created.job_id, what, this.baseUrlSource);
   }
 
   /** A job's content items, read as a stream and held; file names are checked only when one is asked for. */
