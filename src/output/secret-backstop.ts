@@ -13,19 +13,25 @@ export type Secrets = () => ReadonlyArray<string | undefined>;
 /**
  * `stream` with its text writes masked. Every other member is the stream's own, bound to it, so
  * events, backpressure, `isTTY` and `columns` are untouched; lines are written whole (LineBatches,
- * printTable), so a token never straddles two writes.
+ * printTable), so a token never straddles two writes. A `write` put in its place (ora hooks it while a
+ * spinner turns, and puts back the one it took) is kept on the wrapper: set on the stream, it would
+ * call the wrapper's, which calls the stream's, without end.
  */
 export function maskingStream<S extends OutStream>(stream: S, secrets: Secrets): S {
-  const write = (chunk: unknown, ...rest: unknown[]): boolean =>
-    (stream.write as (...args: unknown[]) => boolean)(
-      typeof chunk === 'string' ? redactSecrets(chunk, secrets()) : chunk,
-      ...rest,
-    );
+  const original = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+  const masked = (chunk: unknown, ...rest: unknown[]): boolean =>
+    original(typeof chunk === 'string' ? redactSecrets(chunk, secrets()) : chunk, ...rest);
+  let hooked: unknown;
   return new Proxy(stream, {
     get(target, key) {
-      if (key === 'write') return write;
+      if (key === 'write') return hooked ?? masked;
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+    set(target, key, value: unknown) {
+      if (key !== 'write') return Reflect.set(target, key, value, target);
+      hooked = value === masked ? undefined : value;
+      return true;
     },
   });
 }
