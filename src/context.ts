@@ -3,6 +3,7 @@ import { type Clock, systemClock } from './clock.js';
 import { BadValueError } from './settings/bad-value.js';
 import { createIOStreams, type IOStreams, type Streams } from './output/iostreams.js';
 import { createLogger, type Logger } from './output/logger.js';
+import { maskingStream } from './output/secret-backstop.js';
 import { parseDurationMs } from './redact/options.js';
 import { type ConfigStore, exposedConfigMode, openConfigStore } from './settings/config-store.js';
 import { type CommandFlags, requireService, resolveSettings, type Settings } from './settings/settings.js';
@@ -47,6 +48,11 @@ export interface ContextOptions {
   cwd?: string;
   clock?: Clock;
   config?: ConfigStore;
+  /**
+   * The command rewrites the config file, 0600 (`config set`, `logout`): whether it is still exposed
+   * is known only after it, so the caller asks then (warnIfTokenExposed), not the context at its start.
+   */
+  rewritesConfig?: boolean;
 }
 
 /** `--stats <interval>` in milliseconds; a usage error when it is not an interval. */
@@ -65,7 +71,7 @@ export function parseStatsInterval(text: string | undefined): number | undefined
  * The config file holds the token: every command says so while other users can read it, as vredact
  * makes it 0600 only when it writes it.
  */
-function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
+export function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
   if (config.get('token') === undefined) return;
   const mode = exposedConfigMode(config.path);
   if (mode === undefined) return;
@@ -79,10 +85,18 @@ export async function createContext(
   flags: CommandFlags & TerminalFlags,
   options: ContextOptions = {},
 ): Promise<Context> {
-  const streams = options.streams ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+  const given = options.streams ?? { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
   const env = options.env ?? process.env;
   const config = options.config ?? (await openConfigStore(env));
   const settings = resolveSettings(flags, env, config);
+  // The token in effect and the stored one, masked in whatever a command writes (the sandbox's
+  // context has neither: the token it prints is its own, for the user to use).
+  const secrets = () => [settings.token, config.get('token')];
+  const streams: Streams = {
+    stdout: maskingStream(given.stdout, secrets),
+    stderr: maskingStream(given.stderr, secrets),
+    stdin: given.stdin,
+  };
   const clock = options.clock ?? systemClock;
   const io = createIOStreams({
     streams,
@@ -94,8 +108,8 @@ export async function createContext(
     progress: flags.progress,
     statsIntervalMs: parseStatsInterval(flags.stats),
   });
-  const log = createLogger(io.stderr, settings, () => [settings.token, config.get('token')]);
-  warnIfTokenExposed(config, log);
+  const log = createLogger(io.stderr, settings);
+  if (!options.rewritesConfig) warnIfTokenExposed(config, log);
   let client: ApiClient | undefined;
   const build = async (token?: string) => {
     // A token given to the command itself (`login` checking one) is no stored one.

@@ -70,7 +70,11 @@ export interface JobSink {
 
 /** Takes a job's content items one by one, as they are read. */
 export interface ContentSink {
-  add(item: JobContentItem): void;
+  /**
+   * `givenFileName`: the item's file name as the service gave it, where it differs from the scrubbed
+   * one (a part of the token masked in it); only to ask the service for that file, never to show.
+   */
+  add(item: JobContentItem, givenFileName?: string): void;
   /**
    * An item of the listing that is no object (a number, null, a list), at `position` (from 1): no
    * item, so it is not added. Without this, such items are counted in one warning.

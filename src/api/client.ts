@@ -108,7 +108,7 @@ export class ApiClient {
       signal,
       uploadSafeToResend,
     );
-    return assertNewJobId(created.job_id, what);
+    return assertNewJobId(created.job_id, what, this.baseUrlSource);
   }
 
   /** A job's content items, read as a stream and held; file names are checked only when one is asked for. */
@@ -123,10 +123,12 @@ export class ApiClient {
     return eachContentItem(this.#http, jobId, sink, signal, this.#warnedJobs);
   }
 
+  /** `fileName` as the service gave it; what errors say of it is scrubbed as the service's text is. */
   async downloadUrl(jobId: string, fileName: string, signal?: AbortSignal): Promise<URL> {
-    const what = `getting a download URL for ${fileName}`;
+    const shownName = this.#http.scrub(fileName);
+    const what = `getting a download URL for ${shownName}`;
     const path = jobPath(jobId, '/files/download-url', what);
-    assertFileName(fileName, what);
+    assertFileName(fileName, what, shownName);
     const answer = await this.#small('POST', path, DownloadUrlSchema, what, { fileName }, signal);
     try {
       return resolveSignedUrl(answer.signedUrl, this.#http.baseUrl, what);

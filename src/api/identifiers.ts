@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { displayText, hasLoneSurrogate, truncate } from '../output/sanitize.js';
 import { InvalidResponseError } from './errors.js';
 import { type JsonNumber, literalOf } from './exact-json.js';
+import { type BaseUrlSource, unexpectedAnswerHint } from './base-url-hints.js';
 
 /** Longest identifier accepted; the interface states no bound, and nothing real comes near it. */
 export const MAX_IDENTIFIER_CHARS = 1024;
@@ -125,22 +126,27 @@ export function assertJobId(id: string, where: string): string {
 
 /**
  * A job id the service has just given (a created job): vredact does not hand on an id that every
- * command using it would refuse.
+ * command using it would refuse. Its hint names where the base URL came from (`source`).
  */
-export function assertNewJobId(id: string, where: string): string {
+export function assertNewJobId(id: string, where: string, source: BaseUrlSource): string {
   const problem = jobIdProblem(id);
   if (problem)
     throw new UnsafeIdentifierError(
       `${where}: the service gave the job id ${shown(id)}, which cannot be used (${problem})`,
+      undefined,
+      undefined,
+      undefined,
+      unexpectedAnswerHint(source),
     );
   return id;
 }
 
-export function assertFileName(name: string, where: string): string {
+/** `shownAs`: the name as errors show it (a part of the token masked in it). */
+export function assertFileName(name: string, where: string, shownAs = name): string {
   const problem = fileNameProblem(name);
   if (problem)
     throw new UnsafeIdentifierError(
-      `${where}: the file name ${shown(name)} cannot be used (${problem}); no request was sent`,
+      `${where}: the file name ${shown(shownAs)} cannot be used (${problem}); no request was sent`,
     );
   return name;
 }

@@ -8,7 +8,14 @@ import type { ContentSink, JobSink } from './client-types.js';
 import { JOBS_PATH, jobPath } from './identifiers.js';
 import { readJsonList } from './json-reader.js';
 import { isRetryableByDefault } from './retry.js';
-import { contentElementProblem, JobContentItemSchema, JobSchema, listedJobIdProblem } from './schemas.js';
+import {
+  contentElementProblem,
+  type JobContentItem,
+  JobContentItemSchema,
+  JobSchema,
+  isNamed,
+  listedJobIdProblem,
+} from './schemas.js';
 import type { ServiceHttp } from './service-http.js';
 
 /** A job's `token` field is a secret whoever's it is: masked before anything else sees it. */
@@ -87,6 +94,17 @@ function leftOutWarning(
 }
 
 /**
+ * An item's file name as the service gave it, where the scrub masked a part of the token in it
+ * (`x-<16 characters of the token>.wav`): the masked name is for showing, and the service knows the
+ * file only by its own.
+ */
+function givenFileName(item: JobContentItem, raw: unknown): string | undefined {
+  if (!isNamed(item) || raw === null || typeof raw !== 'object') return undefined;
+  const given = (raw as { file_name?: unknown }).file_name;
+  return typeof given === 'string' && given !== item.file_name ? given : undefined;
+}
+
+/**
  * A job's content items, handed to `sink` as they are read. An element that is no object (a number,
  * null) is no item: it goes to the sink's `leftOut`, or else into one warning (once a job where
  * `warnedJobs` is given), and the reading goes
@@ -128,9 +146,9 @@ export async function eachContentItem(
           } else if (leftOut++ === 0) first = `item ${position}: ${problem}`;
           return false;
         },
-        onItem: (item) => {
+        onItem: (item, raw) => {
           handed++;
-          sink.add(item);
+          sink.add(item, givenFileName(item, raw));
         },
         ...(sink.drain ? { afterChunk: sink.drain } : {}),
       });

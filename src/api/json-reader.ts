@@ -99,8 +99,11 @@ export interface ListReadOptions<S extends v.GenericSchema> {
    * handed on (a job with no id to use). Every item is taken unless told.
    */
   admit?: (raw: unknown, position: number) => boolean;
-  /** Called with each item, checked and scrubbed, in the order of the answer. */
-  onItem: (item: v.InferOutput<S>) => void;
+  /**
+   * Called with each item, checked and scrubbed, in the order of the answer, and the item as the
+   * service gave it (unchecked, unscrubbed): for a value that must go back to the service as sent.
+   */
+  onItem: (item: v.InferOutput<S>, raw: unknown) => void;
   /** Awaited after each chunk's items were handed over: a slow consumer holds the reading back. */
   afterChunk?: () => Promise<void>;
   /** Most items read (MAX_LIST_ITEMS unless told). */
@@ -146,7 +149,7 @@ export async function readJsonList<S extends v.GenericSchema>(
     try {
       if (options.admit && !options.admit(value, seen)) return;
       const raw = options.before ? options.before(value) : value;
-      options.onItem(checked(options.item, scrubDeep(raw, options.scrub), `${what} (item ${seen})`));
+      options.onItem(checked(options.item, scrubDeep(raw, options.scrub), `${what} (item ${seen})`), raw);
       count++;
     } catch (error) {
       failure = error;

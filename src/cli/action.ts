@@ -13,13 +13,15 @@ export type Runner = (ctx: Context, args: string[], flags: Record<string, unknow
  * Wraps a lazily loaded command: builds the context, runs it, turns errors into messages and exit codes.
  * `uses.signals`: the command takes the interrupt signals over (src/signals.ts); any other command is
  * ended at once by a signal that came while the modules loaded. `uses.configValues: false`: the
- * config file is not read (`config path` must answer when it is broken).
+ * config file is not read (`config path` must answer when it is broken). `uses.rewritesConfig`: the
+ * command writes the config file 0600, so a config file others can read is warned about after it,
+ * if it still is (a value refused, nothing written), rather than before it as noise.
  */
 export function action(
   load: () => Promise<Runner>,
-  uses: { userSettings?: boolean; configValues?: boolean; signals?: boolean } = {},
+  uses: { userSettings?: boolean; configValues?: boolean; signals?: boolean; rewritesConfig?: boolean } = {},
 ) {
-  const { userSettings = true, configValues = true, signals = false } = uses;
+  const { userSettings = true, configValues = true, signals = false, rewritesConfig = false } = uses;
   return async (...received: unknown[]) => {
     if (!signals) obeyHeldSignals();
     const command = received[received.length - 1] as Command;
@@ -28,14 +30,20 @@ export function action(
       arg === undefined ? [] : Array.isArray(arg) ? arg.map(String) : [String(arg)],
     );
     let ctx: Context | undefined;
+    let warnAtEnd: (() => void) | undefined;
     process.once('beforeExit', stalled);
     try {
-      const [{ createContext }, run] = await Promise.all([import('../context.js'), load()]);
+      const [{ createContext, warnIfTokenExposed }, run] = await Promise.all([
+        import('../context.js'),
+        load(),
+      ]);
       if (userSettings) {
         const config = configValues
           ? undefined
           : (await import('../settings/config-store.js')).unreadConfigStore(process.env);
-        ctx = await createContext(flags, { config });
+        ctx = await createContext(flags, { config, rewritesConfig });
+        const { config: store, log } = ctx;
+        if (rewritesConfig) warnAtEnd = () => warnIfTokenExposed(store, log);
         if (ctx.settings.sources.token === 'flag')
           ctx.log.warn(
             '--token is visible to other users of this machine (ps); prefer `vredact login` or VREDACT_TOKEN',
@@ -62,6 +70,7 @@ export function action(
         ],
       });
     } finally {
+      warnAtEnd?.();
       process.off('beforeExit', stalled);
       await ctx?.close();
     }

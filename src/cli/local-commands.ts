@@ -20,7 +20,9 @@ export function addLogoutCommand(program: Command): void {
   const logout = program.command('logout').description('remove the stored token from the config file');
   addExamples(logout, [
     ['vredact logout', 'the token is removed; VREDACT_TOKEN, if set, still applies'],
-  ]).action(action(async () => (await import('../commands/auth/logout.js')).runLogout));
+  ]).action(
+    action(async () => (await import('../commands/auth/logout.js')).runLogout, { rewritesConfig: true }),
+  );
 }
 
 export function addConfigCommands(program: Command): void {
@@ -45,7 +47,7 @@ export function addConfigCommands(program: Command): void {
     ['vredact config set concurrency 8', 'files in flight at once'],
     ['vredact config set gender opposite', 'a default target voice'],
     ['pass show vredact | vredact config set token -', 'the token from standard input'],
-  ]).action(action(async () => (await configModule()).runConfigSet));
+  ]).action(action(async () => (await configModule()).runConfigSet, { rewritesConfig: true }));
 
   // get and list show the effective value, so they take the flags that can override it.
   const get = config
@@ -62,7 +64,7 @@ export function addConfigCommands(program: Command): void {
     .description('remove a setting from the config file')
     .addArgument(keyArgument());
   addExamples(unset, [['vredact config unset gender', "back to the service's default"]]).action(
-    action(async () => (await configModule()).runConfigUnset),
+    action(async () => (await configModule()).runConfigUnset, { rewritesConfig: true }),
   );
 
   const list = config.command('list').description('print every setting and where it comes from');

@@ -20,7 +20,9 @@ export function addLoginCommand(program: Command): void {
   addExamples(addNetworkOptions(login), [
     ['vredact login', 'asks for the token without echo'],
     ['vredact login --token-stdin < token.txt', 'from a file or a secret store, in a script'],
-  ]).action(action(async () => (await import('../commands/auth/login.js')).runLogin));
+  ]).action(
+    action(async () => (await import('../commands/auth/login.js')).runLogin, { rewritesConfig: true }),
+  );
 }
 
 export function addJobsCommands(program: Command): void {

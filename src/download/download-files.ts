@@ -50,7 +50,10 @@ export type FileWriter = (
 
 /** One file to fetch: a name the service gave or the user typed, and its listed duration if any. */
 export interface DownloadItem {
+  /** The name shown, and saved under: a part of the token in the service's name is masked in it. */
   fileName: string;
+  /** The name as the service gave it, where it differs from `fileName`: what the service is asked for. */
+  givenFileName?: string;
   /** Its duration in seconds, as the job's listing gives it: the bound of its size. */
   duration?: number | null;
   /** Its `audio_duration` as listed (unit not shown): what its verified duration is held to. */
@@ -209,7 +212,7 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
         releaseSpace = claimRoom(space, request.outDir, cap.expectedBytes, fileName);
       const bytes = await deps.client.downloadJobFile(
         request.jobId,
-        fileName,
+        item.givenFileName ?? fileName,
         ({ body, contentLength, contentType }) => {
           // Its announced length replaces the estimate (one past the cap fails in `capped`, alone).
           if (contentLength !== undefined && contentLength <= cap.wavBytes) {

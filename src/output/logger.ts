@@ -1,10 +1,9 @@
 import type { Writable } from 'node:stream';
-import { redactSecrets } from '../settings/mask.js';
 import { escapeControls } from './sanitize.js';
 
 /**
- * Progress and diagnostics, always on stderr. Every line passes through the secret filter and has its
- * control characters escaped: messages carry file names and the service's text.
+ * Progress and diagnostics, always on stderr. Every line has its control characters escaped: messages
+ * carry file names and the service's text. The stream it is given masks the token (secret-backstop.ts).
  */
 export interface Logger {
   /** Normal progress; silenced by --quiet. */
@@ -16,12 +15,8 @@ export interface Logger {
   debug(message: string): void;
 }
 
-export function createLogger(
-  stderr: Writable,
-  options: { quiet: boolean; verbose: boolean },
-  secrets: () => ReadonlyArray<string | undefined>,
-): Logger {
-  const write = (line: string) => stderr.write(`${escapeControls(redactSecrets(line, secrets()))}\n`);
+export function createLogger(stderr: Writable, options: { quiet: boolean; verbose: boolean }): Logger {
+  const write = (line: string) => stderr.write(`${escapeControls(line)}\n`);
   return {
     info: (message) => {
       if (!options.quiet) write(message);

@@ -9,7 +9,12 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import {
+  type ScriptedHandler,
+  type ScriptedServer,
+  sendJson,
+  startScriptedServer,
+} from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_url_hint_0123456789abcdef';
 const dir = tempDirPerTest('vredact-url-hint-');
@@ -29,11 +34,14 @@ const CASES = [
 type Source = (typeof CASES)[number]['source'];
 
 /** A wrong host, and the arguments and environment of a run whose base URL comes from `source`. */
-async function wrongHostFrom(source: Source): Promise<{ args: string[]; env: NodeJS.ProcessEnv }> {
-  server = await startScriptedServer((_req, res) => {
+async function wrongHostFrom(
+  source: Source,
+  handler: ScriptedHandler = (_req, res) => {
     res.writeHead(404, { 'content-type': 'text/html' });
     res.end('<html><body>Not Found</body></html>');
-  });
+  },
+): Promise<{ args: string[]; env: NodeJS.ProcessEnv }> {
+  server = await startScriptedServer(handler);
   const url = server.baseUrl;
   const env = isolatedEnv(join(dir.path, 'config'), { VREDACT_TOKEN: TOKEN });
   if (source === '--base-url') return { args: ['--base-url', url], env };
@@ -53,6 +61,20 @@ describe.each(CASES)('the base URL from $source: its hints name where it is set'
       `hint: check that the base URL points at the service: ${pointer}`,
     ]);
     expect(server?.received.map((request) => request.url)).toEqual(['/api/jobs']);
+  });
+
+  it('jobs create: a new job id that fails the check', async () => {
+    const { args, env } = await wrongHostFrom(source, (_req, res) => sendJson(res, 201, { job_id: '../x' }));
+    const result = await runCli(['jobs', 'create', '--max-retries', '0', ...args], { env });
+    expect(result.exitCode, String(result.stderr)).toBe(1);
+    expect(String(result.stdout)).toBe('');
+    const lines = String(result.stderr).trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^error: creating a job: the service gave the job id "\.\.\/x", which cannot be used/,
+    );
+    expect(lines.slice(1)).toEqual([
+      `hint: check that the base URL points at the service (${pointer}); if it does, report this answer to the service's operators`,
+    ]);
   });
 
   it('redact: each failure and the batch stop', async () => {

@@ -2,7 +2,7 @@
  * The config file holds the token, and vredact makes it 0600 only when it writes it: a copy made by
  * hand or restored from a backup (0644) is warned about by every command until it is private again.
  */
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -47,5 +47,51 @@ test.skipIf(process.platform === 'win32')(
     } finally {
       await server.close();
     }
+  },
+);
+
+/** A config file with the token, readable by others, as `cp` leaves it. */
+async function exposedConfig(baseUrl: string): Promise<{ path: string; env: NodeJS.ProcessEnv }> {
+  const dir = join(work.path, 'cfg');
+  const path = join(dir, 'config.json');
+  await mkdir(dir);
+  await writeFile(path, JSON.stringify({ 'base-url': baseUrl, token: TOKEN }));
+  await chmod(path, 0o644);
+  return { path, env: isolatedEnv(dir) };
+}
+
+test.skipIf(process.platform === 'win32')(
+  'logout, config set and config unset make the file private: no warning about the mode it had; a refused value leaves it, warned about after',
+  async () => {
+    const { path, env } = await exposedConfig('https://a.example');
+    const set = await runCli(['config', 'set', 'base-url', 'https://b.example'], { env });
+    expect(set.exitCode, String(set.stderr)).toBe(0);
+    expect(String(set.stderr)).not.toContain('warning');
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
+      'base-url': 'https://b.example',
+      token: TOKEN,
+    });
+
+    await chmod(path, 0o644);
+    const unset = await runCli(['config', 'unset', 'gender'], { env });
+    expect(unset.exitCode, String(unset.stderr)).toBe(0);
+    expect(String(unset.stderr)).not.toContain('warning');
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+
+    // A value refused writes nothing: the file is still exposed after the command, and said so.
+    await chmod(path, 0o644);
+    const refused = await runCli(['config', 'set', 'base-url', 'http://b.example'], { env });
+    expect(refused.exitCode).toBe(2);
+    expect(String(refused.stderr)).toContain(
+      `warning: the config file ${path} holds the token and is not private`,
+    );
+    expect((await stat(path)).mode & 0o777).toBe(0o644);
+
+    const logout = await runCli(['logout'], { env });
+    expect(logout.exitCode).toBe(0);
+    expect(String(logout.stderr)).not.toContain('warning');
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ 'base-url': 'https://b.example' });
   },
 );

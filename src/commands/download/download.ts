@@ -45,11 +45,12 @@ function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem>
     return client.eachContentItem(
       jobId,
       {
-        add: (item) => {
+        add: (item, givenFileName) => {
           position++;
           if (isNamed(item))
             return sink.add({
               fileName: item.file_name,
+              ...(givenFileName === undefined ? {} : { givenFileName }),
               duration: listedDurationSeconds(item.audio_duration),
               listedDuration: item.audio_duration,
             });

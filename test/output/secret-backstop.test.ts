@@ -1,0 +1,47 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { maskingStream } from '../../src/output/secret-backstop.js';
+
+const TOKEN = 'vr_backstop_0123456789abcdef';
+
+function recorded() {
+  const stream = new PassThrough() as PassThrough & { isTTY?: boolean; columns?: number };
+  stream.isTTY = true;
+  stream.columns = 60;
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+describe('maskingStream', () => {
+  it('masks the token whole in text, passes bytes as they are, and keeps the stream its own', () => {
+    const { stream, text } = recorded();
+    const out = maskingStream(stream, () => [TOKEN, undefined]);
+    out.write(`a ${TOKEN}.wav\n`);
+    out.write(Buffer.from(`${TOKEN}\n`));
+    expect(text()).toBe(`a vr_…cdef.wav\n${TOKEN}\n`);
+    expect([out.isTTY, out.columns]).toEqual([true, 60]);
+    // Listeners go on the stream itself: its events reach them.
+    let drained = false;
+    out.on('drain', () => (drained = true)).off('nothing', () => {});
+    stream.emit('drain');
+    expect(drained).toBe(true);
+  });
+
+  it('a write hooked in its place (as ora does) is called, then put back, without looping', () => {
+    const { stream, text } = recorded();
+    const out = maskingStream(stream, () => [TOKEN]);
+    const taken = out.write;
+    const seen: string[] = [];
+    out.write = ((chunk: string) => {
+      seen.push(chunk);
+      return taken(chunk);
+    }) as typeof out.write;
+    out.write(`x ${TOKEN}\n`);
+    out.write = taken;
+    out.write(`y ${TOKEN}\n`);
+    expect(seen).toEqual([`x ${TOKEN}\n`]);
+    expect(text()).toBe('x vr_…cdef\ny vr_…cdef\n');
+    expect(stream.write).not.toBe(out.write);
+  });
+});
