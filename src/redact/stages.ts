@@ -37,7 +37,8 @@ async function closing<T>(queue: BoundedQueue<T>, run: () => Promise<void>): Pro
 
 /**
  * Runs every planned input through the stages; resolves when each has an outcome, or, after a first
- * interrupt (`deciding.stop`), when each input decided by then has one (see deciding-order.ts). A
+ * interrupt or a stop of the batch (`engine.stop`), when each input decided by then has one (see
+ * deciding-order.ts). A
  * second (`deciding.end`) ends the passes over inputs held back until the end (held-rows.ts) too.
  */
 export async function runStages(
@@ -45,7 +46,7 @@ export async function runStages(
   entries: PlanEntries,
   triageOptions: TriageOptions,
   concurrency: number,
-  deciding: { stop: AbortSignal; end: AbortSignal; pause: Pause },
+  deciding: { end: AbortSignal; pause: Pause },
 ): Promise<void> {
   const { recorder } = engine;
   const { default: pLimit } = await import('p-limit');
@@ -115,7 +116,9 @@ export async function runStages(
   await Promise.all([
     closing(decided, () =>
       forEachConcurrently(
-        new DecidingOrder(entries, deciding.stop, deciding.pause),
+        // Ends at a stop too (a refused token, a full disk, a host that is not the service): every input
+        // decided after it was only reported `pending … (not sent)`, each with a stat and a journal look-up.
+        new DecidingOrder(entries, engine.stop, deciding.pause),
         TRIAGE_WORKERS,
         async (entry) => decided.push(await triage(entry, triageOptions)),
       ),
