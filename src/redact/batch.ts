@@ -246,7 +246,7 @@ async function runPhases(
         ),
       },
       ctx.settings.concurrency,
-      { stop: interrupt.stop, end: interrupt.abort, pause },
+      { end: interrupt.abort, pause },
     );
     await writer.close();
     writer = undefined;
@@ -263,7 +263,14 @@ async function runPhases(
     });
     // The summary's tick or cross says what the exit code says: the jobs a --no-wait run submitted
     // are pending, and that is its success.
-    live.finish(counts, false, code === ExitCode.ok, interrupt.stop.aborted);
+    // A stop ends the deciding as an interrupt does (stages.ts): the inputs left are counted undecided.
+    live.finish(
+      counts,
+      false,
+      code === ExitCode.ok,
+      interrupt.stop.aborted,
+      Boolean(halt.reason) || Boolean(refusal),
+    );
     if (halt.reason) {
       const failure = halt.reason as { message?: string };
       const hint = stopHint(halt.reason, ctx.settings.sources['base-url']);

@@ -33,6 +33,24 @@ const POLL_CAP_MS = 30_000;
 const POLL_MIN_MS = 500;
 /** Consecutive failed polls of one job (after the client's own retries) before it is left pending. */
 const MAX_POLL_FAILURES = 8;
+/**
+ * Looks at a job of an earlier run answered 404 in a row before it is taken for gone and its file sent
+ * again: the second, at the poll's backoff, keeps one stray answer (a node behind a balancer that has
+ * not seen the job yet) from costing a second redaction.
+ */
+const GONE_LOOKS = 2;
+
+/** A job of an earlier run that the service says does not exist: its file is to be sent again. */
+export interface JobGone {
+  kind: 'gone';
+  /** The look's answer, as its error says it. */
+  answer: string;
+}
+
+/** Whether a look's failure says the job of an earlier run does not exist (a 404 of the job itself). */
+function saysGone(work: CollectWork, error: unknown): boolean {
+  return !work.fresh && error instanceof NotFoundError;
+}
 
 /**
  * A failure that will not change by asking again: the job itself is the problem. A link's host
@@ -69,9 +87,14 @@ function claimRoom(engine: Engine, work: CollectWork, durationSec: number): (() 
 
 /**
  * Waits for one job, then downloads, verifies and writes its result. `deadlineMs`: when its wait
- * ends, if it began before the job was known (an upload accepted without naming it).
+ * ends, if it began before the job was known (an upload accepted without naming it). Resolves with
+ * JobGone, and no outcome, when a job of an earlier run no longer exists: the caller sends the file.
  */
-export async function collectOne(engine: Engine, work: CollectWork, deadlineMs?: number): Promise<void> {
+export async function collectOne(
+  engine: Engine,
+  work: CollectWork,
+  deadlineMs?: number,
+): Promise<JobGone | undefined> {
   const { recorder } = engine;
   const { entry, jobId } = work;
   if (work.fresh && !engine.wait) {
@@ -82,7 +105,7 @@ export async function collectOne(engine: Engine, work: CollectWork, deadlineMs?:
         ? `submitted as job ${jobId}; a later run collects it`
         : `submitted as job ${jobId}, which its first look did not find (${notFound}): ${checkBaseUrlHint(engine.client.baseUrlSource)}; a later run looks at it again`;
     recorder.pending(entry, reason, jobId);
-    return;
+    return undefined;
   }
   let durationSec = work.durationSec;
   if (durationSec === undefined) {
@@ -95,20 +118,20 @@ export async function collectOne(engine: Engine, work: CollectWork, deadlineMs?:
         `job ${jobId}: the input cannot be measured to verify its result (${probe.reason})`,
         jobId,
       );
-      return;
+      return undefined;
     }
     durationSec = probe.durationSec;
   }
   let releaseSpace: (() => void) | undefined;
   if (!work.releaseSpace) {
     releaseSpace = claimRoom(engine, work, durationSec);
-    if (!releaseSpace) return;
+    if (!releaseSpace) return undefined;
   }
   recorder.begun(entry);
   recorder.progress.waiting++;
   recorder.changed();
   try {
-    await poll(engine, work, durationSec, deadlineMs ?? engine.clock.now() + engine.waitTimeoutMs);
+    return await poll(engine, work, durationSec, deadlineMs ?? engine.clock.now() + engine.waitTimeoutMs);
   } finally {
     releaseSpace?.();
     recorder.progress.waiting--;
@@ -135,12 +158,18 @@ async function leftByStop(engine: Engine, work: CollectWork, seen: boolean): Pro
   engine.recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
 }
 
-async function poll(engine: Engine, work: CollectWork, durationSec: number, deadline: number): Promise<void> {
+async function poll(
+  engine: Engine,
+  work: CollectWork,
+  durationSec: number,
+  deadline: number,
+): Promise<JobGone | undefined> {
   const { recorder, clock, client } = engine;
   const { entry, jobId } = work;
   let attempt = 0;
   let failures = 0;
   let lastError: unknown;
+  let goneLooks = 0;
   const linkTries = new LinkTries(work.linkMisses);
   // Whether the job has been seen: until then, a job id of this run's upload may be a wrong host's.
   let seen = !work.fresh;
@@ -149,18 +178,19 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
     let toService = true;
     if (engine.stop.aborted) {
       await leftByStop(engine, work, seen);
-      return;
+      return undefined;
     }
     try {
       // Its first look counts toward the stop for a host that is not the service (first-look.ts).
       const content = await (seen ? lookAtJob(engine, jobId) : firstLook(engine, jobId));
       seen = true;
+      goneLooks = 0;
       const found = pickResult(content, work.uploadName);
       // A poll under way at an interrupt starts no download (the interrupt starts nothing new): the
       // job stays pending, as the interrupt said. Before, its result was fetched after the interrupt.
       if (found && engine.stop.aborted) {
         recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
-        return;
+        return undefined;
       }
       if (found) {
         const url = await engine.request(() =>
@@ -191,7 +221,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
           outputSha256: written.sha256,
           inputSha256: work.inputSha256,
         });
-        return;
+        return undefined;
       }
       failures = 0;
     } catch (error) {
@@ -201,26 +231,26 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
         if (error.stopsBatch) engine.halt.stop(error);
         await engine.outputFolder.forgetWritable(entry.outputRel);
         recorder.pending(entry, `job ${jobId}: ${error.message}; a later run collects it`, jobId);
-        return;
+        return undefined;
       }
       if (error instanceof ResultRejectedError) {
         // A broken result is never done: the journal says failed, and a re-run sends the file again.
         await recorder.failed(entry, work.identity, `job ${jobId}: ${error.message}`, jobId);
-        return;
+        return undefined;
       }
       if (isStopping(engine, error)) {
         recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
-        return;
+        return undefined;
       }
       if (!seen && firstLookPointsAtSetup(error)) {
         await recorder.failed(entry, work.identity, `${messageOf(error)}; ${namedJobMissing(engine)}`, jobId);
-        return;
+        return undefined;
       }
       if (error instanceof LinkMissingError) {
         const spent = linkTries.missed(error);
         if (spent !== undefined) {
           await recorder.failed(entry, work.identity, spent, jobId);
-          return;
+          return undefined;
         }
         if (!engine.wait) {
           // A run that only looks (--no-wait) makes no second try: a later run gets the tries, and
@@ -228,12 +258,16 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
           await recorder.linkMissed(work, linkTries.misses);
           const reason = `job ${jobId}: ${messageOf(error)}; ${linkMissesNote(linkTries.misses)} (it may not have reached the link yet): a later run tries again`;
           recorder.pending(entry, reason, jobId);
-          return;
+          return undefined;
         }
       }
-      if (isPermanent(error)) {
+      if (saysGone(work, error)) {
+        goneLooks++;
+        if (goneLooks >= GONE_LOOKS) return { kind: 'gone', answer: messageOf(error) };
+        engine.log.debug(`job ${jobId}: ${messageOf(error)}; looking again before sending the file again`);
+      } else if (isPermanent(error)) {
         await recorder.failed(entry, work.identity, messageOf(error), jobId);
-        return;
+        return undefined;
       }
       if (error instanceof RateLimitError) {
         // Only a throttle that gave up comes out of the client (past --max-throttle-wait): every later
@@ -243,7 +277,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
           `job ${jobId} could not be checked: ${messageOf(error)}; a later run collects it`,
           jobId,
         );
-        return;
+        return undefined;
       }
       if (toService && failsEveryRequest(error)) {
         // A service never reached, or one whose certificate is not trusted, fails every poll of every
@@ -251,19 +285,20 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
         // on for minutes in turn. The file host of a signed URL is another matter: that job's alone.
         engine.halt.stop(error);
         recorder.pending(entry, `job ${jobId} could not be checked: ${messageOf(error)}`, jobId);
-        return;
+        return undefined;
       }
       failures++;
       lastError = error;
       engine.log.debug(`job ${jobId}: ${messageOf(error)}`);
       if (failures >= MAX_POLL_FAILURES) {
         recorder.pending(entry, `job ${jobId} could not be checked: ${messageOf(error)}`, jobId);
-        return;
+        return undefined;
       }
     }
-    if (!engine.wait) {
+    // With --no-wait too, a job answered 404 is looked at again: one look cannot tell it gone.
+    if (!engine.wait && goneLooks === 0) {
       recorder.pending(entry, `job ${jobId} is still processing; a later run collects it`, jobId);
-      return;
+      return undefined;
     }
     const remaining = deadline - clock.now();
     if (remaining <= 0) {
@@ -273,7 +308,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
         `job ${jobId} not finished after ${formatDuration(engine.waitTimeoutMs / 1000)} (--wait-timeout); a later run collects it${why}`,
         jobId,
       );
-      return;
+      return undefined;
     }
     const delay = Math.min(
       remaining,

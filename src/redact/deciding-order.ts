@@ -1,5 +1,7 @@
 /**
- * The inputs as the run decides them, ending at a first interrupt. A re-run decides 1,000,000 inputs
+ * The inputs as the run decides them, ending at a first interrupt or at a stop of the batch (a refused
+ * token, a full disk, a host that is not the service: every input after it was decided only to be
+ * reported `pending … (not sent)`). A re-run decides 1,000,000 inputs
  * already done in seconds of stats and look-ups; before, a first Ctrl-C there waited until the last of
  * them was decided (skipped, or reported pending), about as long as an uninterrupted re-run. Now the
  * inputs not handed out by then are left undecided: no outcome, no journal line, counted in the
@@ -11,7 +13,7 @@ import type { Pause } from './test-pause.js';
 export class DecidingOrder<T> implements AsyncIterable<T> {
   constructor(
     private readonly items: Iterable<T>,
-    /** A first interrupt: no input is handed out after it. */
+    /** A first interrupt or a stop of the batch: no input is handed out after it. */
     private readonly stop: AbortSignal,
     private readonly pause: Pause,
   ) {}

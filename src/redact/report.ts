@@ -19,7 +19,7 @@ import { printJsonLine } from '../output/table.js';
 import type { Counts, DryRunCounts, Outcome, Progress } from './outcome.js';
 import { printJsonSummary, type SummaryCounts } from './json-summary.js';
 import { ProblemList } from './problem-list.js';
-import { summaryLine } from './summary-line.js';
+import { summaryLine, type UndecidedBy } from './summary-line.js';
 
 export type { Counts, DryRunCounts, DryRunStatus, Outcome, Progress, Status } from './outcome.js';
 
@@ -170,10 +170,18 @@ export class Reporter {
    * (a tick, not a cross, before the live line's summary) is the caller's, who knows the exit code;
    * without it, any file rejected, failed or pending is a cross. `interrupted`: the inputs left without
    * an outcome (a first interrupt ends the deciding, see deciding-order.ts) are counted as undecided,
-   * and the JSON summary says the run was interrupted.
+   * and the JSON summary says the run was interrupted. `stopped`: the batch stopped on a failure (a
+   * refused token, a full disk…), which ends the deciding too: the inputs left are counted so.
    */
-  finish(counts: Partial<Counts & DryRunCounts>, dryRun: boolean, ok?: boolean, interrupted = false): void {
-    const undecided = interrupted ? this.#undecided() : 0;
+  finish(
+    counts: Partial<Counts & DryRunCounts>,
+    dryRun: boolean,
+    ok?: boolean,
+    interrupted = false,
+    stopped = false,
+  ): void {
+    const undecided = interrupted || stopped ? this.#undecided() : 0;
+    const undecidedBy: UndecidedBy = stopped ? 'the batch stopped' : 'interrupted';
     const shown: SummaryCounts = {
       ...counts,
       ...(this.#tooRecent > 0 ? { tooRecent: this.#tooRecent } : {}),
@@ -187,7 +195,8 @@ export class Reporter {
     } else {
       status?.stop();
       // (--json has its summary object on stdout.)
-      if (countsLineWanted(this.#io)) this.#io.stderr.write(`${summaryLine(shown, dryRun)}\n`);
+      if (countsLineWanted(this.#io))
+        this.#io.stderr.write(`${summaryLine(shown, dryRun, false, undecidedBy)}\n`);
     }
     if (this.#mode === 'json') {
       printJsonSummary(this.#io, shown, { dryRun, interrupted });

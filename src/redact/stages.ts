@@ -2,19 +2,18 @@
  * The stages, joined by bounded queues: triage (decide from the journal) → local checks → uploads →
  * publish (flush and rename a synchronous result) or jobs. Each queue holds a fixed number of files,
  * so memory does not grow with the batch; the checks run ahead of the uploads in their own pool, and
- * outputs are published and jobs waited for without holding upload slots.
+ * outputs are published and jobs waited for without holding upload slots. A job of an earlier run that
+ * the service no longer has is sent again by the worker that met it, in the same slots (send-again.ts).
  */
-import { checkInput } from './check.js';
-import { collectOne } from './collect.js';
-import { collectAccepted } from './find-accepted.js';
 import { DecidingOrder } from './deciding-order.js';
-import { type Engine, messageOf, stoppedReason } from './engine.js';
+import { type Engine, messageOf } from './engine.js';
 import type { PlanEntries } from './plan.js';
 import type { Pause } from './test-pause.js';
 import { BoundedQueue, forEachConcurrently } from './queue.js';
 import { HeldRows } from './held-rows.js';
 import { type PublishWork, publishOne } from './publish.js';
-import { journalAhead, outputWritable, sendOne } from './send.js';
+import { checkToSend, collectJob, sendAgain } from './send-again.js';
+import { sendOne } from './send.js';
 import { type TriageOptions, triage } from './triage.js';
 import { settleUnvouched, UnvouchedOutputs } from './unvouched.js';
 import type { AcceptedWork, CheckedWork, CollectWork, SendWork, Work } from './work.js';
@@ -38,7 +37,8 @@ async function closing<T>(queue: BoundedQueue<T>, run: () => Promise<void>): Pro
 
 /**
  * Runs every planned input through the stages; resolves when each has an outcome, or, after a first
- * interrupt (`deciding.stop`), when each input decided by then has one (see deciding-order.ts). A
+ * interrupt or a stop of the batch (`engine.stop`), when each input decided by then has one (see
+ * deciding-order.ts). A
  * second (`deciding.end`) ends the passes over inputs held back until the end (held-rows.ts) too.
  */
 export async function runStages(
@@ -46,9 +46,13 @@ export async function runStages(
   entries: PlanEntries,
   triageOptions: TriageOptions,
   concurrency: number,
-  deciding: { stop: AbortSignal; end: AbortSignal; pause: Pause },
+  deciding: { end: AbortSignal; pause: Pause },
 ): Promise<void> {
   const { recorder } = engine;
+  const { default: pLimit } = await import('p-limit');
+  // The checks and uploads of the stages, and of files sent again for a gone job (send-again.ts).
+  const checkSlots = pLimit(probeWorkers(concurrency));
+  const uploadSlots = pLimit(concurrency);
   const decided = new BoundedQueue<Work>(256);
   const toCheck = new BoundedQueue<SendWork>(256);
   const checked = new BoundedQueue<CheckedWork>(Math.max(4, concurrency * 2));
@@ -112,7 +116,9 @@ export async function runStages(
   await Promise.all([
     closing(decided, () =>
       forEachConcurrently(
-        new DecidingOrder(entries, deciding.stop, deciding.pause),
+        // Ends at a stop too (a refused token, a full disk, a host that is not the service): every input
+        // decided after it was only reported `pending … (not sent)`, each with a stat and a journal look-up.
+        new DecidingOrder(entries, engine.stop, deciding.pause),
         TRIAGE_WORKERS,
         async (entry) => decided.push(await triage(entry, triageOptions)),
       ),
@@ -123,32 +129,13 @@ export async function runStages(
     }),
     closing(checked, () =>
       forEachConcurrently(toCheck, probeWorkers(concurrency), async (work) => {
-        if (engine.stop.aborted) {
-          recorder.pending(work.entry, `${stoppedReason(engine)} (not sent)`);
-          return;
-        }
-        const result = await checkInput(
-          work,
-          engine.limits,
-          recorder,
-          (message) => engine.log.warn(message),
-          engine.minAge,
-        );
-        if (result.kind === 'left') recorder.skipped(work.entry, result.reason, true);
-        if (result.kind !== 'checked') return;
-        recorder.progress.bytesTotal += result.identity.size;
-        if (engine.stop.aborted) {
-          recorder.pending(work.entry, `${stoppedReason(engine)} (not sent)`);
-          return;
-        }
-        if (!(await outputWritable(engine, result))) return;
-        const journaled = await journalAhead(engine, result);
+        const journaled = await checkSlots(() => checkToSend(engine, work));
         if (journaled) await checked.push(journaled);
       }),
     ),
     closing(toPublish, () =>
       forEachConcurrently(checked, concurrency, async (work) => {
-        const next = await sendOne(engine, work);
+        const next = await uploadSlots(() => sendOne(engine, work));
         if (next?.kind === 'publish') await toPublish.push(next);
         // With --no-wait, the slot is held until the run's jobs are known to be the service's.
         else if (next?.kind === 'collect' && !engine.wait)
@@ -160,10 +147,10 @@ export async function runStages(
     forEachConcurrently(toPublish, concurrency, (work) =>
       publishOne(engine, work).finally(() => work.releaseSpace?.()),
     ),
-    forEachConcurrently(toCollect, JOB_WAITERS, (job) =>
-      (job.kind === 'accepted' ? collectAccepted(engine, job) : collectOne(engine, job)).finally(() =>
-        job.releaseSpace?.(),
-      ),
-    ),
+    forEachConcurrently(toCollect, JOB_WAITERS, async (job) => {
+      const gone = await collectJob(engine, job);
+      if (gone && job.kind === 'collect')
+        await sendAgain(engine, job, gone, { check: checkSlots, upload: uploadSlots });
+    }),
   ]);
 }

@@ -4,6 +4,9 @@
  */
 import type { SummaryCounts } from './json-summary.js';
 
+/** What left inputs undecided: an interrupt, or a batch stopped by a failure (a refused token…). */
+export type UndecidedBy = 'interrupted' | 'the batch stopped';
+
 /**
  * `interruptedBeforeDeciding`: the run was interrupted before it decided any input (json-summary.ts);
  * with no input planned yet, nothing else on the line would say it was interrupted.
@@ -12,9 +15,10 @@ export function summaryLine(
   counts: SummaryCounts,
   dryRun: boolean,
   interruptedBeforeDeciding = false,
+  undecidedBy: UndecidedBy = 'interrupted',
 ): string {
   const undecided = counts.undecided
-    ? `, undecided ${counts.undecided} (interrupted)`
+    ? `, undecided ${counts.undecided} (${undecidedBy})`
     : interruptedBeforeDeciding
       ? ' (interrupted before any input was decided)'
       : '';

@@ -275,6 +275,24 @@ describe('an interrupt that ended the deciding', () => {
   });
 });
 
+describe('a batch stopped by a failure, which ends the deciding too', () => {
+  it('counts the inputs given no outcome as undecided, saying the batch stopped, and not as interrupted', async () => {
+    const lines = setup();
+    const reporter = await Reporter.start(lines.io, { verb: 'redacting', total: 5 });
+    reporter.outcome({ input: 'a.wav', output: 'out/a.wav', status: 'failed', reason: 'refused' });
+    reporter.finish({ failed: 1 }, false, false, false, true);
+    expect(lines.stderr()).toBe(
+      'redacted 0, skipped 0 (already done), rejected 0, failed 1, pending 0, undecided 4 (the batch stopped)\n',
+    );
+
+    const json = setup({ json: true });
+    const stopped = await Reporter.start(json.io, { verb: 'redacting', total: 3 });
+    stopped.outcome({ input: 'a.wav', output: 'out/a.wav', status: 'failed', reason: 'refused' });
+    stopped.finish({ failed: 1 }, false, false, false, true);
+    expect(json.stdout().trim().split('\n').at(-1)).toBe('{"summary":{"failed":1,"undecided":2}}');
+  });
+});
+
 describe('files left by --min-age', () => {
   it('are counted among the skipped, and apart from the done ones', () => {
     const counts = { done: 1, skipped: 5, rejected: 0, failed: 0, pending: 0, tooRecent: 2 };
