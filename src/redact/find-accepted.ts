@@ -15,7 +15,7 @@
 import { formatDuration } from '../output/format.js';
 import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
-import { journalSubmitted } from './send.js';
+import { journalSubmitted, noOutputAt } from './send.js';
 import type { AcceptedWork, CollectWork } from './work.js';
 import { listingAnswerWords, listingPointsAtSetup, WrongServiceError } from './wrong-service.js';
 
@@ -124,6 +124,13 @@ async function collectLost(
   // Not held while it waits: most such uploads made no job (a service failing every upload).
   work.releaseSpace?.();
   if (engine.stop.aborted || acceptedJobs.lostWaiting >= LOST_LOOKS_MAX) {
+    recorder.failedUnrecorded(entry, lost.reason);
+    return;
+  }
+  // Its line says so before the look: `status` reads the journal, and called the file being sent.
+  // An output at its place now stood before its upload: this run publishes none before the look.
+  await recorder.answerLost(work, noOutputAt(entry.output)).catch(() => {});
+  if (engine.stop.aborted) {
     recorder.failedUnrecorded(entry, lost.reason);
     return;
   }

@@ -47,6 +47,12 @@ export interface JournalRecord {
    * crash was published by this upload, its `done` line lost: the next run checks it and records it.
    */
   outputAbsent?: boolean;
+  /**
+   * uploading: the same upload's line journaled again when its answer was lost (a 504, a connection
+   * dropped), before the run looks for its job (find-accepted.ts): `status` says it is looked for,
+   * not sent. Absent (an earlier version's journal): an upload as any.
+   */
+  answerLost?: boolean;
   /** done: recorded by a later run, which checked the output a crashed run had published (adopt.ts). */
   recovered?: boolean;
   /**

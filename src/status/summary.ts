@@ -157,11 +157,14 @@ export function describe(record: StatusRecord): string {
 }
 
 function reasonOf(record: StatusRecord): string {
+  if (record.inFlight && record.answerLost)
+    return "its upload's answer was lost; the run under way is looking for its job";
   if (record.inFlight) return 'being sent by the run under way (its upload started, or is next)';
   if (record.reason !== undefined) return record.reason;
   if (record.event === 'submitted') return 'submitted; the next run collects its job';
   if (record.event === 'uploading') {
-    return 'upload interrupted; the next run looks for its job first, then sends it again';
+    const what = record.answerLost ? "its upload's answer was lost" : 'upload interrupted';
+    return `${what}; the next run looks for its job first, then sends it again`;
   }
   return '';
 }

@@ -966,8 +966,9 @@ describe('interrupted uploads', () => {
     // One look, a few seconds after the failure: the rest of the run was done by then.
     expect(client.listCalls).toBe(1);
     const records = await recordsOf('in/f0.wav');
-    expect(records.map((record) => record.event)).toEqual(['uploading', 'submitted', 'done']);
-    expect(records[1]).toMatchObject({
+    expect(records.map((record) => record.event)).toEqual(['uploading', 'uploading', 'submitted', 'done']);
+    expect(records[1]).toMatchObject({ uploadName: records[0]?.uploadName, answerLost: true });
+    expect(records[2]).toMatchObject({
       jobId: 'job-1',
       uploadName: records[0]?.uploadName,
       reconciled: true,
@@ -994,7 +995,7 @@ describe('interrupted uploads', () => {
     ]);
     expect(first.uploads).toEqual(['f0.wav']);
     expect(first.listCalls).toBe(1);
-    expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual(['uploading']);
+    expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual(['uploading', 'uploading']);
 
     // The service made its job after that look: the next run finds it, and sends nothing.
     const later = new FakeClient(async () => 'sync');
