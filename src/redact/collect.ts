@@ -135,6 +135,14 @@ async function leftByStop(engine: Engine, work: CollectWork, seen: boolean): Pro
   engine.recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
 }
 
+/**
+ * A job left pending after tries of its link that met no result in this run: its `submitted` line
+ * is journaled again with the count, from which the next run goes on (link-tries.ts).
+ */
+async function keepLinkMisses(engine: Engine, work: CollectWork, linkTries: LinkTries): Promise<void> {
+  if (linkTries.missedHere) await engine.recorder.linkMissed(work, linkTries.misses);
+}
+
 async function poll(engine: Engine, work: CollectWork, durationSec: number, deadline: number): Promise<void> {
   const { recorder, clock, client } = engine;
   const { entry, jobId } = work;
@@ -225,7 +233,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
         if (!engine.wait) {
           // A run that only looks (--no-wait) makes no second try: a later run gets the tries, and
           // the journal counts this one, so that the tries run out over runs as within one.
-          await recorder.linkMissed(work, linkTries.misses);
+          await keepLinkMisses(engine, work, linkTries);
           const reason = `job ${jobId}: ${messageOf(error)}; ${linkMissesNote(linkTries.misses)} (it may not have reached the link yet): a later run tries again`;
           recorder.pending(entry, reason, jobId);
           return;
@@ -238,6 +246,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
       if (error instanceof RateLimitError) {
         // Only a throttle that gave up comes out of the client (past --max-throttle-wait): every later
         // poll of this run is refused the same way, so polling on only held the run for minutes.
+        await keepLinkMisses(engine, work, linkTries);
         recorder.pending(
           entry,
           `job ${jobId} could not be checked: ${messageOf(error)}; a later run collects it`,
@@ -257,6 +266,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
       lastError = error;
       engine.log.debug(`job ${jobId}: ${messageOf(error)}`);
       if (failures >= MAX_POLL_FAILURES) {
+        await keepLinkMisses(engine, work, linkTries);
         recorder.pending(entry, `job ${jobId} could not be checked: ${messageOf(error)}`, jobId);
         return;
       }
@@ -268,6 +278,7 @@ async function poll(engine: Engine, work: CollectWork, durationSec: number, dead
     const remaining = deadline - clock.now();
     if (remaining <= 0) {
       const why = lastError && failures > 0 ? ` (last error: ${messageOf(lastError)})` : '';
+      await keepLinkMisses(engine, work, linkTries);
       recorder.pending(
         entry,
         `job ${jobId} not finished after ${formatDuration(engine.waitTimeoutMs / 1000)} (--wait-timeout); a later run collects it${why}`,

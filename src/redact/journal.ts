@@ -57,8 +57,8 @@ export interface JournalRecord {
   recovered?: boolean;
   /**
    * submitted: GETs of the job's result link that found no result (404, 410) in earlier runs; the
-   * submitted line is written again with it by a `--no-wait` run that leaves the job pending so
-   * (link-tries.ts). Absent: none.
+   * submitted line is written again with it by a run that leaves the job pending after such tries
+   * (`--no-wait`, or its wait over; link-tries.ts). Absent: none.
    */
   linkMisses?: number;
   /** submitted: the job was found among the service's jobs after an interrupted upload. */
