@@ -28,7 +28,7 @@ export interface StatusRecord {
   event: JournalEvent;
   /** When the line was written, as journaled (ISO 8601). */
   at: string;
-  /** done: when the redaction was done, where that is not `at` (a touched file's line, see doneTimeOf). */
+  /** done: when the redaction was done, where that is not `at` (a touched file's line, see shownTime). */
   doneAt?: string;
   /** Absolute real path of the input. */
   input: string;
@@ -48,6 +48,14 @@ export interface StatusRecord {
    * attempt replaced (see earlier-output.ts), with its hashes.
    */
   earlier?: StatusRecord;
+}
+
+/**
+ * The time status and the manifest show of a record: a done one's redaction (its `doneAt`, on the line
+ * of a touched file journaled again), else when its line was written.
+ */
+export function shownTime(record: Pick<StatusRecord, 'at' | 'doneAt'>): string {
+  return record.doneAt ?? record.at;
 }
 
 export function stateOf(event: JournalEvent, inFlight = false): FileState {
@@ -116,12 +124,14 @@ export function statusRecordOf(record: JournalRecord, details: boolean): StatusR
   const reason = known.reason ?? text(record.reason) ?? linkMissesReason(record);
   if (reason !== undefined) status.reason = reason;
   if (record.event === 'uploading' && record.answerLost === true) status.answerLost = true;
+  if (record.event === 'done') {
+    const doneAt = doneTimeOf(record);
+    if (doneAt !== record.at) status.doneAt = doneAt;
+  }
   if (!details) return status;
   const inputSha256 = text(record.inputSha256);
   if (inputSha256 !== undefined) status.inputSha256 = inputSha256;
   if (record.event === 'done') {
-    const doneAt = doneTimeOf(record);
-    if (doneAt !== record.at) status.doneAt = doneAt;
     const outputSha256 = text(record.outputSha256);
     if (outputSha256 !== undefined) status.outputSha256 = outputSha256;
     const voice = voiceOf(record.voice);
