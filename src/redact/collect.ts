@@ -158,6 +158,14 @@ async function leftByStop(engine: Engine, work: CollectWork, seen: boolean): Pro
   engine.recorder.pending(entry, `${stoppedReason(engine)}; job ${jobId} is collected by a later run`, jobId);
 }
 
+/**
+ * A job left pending after tries of its link that met no result in this run: its `submitted` line
+ * is journaled again with the count, from which the next run goes on (link-tries.ts).
+ */
+async function keepLinkMisses(engine: Engine, work: CollectWork, linkTries: LinkTries): Promise<void> {
+  if (linkTries.missedHere) await engine.recorder.linkMissed(work, linkTries.misses);
+}
+
 async function poll(
   engine: Engine,
   work: CollectWork,
@@ -255,7 +263,7 @@ async function poll(
         if (!engine.wait) {
           // A run that only looks (--no-wait) makes no second try: a later run gets the tries, and
           // the journal counts this one, so that the tries run out over runs as within one.
-          await recorder.linkMissed(work, linkTries.misses);
+          await keepLinkMisses(engine, work, linkTries);
           const reason = `job ${jobId}: ${messageOf(error)}; ${linkMissesNote(linkTries.misses)} (it may not have reached the link yet): a later run tries again`;
           recorder.pending(entry, reason, jobId);
           return undefined;
@@ -272,6 +280,7 @@ async function poll(
       if (error instanceof RateLimitError) {
         // Only a throttle that gave up comes out of the client (past --max-throttle-wait): every later
         // poll of this run is refused the same way, so polling on only held the run for minutes.
+        await keepLinkMisses(engine, work, linkTries);
         recorder.pending(
           entry,
           `job ${jobId} could not be checked: ${messageOf(error)}; a later run collects it`,
@@ -291,6 +300,7 @@ async function poll(
       lastError = error;
       engine.log.debug(`job ${jobId}: ${messageOf(error)}`);
       if (failures >= MAX_POLL_FAILURES) {
+        await keepLinkMisses(engine, work, linkTries);
         recorder.pending(entry, `job ${jobId} could not be checked: ${messageOf(error)}`, jobId);
         return undefined;
       }
@@ -303,6 +313,7 @@ async function poll(
     const remaining = deadline - clock.now();
     if (remaining <= 0) {
       const why = lastError && failures > 0 ? ` (last error: ${messageOf(lastError)})` : '';
+      await keepLinkMisses(engine, work, linkTries);
       recorder.pending(
         entry,
         `job ${jobId} not finished after ${formatDuration(engine.waitTimeoutMs / 1000)} (--wait-timeout); a later run collects it${why}`,

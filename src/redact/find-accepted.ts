@@ -15,7 +15,7 @@
 import { formatDuration } from '../output/format.js';
 import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
-import { journalSubmitted } from './send.js';
+import { journalSubmitted, noOutputAt } from './send.js';
 import type { AcceptedWork, CollectWork } from './work.js';
 import { listingAnswerWords, listingPointsAtSetup, WrongServiceError } from './wrong-service.js';
 
@@ -127,14 +127,22 @@ async function collectLost(
     recorder.failedUnrecorded(entry, lost.reason);
     return;
   }
-  engine.log.debug(`${entry.display}: its upload's answer was lost; looking for its job before the run ends`);
   recorder.progress.waiting++;
   recorder.changed();
+  // Joined at once, in the turn of the cap's check, so that uploads failing side by side never pass
+  // it together; its first look is seconds away (LOST_FIRST_LOOK_MS).
+  const looking = acceptedJobs.find(work.uploadName, work.sinceMs, lost.failedAtMs + engine.waitTimeoutMs, {
+    firstLookMs: lost.failedAtMs + LOST_FIRST_LOOK_MS,
+  });
+  // Its failure is met below, once the line is written: not an unhandled rejection meanwhile.
+  looking.catch(() => {});
+  // Its line says so while it is looked for: `status` reads the journal, and called it being sent.
+  // An output at its place now stood before its upload: this run publishes none before the look.
+  await recorder.answerLost(work, noOutputAt(entry.output)).catch(() => {});
+  engine.log.debug(`${entry.display}: its upload's answer was lost; looking for its job before the run ends`);
   let lookUp;
   try {
-    lookUp = await acceptedJobs.find(work.uploadName, work.sinceMs, lost.failedAtMs + engine.waitTimeoutMs, {
-      firstLookMs: lost.failedAtMs + LOST_FIRST_LOOK_MS,
-    });
+    lookUp = await looking;
   } catch (error) {
     engine.log.debug(`${entry.display}: looking for the job of its lost upload failed: ${messageOf(error)}`);
   } finally {

@@ -47,12 +47,18 @@ export interface JournalRecord {
    * crash was published by this upload, its `done` line lost: the next run checks it and records it.
    */
   outputAbsent?: boolean;
+  /**
+   * uploading: the same upload's line journaled again when its answer was lost (a 504, a connection
+   * dropped), before the run looks for its job (find-accepted.ts): `status` says it is looked for,
+   * not sent. Absent (an earlier version's journal): an upload as any.
+   */
+  answerLost?: boolean;
   /** done: recorded by a later run, which checked the output a crashed run had published (adopt.ts). */
   recovered?: boolean;
   /**
    * submitted: GETs of the job's result link that found no result (404, 410) in earlier runs; the
-   * submitted line is written again with it by a `--no-wait` run that leaves the job pending so
-   * (link-tries.ts). Absent: none.
+   * submitted line is written again with it by a run that leaves the job pending after such tries
+   * (`--no-wait`, or its wait over; link-tries.ts). Absent: none.
    */
   linkMisses?: number;
   /** submitted: the job was found among the service's jobs after an interrupted upload. */

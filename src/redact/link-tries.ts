@@ -4,9 +4,10 @@
  * the poll's backoff, asks for a new link; only past a few tries does the file fail, as a broken
  * result does. Before, the first 404 failed it, and every later run sent the file again and met the
  * same lag with its new job, never converging.
- * The tries count over runs: a run that only looks (`--no-wait`) makes one, and journals the count
- * with the job (`linkMisses` on its `submitted` line), so that a link that never comes fails its
- * file after LINK_TRIES looks in all, as a waiting run does, instead of leaving it pending for good.
+ * The tries count over runs: a run that leaves the job pending after tries of its own (a `--no-wait`
+ * run's one look, a waiting run ended by `--wait-timeout`) journals the count with the job
+ * (`linkMisses` on its `submitted` line), so that a link that never comes fails its file after
+ * LINK_TRIES tries in all, as within one run, instead of leaving it pending for good.
  */
 import type { LinkMissingError } from '../api/link-errors.js';
 
@@ -36,6 +37,11 @@ export class LinkTries {
   /** The tries that met no result so far, earlier runs' included. */
   get misses(): number {
     return this.#misses;
+  }
+
+  /** Whether this run met misses of its own: the count to journal when it leaves the job pending. */
+  get missedHere(): boolean {
+    return this.#misses > this.#earlier;
   }
 
   /** Counts a try that met `error`: the reason to fail the file with once the tries are spent. */

@@ -12,7 +12,7 @@ import { type ProgressDeps, ProgressCounts } from './progress-counts.js';
 import { doneTimeOf, type JournalEntry, type JournalRecord } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
 import type { PlanEntry } from './plan.js';
-import type { CollectWork, Identity } from './work.js';
+import type { AcceptedWork, CollectWork, Identity } from './work.js';
 
 export interface RecorderDeps extends ProgressDeps {
   /** Undefined for a dry run: nothing is written. */
@@ -87,6 +87,22 @@ export class Recorder extends ProgressCounts {
       ...this.#base(entry, identity),
       ...carried,
       ...(outputAbsent ? { outputAbsent: true } : {}),
+    });
+  }
+
+  /**
+   * The `uploading` line of an upload whose answer was lost, again with `answerLost`, flushed before
+   * its job is looked for: `status` reads only the journal, and said the file was being sent.
+   */
+  answerLost(work: AcceptedWork, outputAbsent: boolean) {
+    return this.#durable({
+      event: 'uploading',
+      ...this.#base(work.entry, work.identity),
+      uploadName: work.uploadName,
+      ...(work.durationSec !== undefined ? { durationSec: work.durationSec } : {}),
+      ...(work.inputSha256 ? { inputSha256: work.inputSha256 } : {}),
+      ...(outputAbsent ? { outputAbsent: true } : {}),
+      answerLost: true,
     });
   }
 

@@ -21,17 +21,22 @@ import { countFailedUpload } from './wrong-service.js';
 import { CHANGED_WHILE_SENT, localFailure, type PublishWork, sentAsChecked } from './publish.js';
 import { type AcceptedWork, acceptedWork, type CheckedWork, type CollectWork } from './work.js';
 
-/**
- * What an `uploading` line says of the upload: its name, the input's duration and hash as checked,
- * and whether no output stood at the input's place (a synchronous stat: one per upload, microseconds).
- */
-function uploadOf(work: CheckedWork, uploadName: string) {
-  let outputAbsent = false;
+/** Whether no output stands at `output` (a synchronous stat: one per upload, microseconds). */
+export function noOutputAt(output: string): boolean {
   try {
-    outputAbsent = lstatSync(work.entry.output, { throwIfNoEntry: false }) === undefined;
+    return lstatSync(output, { throwIfNoEntry: false }) === undefined;
   } catch {
     // Not known: the line does not say it was absent.
+    return false;
   }
+}
+
+/**
+ * What an `uploading` line says of the upload: its name, the input's duration and hash as checked,
+ * and whether no output stood at the input's place.
+ */
+function uploadOf(work: CheckedWork, uploadName: string) {
+  const outputAbsent = noOutputAt(work.entry.output);
   return { uploadName, durationSec: work.durationSec, inputSha256: work.sha256, outputAbsent };
 }
 

@@ -4,7 +4,7 @@
  * not that of a later run that found the input touched and journaled it again).
  */
 import type { StatusRecord, Voice } from './records.js';
-import { VOICE_FIELDS } from './records.js';
+import { shownTime, VOICE_FIELDS } from './records.js';
 import { outputPath } from './summary.js';
 
 export const MANIFEST_COLUMNS = [
@@ -57,7 +57,7 @@ export function manifestRow(outDir: string, record: StatusRecord): ManifestRow {
     output_sha256: record.outputSha256 ?? '',
     job_id: record.jobId ?? '',
     target_voice: targetVoice(record.voice),
-    done_at: record.doneAt ?? record.at,
+    done_at: shownTime(record),
   };
 }
 

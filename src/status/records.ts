@@ -28,7 +28,7 @@ export interface StatusRecord {
   event: JournalEvent;
   /** When the line was written, as journaled (ISO 8601). */
   at: string;
-  /** done: when the redaction was done, where that is not `at` (a touched file's line, see doneTimeOf). */
+  /** done: when the redaction was done, where that is not `at` (a touched file's line, see shownTime). */
   doneAt?: string;
   /** Absolute real path of the input. */
   input: string;
@@ -41,11 +41,21 @@ export interface StatusRecord {
   voice?: Voice;
   /** An `uploading` record of a run that holds its journal's lock now: in flight, not cut short. */
   inFlight?: true;
+  /** uploading: its answer was lost, and its job is (or was) looked for (JournalRecord.answerLost). */
+  answerLost?: true;
   /**
    * When this record is not done: the input's latest done record before it, whose output no later
    * attempt replaced (see earlier-output.ts), with its hashes.
    */
   earlier?: StatusRecord;
+}
+
+/**
+ * The time status and the manifest show of a record: a done one's redaction (its `doneAt`, on the line
+ * of a touched file journaled again), else when its line was written.
+ */
+export function shownTime(record: Pick<StatusRecord, 'at' | 'doneAt'>): string {
+  return record.doneAt ?? record.at;
 }
 
 export function stateOf(event: JournalEvent, inFlight = false): FileState {
@@ -113,12 +123,15 @@ export function statusRecordOf(record: JournalRecord, details: boolean): StatusR
   if (jobId !== undefined) status.jobId = jobId;
   const reason = known.reason ?? text(record.reason) ?? linkMissesReason(record);
   if (reason !== undefined) status.reason = reason;
+  if (record.event === 'uploading' && record.answerLost === true) status.answerLost = true;
+  if (record.event === 'done') {
+    const doneAt = doneTimeOf(record);
+    if (doneAt !== record.at) status.doneAt = doneAt;
+  }
   if (!details) return status;
   const inputSha256 = text(record.inputSha256);
   if (inputSha256 !== undefined) status.inputSha256 = inputSha256;
   if (record.event === 'done') {
-    const doneAt = doneTimeOf(record);
-    if (doneAt !== record.at) status.doneAt = doneAt;
     const outputSha256 = text(record.outputSha256);
     if (outputSha256 !== undefined) status.outputSha256 = outputSha256;
     const voice = voiceOf(record.voice);
@@ -144,6 +157,8 @@ export class StatusTable extends RecordTable {
   readonly #voices = new Map<string, Voice>();
   /** The few done records that carry a `doneAt` (a touched file's line), by row. */
   readonly #doneAt = new Map<number, string>();
+  /** The few uploading records whose answer was lost (`answerLost`), by row. */
+  readonly #answerLost = new Set<number>();
   readonly #earlier = new EarlierOutputs(() => new StatusTable(true));
 
   constructor(readonly details: boolean) {
@@ -183,6 +198,8 @@ export class StatusTable extends RecordTable {
     const doneAt = done ? text(record.doneAt) : undefined;
     if (doneAt !== undefined) this.#doneAt.set(row, doneAt);
     else this.#doneAt.delete(row);
+    if (record.event === 'uploading' && record.answerLost === true) this.#answerLost.add(row);
+    else this.#answerLost.delete(row);
     if (!this.details) return;
     this.#outputSha256.set(row, done ? text(record.outputSha256) : undefined);
     this.#voice[row] = done ? this.#internVoice(voiceOf(record.voice)) : undefined;
@@ -215,6 +232,7 @@ export class StatusTable extends RecordTable {
       if (value !== undefined) whole[key] = value;
     }
     if (record.linkMisses !== undefined) whole.linkMisses = record.linkMisses;
+    if (record.event === 'uploading' && this.#answerLost.has(row)) whole.answerLost = true;
     const voice = this.#voice[row];
     if (voice !== undefined) whole.voice = voice;
     return whole;

@@ -1,7 +1,7 @@
 /** What the journals say, summed up: counts by state and the files to list, in a stable order. */
 import { isAbsolute, join } from 'node:path';
 import type { LatestRecords } from './read-journals.js';
-import { type FileState, stateOf, type StatusRecord } from './records.js';
+import { type FileState, shownTime, stateOf, type StatusRecord } from './records.js';
 
 export type StatusCounts = Record<FileState, number> & { total: number };
 
@@ -15,7 +15,7 @@ export interface FileStatus {
   event: StatusRecord['event'];
   reason?: string;
   jobId?: string;
-  /** When its last record was written (ISO 8601). */
+  /** When its last record was written, or for a done file when it was redacted (ISO 8601, shownTime). */
   at: string;
   /**
    * When its last record is not done and a done one came before it: the output that record vouched
@@ -50,7 +50,7 @@ export function fileStatus(outDir: string, record: StatusRecord): FileStatus {
     output: outputPath(outDir, record.output),
     state: stateOf(record.event, record.inFlight),
     event: record.event,
-    at: record.at,
+    at: shownTime(record),
   };
   if (record.reason !== undefined) file.reason = record.reason;
   if (record.jobId !== undefined) file.jobId = record.jobId;
@@ -59,7 +59,7 @@ export function fileStatus(outDir: string, record: StatusRecord): FileStatus {
 }
 
 function earlierOutput(outDir: string, done: StatusRecord): EarlierOutput {
-  const earlier: EarlierOutput = { output: outputPath(outDir, done.output), doneAt: done.doneAt ?? done.at };
+  const earlier: EarlierOutput = { output: outputPath(outDir, done.output), doneAt: shownTime(done) };
   if (done.inputSha256 !== undefined) earlier.inputSha256 = done.inputSha256;
   if (done.outputSha256 !== undefined) earlier.outputSha256 = done.outputSha256;
   if (done.jobId !== undefined) earlier.jobId = done.jobId;
@@ -157,11 +157,14 @@ export function describe(record: StatusRecord): string {
 }
 
 function reasonOf(record: StatusRecord): string {
+  if (record.inFlight && record.answerLost)
+    return "its upload's answer was lost; the run under way is looking for its job";
   if (record.inFlight) return 'being sent by the run under way (its upload started, or is next)';
   if (record.reason !== undefined) return record.reason;
   if (record.event === 'submitted') return 'submitted; the next run collects its job';
   if (record.event === 'uploading') {
-    return 'upload interrupted; the next run looks for its job first, then sends it again';
+    const what = record.answerLost ? "its upload's answer was lost" : 'upload interrupted';
+    return `${what}; the next run looks for its job first, then sends it again`;
   }
   return '';
 }
@@ -169,5 +172,5 @@ function reasonOf(record: StatusRecord): string {
 /** `its earlier output a.wav stands (done 2026-11-21T02:00:09.514Z, of input SHA-256 9b1f…)`. */
 function earlierNote(done: StatusRecord): string {
   const of = done.inputSha256 === undefined ? '' : `, of input SHA-256 ${done.inputSha256.slice(0, 12)}…`;
-  return `its earlier output ${done.output} stands (done ${done.doneAt ?? done.at}${of})`;
+  return `its earlier output ${done.output} stands (done ${shownTime(done)}${of})`;
 }

@@ -205,4 +205,48 @@ describe('a result listed but not yet at its download link', () => {
       await storage.server.close();
     }
   });
+
+  it('that never comes, met by waiting runs ended by --wait-timeout: their tries are journaled, and a --no-wait run fails it at the third', async () => {
+    const storage = await startLaggingStorage(Infinity);
+    try {
+      await writeFile(join(dir.path, 'a.wav'), recording(3));
+      const env = isolatedEnv(join(dir.path, '.config'), {
+        VREDACT_BASE_URL: storage.server.baseUrl,
+        VREDACT_TOKEN: 'vr_test_link_404',
+      });
+      const redact = async (...flags: string[]) => {
+        const result = await runCli(['redact', 'a.wav', '-o', 'out', '--json', ...flags], {
+          env,
+          cwd: dir.path,
+        });
+        return jsonLines(result.stdout).find((line) => line.input === 'a.wav');
+      };
+      const journalTail = async () =>
+        jsonLines(await readFile(join(dir.path, 'out', '.vredact', 'journal.jsonl'), 'utf8')).at(-1);
+
+      // A wait over before the first poll is done: one try of the link a run, then pending.
+      for (let miss = 1; miss < LINK_TRIES; miss++) {
+        expect(await redact('--wait-timeout', '1ms')).toMatchObject({ status: 'pending', jobId: 'j1' });
+        expect(storage.linkGets()).toBe(miss);
+        expect(await journalTail()).toMatchObject({ event: 'submitted', jobId: 'j1', linkMisses: miss });
+        const status = await runCli(['status', '-o', 'out', '--json'], { env, cwd: dir.path });
+        expect((JSON.parse(String(status.stdout)) as { files: unknown[] }).files[0]).toMatchObject({
+          state: 'pending',
+          reason: `submitted; no result at its link at ${miss} of ${LINK_TRIES} tries: the next run tries again`,
+        });
+      }
+
+      expect(await redact('--no-wait')).toMatchObject({
+        status: 'failed',
+        jobId: 'j1',
+        reason: expect.stringContaining(
+          `(tried ${LINK_TRIES} times, ${LINK_TRIES - 1} of them by earlier runs, a new link each time)`,
+        ),
+      });
+      expect(storage.linkGets()).toBe(LINK_TRIES);
+      expect(storage.uploads()).toBe(1);
+    } finally {
+      await storage.server.close();
+    }
+  });
 });

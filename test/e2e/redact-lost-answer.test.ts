@@ -94,8 +94,10 @@ describe.concurrent('vredact redact: an upload whose answer was lost (a gateway 
       expect(await isWav(output)).toBe(true);
       expect(await readFile(output)).toEqual(service.resultOf(jobId!));
       const events = await journalEvents(dir);
-      expect(events.map((line) => line.event)).toEqual(['uploading', 'submitted', 'done']);
-      expect(events[1]).toMatchObject({ jobId, uploadName: events[0]?.uploadName, reconciled: true });
+      // Its `uploading` line again, saying the answer was lost, before the look (what `status` reads).
+      expect(events.map((line) => line.event)).toEqual(['uploading', 'uploading', 'submitted', 'done']);
+      expect(events[1]).toMatchObject({ uploadName: events[0]?.uploadName, answerLost: true });
+      expect(events[2]).toMatchObject({ jobId, uploadName: events[0]?.uploadName, reconciled: true });
 
       const again = await vredact(['redact', input, '-o', 'out', '--json']);
       expect(again.exitCode).toBe(0);
@@ -110,7 +112,11 @@ describe.concurrent('vredact redact: an upload whose answer was lost (a gateway 
       expect(run.exitCode, String(run.stderr) + String(run.stdout)).toBe(0);
       const [jobId] = service.jobIds();
       expect(jsonLines(run.stdout)[0]).toMatchObject({ status: 'pending', jobId });
-      expect((await journalEvents(dir)).map((line) => line.event)).toEqual(['uploading', 'submitted']);
+      expect((await journalEvents(dir)).map((line) => line.event)).toEqual([
+        'uploading',
+        'uploading',
+        'submitted',
+      ]);
 
       const later = await vredact(['redact', input, '-o', 'out', '--json']);
       expect(later.exitCode, String(later.stderr) + String(later.stdout)).toBe(0);
@@ -124,7 +130,7 @@ describe.concurrent('vredact redact: an upload whose answer was lost (a gateway 
       const input = fixture('speech-16bit.wav');
       service.listJobs(false);
       await expectLeftForTheNextRun({ service, vredact }, input);
-      expect((await journalEvents(dir)).map((event) => event.event)).toEqual(['uploading']);
+      expect((await journalEvents(dir)).map((event) => event.event)).toEqual(['uploading', 'uploading']);
 
       service.listJobs(true);
       const later = await vredact(['redact', input, '-o', 'out', '--json']);
@@ -138,7 +144,7 @@ describe.concurrent('vredact redact: an upload whose answer was lost (a gateway 
       const input = fixture('speech-16bit.wav');
       await expectLeftForTheNextRun({ service, vredact }, input);
       expect(service.jobIds()).toEqual([]);
-      expect((await journalEvents(dir)).map((event) => event.event)).toEqual(['uploading']);
+      expect((await journalEvents(dir)).map((event) => event.event)).toEqual(['uploading', 'uploading']);
 
       const later = await vredact(['redact', input, '-o', 'out', '--json']);
       expect(later.exitCode).toBe(1);
@@ -188,6 +194,6 @@ describe.concurrent('vredact redact: an upload whose answer was lost (a gateway 
       expect(String(line?.reason)).toMatch(/^not finished: interrupted while its job was looked for: /);
       expect(posts(service)).toBe(1);
       expect(listings(service)).toBe(0);
-      expect((await journalEvents(dir)).map((event) => event.event)).toEqual(['uploading']);
+      expect((await journalEvents(dir)).map((event) => event.event)).toEqual(['uploading', 'uploading']);
     }));
 });

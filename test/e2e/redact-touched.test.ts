@@ -164,6 +164,34 @@ describe('vredact redact: a done file touched without a change in its bytes', ()
     }
   });
 
+  it("status shows a touched file's time as its redaction's, as the manifest does (--json and the pipe)", async () => {
+    const t = await setup();
+    try {
+      await threeDone(t);
+      const redactedAt = linesOf(await journalLines(t), 'a.wav').at(-1)?.at;
+      const later = new Date(Date.now() - 1800_000);
+      await utimes(join(t.dir, 'in', 'a.wav'), later, later);
+      expect((await t.redact(['in'])).exitCode).toBe(0);
+      expect(linesOf(await journalLines(t), 'a.wav').at(-1)).toMatchObject({ doneAt: redactedAt });
+      expect(linesOf(await journalLines(t), 'a.wav').at(-1)?.at).not.toBe(redactedAt);
+
+      const json = await runCli(['status', '-o', 'redacted', '--all', '--json'], { env: t.env, cwd: t.dir });
+      expect(json.exitCode, String(json.stderr)).toBe(0);
+      const files = (JSON.parse(String(json.stdout)) as { files: Array<Record<string, unknown>> }).files;
+      const a = files.find((file) => String(file.input).endsWith('/in/a.wav'));
+      expect(a).toMatchObject({ state: 'done', at: redactedAt });
+      expect(a?.at).toBe((await manifestRowOfA(t)).done_at);
+
+      const pipe = await runCli(['status', '-o', 'redacted', '--all'], { env: t.env, cwd: t.dir });
+      const row = String(pipe.stdout)
+        .split('\n')
+        .find((line) => line.includes('/in/a.wav'));
+      expect(row?.split('\t').at(-1)).toBe(redactedAt);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it('a done line without the input hash (an older journal) is sent again as before', async () => {
     const t = await setup();
     try {

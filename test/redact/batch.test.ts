@@ -33,6 +33,7 @@ import { readJournal } from '../../src/redact/journal-read.js';
 import { JournalWriter } from '../../src/redact/journal-writer.js';
 import { parseRedactOptions } from '../../src/redact/options.js';
 import type { RedactClient } from '../../src/redact/engine.js';
+import { LOST_LOOKS_MAX } from '../../src/redact/find-accepted.js';
 import { LINK_TRIES } from '../../src/redact/link-tries.js';
 import { memoryConfigStore } from '../../src/settings/config-store.js';
 import { caselessLstat } from '../helpers/caseless.js';
@@ -966,13 +967,69 @@ describe('interrupted uploads', () => {
     // One look, a few seconds after the failure: the rest of the run was done by then.
     expect(client.listCalls).toBe(1);
     const records = await recordsOf('in/f0.wav');
-    expect(records.map((record) => record.event)).toEqual(['uploading', 'submitted', 'done']);
-    expect(records[1]).toMatchObject({
+    expect(records.map((record) => record.event)).toEqual(['uploading', 'uploading', 'submitted', 'done']);
+    expect(records[1]).toMatchObject({ uploadName: records[0]?.uploadName, answerLost: true });
+    expect(records[2]).toMatchObject({
       jobId: 'job-1',
       uploadName: records[0]?.uploadName,
       reconciled: true,
     });
     expect(await outputs()).toEqual(['f0.wav']);
+  });
+
+  it(`looks for at most ${LOST_LOOKS_MAX} uploads whose answer was lost at once; those beyond fail unsent, and the next run finds their jobs`, async () => {
+    const files = LOST_LOOKS_MAX + 6;
+    await inputs(files);
+    const clock = fakeClock();
+    const held = deferred();
+    // The listing of the first look waits until every upload has failed: no look ends and no wait is
+    // given up meanwhile, so the uploads looked for at once are all those that joined.
+    class HeldListing extends FakeClient {
+      override async eachJob<S extends JobSink>(makeSink: () => S): Promise<S> {
+        await held.promise;
+        return super.eachJob(makeSink);
+      }
+    }
+    const client = new HeldListing(async () => 'job');
+    client.now = clock.now;
+    client.failAfterAccept = new ConnectionError('redacting: network error (ECONNRESET)', false);
+    const lookedFor = async () =>
+      (await readFile(journalPath(join(dir.path, 'out')), 'utf8'))
+        .split('\n')
+        .filter((line) => line.includes('"answerLost":true')).length;
+    const running = batch(client, { clock });
+    for (let tries = 0; client.uploads.length < files || (await lookedFor()) < LOST_LOOKS_MAX; tries++) {
+      expect(tries).toBeLessThan(10_000);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // The last failures reach the cap's check after their upload; a moment for them, then the look.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Every upload has failed, and no look has ended: those looked for at once are the cap.
+    expect(await lookedFor()).toBe(LOST_LOOKS_MAX);
+    held.resolve();
+    const run = await running;
+
+    expect(run.code).toBe(1);
+    const done = run.outcomes.filter((outcome) => outcome.status === 'done');
+    const failed = run.outcomes.filter((outcome) => outcome.status === 'failed');
+    // Each one looked for was found and collected (one failing late, on a loaded machine, may still
+    // have joined after the first look freed room: it is then looked for too).
+    expect(done).toHaveLength(await lookedFor());
+    expect(done.length + failed.length).toBe(files);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const outcome of failed)
+      expect(outcome.reason).toMatch(/the next run looks for its job before sending again$/);
+    // Each file sent once.
+    expect(client.uploads).toHaveLength(files);
+    expect(new Set(client.uploads).size).toBe(files);
+
+    // None lost: the next run finds the jobs of those beyond the cap, and sends nothing.
+    const later = FakeClient.after(client, async () => 'sync');
+    const rerun = await batch(later, { clock });
+    expect(rerun.code).toBe(0);
+    expect(later.uploads).toEqual([]);
+    expect(rerun.outcomes.filter((outcome) => outcome.status === 'done')).toHaveLength(failed.length);
+    expect((await outputs()).length).toBe(files);
   });
 
   it('an upload whose answer was lost and which made no job fails, keeping `uploading`, after one look; the next run looks first', async () => {
@@ -994,7 +1051,7 @@ describe('interrupted uploads', () => {
     ]);
     expect(first.uploads).toEqual(['f0.wav']);
     expect(first.listCalls).toBe(1);
-    expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual(['uploading']);
+    expect((await recordsOf('in/f0.wav')).map((record) => record.event)).toEqual(['uploading', 'uploading']);
 
     // The service made its job after that look: the next run finds it, and sends nothing.
     const later = new FakeClient(async () => 'sync');
