@@ -4,11 +4,10 @@
  * result needs room on the output's disk as an upload's does (free-space.ts).
  */
 import { dirname } from 'node:path';
-import { failsEveryRequest, NotFoundError, RateLimitError } from '../api/errors.js';
+import { failsEveryRequest, RateLimitError } from '../api/errors.js';
 import { LinkMissingError } from '../api/link-errors.js';
-import { backoffDelay, RETRYABLE_STATUSES } from '../api/retry.js';
+import { backoffDelay } from '../api/retry.js';
 import { firstLookPointsAtSetup } from '../api/upload-fate.js';
-import { ApiError } from '../api/errors.js';
 import { checkBaseUrlHint } from '../api/base-url-hints.js';
 import { LocalFsError } from '../fs/errors.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
@@ -16,6 +15,7 @@ import { formatDuration } from '../output/format.js';
 import { firstLook, lookAtJob } from './first-look.js';
 import { jobResultNeed } from './free-space.js';
 import { LinkTries, linkMissesNote } from './link-tries.js';
+import { GONE_LOOKS, type JobGone, isPermanent, namedJobMissing, saysGone } from './look-failures.js';
 import { pickResult } from './pick-result.js';
 import { probeFile } from './probe.js';
 import { ResultRejectedError } from './result-rejected.js';
@@ -23,50 +23,11 @@ import { resultSink } from './verify.js';
 import type { CollectWork } from './work.js';
 import { WrongServiceError } from './wrong-service.js';
 
-/** What a job named by an upload of this run, and not found at its first look, says to do. */
-function namedJobMissing(engine: Engine): string {
-  return `the upload's answer named this job, and it does not exist: ${checkBaseUrlHint(engine.client.baseUrlSource)}`;
-}
-
 const POLL_BASE_MS = 1000;
 const POLL_CAP_MS = 30_000;
 const POLL_MIN_MS = 500;
 /** Consecutive failed polls of one job (after the client's own retries) before it is left pending. */
 const MAX_POLL_FAILURES = 8;
-/**
- * Looks at a job of an earlier run answered 404 in a row before it is taken for gone and its file sent
- * again: the second, at the poll's backoff, keeps one stray answer (a node behind a balancer that has
- * not seen the job yet) from costing a second redaction.
- */
-const GONE_LOOKS = 2;
-
-/** A job of an earlier run that the service says does not exist: its file is to be sent again. */
-export interface JobGone {
-  kind: 'gone';
-  /** The look's answer, as its error says it. */
-  answer: string;
-}
-
-/** Whether a look's failure says the job of an earlier run does not exist (a 404 of the job itself). */
-function saysGone(work: CollectWork, error: unknown): boolean {
-  return !work.fresh && error instanceof NotFoundError;
-}
-
-/**
- * A failure that will not change by asking again: the job itself is the problem. A link's host
- * without the result may only be behind the service's listing (link-tries.ts).
- */
-function isPermanent(error: unknown): boolean {
-  if (error instanceof LinkMissingError) return false;
-  return (
-    error instanceof NotFoundError ||
-    (error instanceof ApiError &&
-      error.status !== undefined &&
-      error.status >= 400 &&
-      !RETRYABLE_STATUSES.has(error.status))
-  );
-}
-
 /**
  * Claims room for the result of an earlier run's job (one of this run holds what its upload claimed),
  * estimated as its upload's was. Where there is none, the job is not collected and stays pending, and

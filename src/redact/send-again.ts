@@ -11,7 +11,8 @@
  * the same 404; after it, that line names the new upload, and the gone job is never looked at again.
  */
 import { checkInput } from './check.js';
-import { collectOne, type JobGone } from './collect.js';
+import { collectOne } from './collect.js';
+import type { JobGone } from './look-failures.js';
 import { type Engine, stoppedReason } from './engine.js';
 import { collectAccepted } from './find-accepted.js';
 import { type PublishWork, publishOne } from './publish.js';
