@@ -20,7 +20,10 @@ export interface PlanEntry {
   realPath: string;
   /** The input as shown to the user: relative to the working folder when inside it. */
   display: string;
-  /** The shard key: the input's path relative to its root (or the argument itself for a missing input). */
+  /**
+   * The shard key: the input's path relative to its root, its inode for a file of more than one hard
+   * link (see FoundFile.key), the argument itself for a missing input.
+   */
   key: string;
   /** Absolute output path; empty for inputs that never got one (missing). */
   output: string;
