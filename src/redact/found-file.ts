@@ -77,15 +77,6 @@ export interface HardLinkId {
   readonly size: number;
 }
 
-/**
- * The shard key of a file of more than one hard link (see FoundFile.key): its inode number alone. Not
- * its device: over NFS each host numbers the same export's device its own way, while the inode (the
- * server's file id) is the same on every host.
- */
-export function inodeShardKey(ino: bigint | string): string {
-  return `inode:${ino}`;
-}
-
 /** The id of a file with more than one hard link (nlink > 1), from one bigint stat; else undefined. */
 function hardLinkOf(path: string, follow: boolean): HardLinkId | undefined {
   try {
@@ -132,8 +123,7 @@ export class FoundFile {
 
   /**
    * Path relative to its root, with `/` separators, NFC: a named file's base name, or the path under
-   * the folder or under the glob's fixed leading part. The output mirrors it; a plain file's shard hash
-   * is taken of it (see key).
+   * the folder or under the glob's fixed leading part. The output mirrors it; the shard hash is taken of it.
    */
   get rel(): string {
     const name = this.name.normalize('NFC');
@@ -164,14 +154,8 @@ export class FoundFile {
     return shownIn(this.#place.shown, this.path, this.name);
   }
 
-  /**
-   * Its shard key (see shardOf in plan.ts): its path relative to its root, but for a file of more than
-   * one hard link its inode, so that all its links fall in one shard and shards running at once never
-   * each send their own link of it. Known from discovery's stat: a plain file costs nothing more.
-   */
   get key(): string {
-    const link = this.hardLink;
-    return link ? inodeShardKey(link.id.slice(link.id.indexOf(':') + 1)) : this.rel;
+    return this.rel;
   }
 
   /** The output's own name: the input's (NFC unless named), its extension made `.wav`. */
