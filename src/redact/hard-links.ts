@@ -90,3 +90,22 @@ export class HardLinks {
     return sentAs;
   }
 }
+
+/**
+ * The shard key of each file of more than one hard link among the inputs, by its link id: the least of
+ * its links' paths (relative to their roots), so that all its links fall in one shard and shards
+ * running at once never each send their own link of it. Every shard lists every input, so each finds
+ * the same least path. Not the inode: machines that each read their own copy of an archive number
+ * its files each their own way, and a file whose inode falls in a shard that runs on another machine
+ * would be sent by no shard. A path's key is its own or its file's least path: machines whose copies
+ * disagree on the links may each send a link of a file, but never leave one to no shard.
+ */
+export function linkedShardKeys(files: FoundFiles): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const [row, link] of files.hardLinked()) {
+    const key = files.at(row).key;
+    const least = keys.get(link.id);
+    if (least === undefined || key < least) keys.set(link.id, key);
+  }
+  return keys;
+}

@@ -6,7 +6,7 @@ import { type FolderPlace, FoundFile, type InputFolder, wavName } from './found-
 import type { FoundFiles } from './found-files.js';
 import type { ExpandedInputs } from './found-inputs.js';
 import { giveTurn, turnDue } from './event-turn.js';
-import { HardLinks } from './hard-links.js';
+import { HardLinks, linkedShardKeys } from './hard-links.js';
 import { KeyIndex } from './key-index.js';
 import { collisionKey, type CaseUnknown, rejectMeetings } from './output-meetings.js';
 import type { Shard } from './options.js';
@@ -20,7 +20,10 @@ export interface PlanEntry {
   realPath: string;
   /** The input as shown to the user: relative to the working folder when inside it. */
   display: string;
-  /** The shard key: the input's path relative to its root (or the argument itself for a missing input). */
+  /**
+   * The shard key: the input's path relative to its root (for a file of more than one hard link, the
+   * least of its links' paths: see linkedShardKeys in hard-links.ts), the argument itself for a missing input.
+   */
   key: string;
   /** Absolute output path; empty for inputs that never got one (missing). */
   output: string;
@@ -258,6 +261,7 @@ export async function buildPlan(
   const mine = options.shard ? new Uint8Array(files.length) : undefined;
   let mineCount = 0;
   const temporaryBytes = temporaryNameMaxBytes(options.shard);
+  const linkedKeys = mine ? linkedShardKeys(files) : undefined;
   for (let row = 0; row < files.length; row++) {
     if (turnDue()) await giveTurn(stop);
     const file = files.at(row);
@@ -269,7 +273,8 @@ export async function buildPlan(
       group.push(row);
       meetings.set(met, group);
     }
-    if (mine && inShard(file.key, options.shard)) {
+    const key = (file.hardLink && linkedKeys?.get(file.hardLink.id)) ?? file.key;
+    if (mine && inShard(key, options.shard)) {
       mine[row] = 1;
       mineCount++;
     }

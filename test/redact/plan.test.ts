@@ -1,4 +1,4 @@
-import { symlink } from 'node:fs/promises';
+import { link, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PATH_MAX_BYTES, temporaryNameMaxBytes } from '../../src/fs/atomic-write.js';
@@ -263,5 +263,41 @@ describe('shards', () => {
     expect(new Set(union).size).toBe(union.length);
     const rejected = shards.flatMap((shard) => shard.entries.filter((entry) => entry.rejected));
     expect(rejected.map((entry) => entry.display).sort()).toEqual(['calls/f0.mp3', 'calls/f0.wav']);
+  });
+
+  it("puts every hard link of a file in the shard of its least path, a plain file in its path's", async () => {
+    // Ten files, each linked under a second path that by path falls in the other of two shards.
+    const pairs: Array<[string, string]> = [];
+    for (let i = 0; pairs.length < 10; i++) {
+      const first = `a${i}.wav`;
+      const second = [...Array(50).keys()]
+        .map((j) => `b${i}-${j}.wav`)
+        .find((name) => shardOf(name, 2) !== shardOf(first, 2));
+      if (second) pairs.push([first, second]);
+    }
+    for (const [first, second] of pairs) {
+      await touch(`calls/${first}`);
+      await link(join(dir.path, 'calls', first), join(dir.path, 'calls', second));
+    }
+    await touch('calls/plain.wav');
+    const shards = await Promise.all([1, 2].map((index) => plan(['calls'], { shard: { index, count: 2 } })));
+    const shardOfInput = new Map<string, number>();
+    shards.forEach((shard, i) => {
+      for (const entry of shard.entries) shardOfInput.set(entry.display, i);
+    });
+    expect(shardOfInput.size).toBe(21);
+    for (const [first, second] of pairs) {
+      // `a…` sorts before `b…`: the first is the least of the two paths.
+      expect(shardOfInput.get(`calls/${first}`), first).toBe(shardOf(first, 2));
+      expect(shardOfInput.get(`calls/${second}`), second).toBe(shardOfInput.get(`calls/${first}`));
+    }
+    expect(shardOfInput.get('calls/plain.wav')).toBe(shardOf('plain.wav', 2));
+    // Each shard's share of linked files is its own to send once (see hard-links.ts).
+    expect(shards.map((shard) => shard.hardLinks.size)).toEqual(
+      [0, 1].map(
+        (i) =>
+          [...shardOfInput.entries()].filter(([name, at]) => at === i && name !== 'calls/plain.wav').length,
+      ),
+    );
   });
 });
