@@ -12,6 +12,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 import { makeWav } from '../helpers/mp3.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { readJournal } from '../helpers/journal.js';
 
 let temp: Awaited<ReturnType<typeof tempDir>>;
 let server: ScriptedServer;
@@ -50,12 +51,8 @@ function run(args: string[]) {
   return runCli(args, { env, cwd: temp.path });
 }
 
-async function journalLines(): Promise<Array<Record<string, unknown>>> {
-  const text = await readFile(join(temp.path, 'out', '.vredact', 'journal.jsonl'), 'utf8');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+function journalLines(): Promise<Array<Record<string, unknown>>> {
+  return readJournal(join(temp.path, 'out'));
 }
 
 it('records done the outputs a crashed run published, checked, without a request; fails one that is not whole, leaving it', async () => {

@@ -5,7 +5,7 @@
  * run 2 meets the 404 (twice: one look cannot tell a job gone), sends the file again, and either
  * collects its new job (done) or, with `--no-wait`, leaves it pending, submitted. Two uploads in all.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -13,6 +13,7 @@ import { jsonLines } from '../helpers/e2e.js';
 import { changedWav, layoutWav, uploadedWav } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { readJournal } from '../helpers/journal.js';
 
 const dir = tempDirPerTest('vredact-e2e-gone-job-');
 const REDACT = '/api/speech-to-speech-biometric-redaction';
@@ -70,12 +71,8 @@ async function run(server: ScriptedServer, extra: string[]) {
   return { result, line };
 }
 
-async function journal(): Promise<Array<Record<string, unknown>>> {
-  const text = await readFile(join(dir.path, 'out', '.vredact', 'journal.jsonl'), 'utf8');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+function journal(): Promise<Array<Record<string, unknown>>> {
+  return readJournal(join(dir.path, 'out'));
 }
 
 describe('a job of an earlier run that the service no longer knows', () => {

@@ -24,6 +24,31 @@ const LINK_TRIES = 3;
 const recording = (fill: number) => layoutWav({ sampleRate: 16_000, channels: 1, bits: 16 }, 2, fill);
 
 /**
+ * `a.wav` in the test's folder, a `redact a.wav -o out --json` runner against `baseUrl` (the run's
+ * exit code and the line of `a.wav`) and `status -o out --json`'s line of it.
+ */
+async function oneRecordingRuns(baseUrl: string) {
+  await writeFile(join(dir.path, 'a.wav'), recording(3));
+  const env = isolatedEnv(join(dir.path, '.config'), {
+    VREDACT_BASE_URL: baseUrl,
+    VREDACT_TOKEN: 'vr_test_link_404',
+  });
+  const redact = async (...flags: string[]) => {
+    const result = await runCli(['redact', 'a.wav', '-o', 'out', '--json', ...flags], { env, cwd: dir.path });
+    return {
+      exitCode: result.exitCode,
+      outcome: jsonLines(result.stdout).find((line) => line.input === 'a.wav'),
+    };
+  };
+  const status = async () => {
+    const result = await runCli(['status', '-o', 'out', '--json'], { env, cwd: dir.path });
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    return (JSON.parse(String(result.stdout)) as { files: Array<Record<string, unknown>> }).files[0];
+  };
+  return { redact, status };
+}
+
+/**
  * A service whose every upload becomes a job listing its result at once, and whose link answers 404
  * to the first `missingGets` GETs of each object (Infinity: always), then the upload changed by a byte.
  */
@@ -136,24 +161,8 @@ describe('a result listed but not yet at its download link', () => {
   it('that never comes, looked at by --no-wait runs: the tries count over runs, then failed and sent again', async () => {
     const storage = await startLaggingStorage(Infinity);
     try {
-      await writeFile(join(dir.path, 'a.wav'), recording(3));
-      const env = isolatedEnv(join(dir.path, '.config'), {
-        VREDACT_BASE_URL: storage.server.baseUrl,
-        VREDACT_TOKEN: 'vr_test_link_404',
-      });
-      const noWait = async () => {
-        const result = await runCli(['redact', 'a.wav', '-o', 'out', '--no-wait', '--json'], {
-          env,
-          cwd: dir.path,
-        });
-        const outcome = jsonLines(result.stdout).find((line) => line.input === 'a.wav');
-        return { exitCode: result.exitCode, outcome };
-      };
-      const status = async () => {
-        const result = await runCli(['status', '-o', 'out', '--json'], { env, cwd: dir.path });
-        expect(result.exitCode, String(result.stderr)).toBe(0);
-        return (JSON.parse(String(result.stdout)) as { files: Array<Record<string, unknown>> }).files[0];
-      };
+      const { redact, status } = await oneRecordingRuns(storage.server.baseUrl);
+      const noWait = () => redact('--no-wait');
 
       // The first run sends it and does not look (--no-wait): pending, its link not tried yet.
       const sent = await noWait();
@@ -209,18 +218,8 @@ describe('a result listed but not yet at its download link', () => {
   it('that never comes, met by waiting runs ended by --wait-timeout: their tries are journaled, and a --no-wait run fails it at the third', async () => {
     const storage = await startLaggingStorage(Infinity);
     try {
-      await writeFile(join(dir.path, 'a.wav'), recording(3));
-      const env = isolatedEnv(join(dir.path, '.config'), {
-        VREDACT_BASE_URL: storage.server.baseUrl,
-        VREDACT_TOKEN: 'vr_test_link_404',
-      });
-      const redact = async (...flags: string[]) => {
-        const result = await runCli(['redact', 'a.wav', '-o', 'out', '--json', ...flags], {
-          env,
-          cwd: dir.path,
-        });
-        return jsonLines(result.stdout).find((line) => line.input === 'a.wav');
-      };
+      const runs = await oneRecordingRuns(storage.server.baseUrl);
+      const redact = async (...flags: string[]) => (await runs.redact(...flags)).outcome;
       const journalTail = async () =>
         jsonLines(await readFile(join(dir.path, 'out', '.vredact', 'journal.jsonl'), 'utf8')).at(-1);
 
@@ -229,8 +228,7 @@ describe('a result listed but not yet at its download link', () => {
         expect(await redact('--wait-timeout', '1ms')).toMatchObject({ status: 'pending', jobId: 'j1' });
         expect(storage.linkGets()).toBe(miss);
         expect(await journalTail()).toMatchObject({ event: 'submitted', jobId: 'j1', linkMisses: miss });
-        const status = await runCli(['status', '-o', 'out', '--json'], { env, cwd: dir.path });
-        expect((JSON.parse(String(status.stdout)) as { files: unknown[] }).files[0]).toMatchObject({
+        expect(await runs.status()).toMatchObject({
           state: 'pending',
           reason: `submitted; no result at its link at ${miss} of ${LINK_TRIES} tries: the next run tries again`,
         });

@@ -57,3 +57,15 @@ export async function latestEvents(outDir: string): Promise<Record<string, strin
   }
   return latest;
 }
+
+/** The lines of `<outDir>/.vredact/<name>`, parsed, in order. */
+export async function readJournal(
+  outDir: string,
+  name = 'journal.jsonl',
+): Promise<Array<Record<string, unknown>>> {
+  const text = await readFile(join(outDir, '.vredact', name), 'utf8');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
