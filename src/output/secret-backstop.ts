@@ -18,9 +18,13 @@ export type Secrets = () => ReadonlyArray<string | undefined>;
  * call the wrapper's, which calls the stream's, without end.
  */
 export function maskingStream<S extends OutStream>(stream: S, secrets: Secrets): S {
-  const original = stream.write.bind(stream) as (...args: unknown[]) => boolean;
-  const masked = (chunk: unknown, ...rest: unknown[]): boolean =>
-    original(typeof chunk === 'string' ? redactSecrets(chunk, secrets()) : chunk, ...rest);
+  // The stream's own write is looked up at each call, not kept: ora hooks process.stdout's and
+  // process.stderr's while a spinner turns, to clear the live line before another line is written;
+  // a write kept from before would pass it by, and the line would stay with a path written after it.
+  const masked = (chunk: unknown, ...rest: unknown[]): boolean => {
+    const write = Reflect.get(stream, 'write', stream) as (...args: unknown[]) => boolean;
+    return write.call(stream, typeof chunk === 'string' ? redactSecrets(chunk, secrets()) : chunk, ...rest);
+  };
   let hooked: unknown;
   return new Proxy(stream, {
     get(target, key) {

@@ -44,4 +44,18 @@ describe('maskingStream', () => {
     expect(text()).toBe('x vr_…cdef\ny vr_…cdef\n');
     expect(stream.write).not.toBe(out.write);
   });
+
+  it("goes through a write hooked on the stream itself after it was wrapped (ora's on process.stdout)", () => {
+    const { stream, text } = recorded();
+    const out = maskingStream(stream, () => [TOKEN]);
+    const own = stream.write.bind(stream);
+    const seen: string[] = [];
+    stream.write = ((chunk: string) => {
+      seen.push(chunk);
+      return own(chunk);
+    }) as typeof stream.write;
+    out.write(`y ${TOKEN}\n`);
+    expect(seen).toEqual(['y vr_…cdef\n']);
+    expect(text()).toBe('y vr_…cdef\n');
+  });
 });
