@@ -5,7 +5,6 @@
  * 303 See Other after a POST says it was processed, its result elsewhere: it may have been taken, so
  * the next run looks for its job first.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -13,6 +12,7 @@ import { jsonLines } from '../helpers/e2e.js';
 import { runInPty } from '../helpers/pty.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
+import { readJournal } from '../helpers/journal.js';
 
 const TOKEN = 'vr_redirected_0123456789abcdef';
 const REDACTION = '/api/speech-to-speech-biometric-redaction';
@@ -46,11 +46,7 @@ function count(server: ScriptedServer, method: string, path: string): number {
 }
 
 async function journalEvents(out: string): Promise<string[]> {
-  const text = await readFile(join(out, '.vredact', 'journal.jsonl'), 'utf8');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => (JSON.parse(line) as { event: string }).event);
+  return (await readJournal(out)).map((line) => String(line.event));
 }
 
 async function run(server: ScriptedServer, inputs: string, out: string, json = true) {
@@ -157,7 +153,10 @@ describe('an upload answered with a redirect', () => {
       expect(String(file?.reason)).toMatch(
         /the service answered 303 See Other; the service may have taken it: the next run looks for its job before sending again; it redirects to https:\/\/results\.example\.net\/api\/jobs\/abc/,
       );
-      expect(await journalEvents(out)).toEqual(['uploading']);
+      // Its uploading line, written again as the run looked for its job (answerLost).
+      const lines = await readJournal(out);
+      expect(lines.map((line) => line.event)).toEqual(['uploading', 'uploading']);
+      expect(lines[1]).toMatchObject({ answerLost: true });
 
       stopRedirecting();
       await run(server, inputs, out);
