@@ -5,6 +5,7 @@
  * meant it gives that one; it always names the command's --help, which only the command's runner
  * knows (src/cli/action.ts fills it in; src/cli/parse-errors.ts for an argument commander reads).
  */
+import leven from 'leven';
 import { UsageError } from '../errors.js';
 
 export class BadValueError extends UsageError {
@@ -50,8 +51,9 @@ export function nearestEnd(text: string, min: number, max: number): string | und
 }
 
 /**
- * The one allowed value `text` obviously meant: the same but for letter case (`F`: f), or the one
- * that begins with it (`senior`: senior-adult, `OPP`: opposite); undefined where none or several do.
+ * The one allowed value `text` obviously meant: the same but for letter case (`F`: f), the one that
+ * begins with it (`senior`: senior-adult, `OPP`: opposite), or the one a slip of a key or two away
+ * (`exit-cods`: exit-codes, `advnced`: advanced); undefined where none or several do.
  */
 export function nearestChoice(text: string, allowed: readonly string[]): string | undefined {
   const typed = text.toLowerCase();
@@ -59,5 +61,25 @@ export function nearestChoice(text: string, allowed: readonly string[]): string 
   const same = allowed.find((value) => value.toLowerCase() === typed);
   if (same !== undefined) return same;
   const begun = allowed.filter((value) => value.toLowerCase().startsWith(typed));
-  return begun.length === 1 ? begun[0] : undefined;
+  if (begun.length > 0) return begun.length === 1 ? begun[0] : undefined;
+  return misspelt(typed, allowed);
+}
+
+/**
+ * The one value within a slip of `typed` (a letter missed, added or changed; two in a word of 8 or
+ * more): a word of 1 or 2 letters is too short to tell a slip from another word (`nl`: en or de?),
+ * and a tie between two is no obvious choice.
+ */
+function misspelt(typed: string, allowed: readonly string[]): string | undefined {
+  if (typed.length < 3) return undefined;
+  const slips = typed.length >= 8 ? 2 : 1;
+  let best: string | undefined;
+  let bestDistance = slips + 1;
+  let tied = false;
+  for (const value of allowed) {
+    const distance = leven(typed, value.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance, tied] = [value, distance, false];
+    else if (distance === bestDistance) tied = true;
+  }
+  return best !== undefined && !tied ? best : undefined;
 }

@@ -91,6 +91,21 @@ describe('help topics', () => {
     );
   });
 
+  test.each([
+    ['exit-cods', 'exit-codes'],
+    ['enviroment', 'environment'],
+    ['jurnal', 'journal'],
+    ['redcat', undefined],
+  ])('vredact help %s suggests %s where a slip of a key makes one obvious', async (word, meant) => {
+    // A misspelt topic that was not the beginning of one got the list and no suggestion.
+    const unknown = await runCli(['help', word], { env: env() });
+    expect(unknown.exitCode).toBe(2);
+    const hint = oneLine(unknown.stderr).split('hint: ')[1];
+    expect(hint.split('topics: ')[0]).toBe(
+      meant === undefined ? '' : `did you mean \`vredact help ${meant}\`? `,
+    );
+  });
+
   test('an unknown subcommand after help names the subcommands of the command named so far', async () => {
     // `help jobs lsit` listed the top-level commands, among which no "list" is to be found.
     const unknown = await runCli(['help', 'jobs', 'lsit'], { env: env() });

@@ -32,7 +32,14 @@ test.each([
   ['age', 's', undefined],
   ['language', 'nl', undefined],
   ['emotion', '', undefined],
+  ['model', 'advnced', 'advanced'],
+  ['gender', 'oposite', 'opposite'],
+  ['model', 'mimi', 'mini'],
+  ['age', 'yung-adult', 'young-adult'],
+  ['gender', 'rnd', undefined],
+  ['language', 'enn', 'en'],
 ] as const)('%s %j: the nearest allowed value is %j', (name, value, nearest) => {
-  // Where letter case or a prefix makes one obvious; never a guess between two (`s`: same or senior-adult).
+  // Where letter case, a prefix or a slip of a key makes one obvious; never a guess between two (`s`:
+  // same or senior-adult), nor from a word of two letters or one slip of three (`rnd`).
   expect(voiceValueError(name, value)?.nearest).toBe(nearest);
 });
