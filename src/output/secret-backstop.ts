@@ -25,10 +25,15 @@ export function maskingStream<S extends OutStream>(stream: S, secrets: Secrets):
     const write = Reflect.get(stream, 'write', stream) as (...args: unknown[]) => boolean;
     return write.call(stream, typeof chunk === 'string' ? redactSecrets(chunk, secrets()) : chunk, ...rest);
   };
+  const ownWrite: unknown = Reflect.get(stream, 'write', stream);
   let hooked: unknown;
   return new Proxy(stream, {
     get(target, key) {
-      if (key === 'write') return hooked ?? masked;
+      // ora hooks the stream it draws on (this wrapper) and process.stderr and process.stdout, the
+      // streams underneath: a line written here would go through both hooks, and the live line be
+      // cleared and drawn twice for it. While the stream underneath is hooked, its hook alone does it.
+      if (key === 'write')
+        return Reflect.get(target, 'write', target) === ownWrite ? (hooked ?? masked) : masked;
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

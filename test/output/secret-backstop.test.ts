@@ -59,3 +59,35 @@ describe('maskingStream', () => {
     expect(text()).toBe('y vr_…cdef\n');
   });
 });
+
+/** ora's hook (hookStream): `write` replaced by one that counts, and what it took, to put back. */
+function hook(stream: { write: (...args: never[]) => boolean }, passes: string[], name: string) {
+  const taken = stream.write;
+  stream.write = ((chunk: string) => {
+    passes.push(name);
+    return taken.call(stream, chunk as never);
+  }) as typeof stream.write;
+  return () => (stream.write = taken);
+}
+
+describe('maskingStream under a spinner', () => {
+  it('a line written through it passes one hook when ora hooks both it and the stream underneath', () => {
+    const { stream, text } = recorded();
+    const out = maskingStream(stream, () => [TOKEN]);
+    const passes: string[] = [];
+    // ora hooks the stream it draws on first, then process.stdout and process.stderr.
+    const unhooks = [hook(out, passes, 'wrapper'), hook(stream, passes, 'stream')];
+    out.write(`a ${TOKEN}\n`);
+    expect(passes).toEqual(['stream']);
+    for (const unhook of unhooks) unhook();
+    out.write(`b ${TOKEN}\n`);
+    expect(passes).toEqual(['stream']);
+    expect(text()).toBe('a vr_…cdef\nb vr_…cdef\n');
+    // Once both are put back, a spinner started again hooks the wrapper alone where the stream is not process's.
+    const again = hook(out, passes, 'wrapper');
+    out.write(`c ${TOKEN}\n`);
+    again();
+    expect(passes).toEqual(['stream', 'wrapper']);
+    expect(text()).toBe('a vr_…cdef\nb vr_…cdef\nc vr_…cdef\n');
+  });
+});
