@@ -98,4 +98,25 @@ describe('problem lines above the live line', () => {
       expect(after).toMatch(/redacting \d\/4/);
     }
   });
+
+  it('a name holding the token, cut to fit a narrow terminal, shows no run of it', async () => {
+    // The problem list fits each name to the width from its end: `…ckstop_0123456789abcdef.wav`
+    // kept most of the token, which the whole-token mask did not find.
+    server = await startScriptedServer((_req, res) => sendJson(res, 400, { error: 400, message: 'refused' }));
+    const input = join(dir.path, 'in');
+    await mkdir(input);
+    await copyFile(fixture('speech-16bit.wav'), join(input, `${TOKEN}.wav`));
+    await copyFile(fixture('speech-16bit.wav'), join(input, `a-long-folder-name-${TOKEN}-call.wav`));
+    const env = isolatedEnv(join(dir.path, 'config'), {
+      VREDACT_TOKEN: TOKEN,
+      VREDACT_BASE_URL: server.baseUrl,
+      NO_COLOR: '1',
+    });
+    term = runInPty(`node ${BIN} redact in -o out`, { cwd: dir.path, env, columns: 40 });
+    expect(await term.exited).toBe(1);
+    const raw = term.output();
+    expect(raw).toContain('failed');
+    const runs = Array.from({ length: TOKEN.length - 7 }, (_, i) => TOKEN.slice(i, i + 8));
+    expect(runs.filter((run) => raw.includes(run))).toEqual([]);
+  });
 });
