@@ -102,4 +102,30 @@ describe('jobs of an earlier run answered 404 before the service was heard', () 
       await service.server.close();
     }
   });
+
+  it('leave the file pending with its job when the listing says nothing (a 503)', async () => {
+    await mkdir(join(dir.path, 'in'));
+    await writeFile(join(dir.path, 'in', 'a.wav'), recordings['a.wav']);
+    const service = await startForgetfulService();
+    const busy = await startScriptedServer((req, res) =>
+      req.url === '/api/jobs' ? sendJson(res, 503, { error: 'busy' }) : notFound(res),
+    );
+    try {
+      expect((await run(service.server, ['--no-wait'])).result.exitCode).toBe(0);
+      const submitted = await journalEvents();
+
+      const second = await run(busy);
+      expect(busy.received.filter((request) => request.method === 'POST')).toEqual([]);
+      expect(second.stderr).not.toContain('the batch stopped');
+      expect(second.files).toMatchObject([{ status: 'pending', jobId: 'e1-j1' }]);
+      expect(String(second.files[0]?.reason)).toMatch(
+        /could not be told \(its job listing failed: .*503.*\); nothing was sent: a later run looks at job e1-j1 again$/,
+      );
+      expect(await journalEvents()).toEqual(submitted);
+      expect(second.result.exitCode).toBe(1);
+    } finally {
+      await busy.close();
+      await service.server.close();
+    }
+  });
 });
