@@ -15,7 +15,14 @@ import { formatDuration } from '../output/format.js';
 import { firstLook, lookAtJob } from './first-look.js';
 import { jobResultNeed } from './free-space.js';
 import { LinkTries, linkMissesNote } from './link-tries.js';
-import { GONE_LOOKS, type JobGone, isPermanent, namedJobMissing, saysGone } from './look-failures.js';
+import {
+  GONE_LOOKS,
+  goneUnlessUnheard,
+  type JobGone,
+  isPermanent,
+  namedJobMissing,
+  saysGone,
+} from './look-failures.js';
 import { pickResult } from './pick-result.js';
 import { probeFile } from './probe.js';
 import { ResultRejectedError } from './result-rejected.js';
@@ -232,7 +239,7 @@ async function poll(
       }
       if (saysGone(work, error)) {
         goneLooks++;
-        if (goneLooks >= GONE_LOOKS) return { kind: 'gone', answer: messageOf(error) };
+        if (goneLooks >= GONE_LOOKS) return goneUnlessUnheard(engine, work, messageOf(error));
         engine.log.debug(`job ${jobId}: ${messageOf(error)}; looking again before sending the file again`);
       } else if (isPermanent(error)) {
         await recorder.failed(entry, work.identity, messageOf(error), jobId);

@@ -17,6 +17,7 @@ import type { AcceptedJobs } from './accepted-jobs.js';
 import type { JobConfirmation } from './first-look.js';
 import type { Halt } from './halt.js';
 import type { Recorder } from './record.js';
+import type { ServiceHeard } from './service-heard.js';
 import { WrongServiceError, type WrongServiceStreak } from './wrong-service.js';
 
 /**
@@ -71,6 +72,8 @@ export interface Engine {
   halt: Halt;
   /** Uploads answered in a row by something that is not the service: at a few, the batch halts. */
   wrongService: WrongServiceStreak;
+  /** Whether the service has been heard: until then a 404 of an earlier run's job may be the base URL's. */
+  serviceHeard: ServiceHeard;
   /** With --no-wait: the first looks at this run's jobs, until the service has confirmed one. */
   jobConfirmation: JobConfirmation;
   /** Runs one request to the service (polls, listings), at most a few at once. */
@@ -108,7 +111,7 @@ export function stoppedReason(engine: Engine): string {
   if (engine.halt.reason instanceof NoRoomOnDisk)
     return 'not finished: the batch stopped: not enough free space for the results';
   if (engine.halt.reason instanceof WrongServiceError)
-    return 'not finished: the batch stopped: uploads were answered by something that is not the Voice Redaction Service';
+    return `not finished: the batch stopped: ${engine.halt.reason.stopWords}`;
   if (engine.halt.reason instanceof ThrottleGivenUpError)
     return `not finished: the batch stopped: ${engine.halt.reason.reason}`;
   if (engine.halt.reason) {

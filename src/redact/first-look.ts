@@ -12,11 +12,16 @@ import { firstLookPointsAtSetup, setupAnswerWords } from '../api/upload-fate.js'
 import { type Engine, isStopping, messageOf } from './engine.js';
 import type { CollectWork } from './work.js';
 
-/** A look at a job: one request to the service among the few at once, through the token gate. */
-export function lookAtJob(engine: Engine, jobId: string): Promise<JobContentItem[]> {
-  return engine.request(() =>
+/**
+ * A look at a job: one request to the service among the few at once, through the token gate. A
+ * content that parsed is an answer only the service gives (service-heard.ts).
+ */
+export async function lookAtJob(engine: Engine, jobId: string): Promise<JobContentItem[]> {
+  const content = await engine.request(() =>
     engine.gate.run(() => engine.client.jobContent(jobId, engine.abort), engine.abort),
   );
+  engine.serviceHeard.hear();
+  return content;
 }
 
 /**

@@ -7,7 +7,7 @@ import { checkBaseUrlHint } from '../api/base-url-hints.js';
 import { ApiError, NotFoundError } from '../api/errors.js';
 import { LinkMissingError } from '../api/link-errors.js';
 import { RETRYABLE_STATUSES } from '../api/retry.js';
-import type { Engine } from './engine.js';
+import { type Engine, stoppedReason } from './engine.js';
 import type { CollectWork } from './work.js';
 
 /**
@@ -47,4 +47,25 @@ export function isPermanent(error: unknown): boolean {
 /** What a job named by an upload of this run, and not found at its first look, says to do. */
 export function namedJobMissing(engine: Engine): string {
   return `the upload's answer named this job, and it does not exist: ${checkBaseUrlHint(engine.client.baseUrlSource)}`;
+}
+
+/**
+ * A job of an earlier run answered 404 twice: gone only once the service has been heard this run
+ * (service-heard.ts); otherwise it keeps its `submitted` line, pending, and the next run looks again.
+ */
+export async function goneUnlessUnheard(
+  engine: Engine,
+  work: CollectWork,
+  answer: string,
+): Promise<JobGone | undefined> {
+  const verdict = await engine.serviceHeard.mayBeGone(engine);
+  if (verdict.kind === 'gone') return { kind: 'gone', answer };
+  const { entry, jobId } = work;
+  // Not the service's (the batch stopped), or the batch stopping meanwhile: the stop's reason.
+  const why =
+    verdict.kind === 'untold' && !engine.stop.aborted
+      ? `${answer}, and whether the service answered it could not be told (its job listing failed: ${verdict.why})`
+      : stoppedReason(engine);
+  engine.recorder.pending(entry, `${why}; nothing was sent: a later run looks at job ${jobId} again`, jobId);
+  return undefined;
 }

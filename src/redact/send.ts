@@ -187,7 +187,11 @@ async function sendClaimed(
   }
   // A job id is the service's only once its job is seen (collect.ts): a wrong host may name jobs too.
   if (answer.kind !== 'job') engine.wrongService.recognised();
-  if (answer.kind === 'audio') return { kind: 'publish', work, result: answer.result, sentSha256 };
+  if (answer.kind === 'audio') {
+    // A result is an answer only the service gives (service-heard.ts); a 202 or a job id is not.
+    engine.serviceHeard.hear();
+    return { kind: 'publish', work, result: answer.result, sentSha256 };
+  }
   if (!sentAsChecked(work, sentSha256)) {
     await recorder.failed(
       entry,

@@ -24,7 +24,14 @@ export const WRONG_SERVICE_STREAK = 3;
 /** What halts a batch whose uploads are answered by something that is not the service. */
 export class WrongServiceError extends ApiError {
   override name = 'WrongServiceError';
-  constructor(uploads: number, lastAnswer: string, where: string, message?: string) {
+  constructor(
+    uploads: number,
+    lastAnswer: string,
+    where: string,
+    message?: string,
+    /** What stopped the batch, for each file it left (engine.ts's stoppedReason). */
+    readonly stopWords = 'uploads were answered by something that is not the Voice Redaction Service',
+  ) {
     super(
       message ??
         `${uploads} uploads in a row were answered by something that is not the Voice Redaction Service (${lastAnswer} from ${where}): nothing more was sent`,
@@ -46,6 +53,20 @@ export class WrongServiceError extends ApiError {
       listing,
       where,
       `uploads were accepted without a job id by something that is not the Voice Redaction Service (its job listing: ${listing}, from ${where}): nothing more was sent`,
+    );
+  }
+
+  /**
+   * Jobs of earlier runs answered 404 before this run heard the service (service-heard.ts), by
+   * something whose job listing is not the service's: no job is taken for gone, no file sent again.
+   */
+  static goneAtNonService(listing: string, where: string): WrongServiceError {
+    return new WrongServiceError(
+      0,
+      listing,
+      where,
+      `jobs of earlier runs were answered 404 Not Found by something that is not the Voice Redaction Service (its job listing: ${listing}, from ${where}): nothing was sent again, and the next run looks at those jobs again`,
+      'jobs were answered by something that is not the Voice Redaction Service',
     );
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConnectionError, errorForStatus } from '../../src/api/errors.js';
 import type { Engine } from '../../src/redact/engine.js';
 import { JobConfirmation } from '../../src/redact/first-look.js';
+import { ServiceHeard } from '../../src/redact/service-heard.js';
 import type { CollectWork } from '../../src/redact/work.js';
 import { type WrongServiceError, WrongServiceStreak } from '../../src/redact/wrong-service.js';
 
@@ -19,6 +20,7 @@ function engineAnswering(answer: (jobId: string) => Promise<void>) {
       halts.push(error);
       stop.abort(error);
     }),
+    serviceHeard: new ServiceHeard(),
     request: <T>(run: () => Promise<T>) => run(),
     gate: { run: <T>(run: () => Promise<T>) => run() },
     client: {
