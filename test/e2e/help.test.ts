@@ -100,7 +100,7 @@ describe('help topics', () => {
     // A misspelt topic that was not the beginning of one got the list and no suggestion.
     const unknown = await runCli(['help', word], { env: env() });
     expect(unknown.exitCode).toBe(2);
-    const hint = oneLine(unknown.stderr).split('hint: ')[1];
+    const hint = oneLine(unknown.stderr).split('hint: ')[1] ?? '';
     expect(hint.split('topics: ')[0]).toBe(
       meant === undefined ? '' : `did you mean \`vredact help ${meant}\`? `,
     );
