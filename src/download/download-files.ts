@@ -214,14 +214,16 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
         request.jobId,
         item.givenFileName ?? fileName,
         ({ body, contentLength, contentType }) => {
-          // Its announced length replaces the estimate (one past the cap fails in `capped`, alone);
-          // a body of none claims its room as it comes, beyond the estimate.
-          if (contentLength !== undefined && contentLength <= cap.wavBytes) room.claim(contentLength);
           const checked = verifiedDownload(
             { body: capped(body, cap, contentLength), contentLength, contentType },
             { fileName: local, listedDuration: item.listedDuration, cap },
           );
-          const roomed = contentLength === undefined ? room.asItComes(checked, cap.expectedBytes) : checked;
+          // Its announced length replaces the estimate once past its cap (one past it fails alone in
+          // `capped`); a body of none claims its room as it comes, beyond the estimate.
+          const roomed =
+            contentLength === undefined
+              ? room.asItComes(checked, cap.expectedBytes)
+              : room.announced(checked, contentLength);
           return write(dest, roomed, signal).catch((error: unknown) => {
             throw asLocalFsError(error, dest, 'writing');
           });

@@ -1,6 +1,6 @@
 /**
  * The room one downloaded file holds on the output's disk (fs/free-space.ts) while it is on its way:
- * its estimate before it is asked for, its announced length once it comes, and, for a body of no
+ * its estimate before it is asked for, its announced length once it passes its cap, and, for a body of no
  * announced length (chunked, or encoded), room claimed ahead of its bytes as they come. Without that,
  * such a body (a file of no listed duration, or one longer than its estimate) was written until the
  * disk was full: the reserve kept free for the journal and other writers was eaten, and the run met
@@ -33,6 +33,20 @@ export class FileRoom {
   release(): void {
     this.releaseClaim?.();
     this.releaseClaim = undefined;
+  }
+
+  /**
+   * Passes on a body announced at `length`, claiming that in place of the estimate before its first
+   * byte: after its cap's checks (size-cap.ts), so that a length no file may have fails the file alone
+   * as too large, rather than stopping the downloads for want of room it would never use.
+   */
+  async *announced(body: AsyncIterable<Uint8Array>, length: number): AsyncIterable<Uint8Array> {
+    let claimed = false;
+    for await (const chunk of body) {
+      if (!claimed) this.claim(length);
+      claimed = true;
+      yield chunk;
+    }
   }
 
   /**

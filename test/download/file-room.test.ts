@@ -67,3 +67,18 @@ describe('FileRoom.asItComes: a body of no announced length', () => {
     );
   });
 });
+
+describe('FileRoom.announced: a body of announced length', () => {
+  test('claims its length before its first byte, and nothing for a body that fails before one', async () => {
+    const { space, drain } = disk(10 * MiB);
+    const room = new FileRoom(space, 'out', 'a.wav');
+    async function* refused(): AsyncIterable<Uint8Array> {
+      yield* [];
+      throw new Error('too large');
+    }
+    await expect(drain(room.announced(refused(), 1e12))).rejects.toThrow('too large');
+    await expect(drain(room.announced(sized(MiB), 1e12))).rejects.toBeInstanceOf(NoRoomOnDisk);
+    await drain(room.announced(sized(MiB), MiB));
+    room.release();
+  });
+});

@@ -222,4 +222,31 @@ describe('vredact download: an output disk too full for the files', () => {
     expect(result.stderr).not.toMatch(/no space left/);
     expect(await readdir(out)).toEqual(['other-data.bin']);
   });
+
+  it('a file announced past any cap fails alone as too large: its announced length claims no room, and the others are fetched', async ({
+    skip,
+  }) => {
+    const disk = await nearlyFull('4m', 2 * MiB);
+    if (!disk) return skip(MOUNT_SKIP_REASON);
+    const { out } = disk;
+    // 10 GB announced, no WAV header: past the least rate's hour, though within the highest rate's.
+    const lying: FileServer = (name, res) => {
+      if (name !== 'a.wav') {
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(RESULT.length) });
+        return void res.end(RESULT);
+      }
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': '10000000000' });
+      res.write(Buffer.alloc(64 * 1024, 9));
+    };
+    const { env, fileGets } = await host(lying, {});
+
+    const result = await runCli(['download', 'job1', '-o', out, '-c', '1'], { env });
+    expect(result.exitCode).toBe(1);
+    expect(fileGets()).toBe(3);
+    expect(result.stderr).toContain(
+      "error: a.wav: the file is announced at 10000000000 bytes, more than the longest recording the service accepts (1:00:00) can need (1452568576); nothing of it was kept; report the file to the service's operators",
+    );
+    expect(result.stderr).not.toMatch(/not enough free space/);
+    expect((await readdir(out)).sort()).toEqual(['b.wav', 'c.wav', 'other-data.bin']);
+  });
 });
