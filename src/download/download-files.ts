@@ -5,7 +5,7 @@
  * disk (size-cap.ts). A file is not
  * fetched, nor any after it, when the output's disk has no room for it beside the files on their way
  * (fs/free-space.ts): by its listed duration before it is asked for, by its announced length once it
- * comes. A local file-system failure is that, never a network error: it is not fetched again, and
+ * comes, or, announced with none, as its bytes come (file-room.ts). A local file-system failure is that, never a network error: it is not fetched again, and
  * one that no other file can escape (a full disk) stops new downloads from starting. The files are
  * pulled by a fixed pool as the listing comes (pull-pool.ts): memory does not grow with their number
  * but for their names (name-claims.ts).
@@ -24,6 +24,7 @@ import { safeBaseName } from '../fs/safe-name.js';
 import type { Interrupt } from '../interrupt.js';
 import { NameClaims } from './name-claims.js';
 import { type ItemSource, runPullPool } from './pull-pool.js';
+import { FileRoom } from './file-room.js';
 import { capped, downloadSizeCap } from './size-cap.js';
 import { alreadyThere, verifiedDownload } from './verified-download.js';
 
@@ -191,7 +192,7 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
     const { local } = named;
     if (stoppedBy) return notStarted(fileName);
     let path: string | null = null;
-    let releaseSpace: (() => void) | undefined;
+    const room = new FileRoom(space, request.outDir, fileName);
     try {
       path = await resolveInside(request.outDir, local);
       // A rename cannot replace a folder, --overwrite or not: fetching the file would only fail at
@@ -208,22 +209,22 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       // Room for it before it is asked for, where its listed duration tells what it needs. (Another
       // file may have stopped the downloads while this one was looked at.)
       if (stoppedBy) return notStarted(fileName);
-      if (cap.expectedBytes !== undefined)
-        releaseSpace = claimRoom(space, request.outDir, cap.expectedBytes, fileName);
+      if (cap.expectedBytes !== undefined) room.claim(cap.expectedBytes);
       const bytes = await deps.client.downloadJobFile(
         request.jobId,
         item.givenFileName ?? fileName,
         ({ body, contentLength, contentType }) => {
-          // Its announced length replaces the estimate (one past the cap fails in `capped`, alone).
-          if (contentLength !== undefined && contentLength <= cap.wavBytes) {
-            releaseSpace?.();
-            releaseSpace = claimRoom(space, request.outDir, contentLength, fileName);
-          }
           const checked = verifiedDownload(
             { body: capped(body, cap, contentLength), contentLength, contentType },
             { fileName: local, listedDuration: item.listedDuration, cap },
           );
-          return write(dest, checked, signal).catch((error: unknown) => {
+          // Its announced length replaces the estimate once past its cap (one past it fails alone in
+          // `capped`); a body of none claims its room as it comes, beyond the estimate.
+          const roomed =
+            contentLength === undefined
+              ? room.asItComes(checked, cap.expectedBytes)
+              : room.announced(checked, contentLength);
+          return write(dest, roomed, signal).catch((error: unknown) => {
             throw asLocalFsError(error, dest, 'writing');
           });
         },
@@ -246,7 +247,7 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
       return { fileName, path, status: 'failed', reason: messageWithHint(error) };
     } finally {
       // Written (its bytes are in what statfs tells now) or not coming: its claim is given back.
-      releaseSpace?.();
+      room.release();
     }
   };
 
@@ -272,13 +273,6 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
   });
   if (refused !== undefined) throw refused;
   return { ...(stoppedBy ? { stoppedBy } : {}), interrupted: deps.signals.stop.aborted };
-}
-
-/** Claims room for a file on the output's disk; throws the shortage when it has none. */
-function claimRoom(space: OutputSpace, folder: string, need: number, fileName: string): () => void {
-  const claim = space.claim(folder, need, fileName);
-  if (claim instanceof NoRoomOnDisk) throw claim;
-  return claim;
 }
 
 /** A source of the files named (on the command line): all handed at once, they are few. */

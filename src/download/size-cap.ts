@@ -2,9 +2,11 @@
  * A downloaded file can never fill the disk: it is cut off and failed past the cap `redact` puts on a
  * result (result-cap.ts), from the duration the job's listing gives, or, when it gives none, from the
  * longest recording the service accepts. A body that opens with a RIFF/WAVE header is bounded here at
- * the highest rate and past the size that header declares, and by the check of its layout's own rate
- * (verify.ts, given `seconds`). A body that is not a WAV (a file of another name, kept as it came:
- * verified-download.ts) is bounded at the least rate.
+ * the highest rate for those seconds and past the size that header declares (at most 4 GiB), and by
+ * the check of its layout's own rate (verify.ts, given `seconds`): a 96 kHz 24-bit stereo master of no
+ * listed duration is not cut off at the least rate's hour. A body that is not a WAV (a file of another
+ * name, kept as it came: verified-download.ts), which has no layout to check, is bounded at the least
+ * rate.
  */
 import { declaresLength, isRiffWave } from '../audio/riff.js';
 import { CliError, ExitCode } from '../errors.js';
@@ -47,7 +49,7 @@ export class EmptyDownloadError extends CliError {
 export interface SizeCap {
   /** The cap of a body that is not a WAV, at the least rate. */
   bytes: number;
-  /** The cap of a WAV body before its layout is known, at the highest rate. */
+  /** The cap of a WAV body before its layout is known, at the highest rate (then its header's size bounds it). */
   wavBytes: number;
   /** The seconds of audio allowed, for the check of a WAV body's own rate. */
   seconds: number;
@@ -74,13 +76,11 @@ export function downloadSizeCap(durationSec: number | null | undefined): SizeCap
   const seconds = known ? durationSec : DEFAULT_MAX_DURATION_SECONDS;
   const slack = toleranceSeconds(DEFAULT_DURATION_TOLERANCE, seconds);
   const bytes = resultByteCap(seconds, slack);
-  if (!known) {
-    // An hour at the least rate (about 1.45 GB) is bound enough for a file of no known duration.
-    const of = `the longest recording the service accepts (${formatLength(seconds)})`;
-    return { bytes, wavBytes: bytes, seconds: seconds + slack, of };
-  }
   const wavBytes = resultByteCap(seconds, slack, RESULT_MAX_BYTES_PER_SECOND);
   const bounds = { bytes, wavBytes, seconds: seconds + slack };
+  // No estimate of its size: its room is claimed as it comes (room-as-it-comes.ts).
+  if (!known)
+    return { ...bounds, of: `the longest recording the service accepts (${formatLength(seconds)})` };
   return {
     ...bounds,
     of: `a ${formatLength(seconds)} recording`,
@@ -100,7 +100,7 @@ const RIFF_HEAD_BYTES = 12;
 
 /**
  * Passes `body` on, throwing DownloadTooLargeError before the first byte past the cap is passed on,
- * or before any byte when the body is announced (`contentLength`) past it; EmptyDownloadError at the
+ * or before any byte when the body is announced (`contentLength`) past it or past its WAV header's size; EmptyDownloadError at the
  * end of a body with no bytes. Its first 12 bytes are read before any is passed on: they tell a WAV
  * (bounded at the highest rate, and by its header's size) from any other file (at the least rate).
  */
@@ -115,15 +115,15 @@ export async function* capped(
     const start = read.head.subarray(0, RIFF_HEAD_BYTES);
     let limit = isRiffWave(start) ? cap.wavBytes : cap.bytes;
     let limitOf = `more than ${cap.of} can need`;
-    if (contentLength !== undefined && contentLength > limit) {
-      throw new DownloadTooLargeError(
-        `the file is announced at ${contentLength} bytes, ${limitOf} (${limit})`,
-      );
-    }
     const declared = declaredFileBytes(start);
     if (declared !== undefined && declared < limit) {
       limit = declared;
       limitOf = 'more than its WAV header declares';
+    }
+    if (contentLength !== undefined && contentLength > limit) {
+      throw new DownloadTooLargeError(
+        `the file is announced at ${contentLength} bytes, ${limitOf} (${limit})`,
+      );
     }
     let total = 0;
     for await (const chunk of read.whole()) {

@@ -73,7 +73,7 @@ const fsyncFd = promisify(fsync);
 const closeFd = promisify(close);
 
 /** Bytes gathered before one writev (and held in memory until published when that is all there is). */
-const GATHER_BYTES = 256 * 1024;
+export const GATHER_BYTES = 256 * 1024;
 
 /** Writes `chunks` whole, in one writev when the system takes it all (a short write finishes by parts). */
 async function writeChunks(fd: number, chunks: Uint8Array[]): Promise<void> {

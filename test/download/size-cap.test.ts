@@ -2,19 +2,20 @@ import { describe, expect, test } from 'vitest';
 import { capped, DownloadTooLargeError, downloadSizeCap } from '../../src/download/size-cap.js';
 import { RESULT_MAX_BYTES_PER_SECOND, resultByteCap } from '../../src/redact/result-cap.js';
 
-/** A WAV header whose RIFF size field says `riffSize` (the data chunk declares the same). */
-function wavHeader(riffSize: number): Buffer {
+/** A WAV header whose RIFF size field says `riffSize` (the data chunk declares the same), 16 kHz mono 16-bit unless told. */
+function wavHeader(riffSize: number, layout = { sampleRate: 16_000, channels: 1, bits: 16 }): Buffer {
+  const blockAlign = layout.channels * (layout.bits / 8);
   const head = Buffer.alloc(44);
   head.write('RIFF', 0, 'latin1');
   head.writeUInt32LE(riffSize, 4);
   head.write('WAVEfmt ', 8, 'latin1');
   head.writeUInt32LE(16, 16);
   head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22);
-  head.writeUInt32LE(16_000, 24);
-  head.writeUInt32LE(32_000, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
+  head.writeUInt16LE(layout.channels, 22);
+  head.writeUInt32LE(layout.sampleRate, 24);
+  head.writeUInt32LE(layout.sampleRate * blockAlign, 28);
+  head.writeUInt16LE(blockAlign, 32);
+  head.writeUInt16LE(layout.bits, 34);
   head.write('data', 36, 'latin1');
   head.writeUInt32LE(riffSize, 40);
   return head;
@@ -45,7 +46,10 @@ describe('downloadSizeCap: the rule of redact results', () => {
     'a duration of %s is not trusted: the longest recording the service accepts stands in',
     (duration) => {
       expect(downloadSizeCap(duration).bytes).toBe(resultByteCap(3600, 180));
-      expect(downloadSizeCap(duration).wavBytes).toBe(resultByteCap(3600, 180));
+      // A WAV at the highest rate for that hour, then its header's size (capped): as for a known duration.
+      expect(downloadSizeCap(duration).wavBytes).toBe(resultByteCap(3600, 180, RESULT_MAX_BYTES_PER_SECOND));
+      expect(downloadSizeCap(duration).seconds).toBe(3780);
+      expect(downloadSizeCap(duration).expectedBytes).toBeUndefined();
       expect(downloadSizeCap(duration).of).toMatch(/the longest recording the service accepts/);
     },
   );
@@ -113,5 +117,52 @@ describe('capped', () => {
     await read(cap.bytes);
     await read(undefined);
     expect(passed).toEqual([10, 10, 10, 10]);
+  });
+
+  describe('a file of no listed duration', () => {
+    const unknown = downloadSizeCap(null);
+    const MiB = 1024 * 1024;
+    /** `total` bytes in all: `first`, then one reused 1 MiB chunk (cut to fit): never held whole in memory. */
+    async function* lazily(first: Buffer, total: number): AsyncIterable<Uint8Array> {
+      yield first;
+      const chunk = Buffer.alloc(MiB, 3);
+      for (let sent = first.length; sent < total; sent += MiB)
+        yield chunk.subarray(0, Math.min(MiB, total - sent));
+    }
+    // 576,000 bytes a second, 3.6 times the least rate.
+    const master = { sampleRate: 96_000, channels: 2, bits: 24 };
+
+    test('a 96 kHz 24-bit stereo WAV of 2.07 GB (59 min 54 s, over an hour at the least rate) passes whole', async () => {
+      const total = 2_070_000_000;
+      expect(total).toBeGreaterThan(unknown.bytes);
+      expect(await drain(capped(lazily(wavHeader(total - 8, master), total), unknown))).toBe(total);
+    });
+
+    test('announced at its length it passes; announced past its header it fails before any byte', async () => {
+      const total = 2_000_000_000;
+      expect(await drain(capped(lazily(wavHeader(total - 8, master), total), unknown, total))).toBe(total);
+      await expect(
+        drain(capped(lazily(wavHeader(total - 8, master), total), unknown, total + 2)),
+      ).rejects.toThrow(
+        `the file is announced at ${total + 2} bytes, more than its WAV header declares (${total})`,
+      );
+    });
+
+    test("it is cut off past its header's size", async () => {
+      const declared = 1_600_000_000;
+      await expect(
+        drain(capped(lazily(wavHeader(declared - 8, master), declared + MiB), unknown)),
+      ).rejects.toThrow(`the file was cut off past ${declared} bytes, more than its WAV header declares`);
+    });
+
+    test('a body that is not a WAV is still held to the least rate (about 1.45 GB)', async () => {
+      await expect(
+        drain(
+          capped(lazily(Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00\x00\x00'), unknown.bytes + 1), unknown),
+        ),
+      ).rejects.toThrow(
+        `the file was cut off past ${unknown.bytes} bytes, more than the longest recording the service accepts (1:00:00) can need`,
+      );
+    });
   });
 });

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { downloadSizeCap } from '../../src/download/size-cap.js';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
-import { resultWavOf, streamingWavHead } from '../helpers/result-wav.js';
+import { layoutWav, resultWavOf, streamingWavHead } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-cap-');
@@ -74,6 +74,44 @@ describe('download, an endless body', () => {
       expect(await readdir(out)).toEqual(['fine.wav']);
       await expectFileBytes(join(out, 'fine.wav'), fine);
       expect(server.received.filter((r) => r.url === '/files/endless.wav')).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a WAV of no listed duration in a high-rate layout (96 kHz 24-bit stereo) is downloaded and verified', async () => {
+    const master = layoutWav({ sampleRate: 96_000, channels: 2, bits: 24 }, 2.5);
+    const server = await startScriptedServer(async (req, res, body) => {
+      const url = req.url ?? '';
+      if (url === '/api/jobs/job1/content')
+        return sendJson(res, 200, { jobContent: [{ id: 1, job_id: 'job1', file_name: 'master.wav' }] });
+      if (url === '/api/jobs/job1/files/download-url') {
+        const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
+        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${fileName}` });
+      }
+      if (url === '/files/master.wav') {
+        // Chunked: no length announced, the header's size and the layout's rate are what bound it.
+        res.writeHead(200, { 'content-type': 'audio/wav' });
+        res.write(master.subarray(0, 1000));
+        return void res.end(master.subarray(1000));
+      }
+      res.writeHead(404);
+      res.end();
+    });
+    try {
+      const out = join(dir.path, 'out');
+      const run = await runCli(['download', 'job1', '-o', out, '--json'], {
+        env: isolatedEnv(join(dir.path, 'config'), {
+          VREDACT_BASE_URL: server.baseUrl,
+          VREDACT_TOKEN: 'vr_test_download_cap',
+        }),
+      });
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      const outcomes = JSON.parse(String(run.stdout)) as Array<Record<string, unknown>>;
+      expect(outcomes).toEqual([
+        expect.objectContaining({ fileName: 'master.wav', status: 'downloaded', bytes: master.length }),
+      ]);
+      await expectFileBytes(join(out, 'master.wav'), master);
     } finally {
       await server.close();
     }

@@ -13,6 +13,7 @@ import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { type FileServer, startFileHost } from '../helpers/file-host.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { makeWav } from '../helpers/mp3.js';
+import { layoutWav } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-space-');
@@ -186,5 +187,66 @@ describe('vredact download: an output disk too full for the files', () => {
     expect(result.stderr).toMatch(/stopped: not enough free space: 2 file\(s\) not started/);
     expect(result.stderr).not.toMatch(/no space left/);
     expect(await readdir(out)).toEqual(['other-data.bin']);
+  });
+
+  it('a file of no listed duration and no announced length stops short of the reserve, not at a full disk', async ({
+    skip,
+  }) => {
+    const disk = await nearlyFull('16m', 4 * MiB);
+    if (!disk) return skip(MOUNT_SKIP_REASON);
+    const { out, shown } = disk;
+    // A whole 12 MiB WAV, sent chunked: nothing tells its size before its bytes come.
+    const big = layoutWav({ sampleRate: 96_000, channels: 2, bits: 24 }, 22);
+    const sendChunked: FileServer = async (_name, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav' });
+      for (let at = 0; at < big.length && !res.destroyed; at += 256 * 1024) {
+        if (!res.write(big.subarray(at, at + 256 * 1024)))
+          await new Promise((resolve) => {
+            res.once('drain', resolve);
+            res.once('close', resolve);
+          });
+      }
+      res.end();
+    };
+    const { env, fileGets } = await host(sendChunked, {});
+
+    const result = await runCli(['download', 'job1', '-o', out, '-c', '1'], { env });
+    expect(result.exitCode).toBe(1);
+    expect(fileGets()).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `error: a\\.wav: not enough free space for the next file: ${escapeRegExp(shown)} has [\\d.]+ [KM]iB free, the rest of a\\.wav needs about [\\d.]+ MiB, and 1 MiB is kept free`,
+      ),
+    );
+    expect(result.stderr).toMatch(/stopped: not enough free space: 2 file\(s\) not started/);
+    expect(result.stderr).not.toMatch(/no space left/);
+    expect(await readdir(out)).toEqual(['other-data.bin']);
+  });
+
+  it('a file announced past any cap fails alone as too large: its announced length claims no room, and the others are fetched', async ({
+    skip,
+  }) => {
+    const disk = await nearlyFull('4m', 2 * MiB);
+    if (!disk) return skip(MOUNT_SKIP_REASON);
+    const { out } = disk;
+    // 10 GB announced, no WAV header: past the least rate's hour, though within the highest rate's.
+    const lying: FileServer = (name, res) => {
+      if (name !== 'a.wav') {
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(RESULT.length) });
+        return void res.end(RESULT);
+      }
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': '10000000000' });
+      res.write(Buffer.alloc(64 * 1024, 9));
+    };
+    const { env, fileGets } = await host(lying, {});
+
+    const result = await runCli(['download', 'job1', '-o', out, '-c', '1'], { env });
+    expect(result.exitCode).toBe(1);
+    expect(fileGets()).toBe(3);
+    expect(result.stderr).toContain(
+      "error: a.wav: the file is announced at 10000000000 bytes, more than the longest recording the service accepts (1:00:00) can need (1452568576); nothing of it was kept; report the file to the service's operators",
+    );
+    expect(result.stderr).not.toMatch(/not enough free space/);
+    expect((await readdir(out)).sort()).toEqual(['b.wav', 'c.wav', 'other-data.bin']);
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { startFileHost } from '../helpers/file-host.js';
-import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
+import { fillUp, MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { OUR_SPACE_TAG, temporaryNameOf } from '../helpers/process-space.js';
 import { resultWav } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
@@ -94,19 +94,25 @@ describe('download and the local file system', () => {
   it('a full disk is one file-system error naming the path; the file is not fetched again and nothing new starts', async ({
     skip,
   }) => {
-    const mounted = await mount('1m');
+    const mounted = await mount('16m');
     if (!mounted) return skip(MOUNT_SKIP_REASON);
     const big = resultWav(5 * 1024 * 1024, 3);
     const files: Record<string, Buffer> = {
       'a.wav': big,
-      'b.wav': resultWav(10),
-      'c.wav': resultWav(10),
+      'b.wav': resultWav(10, 3),
+      'c.wav': resultWav(10, 3),
     };
-    // Sent with no length announced (one that does not fit is refused before a byte is written:
-    // download-free-space.test.ts), so that the write itself meets the full disk.
-    const server = await startFileHost(files, (name, res) => {
+    // Room for a.wav is claimed before its first byte is written (download-free-space.test.ts): here
+    // another program fills the disk once its temporary file is there, so the write meets a full disk.
+    const server = await startFileHost(files, async (name, res) => {
+      const bytes = files[name] ?? Buffer.alloc(0);
       res.writeHead(200, { 'content-type': 'audio/wav' });
-      res.end(files[name]);
+      if (name !== 'a.wav') return void res.end(bytes);
+      res.write(bytes.subarray(0, 1024 * 1024));
+      while (!(await readdir(mounted.path)).some((entry) => entry.endsWith('.vredact-partial')))
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await fillUp(join(mounted.path, 'other-program.bin'));
+      res.end(bytes.subarray(1024 * 1024));
     });
     cleanups.push(() => server.close());
     const env = isolatedEnv(join(dir.path, 'config'), {
@@ -122,7 +128,7 @@ describe('download and the local file system', () => {
     expect(result.stderr).toMatch(/stopped after a file-system problem: 2 file\(s\) not started/);
     expect(server.fileGets('a.wav')).toBe(1);
     expect(server.fileGets('b.wav') + server.fileGets('c.wav')).toBe(0);
-    expect(await readdir(mounted.path)).toEqual([]);
+    expect(await readdir(mounted.path)).toEqual(['other-program.bin']);
   });
 
   it('sweeps the leftovers of dead downloads, never those of a live one', async () => {

@@ -1,7 +1,11 @@
 import { resolve } from 'node:path';
 import { listedDurationSeconds } from '../../api/audio-duration.js';
 import type { ApiClient } from '../../api/client.js';
-import { requireUserFileName, requireUserJobId } from '../../api/identifiers.js';
+import {
+  fileNameProblem as unusableNameProblem,
+  requireUserFileName,
+  requireUserJobId,
+} from '../../api/identifiers.js';
 import { fileNameProblem, isNamed } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import {
@@ -47,15 +51,26 @@ function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem>
       {
         add: (item, givenFileName) => {
           position++;
-          if (isNamed(item))
+          const id = item.id ? ` (id ${truncate(item.id, 40)})` : '';
+          if (!isNamed(item))
+            return sink.add({
+              fileName: '',
+              nameless: `item ${position} of the job${id}: ${fileNameProblem(item)}`,
+            });
+          // A name no request may carry (empty, `..`, control characters) is the listing's fault, said
+          // of its item, not a failed request's (whose hint was to check the base URL).
+          const unusable = unusableNameProblem(givenFileName ?? item.file_name);
+          if (unusable !== undefined)
             return sink.add({
               fileName: item.file_name,
-              ...(givenFileName === undefined ? {} : { givenFileName }),
-              duration: listedDurationSeconds(item.audio_duration),
-              listedDuration: item.audio_duration,
+              nameless: `item ${position} of the job${id}: its file name cannot be used (${unusable})`,
             });
-          const id = item.id ? ` (id ${truncate(item.id, 40)})` : '';
-          sink.add({ fileName: '', nameless: `item ${position} of the job${id}: ${fileNameProblem(item)}` });
+          sink.add({
+            fileName: item.file_name,
+            ...(givenFileName === undefined ? {} : { givenFileName }),
+            duration: listedDurationSeconds(item.audio_duration),
+            listedDuration: item.audio_duration,
+          });
         },
         // Counted in the positions too, so the items after it are named by their own place.
         leftOut: (at, problem) => {
