@@ -78,7 +78,7 @@ export function downloadSizeCap(durationSec: number | null | undefined): SizeCap
   const bytes = resultByteCap(seconds, slack);
   const wavBytes = resultByteCap(seconds, slack, RESULT_MAX_BYTES_PER_SECOND);
   const bounds = { bytes, wavBytes, seconds: seconds + slack };
-  // No estimate of its size: its room is claimed as it comes (room-as-it-comes.ts).
+  // No estimate of its size: its room is claimed as it comes (file-room.ts).
   if (!known)
     return { ...bounds, of: `the longest recording the service accepts (${formatLength(seconds)})` };
   return {
