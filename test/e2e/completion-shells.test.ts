@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
-import { isolatedEnv, tempDirPerTest } from '../helpers/cli.js';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { binDir, readmeBlock } from '../helpers/readme.js';
 import { rowAfterTab } from '../helpers/tab-completion.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
@@ -54,15 +54,26 @@ describe('zsh at a terminal', () => {
     term = undefined;
   });
 
+  const COMPINIT = 'autoload -Uz compinit && compinit';
   test.skipIf(!hasShell('zsh') || !hasTmux).each([
-    ['with compinit in .zshrc, as a user has it', 'autoload -Uz compinit && compinit'],
-    ['without compinit: the script runs it', ''],
+    ["the README's line after compinit in .zshrc, as a user has it", 'readme', COMPINIT],
+    ["the README's line without compinit: the script runs it", 'readme', ''],
+    // Autoloaded on the first Tab, the file only registered itself: that Tab offered nothing.
+    ['saved as _vredact in a folder of $fpath, before compinit', 'fpath', COMPINIT],
   ])(
     '%s: commands, values after =, whole names with a space, folders only, nothing for an id',
-    async (_, compinit) => {
+    async (_, how, compinit) => {
       const { here, env } = await setting();
-      const zshrc = join(String(env.HOME), '.zshrc');
-      await writeFile(zshrc, `PS1='$ '\nbindkey -e\n${compinit}\n${await readmeRecipe('zsh')}\n`);
+      const home = String(env.HOME);
+      const zshrc = join(home, '.zshrc');
+      let load = `${compinit}\n${await readmeRecipe('zsh')}`;
+      if (how === 'fpath') {
+        await mkdir(join(home, 'zfunc'));
+        const script = await runCli(['completion', 'zsh'], { env });
+        await writeFile(join(home, 'zfunc', '_vredact'), String(script.stdout));
+        load = `fpath=(${join(home, 'zfunc')} $fpath)\n${compinit}`;
+      }
+      await writeFile(zshrc, `PS1='$ '\nbindkey -e\n${load}\n`);
       const shell = (term = await startTmux('exec zsh -f', { cwd: here, env, columns: 120 }));
       await shell.keys('-l', `source ${zshrc}`);
       await shell.keys('Enter');

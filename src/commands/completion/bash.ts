@@ -143,13 +143,18 @@ export function bashScript(root: CommandSpec, program: string): string {
 # Load it now:        source <(${program} completion bash)
 # Or for every shell: ${program} completion bash > ~/.local/share/bash-completion/completions/${program}
 ${offerFunction(root, program)}${fn}() {
-  local cur before offer
+  local cur before offer kind=-f name
   ${fn}_offer
   case "$offer" in
     # None begins with the word: nothing, where an empty reply would have bash offer the files here.
     words) if (( \${#COMPREPLY[@]} == 0 )); then ${NOTHING}; fi ;;
-    files) ${PATHS_ONLY}; mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
-    folders) ${PATHS_ONLY}; mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
+    files|folders)
+      ${PATHS_ONLY}
+      if [[ "$offer" == folders ]]; then kind=-d; fi
+      # A name a line, whole: \`COMPREPLY=($(compgen ...))\` split it at a space and globbed a *
+      # in it (and mapfile is not in bash 3.2).
+      COMPREPLY=()
+      while IFS= read -r name; do COMPREPLY+=("$name"); done < <(compgen "$kind" -- "$cur") ;;
     nothing) ${NOTHING} ;;
   esac
   # The word holds the option too (\`=\` not in COMP_WORDBREAKS): each reply replaces all of it.
