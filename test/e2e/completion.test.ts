@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import { until } from '../helpers/e2e.js';
+import { rowAfterTab } from '../helpers/tab-completion.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 /** The global flags, as every command offers them after its own options. */
@@ -183,25 +183,10 @@ describe('bash on a terminal: values that name a folder or a file', () => {
     await shell.keys('Enter');
   }
 
-  let marks = 0;
   /** The prompt's row after typing `line`, a Tab, then X: what the Tab put in, if anything, before X. */
-  async function afterTab(line: string): Promise<string> {
-    const shell = term;
-    if (!shell) throw new Error('no terminal');
-    // Typed only once bash shows its prompt again: keys that come while it runs a command are echoed
-    // by the terminal ahead of the prompt, on the prompt's row.
-    const mark = `ready-${++marks}`;
-    await shell.keys('C-u');
-    await shell.keys('-l', `clear; echo ${mark}`);
-    await shell.keys('Enter');
-    await until(async () => {
-      const rows = await shell.rows();
-      return rows.includes(mark) && rows[rows.indexOf(mark) + 1] === '$';
-    });
-    await shell.keys('-l', line);
-    await shell.keys('Tab', 'X');
-    const rows = await shell.waitFor(/^\$ vredact .*X$/);
-    return rows.find((row) => /^\$ vredact .*X$/.test(row)) ?? '';
+  function afterTab(line: string): Promise<string> {
+    if (!term) throw new Error('no terminal');
+    return rowAfterTab(term, line);
   }
 
   test.skipIf(!hasTmux)(
@@ -221,6 +206,22 @@ describe('bash on a terminal: values that name a folder or a file', () => {
       // The folder, as a folder (a slash, to go on into it), and not readme.txt beside it.
       expect(await afterTab('vredact redact --out-dir=r')).toBe('$ vredact redact --out-dir=results/X');
       expect(await afterTab('vredact redact --files-from a')).toBe('$ vredact redact --files-from a.wav X');
+    },
+  );
+
+  test.skipIf(!hasTmux)(
+    "redact's inputs and --files-from: a name with a space completes whole, a folder with its slash",
+    async () => {
+      const here = join(work.path, 'here');
+      await mkdir(join(here, 'my folder'), { recursive: true });
+      await writeFile(join(here, 'a call.wav'), '');
+      await bashWithCompletion(here);
+      // compgen's words were split at the space: `a` and `call.wav`, and the Tab put nothing in.
+      expect(await afterTab('vredact redact a')).toBe('$ vredact redact a\\ call.wav X');
+      expect(await afterTab('vredact redact --files-from a')).toBe(
+        '$ vredact redact --files-from a\\ call.wav X',
+      );
+      expect(await afterTab('vredact redact my')).toBe('$ vredact redact my\\ folder/X');
     },
   );
 
@@ -288,11 +289,12 @@ describe('bash on a terminal: values that name a folder or a file', () => {
 });
 
 describe('zsh and fish', () => {
-  test('zsh: loads through bashcompinit; syntax-checked when zsh is installed', async () => {
+  test("zsh: registers its own function, with bashcompinit's compgen; syntax-checked when zsh is installed", async () => {
     const zsh = await script('zsh');
     expect(zsh).toMatch(/^#compdef vredact/);
     expect(zsh).toContain('bashcompinit');
-    expect(zsh).toContain('complete -o default -o bashdefault -F _vredact_complete vredact');
+    // Registered as zsh's own completion, not through bashcompinit's `complete -o default`.
+    expect(zsh).toContain('compdef _vredact_complete vredact');
     if (hasShell('zsh')) {
       const check = await execa('zsh', ['-n'], { input: zsh, reject: false });
       expect(check.exitCode, String(check.stderr)).toBe(0);
@@ -306,7 +308,10 @@ describe('zsh and fish', () => {
     expect(fish).toContain(
       "complete -c vredact -n '__vredact_at prefix redact' -l gender -x -a 'same opposite random f m'",
     );
-    expect(fish).toContain("complete -c vredact -n '__vredact_at prefix redact' -s o -l out-dir -r -F");
+    // A folder: fish's folders only, not -F's files.
+    expect(fish).toContain(
+      "complete -c vredact -n '__vredact_at prefix redact' -s o -l out-dir -x -a '(__fish_complete_directories",
+    );
     // Only redact's positionals are paths: a job id or a file name on the service is not.
     expect(fish.match(/^complete .* -F$/gm)).toEqual([
       "complete -c vredact -n '__vredact_at prefix redact' -F",

@@ -38,7 +38,7 @@ describe('fishScript', () => {
     }
   });
 
-  it('has a line for every option of every command, with -r and path completion, or -x and its choices', () => {
+  it('has a line for every option of every command, with -r and file completion, or -x and its choices or folders', () => {
     for (const spec of flatten(tree)) {
       const own = lines.filter((line) => line.startsWith(`complete -c vredact ${condition(spec)} -`));
       for (const option of spec.options) {
@@ -48,12 +48,18 @@ describe('fishScript', () => {
         const line = own.find((l) => l.startsWith(`complete -c vredact ${condition(spec)} ${names} `));
         const where = `${spec.path.join(' ')} ${option.names.join('/')}`;
         expect(line, where).toBeDefined();
-        const namesPath = !option.choices && option.valueKind !== 'other';
-        // -x (exclusive): a value that is not a path is never completed as a file name.
-        expect(line!.includes(' -r '), where).toBe(option.takesValue && namesPath);
-        expect(line!.includes(' -x '), where).toBe(option.takesValue && !namesPath);
+        const namesFile = !option.choices && option.valueKind === 'file';
+        // -x (exclusive): a value that is not a file is never completed as a file name.
+        // The flags, before the words offered and the description.
+        const flags = line!.split(/ -[ad] /)[0]!;
+        expect(flags.includes(' -r'), where).toBe(option.takesValue && namesFile);
+        expect(flags.includes(' -x'), where).toBe(option.takesValue && !namesFile);
         if (option.choices) expect(line, where).toContain(` -a '${option.choices.join(' ')}' `);
-        expect(line!.includes(' -F '), where).toBe(namesPath);
+        // A folder: fish's own list of folders, given the value without `--out-dir=`.
+        expect(line!.includes(" -a '(__fish_complete_directories "), where).toBe(
+          !option.choices && option.valueKind === 'dir',
+        );
+        expect(line!.includes(' -F '), where).toBe(namesFile);
         expect(line, where).toMatch(/ -d '.*'$/);
       }
     }
