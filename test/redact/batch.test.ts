@@ -1064,6 +1064,28 @@ describe('interrupted uploads', () => {
     expect(later.downloads).toEqual([expect.stringMatching(/^job-late:f0\.[0-9a-f]{8}\.redacted\.wav$/)]);
   });
 
+  it('an upload whose answer was lost, its look meeting a failed listing, says what the look met', async () => {
+    await inputs(1);
+    const client = new FakeClient(async () => {
+      throw errorForStatus(504, 'redacting f0.wav', '');
+    });
+    client.listFailure = new InternalServerError(
+      'listing jobs: the service answered 500 Internal Server Error',
+      500,
+    );
+    const failed = await batch(client);
+    expect(failed.code).toBe(1);
+    expect(failed.outcomes).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        reason: expect.stringMatching(
+          /504.*the next run looks for its job before sending again; its last look: listing jobs: the service answered 500 Internal Server Error$/,
+        ),
+      }),
+    ]);
+    expect(client.uploads).toEqual(['f0.wav']);
+  });
+
   it('an upload refused for good (400) is journaled failed and sent again without a lookup', async () => {
     await inputs(1);
     const first = new FakeClient(async () => {
