@@ -71,13 +71,24 @@ export function checkBaseUrlHint(source: BaseUrlSource): string {
 }
 
 /**
- * A batch stopped on answers of something that is not the service. Where the source is not known,
- * the hint lists them all, as `vredact config get base-url` names the one in effect.
+ * Where a stop's hint points for the base URL: where it was set, or, where the source is not known,
+ * every place it may come from, as `vredact config get base-url` names the one in effect.
  */
+function serviceUrlPointer(source: BaseUrlSource): string {
+  return source === 'flag' || source === 'env'
+    ? baseUrlPointer(source)
+    : `${baseUrlPointer(source)} shows the one in effect and where it comes from: --base-url, VREDACT_BASE_URL or the config file`;
+}
+
+/** A batch stopped on answers of something that is not the service. */
 export function wrongServiceHint(source: BaseUrlSource): string {
-  const where =
-    source === 'flag' || source === 'env'
-      ? baseUrlPointer(source)
-      : `${baseUrlPointer(source)} shows the one in effect and where it comes from: --base-url, VREDACT_BASE_URL or the config file`;
-  return `check that the base URL points at the Voice Redaction Service (${where}); the next run sends the files not sent`;
+  return `check that the base URL points at the Voice Redaction Service (${serviceUrlPointer(source)}); the next run sends the files not sent`;
+}
+
+/**
+ * A batch stopped because jobs of earlier runs were answered 404 by something that is not the
+ * service: nothing was sent, and those jobs wait at the service for a run pointed at it.
+ */
+export function jobsAtNonServiceHint(source: BaseUrlSource): string {
+  return `check that the base URL points at the Voice Redaction Service (${serviceUrlPointer(source)}); once it does, run the same command again: it looks at those jobs at the service`;
 }

@@ -13,10 +13,12 @@
  * run: a job the service makes after the last look would then be a second redaction of it.
  */
 import { formatDuration } from '../output/format.js';
+import type { AcceptedLookUp } from './accepted-jobs.js';
 import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
 import { journalSubmitted, noOutputAt } from './send.js';
 import type { AcceptedWork, CollectWork } from './work.js';
+import { lostAnswerReason } from './look-up-words.js';
 import { listingAnswerWords, listingPointsAtSetup, WrongServiceError } from './wrong-service.js';
 
 const UNNAMED = 'accepted by the service without naming its job';
@@ -110,6 +112,16 @@ export async function collectAccepted(engine: Engine, work: AcceptedWork): Promi
 }
 
 /**
+ * What a lost upload's look met, after its reason: a look that failed, or what kept its last round
+ * from seeing every recent job. Said as an accepted upload's pending line says it: a warning on stderr
+ * (once a run) was all that told it, and a script reading the outcomes took the file for not found.
+ */
+function lostLookWords(lookUp: AcceptedLookUp | { failed: unknown }): string {
+  if ('failed' in lookUp) return `; looking for its job failed: ${messageOf(lookUp.failed)}`;
+  return lookUp.problems.map((problem) => `; its last look: ${problem}`).join('');
+}
+
+/**
  * An upload whose answer was lost: looked for among the jobs until the rest of the run is done (see
  * the top of this file). With --no-wait too: a job found is journaled `submitted`, and a later run
  * collects it.
@@ -140,10 +152,11 @@ async function collectLost(
   // An output at its place now stood before its upload: this run publishes none before the look.
   await recorder.answerLost(work, noOutputAt(entry.output)).catch(() => {});
   engine.log.debug(`${entry.display}: its upload's answer was lost; looking for its job before the run ends`);
-  let lookUp;
+  let lookUp: AcceptedLookUp | { failed: unknown };
   try {
     lookUp = await looking;
   } catch (error) {
+    lookUp = { failed: error };
     engine.log.debug(`${entry.display}: looking for the job of its lost upload failed: ${messageOf(error)}`);
   } finally {
     recorder.progress.waiting--;
@@ -155,11 +168,15 @@ async function collectLost(
     recorder.pending(entry, `${stoppedReason(engine)} while its job was looked for: ${lost.reason}`);
     return;
   }
-  const found = engine.stop.aborted ? undefined : lookUp?.job;
-  if (!found) {
+  if (engine.stop.aborted) {
     recorder.failedUnrecorded(entry, lost.reason);
     return;
   }
+  if ('failed' in lookUp || !lookUp.job) {
+    recorder.failedUnrecorded(entry, lostAnswerReason(lost.error, lostLookWords(lookUp)));
+    return;
+  }
+  const found = lookUp.job;
   const { releaseSpace: _released, lost: _lost, sinceMs: _since, ...carried } = work;
   const job: CollectWork = { ...carried, kind: 'collect', jobId: found.jobId, fresh: true };
   engine.log.info(

@@ -61,7 +61,13 @@ export async function lookUpInterrupted(
   const { client, gate, stop } = engine;
   const found = await reconcile(search, {
     inputsNamed,
-    listJobs: (makeSink) => gate.run(() => client.eachJob(makeSink, stop), stop),
+    listJobs: async (makeSink) => {
+      const listed = await gate.run(() => client.eachJob(makeSink, stop), stop);
+      // A listing that parsed is an answer only the service gives: a job of an earlier run answered
+      // 404 later in the run is then taken for gone without a listing of its own (service-heard.ts).
+      engine.serviceHeard.hear();
+      return listed;
+    },
     jobContent: (jobId) => engine.request(() => gate.run(() => client.jobContent(jobId, stop), stop)),
     namedInJournal: (jobIds) => jobIdsNamed(paths, jobIds),
     isStop: (error) => stop.aborted || isStopping(engine, error),

@@ -3,6 +3,7 @@
  * looking for (uploads accepted without a job id, uploads whose answer was lost, or both), what it met,
  * and what comes of it for them.
  */
+import { withSetupHint } from '../api/upload-fate.js';
 import { messageOf } from './engine.js';
 import { RECONCILE_MAX_READS } from './recent-jobs.js';
 import type { LookUpProblem } from './reconcile.js';
@@ -47,4 +48,16 @@ export function problemOutcome(kind: LookUpProblem['kind'], { accepted, lost }: 
     case 'unreadable':
       return 'they are read again next round (not told again this run)';
   }
+}
+
+/**
+ * The reason of an upload whose answer was lost (a 504, a connection dropped after the request went
+ * out), as its outcome says it: with what the look for its job met (`look`), before the setup's hint,
+ * which ends it as what to do.
+ */
+export function lostAnswerReason(error: unknown, look = ''): string {
+  return withSetupHint(
+    `${messageOf(error)}; the service may have taken it: the next run looks for its job before sending again${look}`,
+    error,
+  );
 }

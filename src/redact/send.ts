@@ -12,6 +12,7 @@ import { uploadMayHaveBeenAccepted, withSetupHint } from '../api/upload-fate.js'
 import { LocalFsError } from '../fs/errors.js';
 import { resultNeed } from './free-space.js';
 import { LockLostError } from './lock-lost.js';
+import { lostAnswerReason } from './look-up-words.js';
 import { GateClosedError } from './gate.js';
 import { checkInput, stillSame } from './check.js';
 import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
@@ -180,7 +181,7 @@ async function sendClaimed(
       await notSent(engine, { ...work, uploadName });
     const lost = await uploadFailed(engine, work, error, sentSha256);
     if (lost === undefined) return undefined;
-    return acceptedWork(work, uploadName, sinceMs, { reason: lost, failedAtMs: engine.clock.now() });
+    return acceptedWork(work, uploadName, sinceMs, { ...lost, failedAtMs: engine.clock.now() });
   } finally {
     recorder.progress.bytesSent += work.identity.size;
     recorder.changed();
@@ -260,15 +261,15 @@ function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSen
 }
 
 /**
- * Records a failed upload; returns its reason instead when its fate is unknown and the run goes on,
- * so that its job is looked for before the run ends (find-accepted.ts).
+ * Records a failed upload; returns its reason and error instead when its fate is unknown and the run
+ * goes on, so that its job is looked for before the run ends (find-accepted.ts).
  */
 async function uploadFailed(
   engine: Engine,
   work: CheckedWork,
   error: unknown,
   sentSha256: string | undefined,
-): Promise<string | undefined> {
+): Promise<{ reason: string; error: unknown } | undefined> {
   const { recorder, entry } = { recorder: engine.recorder, entry: work.entry };
   if (error instanceof LocalFsError) {
     await localFailure(engine, work, error);
@@ -287,13 +288,10 @@ async function uploadFailed(
   if (failsEveryRequest(error)) engine.halt.stop(error);
   if (uploadMayHaveBeenAccepted(error)) {
     // The journal keeps `uploading` as its latest line: the next run looks for its job first.
-    const reason = withSetupHint(
-      `${messageOf(error)}; the service may have taken it: the next run looks for its job before sending again`,
-      error,
-    );
+    const reason = lostAnswerReason(error);
     // Bytes other than those checked went out: a job of them is not this file's redaction.
     const changed = sentSha256 !== undefined && !sentAsChecked(work, sentSha256);
-    if (!engine.stop.aborted && !changed) return reason;
+    if (!engine.stop.aborted && !changed) return { reason, error };
     recorder.failedUnrecorded(entry, reason);
     return undefined;
   }

@@ -87,9 +87,9 @@ export interface AcceptedWork extends Omit<CollectWork, 'kind' | 'jobId' | 'fres
   /**
    * Its upload failed with no answer of its fate (a gateway's 504, a connection dropped after the
    * request went out): the service may have made a job of it, or not. `reason`: the failure, as its
-   * outcome says it when no job is found.
+   * outcome says it when no job is found; `error`, for its reason with what the look met.
    */
-  lost?: { reason: string; failedAtMs: number } | undefined;
+  lost?: { reason: string; error: unknown; failedAtMs: number } | undefined;
 }
 
 /** An asynchronous job to wait for, download, verify and write. */

@@ -5,7 +5,7 @@
  * answers point at the setup is upload-fate.ts's rule; this counts them in a row, as they come, and
  * halts the batch at the WRONG_SERVICE_STREAK-th with no answer of the service between.
  */
-import { type BaseUrlSource, wrongServiceHint } from '../api/base-url-hints.js';
+import { type BaseUrlSource, jobsAtNonServiceHint, wrongServiceHint } from '../api/base-url-hints.js';
 import { ApiError } from '../api/errors.js';
 import { NotAListError } from '../api/json-reader.js';
 import { hostPort } from '../api/transport.js';
@@ -31,6 +31,8 @@ export class WrongServiceError extends ApiError {
     message?: string,
     /** What stopped the batch, for each file it left (engine.ts's stoppedReason). */
     readonly stopWords = 'uploads were answered by something that is not the Voice Redaction Service',
+    /** What to do about it, naming where the base URL came from (base-url-hints.ts). */
+    readonly hintFor: (source: BaseUrlSource) => string = wrongServiceHint,
   ) {
     super(
       message ??
@@ -38,7 +40,7 @@ export class WrongServiceError extends ApiError {
       undefined,
       undefined,
       ExitCode.partial,
-      wrongServiceHint(undefined),
+      hintFor(undefined),
     );
   }
 
@@ -67,6 +69,9 @@ export class WrongServiceError extends ApiError {
       where,
       `jobs of earlier runs were answered 404 Not Found by something that is not the Voice Redaction Service (its job listing: ${listing}, from ${where}): nothing was sent again, and the next run looks at those jobs again`,
       'jobs were answered by something that is not the Voice Redaction Service',
+      // Nothing was sent, and the jobs wait at the service: the wrong-service hint's "the next run
+      // sends the files not sent" would say otherwise.
+      jobsAtNonServiceHint,
     );
   }
 }
@@ -76,7 +81,7 @@ export class WrongServiceError extends ApiError {
  * the base URL came from, which the batch knows and the streak that stopped it does not.
  */
 export function stopHint(reason: unknown, source: BaseUrlSource): string | undefined {
-  if (reason instanceof WrongServiceError) return wrongServiceHint(source);
+  if (reason instanceof WrongServiceError) return reason.hintFor(source);
   return (reason as { hint?: string }).hint;
 }
 

@@ -79,8 +79,9 @@ describe('jobs of an earlier run answered 404 before the service was heard', () 
           'm',
         ),
       );
+      // What to do: nothing was sent, and the jobs wait at the service for a run pointed at it.
       expect(second.stderr).toMatch(
-        /^hint: check that the base URL points at the Voice Redaction Service \(/m,
+        /^hint: check that the base URL points at the Voice Redaction Service \(the URL set in VREDACT_BASE_URL\); once it does, run the same command again: it looks at those jobs at the service$/m,
       );
       expect(second.stderr).not.toContain('sending the file again');
       expect(second.files.map((line) => [line.status, line.jobId]).sort()).toEqual([

@@ -91,9 +91,10 @@ describe("a refused upload's line says what to do next", () => {
 
   test('a 500 keeps its line as it was: no hint of retries that an upload does not get', async () => {
     const { files } = await redact((_req, res) => sendJson(res, 500, { error: 500, message: 'boom' }));
+    // The look for its job met the listing's 500 too: said after the reason, as what that look met.
     for (const file of files) {
       expect(file.reason).toMatch(
-        /: the service answered 500 Internal Server Error: boom; the service may have taken it: the next run looks for its job before sending again$/,
+        /: the service answered 500 Internal Server Error: boom; the service may have taken it: the next run looks for its job before sending again; its last look: listing jobs: the service answered 500 Internal Server Error: boom$/,
       );
     }
   });

@@ -19,6 +19,7 @@ import {
   ConnectionError,
   errorForStatus,
   InternalServerError,
+  NotFoundError,
   PermissionDeniedError,
 } from '../../src/api/errors.js';
 import { LinkMissingError, LinkRefusedError } from '../../src/api/link-errors.js';
@@ -1063,6 +1064,28 @@ describe('interrupted uploads', () => {
     expect(later.downloads).toEqual([expect.stringMatching(/^job-late:f0\.[0-9a-f]{8}\.redacted\.wav$/)]);
   });
 
+  it('an upload whose answer was lost, its look meeting a failed listing, says what the look met', async () => {
+    await inputs(1);
+    const client = new FakeClient(async () => {
+      throw errorForStatus(504, 'redacting f0.wav', '');
+    });
+    client.listFailure = new InternalServerError(
+      'listing jobs: the service answered 500 Internal Server Error',
+      500,
+    );
+    const failed = await batch(client);
+    expect(failed.code).toBe(1);
+    expect(failed.outcomes).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        reason: expect.stringMatching(
+          /504.*the next run looks for its job before sending again; its last look: listing jobs: the service answered 500 Internal Server Error$/,
+        ),
+      }),
+    ]);
+    expect(client.uploads).toEqual(['f0.wav']);
+  });
+
   it('an upload refused for good (400) is journaled failed and sent again without a lookup', async () => {
     await inputs(1);
     const first = new FakeClient(async () => {
@@ -1096,6 +1119,28 @@ describe('interrupted uploads', () => {
     expect(again.outcomes.map((line) => line.status)).toEqual(['skipped']);
     expect(client.listCalls).toBe(1);
     expect(client.uploads).toHaveLength(1);
+  });
+
+  it("its look-up's listing is the run's one: a job of an earlier run answered 404 is then gone without a second", async () => {
+    await inputs(2);
+    await uploadingRecord('in/f0.wav', T);
+    await record('in/f1.wav', T, { event: 'submitted', jobId: 'job-gone' });
+    // The service lists no job of f0's upload, and no longer knows job-gone.
+    const client = new (class extends FakeClient {
+      override async jobContent(jobId: string): Promise<JobContentItem[]> {
+        if (jobId === 'job-gone') {
+          this.polls++;
+          throw new NotFoundError(`reading job ${jobId}: the service answered 404 Not Found`, 404);
+        }
+        return super.jobContent(jobId);
+      }
+    })();
+    const result = await batch(client);
+    expect(result.code, result.stderr).toBe(0);
+    expect(client.uploads.sort()).toEqual(['f0.wav', 'f1.wav']);
+    expect(result.stderr).toContain('job job-gone of an earlier run no longer exists at the service');
+    // The look-up's listing parsed: the service was heard, and the gone job needed no listing more.
+    expect(client.listCalls).toBe(1);
   });
 
   it('takes no job made before the upload started, less the clock-skew allowance', async () => {

@@ -4,6 +4,7 @@ import { ResultNotWavError, ResultRejectedError } from '../../src/redact/result-
 import {
   answererOf,
   countFailedUpload,
+  stopHint,
   WRONG_SERVICE_STREAK,
   WrongServiceError,
   WrongServiceStreak,
@@ -100,5 +101,23 @@ describe('uploads answered in a row by something that is not the service', () =>
     expect(answererOf('https://redaction.example.com/base')).toBe('redaction.example.com:443');
     expect(answererOf('http://127.0.0.1:8787')).toBe('127.0.0.1:8787');
     expect(answererOf(undefined)).toBe('the base URL');
+  });
+
+  it("a stop's hint names where the base URL came from, and what the next run does of that stop", () => {
+    const uploads = new WrongServiceError(3, '404 Not Found', '127.0.0.1:8787');
+    expect(stopHint(uploads, 'env')).toBe(
+      'check that the base URL points at the Voice Redaction Service (the URL set in VREDACT_BASE_URL); the next run sends the files not sent',
+    );
+    // Jobs of earlier runs met a 404 there: nothing was sent, and the next run looks at those jobs.
+    const gone = WrongServiceError.goneAtNonService('404 Not Found', '127.0.0.1:8787');
+    for (const hint of [stopHint(gone, 'flag'), stopHint(gone, 'env'), stopHint(gone, 'config'), gone.hint]) {
+      expect(hint).toMatch(/^check that the base URL points at the Voice Redaction Service \(/);
+      expect(hint).toMatch(
+        /; once it does, run the same command again: it looks at those jobs at the service$/,
+      );
+      expect(hint).not.toContain('sends the files not sent');
+    }
+    expect(stopHint(gone, 'flag')).toContain('(the URL given with --base-url)');
+    expect(gone.hint).toContain('`vredact config get base-url`');
   });
 });
