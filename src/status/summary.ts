@@ -13,8 +13,11 @@ export interface FileStatus {
   state: FileState;
   /** The journal's last event for it (`uploading` or `submitted` tell the two kinds of pending apart). */
   event: StatusRecord['event'];
+  /** Why it is where it is, in the words the terminal and the pipe show (none for a done file). */
   reason?: string;
   jobId?: string;
+  /** An upload whose answer was lost: its job is (or was) looked for before the file is sent again. */
+  answerLost?: true;
   /** When its last record was written, or for a done file when it was redacted (ISO 8601, shownTime). */
   at: string;
   /**
@@ -52,8 +55,12 @@ export function fileStatus(outDir: string, record: StatusRecord): FileStatus {
     event: record.event,
     at: shownTime(record),
   };
-  if (record.reason !== undefined) file.reason = record.reason;
+  // The words the terminal and the pipe show: a pending file with no journaled reason (an upload cut
+  // short, a job submitted, a lost answer) had none in --json, which scripts had to guess from `event`.
+  const reason = reasonOf(record);
+  if (reason !== '') file.reason = reason;
   if (record.jobId !== undefined) file.jobId = record.jobId;
+  if (record.answerLost === true) file.answerLost = true;
   if (record.earlier !== undefined) file.earlierOutput = earlierOutput(outDir, record.earlier);
   return file;
 }

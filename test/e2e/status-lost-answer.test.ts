@@ -48,6 +48,15 @@ describe(
           /^uploading\t.*\tits upload's answer was lost; the run under way is looking for its job\t/,
         );
         expect(String(status.stdout)).not.toContain('being sent');
+        // --json says the same: it gave no reason and no sign of the lost answer.
+        const asJson = await vredact(['status', '-o', 'out', '--json']);
+        expect(JSON.parse(String(asJson.stdout)).files).toEqual([
+          expect.objectContaining({
+            state: 'uploading',
+            answerLost: true,
+            reason: "its upload's answer was lost; the run under way is looking for its job",
+          }),
+        ]);
 
         release();
         const ended = await run;
@@ -65,6 +74,15 @@ describe(
         expect(String(after.stdout)).toMatch(
           /^pending\t.*\tits upload's answer was lost; the next run looks for its job first, then sends it again\t/m,
         );
+        const afterJson = await vredact(['status', '-o', 'out', '--json']);
+        expect(JSON.parse(String(afterJson.stdout)).files).toEqual([
+          expect.objectContaining({
+            state: 'pending',
+            event: 'uploading',
+            answerLost: true,
+            reason: "its upload's answer was lost; the next run looks for its job first, then sends it again",
+          }),
+        ]);
       } finally {
         release();
         await server.close();

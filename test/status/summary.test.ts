@@ -55,6 +55,7 @@ test('a file status carries the absolute output and only the fields it has', () 
     output: '/out/c.wav',
     state: 'pending',
     event: 'submitted',
+    reason: 'submitted; the next run collects its job',
     jobId: 'j3',
     at: '2026-11-21T02:00:00.000Z',
   });

@@ -262,6 +262,7 @@ describe('printJsonDocument', () => {
           output: '/srv/batch/redacted/c.wav',
           state: 'pending',
           event: 'submitted',
+          reason: 'submitted; the next run collects its job',
           jobId: 'job-2',
           at: '2026-11-21T02:00:03.000Z',
         },

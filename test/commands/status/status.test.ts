@@ -119,6 +119,7 @@ test('--json: one document with the counts and the files not done', async () => 
         output: `${outDir}/c.wav`,
         state: 'pending',
         event: 'submitted',
+        reason: 'submitted; the next run collects its job',
         jobId: 'j2',
         at: '2026-11-21T02:00:03.000Z',
       },
