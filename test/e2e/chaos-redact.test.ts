@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   type ChaosBench,
+  chaosConcurrency,
   expectCleanOutput,
   expectNoTokenInFiles,
   FAULTY_RUN_FLAGS,
@@ -55,7 +56,9 @@ describe.each(seeds())('seed %i', (seed) => {
       const out = join(dir, `out-${seed}`);
       const options = bench.runOptions(proxy, join(dir, `config-${seed}`));
       try {
+        const concurrency = chaosConcurrency();
         const args = ['redact', 'in', '-o', out, '--json', ...FAULTY_RUN_FLAGS];
+        if (concurrency !== undefined) args.push('-c', String(concurrency));
         args.push('--max-outage-wait', '10s', '--wait-timeout', '40s');
         const first = await runCli(args, options);
         const context = `${faultLog(seed, proxy)}\n--- first run ---\n${String(first.stdout)}\n${String(first.stderr)}`;

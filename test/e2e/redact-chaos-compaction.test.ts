@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/audio/prng.js';
+import { chaosConcurrency } from '../helpers/chaos.js';
 import { COMPACT_SLACK_LINES, needsCompaction } from '../../src/redact/compact.js';
 import { optionsFingerprint } from '../../src/redact/journal.js';
 import { type JournalState, readJournal } from '../../src/redact/journal-read.js';
@@ -166,7 +167,7 @@ const doneInputs = (state: JournalState) =>
 async function round(seed: number): Promise<void> {
   const random = mulberry32(seed);
   const inputs = makeInputs(20 + Math.floor(random() * 21), random);
-  const concurrency = 2 + Math.floor(random() * 5);
+  const concurrency = chaosConcurrency(2 + Math.floor(random() * 5));
   const byte = (sha: string, at: number) => parseInt(sha.slice(2 * at, 2 * at + 2), 16);
   const options = {
     answer: (sha: string) => ((byte(sha, 0) & 1) === 0 ? ('sync' as const) : ('job' as const)),

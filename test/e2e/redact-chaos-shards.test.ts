@@ -16,6 +16,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/audio/prng.js';
+import { chaosConcurrency } from '../helpers/chaos.js';
 import { shardOf } from '../../src/redact/plan.js';
 import { chooseKill, endingsOf, type Lane, makeInputs, runLane, withRound } from '../helpers/chaos-round.js';
 import { expectAllDone, expectNeverSentTwice } from '../helpers/chaos-checks.js';
@@ -33,7 +34,7 @@ async function round(seed: number): Promise<void> {
   const random = mulberry32(seed);
   const count = 2 + (seed % 2);
   const inputs = makeInputs(30 + Math.floor(random() * 31), random);
-  const concurrency = 2 + Math.floor(random() * 4);
+  const concurrency = chaosConcurrency(2 + Math.floor(random() * 4));
   const faults = seed % 2 === 1;
   const byte = (sha: string, at: number) => parseInt(sha.slice(2 * at, 2 * at + 2), 16);
   const options = {

@@ -16,6 +16,7 @@
  */
 import { describe, it } from 'vitest';
 import { mulberry32 } from '../../src/audio/prng.js';
+import { chaosConcurrency } from '../helpers/chaos.js';
 import { endingsOf, type Lane, makeInputs, runLane, withRound } from '../helpers/chaos-round.js';
 import { expectAllDone, expectNeverSentTwice } from '../helpers/chaos-checks.js';
 import type { AnswerKind, ReadFault, UploadFault } from '../helpers/chaos-service.js';
@@ -40,7 +41,7 @@ async function round(seed: number, faults: boolean): Promise<void> {
   const random = mulberry32(seed);
   const mode = MODES[seed % MODES.length] as (typeof MODES)[number];
   const count = 30 + Math.floor(random() * 31);
-  const concurrency = 4 + Math.floor(random() * 5);
+  const concurrency = chaosConcurrency(4 + Math.floor(random() * 5));
   const inputs = makeInputs(count, random);
   // About one upload in four fails, for its first two attempts at most; one read of a job in five.
   const salt = Math.floor(random() * 256);

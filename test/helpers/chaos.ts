@@ -1,7 +1,8 @@
 /**
  * Shared by the chaos tests (test/e2e/chaos-*.test.ts): the seeds, the settings that keep a faulty
  * run short, a sandbox with inputs of many lengths, and the checks every run must pass whatever the
- * faults. More seeds by hand: `CHAOS_SEEDS=1-40 npx vitest run test/e2e/chaos-`.
+ * faults. More seeds by hand: `CHAOS_SEEDS=1-40 npx vitest run test/e2e/chaos-` (and
+ * `CHAOS_CONCURRENCY=16` for one `-c`).
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -31,6 +32,17 @@ export function seeds(): number[] {
   const [from, to] = asked.split('-').map(Number);
   const first = from ?? 1;
   return Array.from({ length: (to ?? first) - first + 1 }, (_, i) => first + i);
+}
+
+/**
+ * `CHAOS_CONCURRENCY=16`: the `-c` of every run, for campaigns by hand; unset, each test keeps its
+ * own (`chosen`, a round's choice by its seed, or none: the default).
+ */
+export function chaosConcurrency(chosen: number): number;
+export function chaosConcurrency(chosen?: number): number | undefined;
+export function chaosConcurrency(chosen?: number): number | undefined {
+  const asked = process.env.CHAOS_CONCURRENCY;
+  return asked ? Number(asked) : chosen;
 }
 
 /** Seconds of audio of a WAV, from its `fmt ` and `data` chunks. */
