@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { downloadSizeCap } from '../../src/download/size-cap.js';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { startJobFilesServer, wavFile } from '../helpers/job-server.js';
 import { layoutWav, resultWavOf, streamingWavHead } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
 
@@ -35,28 +35,13 @@ async function endlessWav(res: ServerResponse): Promise<void> {
 describe('download, an endless body', () => {
   it('is cut off past its cap: that file fails, nothing of it left, the others go on, exit 1', async () => {
     const fine = resultWavOf(3);
-    const server = await startScriptedServer(async (req, res, body) => {
-      const url = req.url ?? '';
-      if (url === '/api/jobs/job1/content') {
-        return sendJson(res, 200, {
-          jobContent: [
-            { id: 1, job_id: 'job1', file_name: 'endless.wav', audio_duration: 3 },
-            { id: 2, job_id: 'job1', file_name: 'fine.wav', audio_duration: 3 },
-          ],
-        });
-      }
-      if (url === '/api/jobs/job1/files/download-url') {
-        const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
-        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${fileName}` });
-      }
-      if (url === '/files/endless.wav') return endlessWav(res);
-      if (url === '/files/fine.wav') {
-        res.writeHead(200, { 'content-type': 'audio/wav' });
-        return void res.end(fine);
-      }
-      res.writeHead(404);
-      res.end();
-    });
+    const server = await startJobFilesServer(
+      [
+        { file_name: 'endless.wav', audio_duration: 3 },
+        { file_name: 'fine.wav', audio_duration: 3 },
+      ],
+      { 'endless.wav': endlessWav, 'fine.wav': wavFile(fine) },
+    );
     try {
       const out = join(dir.path, 'out');
       const run = await runCli(['download', 'job1', '-o', out], {
@@ -81,22 +66,13 @@ describe('download, an endless body', () => {
 
   it('a WAV of no listed duration in a high-rate layout (96 kHz 24-bit stereo) is downloaded and verified', async () => {
     const master = layoutWav({ sampleRate: 96_000, channels: 2, bits: 24 }, 2.5);
-    const server = await startScriptedServer(async (req, res, body) => {
-      const url = req.url ?? '';
-      if (url === '/api/jobs/job1/content')
-        return sendJson(res, 200, { jobContent: [{ id: 1, job_id: 'job1', file_name: 'master.wav' }] });
-      if (url === '/api/jobs/job1/files/download-url') {
-        const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
-        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${fileName}` });
-      }
-      if (url === '/files/master.wav') {
-        // Chunked: no length announced, the header's size and the layout's rate are what bound it.
+    const server = await startJobFilesServer([{ file_name: 'master.wav' }], {
+      // Chunked: no length announced, the header's size and the layout's rate are what bound it.
+      'master.wav': (res) => {
         res.writeHead(200, { 'content-type': 'audio/wav' });
         res.write(master.subarray(0, 1000));
-        return void res.end(master.subarray(1000));
-      }
-      res.writeHead(404);
-      res.end();
+        res.end(master.subarray(1000));
+      },
     });
     try {
       const out = join(dir.path, 'out');

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { resultWavOf } from '../helpers/result-wav.js';
 import { expectFileBytes } from '../helpers/same-bytes.js';
-import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { startJobFilesServer, wavFile } from '../helpers/job-server.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-unusable-names-');
 
@@ -19,29 +19,11 @@ describe('download, a listing with names that cannot be used', () => {
     const fine = resultWavOf(3);
     const names = ['', 'b\x1b[2Jc.wav', '..', 'a.wav'];
     const asked: string[] = [];
-    const server = await startScriptedServer(async (req, res, body) => {
-      const url = req.url ?? '';
-      if (url === '/api/jobs/job1/content') {
-        const jobContent = names.map((file_name, i) => ({
-          id: i + 1,
-          job_id: 'job1',
-          file_name,
-          audio_duration: 3,
-        }));
-        return sendJson(res, 200, { jobContent });
-      }
-      if (url === '/api/jobs/job1/files/download-url') {
-        const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
-        asked.push(fileName);
-        return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${encodeURIComponent(fileName)}` });
-      }
-      if (url === '/files/a.wav') {
-        res.writeHead(200, { 'content-type': 'audio/wav' });
-        return void res.end(fine);
-      }
-      res.writeHead(404);
-      res.end();
-    });
+    const server = await startJobFilesServer(
+      names.map((file_name) => ({ file_name, audio_duration: 3 })),
+      { 'a.wav': wavFile(fine) },
+      asked,
+    );
     try {
       const out = join(dir.path, 'out');
       const run = await runCli(['download', 'job1', '-o', out], {

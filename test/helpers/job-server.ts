@@ -23,3 +23,43 @@ export async function startJobServer(answerListing: (res: ServerResponse) => voi
   });
   return server;
 }
+
+/** What a file of a job-files server answers, by the name its link names. */
+export type JobFile = (res: ServerResponse) => void | Promise<void>;
+
+/**
+ * A service with one job, `job1`, for `download`'s tests: its listing the items given, each link
+ * request answered with a link back to this server (the names asked for pushed to `asked`), each file
+ * by `files[name]`, anything else 404.
+ */
+export async function startJobFilesServer(
+  items: ReadonlyArray<{ file_name: string; audio_duration?: number }>,
+  files: Readonly<Record<string, JobFile>>,
+  asked: string[] = [],
+): Promise<ScriptedServer> {
+  const jobContent = items.map((item, i) => ({ id: i + 1, job_id: 'job1', ...item }));
+  const server = await startScriptedServer(async (req, res, body) => {
+    const url = req.url ?? '';
+    if (url === '/api/jobs/job1/content') return sendJson(res, 200, { jobContent });
+    if (url === '/api/jobs/job1/files/download-url') {
+      const { fileName } = JSON.parse(body.toString('utf8')) as { fileName: string };
+      asked.push(fileName);
+      return sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${encodeURIComponent(fileName)}` });
+    }
+    const file = url.startsWith('/files/')
+      ? files[decodeURIComponent(url.slice('/files/'.length))]
+      : undefined;
+    if (file) return file(res);
+    res.writeHead(404);
+    res.end();
+  });
+  return server;
+}
+
+/** A file answered whole, as a WAV. */
+export function wavFile(bytes: Uint8Array): JobFile {
+  return (res) => {
+    res.writeHead(200, { 'content-type': 'audio/wav' });
+    res.end(bytes);
+  };
+}
