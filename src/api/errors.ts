@@ -99,6 +99,23 @@ export class ServiceUnreachableError extends ConnectionError {
   }
 }
 /**
+ * ServiceUnreachableError for a connection that took the request and then closed or reset with no
+ * HTTP answer, before anything at the base URL answered in HTTP this run: a port that is not the
+ * service (an `http://` URL on a TLS port), or the network blinking at the run's first request. A
+ * batch looks once whether the service answers before it takes it for the whole batch's
+ * (src/redact/first-contact.ts); `dropped` is the failure as it is once the service has answered.
+ */
+export class DroppedBeforeHeardError extends ServiceUnreachableError {
+  override name = 'DroppedBeforeHeardError';
+  constructor(
+    message: string,
+    hint: string | undefined,
+    readonly dropped: ConnectionError,
+  ) {
+    super(message, hint, false);
+  }
+}
+/**
  * An answer undici cannot read as HTTP/1.1 (another protocol at that port: SSH, a database, TLS; a
  * proxy that garbles answers), or with headers past undici's limit. The request reached something, so
  * an upload may have been kept; asking again gets the same answer, so it is not retried.

@@ -4,6 +4,7 @@ import {
   ApiError,
   ConnectionError,
   ConnectTimeoutError,
+  DroppedBeforeHeardError,
   failsEveryRequest,
   HostNotFoundError,
   NotSentError,
@@ -85,7 +86,9 @@ function cannotBeMended(error: unknown): boolean {
  * answered in HTTP (see Throttle.neverReached), a failure with no answer is the whole batch's: a
  * connection that could not be made, and also one that took the request and then gave no HTTP
  * answer (a port that swallows uploads and never answers, or answers in another protocol). Each of
- * those took an upload whole, and a batch that went on gave every recording to it.
+ * those took an upload whole, and a batch that went on gave every recording to it. One that closed
+ * or reset the connection is told apart (DroppedBeforeHeardError): the network may only have
+ * blinked, which the batch, not this layer, can look into.
  */
 function finalError(error: unknown, options: RetryOptions): unknown {
   const final = error instanceof RetryableStatusError ? error.cause : error;
@@ -93,11 +96,13 @@ function finalError(error: unknown, options: RetryOptions): unknown {
   if (!whole || final instanceof ServiceUnreachableError) return final;
   if (isConnectFailure(final)) return new ServiceUnreachableError(final.message, final.hint);
   if (final instanceof ConnectionError || final instanceof TimeoutError) {
-    return new ServiceUnreachableError(
-      `${final.message}; nothing at the base URL has answered in HTTP this run`,
-      final instanceof UnreadableAnswerError ? final.hint : neverAnsweredHint(options.baseUrlSource),
-      false,
-    );
+    const message = `${final.message}; nothing at the base URL has answered in HTTP this run`;
+    if (final instanceof UnreadableAnswerError)
+      return new ServiceUnreachableError(message, final.hint, false);
+    const hint = neverAnsweredHint(options.baseUrlSource);
+    // Closed or reset with no answer: the batch may look whether the network only blinked.
+    if (final instanceof ConnectionError) return new DroppedBeforeHeardError(message, hint, final);
+    return new ServiceUnreachableError(message, hint, false);
   }
   return final;
 }

@@ -17,6 +17,7 @@ import type { AcceptedJobs } from './accepted-jobs.js';
 import type { JobConfirmation } from './first-look.js';
 import type { Halt } from './halt.js';
 import type { Recorder } from './record.js';
+import type { FirstContact } from './first-contact.js';
 import type { ServiceHeard } from './service-heard.js';
 import { WrongServiceError, type WrongServiceStreak } from './wrong-service.js';
 
@@ -74,6 +75,8 @@ export interface Engine {
   wrongService: WrongServiceStreak;
   /** Whether the service has been heard: until then a 404 of an earlier run's job may be the base URL's. */
   serviceHeard: ServiceHeard;
+  /** Whether a run's first dropped upload is the whole batch's: one look at the service tells. */
+  firstContact: FirstContact;
   /** With --no-wait: the first looks at this run's jobs, until the service has confirmed one. */
   jobConfirmation: JobConfirmation;
   /** Runs one request to the service (polls, listings), at most a few at once. */

@@ -116,6 +116,8 @@ export async function sendOne(
 ): Promise<PublishWork | CollectWork | AcceptedWork | undefined> {
   // A lock found to be another run's aborts `stop`: then nothing is sent.
   await engine.confirmLock().catch(() => {});
+  // A look at whether the base URL is the service may be under way: nothing is sent before it says.
+  await engine.firstContact.settled();
   if (engine.stop.aborted) {
     await notSent(engine, checked);
     engine.recorder.pending(checked.entry, `${stoppedReason(engine)} (not sent)`);
@@ -285,16 +287,17 @@ async function uploadFailed(
     return;
   }
   countFailedUpload(engine.wrongService, error);
-  if (failsEveryRequest(error)) engine.halt.stop(error);
-  if (uploadMayHaveBeenAccepted(error)) {
+  const failure = await engine.firstContact.judge(engine, error);
+  if (failsEveryRequest(failure)) engine.halt.stop(failure);
+  if (uploadMayHaveBeenAccepted(failure)) {
     // The journal keeps `uploading` as its latest line: the next run looks for its job first.
-    const reason = lostAnswerReason(error);
+    const reason = lostAnswerReason(failure);
     // Bytes other than those checked went out: a job of them is not this file's redaction.
     const changed = sentSha256 !== undefined && !sentAsChecked(work, sentSha256);
-    if (!engine.stop.aborted && !changed) return { reason, error };
+    if (!engine.stop.aborted && !changed) return { reason, error: failure };
     recorder.failedUnrecorded(entry, reason);
     return undefined;
   }
-  await recorder.failed(entry, work.identity, withSetupHint(messageOf(error), error));
+  await recorder.failed(entry, work.identity, withSetupHint(messageOf(failure), failure));
   return undefined;
 }

@@ -14,7 +14,8 @@ import type { HeldLock } from './lock.js';
 import type { MinAgeRule } from './min-age.js';
 import type { Halt } from './halt.js';
 import type { Recorder } from './record.js';
-import { ServiceHeard } from './service-heard.js';
+import { lookAgainMs, ServiceHeard } from './service-heard.js';
+import { FirstContact } from './first-contact.js';
 import { sweepPartials } from './sweep.js';
 import { answererOf, WrongServiceStreak } from './wrong-service.js';
 
@@ -70,7 +71,8 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     halt,
     wrongService: new WrongServiceStreak(answererOf(ctx.settings.baseUrl), (error) => halt.stop(error)),
     jobConfirmation: new JobConfirmation(),
-    serviceHeard: new ServiceHeard(),
+    serviceHeard: new ServiceHeard(lookAgainMs(ctx.env)),
+    firstContact: new FirstContact(),
     request: (run) => requests(run),
     tokenRefused: () => tokenRefused,
     confirmLock: () => lock.confirm(),

@@ -59,6 +59,20 @@ export class WrongServiceError extends ApiError {
   }
 
   /**
+   * An upload's connection closed with no answer before anything answered in HTTP, by something whose
+   * job listing is not the service's (first-contact.ts): every upload would be taken the same way.
+   */
+  static droppedAtNonService(listing: string, where: string): WrongServiceError {
+    return new WrongServiceError(
+      0,
+      listing,
+      where,
+      `an upload's connection was closed with no answer by something that is not the Voice Redaction Service (its job listing: ${listing}, from ${where}): nothing more was sent`,
+      'uploads were taken by something that is not the Voice Redaction Service',
+    );
+  }
+
+  /**
    * Jobs of earlier runs answered 404 before this run heard the service (service-heard.ts), by
    * something whose job listing is not the service's: no job is taken for gone, no file sent again.
    */

@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import {
   ConnectionError,
   ConnectTimeoutError,
+  DroppedBeforeHeardError,
   failsEveryRequest,
   HostNotFoundError,
   NotSentError,
@@ -168,6 +169,30 @@ describe('riding out an outage', () => {
       );
     },
   );
+
+  test('a connection closed with no answer is told apart, carrying the drop as it is once the service has answered; a timeout and another protocol are not', async () => {
+    const clock = clockFrom(START);
+    const finalOf = (failed: () => Error) =>
+      withRetries(
+        async () => {
+          throw failed();
+        },
+        { maxRetries: 0, clock, throttle: batchThrottle(clock, 10 * 60_000), toService: true },
+      ).catch((e: unknown) => e);
+    const drop = new ConnectionError('redacting a.wav: the connection was reset', false);
+    const failure = await finalOf(() => drop);
+    expect(failure).toBeInstanceOf(DroppedBeforeHeardError);
+    expect((failure as DroppedBeforeHeardError).dropped).toBe(drop);
+    expect((failure as Error).message).toBe(
+      'redacting a.wav: the connection was reset; nothing at the base URL has answered in HTTP this run',
+    );
+    for (const other of [
+      () => new TimeoutError('redacting a.wav: did not answer in time (UND_ERR_HEADERS_TIMEOUT)'),
+      () => new UnreadableAnswerError('redacting a.wav: answered something that is not HTTP/1.1 (x)'),
+      refused,
+    ])
+      expect(await finalOf(other)).not.toBeInstanceOf(DroppedBeforeHeardError);
+  });
 
   test("once the service has begun an answer (its headers came), a failure with no answer is that request's alone", async () => {
     const clock = clockFrom(START);
