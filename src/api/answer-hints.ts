@@ -16,6 +16,7 @@ import { FRESH_LINK_HINT } from './link-errors.js';
 import { JOBS_PATH, REDACTION_PATH } from './identifiers.js';
 import type { Scrub } from './scrub.js';
 import type { SettingSource } from '../settings/settings.js';
+import { baseUrlSetTo } from '../settings/setting-origin.js';
 import { refusedTokenHint } from '../settings/token.js';
 import { hostPort, type OtherHost } from './transport.js';
 
@@ -150,14 +151,48 @@ function notFoundHint(request: AnsweredRequest): string | undefined {
 /** Why a redirect of the service is not followed; the same words whether it says where or not. */
 const REDIRECT_NOT_FOLLOWED = 'vredact does not follow redirects of the service';
 
+/** Longest base URL a redirect's hint names to set (a longer one is no address to type). */
+const MAX_MOVED_BASE_URL = 200;
+
+/**
+ * The base URL a redirect points the service at: where its Location puts the request's own path
+ * below the base path (`http://h/api/jobs` redirected to `https://h/v2/api/jobs` gives `https://h/v2`),
+ * an http or https URL other than the base URL; undefined where it points elsewhere (a login page).
+ */
+function movedBaseUrl({ url, baseUrl, location }: AnsweredRequest): string | undefined {
+  let target: URL;
+  try {
+    target = new URL(location.trim(), url);
+  } catch {
+    return undefined;
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return undefined;
+  // Credentials in a URL are never repeated, nor set as a base URL.
+  if (target.username || target.password) return undefined;
+  const basePath = basePathOf(baseUrl);
+  const below = url.pathname.slice(basePath.length);
+  if (!below || !target.pathname.endsWith(below)) return undefined;
+  const moved = `${target.origin}${target.pathname.slice(0, -below.length)}`;
+  if (moved === `${baseUrl.origin}${basePath}` || moved.length > MAX_MOVED_BASE_URL) return undefined;
+  return moved;
+}
+
 /**
  * A redirect of the API is never followed (it would carry the token, or an upload, to wherever it
- * points): the error says where it points, so that a service that moved can be set as the base URL.
- * One that says nowhere (a proxy, an http→https redirect whose Location was stripped) still says the
- * base URL is not the service's address: the service answers its own paths, never with a redirect.
+ * points): the error says where it points, so that a service that moved can be set as the base URL,
+ * and names that base URL where the Location keeps the request's own path (an http→https redirect,
+ * a new host or path prefix). One that says nowhere (a proxy, an http→https redirect whose Location
+ * was stripped) still says the base URL is not the service's address: the service answers its own
+ * paths, never with a redirect.
  */
-function redirectHint({ location, scrub, baseUrlSource }: AnsweredRequest): string {
+function redirectHint(request: AnsweredRequest): string {
+  const { location, scrub, baseUrlSource } = request;
   if (!location) return redirectNowhereHint(baseUrlSource, REDIRECT_NOT_FOLLOWED);
   const where = truncate(displayText(scrub(location)), 120);
-  return `it redirects to ${where}, and ${REDIRECT_NOT_FOLLOWED}: if the service moved, set the base URL to its new address (\`vredact config set base-url <url>\`)`;
+  const moved = movedBaseUrl(request);
+  if (moved !== undefined) {
+    const shown = displayText(scrub(moved));
+    return `it redirects to ${where}, and ${REDIRECT_NOT_FOLLOWED}: if the service moved there, set the base URL to ${shown} (${baseUrlSetTo(baseUrlSource, shown)})`;
+  }
+  return `it redirects to ${where}, and ${REDIRECT_NOT_FOLLOWED}: if the service moved, set the base URL to its new address (${baseUrlSetTo(baseUrlSource, '<url>')})`;
 }

@@ -8,6 +8,7 @@
 import type { Dispatcher as UndiciDispatcher } from 'undici';
 import { CONNECTION_REUSE } from './connection-reuse.js';
 import { type Connector, readingEarlyAnswers } from './early-answer.js';
+import { skippingUnaskedContinue } from './unasked-continue.js';
 import { type ProxySettings, proxyFor } from './proxy.js';
 import { Agent, buildConnector, Dispatcher, loadProxyAgent, Pool } from './undici-agent.js';
 
@@ -50,11 +51,11 @@ class ProxyRouter extends Dispatcher {
         ...this.options,
         uri: proxy.href,
         proxyTunnel: true,
-        // Each origin's pool connects through the tunnel: its connections read early answers too.
+        // Each origin's pool connects through the tunnel: its connections are read as direct ones are.
         factory: (origin, options) =>
           new Pool(origin, {
             ...options,
-            connect: readingEarlyAnswers((options as { connect: Connector }).connect),
+            connect: connectionReading((options as { connect: Connector }).connect),
           }),
       });
       this.tunnels.set(proxy.href, tunnel);
@@ -99,11 +100,16 @@ function settle(done: Promise<unknown>, callback: (() => void) | undefined): Pro
   void finished.then(callback, callback);
 }
 
+/** Every connection's reading: early answers (early-answer.ts), and no unasked 100 (unasked-continue.ts). */
+function connectionReading(connect: Connector): Connector {
+  return readingEarlyAnswers(skippingUnaskedContinue(connect));
+}
+
 /** undici's Agent, or the proxy router when `proxies` names any; either reuses connections alike. */
 export function dispatcherFor(options: AgentOptions, proxies: ProxySettings | undefined): UndiciDispatcher {
   const withReuse = { ...options, ...CONNECTION_REUSE };
   if (proxies) return new ProxyRouter(withReuse, proxies);
   // undici builds this connector itself when given none; given one, it takes the timeout from it.
-  const connect = readingEarlyAnswers(buildConnector({ timeout: options?.connectTimeout }));
+  const connect = connectionReading(buildConnector({ timeout: options?.connectTimeout }));
   return new Agent({ ...withReuse, connect });
 }

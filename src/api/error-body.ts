@@ -5,7 +5,7 @@
  * nothing of why.
  */
 import type { Readable } from 'node:stream';
-import { type ErrorBody, serviceMessageOf } from './errors.js';
+import { type ErrorBody, firstMessage, MESSAGE_FIELDS, serviceMessageOf } from './errors.js';
 import { exactJsonParser } from './exact-json.js';
 import { closeBody } from './transport.js';
 
@@ -37,12 +37,13 @@ export async function readErrorBody(
   return { message: await messageInHead(head), cutAt: limit };
 }
 
-/** The top-level `message` of a JSON body of which only `head` was read, where it lies within it. */
+/** The message (MESSAGE_FIELDS, top level) of a JSON body of which only `head` was read, where it lies within it. */
 async function messageInHead(head: Buffer): Promise<string | undefined> {
-  const parser = await exactJsonParser('an error answer', { paths: ['$.message'], keepStack: false });
-  let message: string | undefined;
-  parser.onValue = ({ value }) => {
-    if (message === undefined && typeof value === 'string') message = value.trim() || undefined;
+  const paths = MESSAGE_FIELDS.map((field) => `$.${field}`);
+  const parser = await exactJsonParser('an error answer', { paths, keepStack: false });
+  const found = new Map<unknown, unknown>();
+  parser.onValue = ({ value, key }) => {
+    if (!found.has(key)) found.set(key, value);
   };
   // Any body that is not such JSON (an HTML page) stops the parser: no message.
   parser.onError = () => {};
@@ -51,5 +52,5 @@ async function messageInHead(head: Buffer): Promise<string | undefined> {
   } catch {
     // as above
   }
-  return message;
+  return firstMessage((field) => found.get(field));
 }

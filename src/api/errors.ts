@@ -181,12 +181,35 @@ export class InvalidResponseError extends ApiError {
   }
 }
 
-/** Reads the service's `{error, message}` body; anything else (HTML from a proxy, empty) gives undefined. */
+/**
+ * Where an error body's message may be, the first found winning: the interface's `message`, then an
+ * RFC 9457 problem's `detail` and `title` (`application/problem+json`, as gateways and web frameworks
+ * in front of a service answer their own refusals).
+ */
+export const MESSAGE_FIELDS = ['message', 'detail', 'title'] as const;
+
+/** The first of MESSAGE_FIELDS that `valueOf` gives as non-blank text, trimmed. */
+export function firstMessage(
+  valueOf: (field: (typeof MESSAGE_FIELDS)[number]) => unknown,
+): string | undefined {
+  for (const field of MESSAGE_FIELDS) {
+    const value = valueOf(field);
+    if (typeof value === 'string' && value.trim()) return value.trim();
+  }
+  return undefined;
+}
+
+/**
+ * Reads the service's `{error, message}` body, or a problem's (MESSAGE_FIELDS); anything else (HTML
+ * from a proxy, empty) gives undefined. A UTF-8 byte order mark before the JSON is read past, as
+ * RFC 8259 allows a reader to and the answers' own JSON reader does: the message was lost.
+ */
 export function serviceMessageOf(bodyText: string): string | undefined {
   try {
-    const body: unknown = JSON.parse(bodyText);
-    if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') {
-      return body.message.trim() || undefined;
+    const body: unknown = JSON.parse(bodyText.startsWith('\uFEFF') ? bodyText.slice(1) : bodyText);
+    if (body && typeof body === 'object' && !Array.isArray(body)) {
+      const fields = body as Record<string, unknown>;
+      return firstMessage((field) => fields[field]);
     }
   } catch {
     // not JSON: the status alone speaks

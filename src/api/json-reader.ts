@@ -188,7 +188,9 @@ export async function readJsonList<S extends v.GenericSchema>(
     if (!head) throw notAList(unexpectedAnswer(what, `${key} is missing`));
     let parsed: unknown;
     try {
-      parsed = JSON.parse(Buffer.concat(head).toString('utf8'));
+      // The streaming parser's own reading: JSON.parse refused what it accepts (a UTF-8 byte order
+      // mark, which RFC 8259 lets a reader ignore), and an empty listing read as "empty".
+      parsed = await parseExactJson(Buffer.concat(head), what);
     } catch {
       // The streaming parse found no fault: nothing came.
       throw notAList(notJson(what, 'is empty'));

@@ -18,6 +18,7 @@ import { NotFoundError } from '../api/errors.js';
 import { isNamed, type Job, type JobContentItem } from '../api/schemas.js';
 import { messageOf } from './engine.js';
 import { createdMs, RECONCILE_MAX_READS, RECONCILE_SKEW_MS, RecentJobs } from './recent-jobs.js';
+import { uploadNamesIn } from './upload-name.js';
 
 export interface InterruptedInput<K> {
   key: K;
@@ -59,15 +60,18 @@ export function indexContents(
     const names = new Set<string>();
     // An upload is named by text: an item with no name as text is no upload of vredact's.
     for (const item of items.filter(isNamed)) {
-      if (names.has(item.file_name)) continue;
-      names.add(item.file_name);
-      const seen: SeenUpload = {
-        jobId: job.job_id,
-        createdMs: createdMs(item.created_at) ?? jobMs,
-      };
-      const list = index.get(item.file_name);
-      if (list) list.push(seen);
-      else index.set(item.file_name, [seen]);
+      // The upload itself, or a result named after it (a service that lists its results only).
+      for (const name of [item.file_name, ...uploadNamesIn(item.file_name)]) {
+        if (names.has(name)) continue;
+        names.add(name);
+        const seen: SeenUpload = {
+          jobId: job.job_id,
+          createdMs: createdMs(item.created_at) ?? jobMs,
+        };
+        const list = index.get(name);
+        if (list) list.push(seen);
+        else index.set(name, [seen]);
+      }
     }
   }
   return index;

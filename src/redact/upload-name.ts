@@ -23,3 +23,23 @@ export function uploadNameFor(path: string, format: 'WAV' | 'MP3', tag = randomH
 export function uploadFormat(uploadName: string): 'WAV' | 'MP3' {
   return extname(uploadName).toLowerCase() === '.mp3' ? 'MP3' : 'WAV';
 }
+
+/** A tag (uploadNameFor) ending a stem within a listed name: `.` and 8 hex digits, no more. */
+const TAG_END = /\.[0-9a-f]{8}(?![0-9a-f])/g;
+
+/**
+ * The upload names a listed file is named after: a service may list its result only, named from the
+ * upload's (`a.1f2e3d4c_redacted.wav`, `results/x/a.1f2e3d4c.out.wav`), and its unique stem (the
+ * tagged one of uploadNameFor, in the name's last path segment) names that upload, as it does the
+ * result among a job's files (pick-result.ts). Both extensions an upload may have are given: which
+ * one was sent is the journal's to say.
+ */
+export function uploadNamesIn(fileName: string): string[] {
+  const segment = fileName.slice(fileName.lastIndexOf('/') + 1);
+  const names: string[] = [];
+  for (const match of segment.matchAll(TAG_END)) {
+    const stem = segment.slice(0, match.index + match[0].length);
+    names.push(`${stem}.wav`, `${stem}.mp3`);
+  }
+  return names;
+}

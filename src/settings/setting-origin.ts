@@ -66,3 +66,12 @@ export function baseUrlShowAndSet(source: SettingSource | undefined): string {
     return `${SHOW_BASE_URL} shows it, \`vredact config set base-url <url>\` sets it`;
   return `it is ${baseUrlPointer(source)}`;
 }
+
+/**
+ * How a hint says to set the base URL to `url`: the command for one from the config file, where it
+ * is set otherwise (`vredact config set` does not change a URL that the flag or the variable gives).
+ */
+export function baseUrlSetTo(source: SettingSource | undefined, url: string): string {
+  if (source !== 'flag' && source !== 'env') return `\`vredact config set base-url ${url}\``;
+  return `it is ${baseUrlPointer(source)}`;
+}

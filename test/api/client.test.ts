@@ -328,7 +328,7 @@ describe('errors by class', () => {
     expect(failure).toBeInstanceOf(InvalidResponseError);
     expect((failure as Error).message).toContain('the service answered 301 Moved Permanently');
     expect((failure as InvalidResponseError).hint).toBe(
-      'it redirects to https://api.example.com/api/jobs?echo=vr_…6789, and vredact does not follow redirects of the service: if the service moved, set the base URL to its new address (`vredact config set base-url <url>`)',
+      'it redirects to https://api.example.com/api/jobs?echo=vr_…6789, and vredact does not follow redirects of the service: if the service moved there, set the base URL to https://api.example.com (`vredact config set base-url https://api.example.com`)',
     );
     expect(server.received).toHaveLength(1);
   });

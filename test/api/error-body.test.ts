@@ -26,6 +26,13 @@ describe('reading an error body', () => {
       message: undefined,
       cutAt: 64,
     });
+    // A problem's detail (RFC 9457) within the part read, when no message is.
+    expect(
+      await readErrorBody(bytes(`{"title":"Bad","detail":"no such job","x":"${'x'.repeat(100)}"}`), 64),
+    ).toEqual({
+      message: 'no such job',
+      cutAt: 64,
+    });
     // A nested `message` is not the service's.
     expect(await readErrorBody(bytes(`{"a":{"message":"inner"},"b":"${'z'.repeat(100)}`), 64)).toEqual({
       message: undefined,

@@ -105,6 +105,14 @@ describe('serviceMessageOf', () => {
     ['<html>Bad Gateway</html>', undefined],
     ['', undefined],
     ['null', undefined],
+    // A UTF-8 byte order mark before the JSON.
+    ['\uFEFF{"error":404,"message":"job not found"}', 'job not found'],
+    // An RFC 9457 problem (application/problem+json): its detail, else its title; the interface's message first.
+    ['{"type":"about:blank","title":"Not Found","status":404,"detail":"job 7 not found"}', 'job 7 not found'],
+    ['{"title":"Job not found","status":404}', 'Job not found'],
+    ['{"message":"from the service","detail":"from a problem"}', 'from the service'],
+    ['{"message":" ","detail":"the detail"}', 'the detail'],
+    ['[{"message":"in a list"}]', undefined],
   ])('%j gives %j', (body, message) => {
     expect(serviceMessageOf(body)).toBe(message);
   });

@@ -82,6 +82,11 @@ describe('readJsonList', () => {
     await expect(list('{"jobs": [{"nope": 1}]}')).rejects.toThrow(/unexpected answer/);
   });
 
+  test('a UTF-8 byte order mark before the JSON is read past, an empty list as a list', async () => {
+    expect(await list('\uFEFF{"jobs": []}')).toEqual([]);
+    expect((await list('\uFEFF{"jobs": [{"job_id": "a"}]}')).map((job) => job.job_id)).toEqual(['a']);
+  });
+
   test('an answer that is no list at all is a NotAListError; an item outside the schema is not', async () => {
     for (const text of ['{"id": "abc123"}', '<html>502</html>', '', '{"jobs": {"a": 1}}', '[]', '{"jobs": ['])
       await expect(list(text), text).rejects.toBeInstanceOf(NotAListError);

@@ -334,3 +334,30 @@ describe.concurrent.each([
       }));
   },
 );
+
+describe.concurrent(
+  'against a clean-room service whose asynchronous answer names no job, and whose content lists only a result named after the upload',
+  TEST_GUARD,
+  () => {
+    it.each<[string, CleanRoomOptions]>([
+      ['<stem>_redacted.wav', { asyncBody: 'bare' }],
+      ['results/<key>/<stem>_redacted.wav', { asyncBody: 'bare', fileNameStyle: 'key' }],
+    ])(
+      '%s: finds its job by the upload name in it, collects it in the same run, and a re-run sends nothing',
+      (_name, options) =>
+        withCleanRoom(options, async ({ service, vredact, dir }) => {
+          const input = fixture('speech-16bit.wav');
+          const first = await vredact(['redact', input, '-o', 'out', '--json']);
+          expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(0);
+          expect(jsonLines(first.stdout)[0]).toMatchObject({ status: 'done', jobId: service.jobIds()[0] });
+          expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(
+            service.resultOf(service.jobIds()[0]!),
+          );
+          const again = await vredact(['redact', input, '-o', 'out', '--json']);
+          expect(again.exitCode).toBe(0);
+          expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'skipped' });
+          expect(service.uploads()).toHaveLength(1);
+        }),
+    );
+  },
+);

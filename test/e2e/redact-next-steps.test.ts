@@ -65,7 +65,7 @@ describe("a refused upload's line says what to do next", () => {
       );
       // What to do comes last, after what becomes of the file.
       expect(file.reason).toMatch(
-        /set the base URL to its new address \(`vredact config set base-url <url>`\)$/,
+        /set the base URL to https:\/\/moved\.example\.com \(it is the URL set in VREDACT_BASE_URL\)$/,
       );
     }
   });

@@ -136,6 +136,30 @@ describe('matching', () => {
     });
   });
 
+  it('finds an upload by a result named after its unique stem, where the job lists no upload; never by a like stem', () => {
+    const index = indexContents([
+      { job: job('jr', T + 1000), items: [item('jr', 'call.1f2e3d4c_redacted.wav')] },
+      { job: job('jk', T + 2000), items: [item('jk', 'results/9a/rec.2.aaaa0000.out.wav')] },
+      // A tag of 9 hex digits, or another stem, names no upload here.
+      {
+        job: job('jn', T + 3000),
+        items: [item('jn', 'call.1f2e3d4c5_x.wav'), item('jn', 'other.0000ffff_x.wav')],
+      },
+    ]);
+    const found = matchUploads(
+      [
+        { key: 'call', uploadNames: ['call.1f2e3d4c.wav'], sinceMs: T },
+        { key: 'rec', uploadNames: ['rec.2.aaaa0000.mp3'], sinceMs: T },
+        { key: 'none', uploadNames: ['call.0000ffff.wav', 'call.1f2e3d4c5.wav'], sinceMs: T },
+      ],
+      index,
+    );
+    expect(Object.fromEntries(found)).toEqual({
+      call: { jobId: 'jr', uploadName: 'call.1f2e3d4c.wav' },
+      rec: { jobId: 'jk', uploadName: 'rec.2.aaaa0000.mp3' },
+    });
+  });
+
   it('reads at most the documented number of jobs, the oldest first, and warns past it', async () => {
     const reads: string[] = [];
     const warnings: string[] = [];

@@ -1,0 +1,104 @@
+/**
+ * A `100 Continue` that no request asked for. vredact sends no `Expect: 100-continue`, and undici
+ * fails any answer that begins with a 100 as a "bad response", destroying the connection; but RFC
+ * 9110 (15.2) has a client read and pass over any 1xx before the final answer, even one it did not
+ * expect. Servers and proxies send them: a proxy that adds `Expect` on its way to the service and
+ * relays the service's 100 back, a server that sends one to every POST. Each upload then failed as a
+ * lost connection ("the service may have taken it"), and every other request alike. Here a 100 (its
+ * status line, headers and the blank line that ends them) is dropped from where an answer begins,
+ * before undici reads it; undici itself reads the other 1xx (102, 103).
+ */
+import type { Socket } from 'node:net';
+import type { Connector } from './early-answer.js';
+
+/** An interim 100's start, in HTTP/1.1 or 1.0, as far as it has come. */
+const CONTINUE_START = Buffer.from('HTTP/1.1 100');
+/** The end of a header block. */
+const HEADERS_END = Buffer.from('\r\n\r\n');
+/**
+ * Most bytes held while deciding whether an answer begins with a 100: a 100 with headers larger than
+ * this is left to undici, which fails it as before.
+ */
+const MAX_HELD = 16 * 1024;
+
+// A request's line, as undici writes it at the start of a request: where the next answer begins.
+const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.1\r\n/;
+
+/** Whether `head` can still be, or is, the start of a `HTTP/1.x 100` status line. */
+function continueState(head: Buffer): 'no' | 'maybe' | 'yes' {
+  const length = Math.min(head.length, CONTINUE_START.length + 1);
+  for (let i = 0; i < length; i++) {
+    if (i === CONTINUE_START.length) return head[i] === 0x20 || head[i] === 0x0d ? 'yes' : 'no';
+    // The minor version digit: 1.1 or 1.0.
+    if (i === 7 ? head[i] !== 0x31 && head[i] !== 0x30 : head[i] !== CONTINUE_START[i]) return 'no';
+  }
+  return 'maybe';
+}
+
+function startsRequest(chunk: unknown): boolean {
+  const text =
+    typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('latin1', 0, 64) : '';
+  return REQUEST_LINE.test(text.slice(0, 64));
+}
+
+/** Makes `socket` drop a 100 Continue where an answer begins (after a request's line is written). */
+export function skipUnaskedContinue(socket: Socket): Socket {
+  let answerStart = false;
+  let held: Buffer | undefined;
+  const push = socket.push.bind(socket);
+
+  const write = socket._write.bind(socket);
+  socket._write = (chunk, encoding, done) => {
+    if (startsRequest(chunk)) answerStart = true;
+    write(chunk, encoding, done);
+  };
+  const writev = socket._writev?.bind(socket);
+  if (writev)
+    socket._writev = (chunks, done) => {
+      if (chunks.some(({ chunk }) => startsRequest(chunk))) answerStart = true;
+      writev(chunks, done);
+    };
+
+  const release = (): boolean => {
+    const bytes = held;
+    held = undefined;
+    answerStart = false;
+    return bytes === undefined || bytes.length === 0 ? true : push(bytes);
+  };
+
+  socket.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
+    if (!answerStart || chunk === null || chunk === undefined) {
+      const flushed = held === undefined ? true : release();
+      return chunk === null || chunk === undefined ? push(chunk) : flushed && push(chunk, encoding);
+    }
+    let bytes = held
+      ? Buffer.concat([held, Buffer.from(chunk as Uint8Array)])
+      : Buffer.from(chunk as Uint8Array);
+    held = undefined;
+    for (;;) {
+      const state = continueState(bytes);
+      if (state === 'no') {
+        held = bytes;
+        return release();
+      }
+      const end = state === 'yes' ? bytes.indexOf(HEADERS_END) : -1;
+      if (end === -1) {
+        held = bytes;
+        return bytes.length > MAX_HELD ? release() : true;
+      }
+      bytes = bytes.subarray(end + HEADERS_END.length);
+      if (bytes.length === 0) return true;
+    }
+  };
+  return socket;
+}
+
+/** `connect`, whose sockets drop a 100 Continue no request asked for. */
+export function skippingUnaskedContinue(connect: Connector): Connector {
+  return (options, callback) =>
+    connect(options, (error, socket) => {
+      if (socket) skipUnaskedContinue(socket as Socket);
+      // undici's callback takes (error, null) or (null, socket).
+      (callback as (error: Error | null, socket: unknown) => void)(error, socket);
+    });
+}

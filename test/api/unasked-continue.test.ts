@@ -1,0 +1,78 @@
+import type { Socket } from 'node:net';
+import { Duplex } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { skipUnaskedContinue } from '../../src/api/unasked-continue.js';
+
+/** A socket whose writes go nowhere and whose received bytes are what the test pushes. */
+function socketPair() {
+  const socket = skipUnaskedContinue(
+    new Duplex({
+      write(_chunk, _encoding, done) {
+        done();
+      },
+      read() {},
+    }) as unknown as Socket,
+  );
+  const received: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => received.push(chunk));
+  const write = (text: string) => new Promise<void>((resolve) => socket.write(text, () => resolve()));
+  const read = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return Buffer.concat(received.splice(0)).toString('latin1');
+  };
+  return { socket, write, read };
+}
+
+const ANSWER = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
+
+describe('a 100 Continue no request asked for', () => {
+  it('is dropped where an answer begins, whole, in pieces, or twice; the answer passes as it came', async () => {
+    const { socket, write, read } = socketPair();
+    await write('POST /api/x HTTP/1.1\r\nhost: h\r\n\r\n');
+    socket.push(Buffer.from(`HTTP/1.1 100 Continue\r\n\r\n${ANSWER}`));
+    expect(await read()).toBe(ANSWER);
+
+    await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+    for (const piece of [
+      'HTTP/1.',
+      '0 100 Continue\r',
+      '\nVia: proxy\r\n\r',
+      '\nHTTP/1.1 100 Con',
+      'tinue\r\n\r\n',
+      ANSWER,
+    ])
+      socket.push(Buffer.from(piece));
+    expect(await read()).toBe(ANSWER);
+  });
+
+  it('leaves every other answer, and bytes within an answer, untouched', async () => {
+    const { socket, write, read } = socketPair();
+    await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+    socket.push(Buffer.from('HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n'));
+    socket.push(Buffer.from(ANSWER));
+    // Past the answer's start, what looks like a 100 is the answer's own bytes.
+    socket.push(Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'));
+    expect(await read()).toBe(
+      `HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n${ANSWER}HTTP/1.1 100 Continue\r\n\r\n`,
+    );
+    // A body written after its request's line starts no answer.
+    await write('RIFF....WAVEfmt ');
+    socket.push(Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'));
+    expect(await read()).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+  });
+
+  it('a start held for a decision is handed on at the end of the stream, or past its bound', async () => {
+    const { socket, write, read } = socketPair();
+    await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+    socket.push(Buffer.from('HTTP/1.1 100 Continue\r\nX: y'));
+    expect(await read()).toBe('');
+    socket.push(null);
+    expect(await read()).toBe('HTTP/1.1 100 Continue\r\nX: y');
+
+    const long = socketPair();
+    await long.write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+    const huge = `HTTP/1.1 100 Continue\r\nX: ${'y'.repeat(17 * 1024)}`;
+    long.socket.push(Buffer.from(huge));
+    expect(await long.read()).toBe(huge);
+  });
+});
