@@ -74,8 +74,8 @@ export function parseStatsInterval(text: string | undefined): number | undefined
 
 /**
  * The config file holds the token: every command says so while other users can read it, as vredact
- * makes it 0600 only when it writes it; or while they can swap it (its folder is theirs to write in),
- * whatever it holds: a base-url of theirs would be sent the token in effect.
+ * makes it 0600 only when it writes it; or while they can change or swap it (it or its folder is
+ * theirs to write in), whatever it holds: a base-url of theirs would be sent the token in effect.
  */
 export function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
   const swappable = swappableConfigFolder(config.path);
@@ -85,13 +85,18 @@ export function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
       `the config file's folder ${folder} can be written by other users (mode 0${mode.toString(8)}): they could replace the config file and have the token sent to their server; run \`chmod 700 ${folder}\``,
     );
   }
-  if (config.get('token') === undefined) return;
   const mode = exposedConfigMode(config.path);
   if (mode === undefined) return;
   const path = config.path;
-  log.warn(
-    `the config file ${path} holds the token and is not private (mode 0${mode.toString(8)}: other users can read or change it); run \`chmod 600 ${path}\``,
-  );
+  if (config.get('token') !== undefined) {
+    log.warn(
+      `the config file ${path} holds the token and is not private (mode 0${mode.toString(8)}: other users can read or change it); run \`chmod 600 ${path}\``,
+    );
+  } else if (mode & 0o022) {
+    log.warn(
+      `the config file ${path} can be changed by other users (mode 0${mode.toString(8)}): they could set its base-url to their server and have the token sent there; run \`chmod 600 ${path}\``,
+    );
+  }
 }
 
 export async function createContext(

@@ -130,3 +130,27 @@ test.skipIf(process.platform === 'win32')(
     }
   },
 );
+
+test.skipIf(process.platform === 'win32')(
+  'a config file with no token that other users can change: each command warns (the token in effect goes to its base-url)',
+  async () => {
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+    try {
+      const dir = join(work.path, 'cfg');
+      const path = join(dir, 'config.json');
+      await mkdir(dir);
+      await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl }));
+      await chmod(path, 0o666);
+      const env = isolatedEnv(dir, { VREDACT_TOKEN: TOKEN });
+      const run = await runCli(['jobs', 'list'], { env });
+      expect(run.exitCode).toBe(0);
+      expect(String(run.stderr).split('\n')).toContain(
+        `warning: the config file ${path} can be changed by other users (mode 0666): they could set its base-url to their server and have the token sent there; run \`chmod 600 ${path}\``,
+      );
+      await chmod(path, 0o644);
+      expect(String((await runCli(['jobs', 'list'], { env })).stderr)).not.toContain('warning');
+    } finally {
+      await server.close();
+    }
+  },
+);
