@@ -158,6 +158,7 @@ const REDIRECT_NOT_FOLLOWED = 'vredact does not follow redirects of the service'
  */
 function redirectHint({ location, scrub, baseUrlSource }: AnsweredRequest): string {
   if (!location) return redirectNowhereHint(baseUrlSource, REDIRECT_NOT_FOLLOWED);
-  const where = truncate(displayText(scrub(location)), 120);
+  // Its user information is a password at worst, and a base URL may not hold one anyway.
+  const where = truncate(displayText(scrub(location).replace(/^([^:/?#]+:\/\/)[^/?#]*@/, '$1***@')), 120);
   return `it redirects to ${where}, and ${REDIRECT_NOT_FOLLOWED}: if the service moved, set the base URL to its new address (\`vredact config set base-url <url>\`)`;
 }
