@@ -5,7 +5,12 @@ import { createIOStreams, type IOStreams, type Streams } from './output/iostream
 import { createLogger, type Logger } from './output/logger.js';
 import { maskingStream } from './output/secret-backstop.js';
 import { parseDurationMs } from './redact/options.js';
-import { type ConfigStore, exposedConfigMode, openConfigStore } from './settings/config-store.js';
+import {
+  type ConfigStore,
+  exposedConfigMode,
+  openConfigStore,
+  swappableConfigFolder,
+} from './settings/config-store.js';
 import { type CommandFlags, requireService, resolveSettings, type Settings } from './settings/settings.js';
 import { VERSION } from './version.js';
 
@@ -69,16 +74,29 @@ export function parseStatsInterval(text: string | undefined): number | undefined
 
 /**
  * The config file holds the token: every command says so while other users can read it, as vredact
- * makes it 0600 only when it writes it.
+ * makes it 0600 only when it writes it; or while they can change or swap it (it or its folder is
+ * theirs to write in), whatever it holds: a base-url of theirs would be sent the token in effect.
  */
 export function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
-  if (config.get('token') === undefined) return;
+  const swappable = swappableConfigFolder(config.path);
+  if (swappable) {
+    const { folder, mode } = swappable;
+    log.warn(
+      `the config file's folder ${folder} can be written by other users (mode 0${mode.toString(8)}): they could replace the config file and have the token sent to their server; run \`chmod 700 ${folder}\``,
+    );
+  }
   const mode = exposedConfigMode(config.path);
   if (mode === undefined) return;
   const path = config.path;
-  log.warn(
-    `the config file ${path} holds the token and is not private (mode 0${mode.toString(8)}: other users can read or change it); run \`chmod 600 ${path}\``,
-  );
+  if (config.get('token') !== undefined) {
+    log.warn(
+      `the config file ${path} holds the token and is not private (mode 0${mode.toString(8)}: other users can read or change it); run \`chmod 600 ${path}\``,
+    );
+  } else if (mode & 0o022) {
+    log.warn(
+      `the config file ${path} can be changed by other users (mode 0${mode.toString(8)}): they could set its base-url to their server and have the token sent there; run \`chmod 600 ${path}\``,
+    );
+  }
 }
 
 export async function createContext(

@@ -188,7 +188,8 @@ function movedBaseUrl({ url, baseUrl, location }: AnsweredRequest): string | und
 function redirectHint(request: AnsweredRequest): string {
   const { location, scrub, baseUrlSource } = request;
   if (!location) return redirectNowhereHint(baseUrlSource, REDIRECT_NOT_FOLLOWED);
-  const where = truncate(displayText(scrub(location)), 120);
+  // Its user information is a password at worst, and a base URL may not hold one anyway.
+  const where = truncate(displayText(scrub(location).replace(/^([^:/?#]+:\/\/)[^/?#]*@/, '$1***@')), 120);
   const moved = movedBaseUrl(request);
   if (moved !== undefined) {
     const shown = displayText(scrub(moved));

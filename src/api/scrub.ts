@@ -4,7 +4,7 @@
  * Authorization header in its answers never gets the token onto a terminal or into a file.
  */
 import { maskToken, MIN_SHOWN_TOKEN, redactSecrets } from '../settings/mask.js';
-import { hasLoneSurrogate } from '../output/sanitize.js';
+import { hasLoneSurrogate, SHOWN_ESCAPED_PAST_C0 } from '../output/sanitize.js';
 import { NumberLiteral } from './exact-json.js';
 import type { Headers } from './transport.js';
 
@@ -55,6 +55,58 @@ function partMasker(secret: string): Scrub {
 }
 
 /**
+ * What splits a text without showing: whole escape sequences (CSI `ESC [ … m`, C1's CSI, OSC `ESC ] …
+ * BEL`), and the controls and invisible characters that display escapes (sanitize.ts). A token with
+ * a colour change or a zero-width space every few characters (`vr_li\x1b[0mve_…`) holds no run of
+ * itself, yet reads whole once the text is shown raw, or decoded from `--json` and printed.
+ */
+const HIDDEN = new RegExp(
+  `\\u001b\\[[0-?]*[ -/]*[@-~]|\\u009b[0-?]*[ -/]*[@-~]|\\u001b\\][^\\u0007\\u001b]*(?:\\u0007|\\u001b\\\\)?|[\\u0000-\\u0008\\u000a-\\u001f${SHOWN_ESCAPED_PAST_C0}]`,
+  'g',
+);
+
+/**
+ * A masker of every run of at least MIN_SECRET_PART characters of `secret` that reads as one once
+ * what HIDDEN matches is taken out: the whole span, what split it included, is masked.
+ */
+function hiddenSplitMasker(secret: string): Scrub {
+  const lower = secret.toLowerCase();
+  const finder = partFinder(lower);
+  const masked = maskToken(secret);
+  return (text) => {
+    HIDDEN.lastIndex = 0;
+    const any = HIDDEN.test(text);
+    // matchAll starts where the last search left off.
+    HIDDEN.lastIndex = 0;
+    if (!any) return text;
+    // The text as shown, and where each of its characters stands in `text`.
+    let shown = '';
+    const place: number[] = [];
+    let from = 0;
+    const keep = (end: number) => {
+      for (let i = from; i < end; i++) place.push(i);
+      shown += text.slice(from, end);
+    };
+    for (const hidden of text.matchAll(HIDDEN)) {
+      keep(hidden.index);
+      from = hidden.index + hidden[0].length;
+    }
+    keep(text.length);
+    let out = '';
+    let cut = 0;
+    finder.lastIndex = 0;
+    for (let match = finder.exec(shown); match !== null; match = finder.exec(shown)) {
+      let end = match.index + MIN_SECRET_PART;
+      while (end < shown.length && lower.includes(shown.slice(match.index, end + 1).toLowerCase())) end++;
+      out += `${text.slice(cut, place[match.index])}${masked}`;
+      cut = (place[end - 1] ?? text.length - 1) + 1;
+      finder.lastIndex = end;
+    }
+    return cut === 0 ? text : out + text.slice(cut);
+  };
+}
+
+/**
  * The other forms a server plausibly echoes a secret in: percent-encoded (in a URL, a `Location`),
  * either case of hex digit, and base64, standard and URL-safe, at each of the three alignments the
  * secret can have inside a longer encoded text (`Bearer <token>` encoded whole), as CI runners mask
@@ -92,7 +144,9 @@ export function scrubberFor(secrets: ReadonlyArray<string | undefined>): Scrub {
   if (present.length === 0) return (text) => text;
   const encoded = present.map(encodedMasker);
   // A secret too short to show masked has no part worth hiding apart from the whole.
-  const parts = present.filter((secret) => secret.length >= MIN_SHOWN_TOKEN).map(partMasker);
+  const long = present.filter((secret) => secret.length >= MIN_SHOWN_TOKEN);
+  // Split ones first: a token cut in two by a colour change holds two runs that would be masked apart.
+  const parts = [...long.map(hiddenSplitMasker), ...long.map(partMasker)];
   // `Bearer <token>` is the form an echo takes; the bare token is matched inside it too. Encoded
   // forms first: a percent-encoded one holds runs of the secret's own characters.
   return (text) => {

@@ -1,5 +1,5 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type Conf from 'conf';
 import envPaths from 'env-paths';
 import { UsageError, messageOf } from '../errors.js';
@@ -45,6 +45,24 @@ export function exposedConfigMode(path: string): number | undefined {
   try {
     const mode = statSync(path).mode & 0o777;
     return mode & 0o077 ? mode : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The permission bits of the folder that holds the config file when users other than its owner may
+ * write in it and the sticky bit does not stop them replacing others' files (a folder made by hand
+ * under umask 000, or `VREDACT_CONFIG_DIR` pointed at a shared one), else undefined. They could swap
+ * the file for one whose base-url is their server, and the next run would send it the token.
+ */
+export function swappableConfigFolder(path: string): { folder: string; mode: number } | undefined {
+  // An in-memory store's path names no folder.
+  if (process.platform === 'win32' || !isAbsolute(path)) return undefined;
+  const folder = dirname(path);
+  try {
+    const mode = statSync(folder).mode & 0o7777;
+    return mode & 0o022 && !(mode & 0o1000) ? { folder, mode: mode & 0o777 } : undefined;
   } catch {
     return undefined;
   }

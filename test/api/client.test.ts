@@ -333,6 +333,17 @@ describe('errors by class', () => {
     expect(server.received).toHaveLength(1);
   });
 
+  it("a redirect's Location with user information: the hint shows it as ***@, never its password", async () => {
+    const { client } = await setUp((_req, res) => {
+      res.writeHead(307, { location: 'https://admin:hunter2-pass@moved.example.com/api/jobs' });
+      res.end();
+    });
+    const failure = await allJobs(client).catch((error: unknown) => error);
+    const hint = String((failure as InvalidResponseError).hint);
+    expect(hint).toContain('it redirects to https://***@moved.example.com/api/jobs, and');
+    expect(hint).not.toContain('hunter2');
+  });
+
   it('a redirect with no Location still says the base URL is not the service', async () => {
     const { server, client } = await setUp((_req, res) => {
       res.writeHead(308);

@@ -89,4 +89,21 @@ describe('a token echoed in another encoding', () => {
     const signature = Buffer.from('a signature of some other bytes entirely').toString('base64url');
     expect(scrubberFor([TOKEN])(signature)).toBe(signature);
   });
+  it('masks the token split by escape sequences or invisible characters, which read as nothing once shown', () => {
+    const scrub = scrubberFor([TOKEN]);
+    const every4 = (joint: string) => TOKEN.replace(/(.{4})/g, `$1${joint}`);
+    // A colour change, C1's CSI, an OSC 8 link, a zero-width space, a bidi isolate, a CR: each run of
+    // 10 or more characters as shown is masked whole, what split it included.
+    for (const joint of ['\x1b[0m', '\x9b1m', '\x1b]8;;http://x/\x07', '\u200b', '\u2066', '\r']) {
+      const out = scrub(`bad ${every4(joint)} end`);
+      expect(
+        out.replace(/\x1b\[[0-9;]*m|\x9b1m|\x1b\]8;;http:\/\/x\/\x07|[\u200b\u2066\r]/g, ''),
+      ).not.toContain(TOKEN.slice(0, 10));
+      expect(out).toMatch(/^bad vr_…cdef.* end$/s);
+    }
+    expect(scrub(`a \x1b[31m${TOKEN.slice(0, 12)}\x1b[0m${TOKEN.slice(12)} b`)).toBe('a \x1b[31mvr_…cdef b');
+    // Text with no such characters, or with them away from the token, is left as it was.
+    expect(scrub('job \x1b[1m0123\x1b[0m done')).toBe('job \x1b[1m0123\x1b[0m done');
+    expect(scrub('plain 012345678 text')).toBe('plain 012345678 text');
+  });
 });

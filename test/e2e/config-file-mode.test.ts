@@ -95,3 +95,62 @@ test.skipIf(process.platform === 'win32')(
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ 'base-url': 'https://b.example' });
   },
 );
+
+test.skipIf(process.platform === 'win32')(
+  'a config folder other users can write in: each command warns, with the chmod, token stored or not (they could swap the file); a sticky or private one does not',
+  async () => {
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+    try {
+      const dir = join(work.path, 'cfg');
+      const path = join(dir, 'config.json');
+      await mkdir(dir);
+      await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl }), { mode: 0o600 });
+      await chmod(dir, 0o777);
+      const warning = `warning: the config file's folder ${dir} can be written by other users (mode 0777): they could replace the config file and have the token sent to their server; run \`chmod 700 ${dir}\``;
+      // The token from the environment goes to the config file's base-url: a swapped file's.
+      const fromEnv = await runCli(['jobs', 'list'], { env: isolatedEnv(dir, { VREDACT_TOKEN: TOKEN }) });
+      expect(fromEnv.exitCode).toBe(0);
+      expect(String(fromEnv.stderr).split('\n')).toContain(warning);
+
+      // Stored by login into that folder: warned about after.
+      const login = await runCli(['login', '--token-stdin'], { env: isolatedEnv(dir), input: TOKEN });
+      expect(login.exitCode).toBe(0);
+      expect(String(login.stderr).split('\n')).toContain(warning);
+      expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ 'base-url': server.baseUrl, token: TOKEN });
+
+      for (const mode of [0o1777, 0o700]) {
+        await chmod(dir, mode);
+        const quiet = await runCli(['jobs', 'list'], { env: isolatedEnv(dir) });
+        expect(quiet.exitCode, mode.toString(8)).toBe(0);
+        expect(String(quiet.stderr), mode.toString(8)).not.toContain('warning');
+      }
+    } finally {
+      await chmod(join(work.path, 'cfg'), 0o700).catch(() => undefined);
+      await server.close();
+    }
+  },
+);
+
+test.skipIf(process.platform === 'win32')(
+  'a config file with no token that other users can change: each command warns (the token in effect goes to its base-url)',
+  async () => {
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+    try {
+      const dir = join(work.path, 'cfg');
+      const path = join(dir, 'config.json');
+      await mkdir(dir);
+      await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl }));
+      await chmod(path, 0o666);
+      const env = isolatedEnv(dir, { VREDACT_TOKEN: TOKEN });
+      const run = await runCli(['jobs', 'list'], { env });
+      expect(run.exitCode).toBe(0);
+      expect(String(run.stderr).split('\n')).toContain(
+        `warning: the config file ${path} can be changed by other users (mode 0666): they could set its base-url to their server and have the token sent there; run \`chmod 600 ${path}\``,
+      );
+      await chmod(path, 0o644);
+      expect(String((await runCli(['jobs', 'list'], { env })).stderr)).not.toContain('warning');
+    } finally {
+      await server.close();
+    }
+  },
+);

@@ -62,7 +62,11 @@ describe('--token', () => {
       const login = await runCli(['login', '--token', TOKEN], { env });
       expect(login.exitCode).toBe(0);
       expect(server.received.map((r) => r.headers.authorization)).toEqual([`Bearer ${TOKEN}`]);
-      expect(JSON.parse(await readFile(configFile(), 'utf8'))).toEqual({ token: TOKEN });
+      // Stored with the service it was checked with, which the config file did not name.
+      expect(JSON.parse(await readFile(configFile(), 'utf8'))).toEqual({
+        'base-url': server.baseUrl,
+        token: TOKEN,
+      });
       expect(String(login.stderr)).toMatch(/^warning: --token is visible to other users .*ps/m);
       expect(`${String(login.stdout)}${String(login.stderr)}`).not.toContain(TOKEN);
 

@@ -76,3 +76,30 @@ test('login to another service stores its URL with its token: the next run sends
     await b.close();
   }
 });
+
+test('login with the service URL from the environment alone binds the token to it: another URL later is refused, not sent it', async () => {
+  const a = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  const b = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  try {
+    const env = isolatedEnv(join(work.path, 'cfg'));
+    const login = await runCli(['login', '--token-stdin'], {
+      env: { ...env, VREDACT_BASE_URL: a.baseUrl },
+      input: STORED,
+    });
+    expect(login.exitCode).toBe(0);
+    expect(String(login.stderr)).toContain(
+      `base-url set to ${a.baseUrl} in the config file (it had none): the stored token is for it`,
+    );
+    const config = JSON.parse(await readFile(join(work.path, 'cfg', 'config.json'), 'utf8')) as unknown;
+    expect(config).toEqual({ 'base-url': a.baseUrl, token: STORED });
+
+    const elsewhere = await runCli(['jobs', 'list', '--base-url', b.baseUrl], { env });
+    expect(elsewhere.exitCode).toBe(2);
+    expect(b.received).toEqual([]);
+    expect((await runCli(['jobs', 'list'], { env })).exitCode).toBe(0);
+    expect(authorizations(a)).toEqual([`Bearer ${STORED}`, `Bearer ${STORED}`]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});

@@ -84,15 +84,17 @@ export async function runLogin(
 /**
  * The stored token goes only to the config file's base-url (token-service.ts): a token checked with
  * another service (`--base-url`, VREDACT_BASE_URL) makes that one the config file's, or it would be
- * sent to the old one and refused there.
+ * sent to the old one and refused there. With no base-url in the file, the checked one is stored
+ * too: a token bound to nothing would go to whatever URL a later flag or environment names.
  */
 async function storeTokenService(ctx: Context): Promise<void> {
   const stored = ctx.config.get('base-url');
   const checked = ctx.settings.baseUrl ?? '';
-  if (stored === undefined || sameService(stored, checked)) return;
+  if (stored !== undefined && sameService(stored, checked)) return;
   await ctx.config.set('base-url', checked);
+  const was = stored === undefined ? 'it had none' : `it was ${displayBaseUrl(stored)}`;
   ctx.log.info(
-    `base-url set to ${displayBaseUrl(checked)} in the config file (it was ${displayBaseUrl(stored)}): the stored token is for it`,
+    `base-url set to ${displayBaseUrl(checked)} in the config file (${was}): the stored token is for it`,
   );
 }
 
