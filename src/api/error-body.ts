@@ -5,7 +5,7 @@
  * nothing of why.
  */
 import type { Readable } from 'node:stream';
-import { type ErrorBody, firstMessage, MESSAGE_FIELDS, serviceMessageOf } from './errors.js';
+import { type ErrorBody, firstMessage, MESSAGE_FIELDS, serviceMessageOf } from './error-message.js';
 import { exactJsonParser } from './exact-json.js';
 import { closeBody } from './transport.js';
 

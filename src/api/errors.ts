@@ -3,6 +3,7 @@ import { CliError, ExitCode } from '../errors.js';
 import { escapeControls, truncate } from '../output/sanitize.js';
 import { refusedTokenHint } from '../settings/token.js';
 import { unexpectedAnswerHint, urlAndNetworkHint } from './base-url-hints.js';
+import { type ErrorBody, serviceMessageOf } from './error-message.js';
 
 /** Anything that went wrong talking to the service. `status` is absent for network failures. */
 export class ApiError extends CliError {
@@ -179,50 +180,6 @@ export class InvalidResponseError extends ApiError {
   ) {
     super(message, status, serviceMessage, exitCode, hint);
   }
-}
-
-/**
- * Where an error body's message may be, the first found winning: the interface's `message`, then an
- * RFC 9457 problem's `detail` and `title` (`application/problem+json`, as gateways and web frameworks
- * in front of a service answer their own refusals).
- */
-export const MESSAGE_FIELDS = ['message', 'detail', 'title'] as const;
-
-/** The first of MESSAGE_FIELDS that `valueOf` gives as non-blank text, trimmed. */
-export function firstMessage(
-  valueOf: (field: (typeof MESSAGE_FIELDS)[number]) => unknown,
-): string | undefined {
-  for (const field of MESSAGE_FIELDS) {
-    const value = valueOf(field);
-    if (typeof value === 'string' && value.trim()) return value.trim();
-  }
-  return undefined;
-}
-
-/**
- * Reads the service's `{error, message}` body, or a problem's (MESSAGE_FIELDS); anything else (HTML
- * from a proxy, empty) gives undefined. A UTF-8 byte order mark before the JSON is read past, as
- * RFC 8259 allows a reader to and the answers' own JSON reader does: the message was lost.
- */
-export function serviceMessageOf(bodyText: string): string | undefined {
-  try {
-    const body: unknown = JSON.parse(bodyText.startsWith('\uFEFF') ? bodyText.slice(1) : bodyText);
-    if (body && typeof body === 'object' && !Array.isArray(body)) {
-      const fields = body as Record<string, unknown>;
-      return firstMessage((field) => fields[field]);
-    }
-  } catch {
-    // not JSON: the status alone speaks
-  }
-  return undefined;
-}
-
-/** What an error answer's body says, as far as it was read (error-body.ts). */
-export interface ErrorBody {
-  /** The service's message, as it came. */
-  message: string | undefined;
-  /** Set when the body went past this many bytes, and only those were read. */
-  cutAt?: number;
 }
 
 /** What an error's line says of a body too large to read whole. */

@@ -11,9 +11,9 @@ import {
   PayloadTooLargeError,
   PermissionDeniedError,
   RateLimitError,
-  serviceMessageOf,
   UNEXPECTED_ANSWER_HINT,
 } from '../../src/api/errors.js';
+import { serviceMessageOf } from '../../src/api/error-message.js';
 import { asLinkMissing, LinkMissingError } from '../../src/api/link-errors.js';
 import { scrubberFor } from '../../src/api/scrub.js';
 import { ExitCode } from '../../src/errors.js';
