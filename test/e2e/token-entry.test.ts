@@ -21,6 +21,21 @@ afterEach(async () => {
 
 const configFile = () => join(work.path, 'cfg', 'config.json');
 
+/** How many times the screen shows the question. */
+const asked = (rows: string[]) => rows.filter((row) => row.includes('it will not be shown')).length;
+
+/** The rows once `done` holds for them; fails after 30 s. */
+async function rowsWhen(shown: TmuxTerminal, done: (rows: string[]) => boolean): Promise<string[]> {
+  for (let polls = 0; polls < 600; polls++) {
+    const rows = await shown.rows();
+    if (done(rows)) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(
+    `the terminal never came to the state awaited; it shows:\n${(await shown.rows()).join('\n')}`,
+  );
+}
+
 describe.skipIf(!hasTmux)('config set token - at a terminal', () => {
   async function start(): Promise<TmuxTerminal> {
     term = await startTmux(`node ${BIN} config set token -`, {
@@ -47,6 +62,36 @@ describe.skipIf(!hasTmux)('config set token - at a terminal', () => {
     expect((await shown.rows()).join('\n')).not.toMatch(/half_typed|error/);
     expect(existsSync(configFile())).toBe(false);
   });
+
+  test('Ctrl-Z at the prompt, then fg: asked again, the token typed after stored whole, the terminal sane', async () => {
+    const shell = (term = await startTmux(`PS1='$ ' exec bash --norc --noprofile -i`, {
+      cwd: work.path,
+      env: isolatedEnv(join(work.path, 'cfg')),
+    }));
+    await shell.waitFor(/^\$/);
+    await shell.keys(`node ${BIN} config set token -`, 'Enter');
+    await shell.waitFor(/token \(it will not be shown\)/);
+    await shell.keys('vr_half_typed', 'C-z');
+    await shell.waitFor(/Stopped/);
+    await shell.keys('fg', 'Enter');
+    // It ended after `fg` ("stopped before its work was finished"): readline left its input paused.
+    const rows = await rowsWhen(
+      shell,
+      (now) => asked(now) === 2 || now.some((row) => row.startsWith('error')),
+    );
+    expect(rows.join('\n')).not.toMatch(/error/);
+    await shell.keys(TOKEN, 'Enter');
+    // Keys typed before the prompt is back would be read by the prompt.
+    await shell.waitFor(/^\$$/);
+    await shell.keys('echo "status=$?"; stty -a > stty.txt', 'Enter');
+    await shell.waitFor(/^status=\d+$/);
+    expect((await shell.rows()).join('\n')).not.toMatch(/typed_at|half_typed/);
+    expect((await shell.rows()).filter((row) => row.startsWith('status='))).toEqual(['status=0']);
+    expect(JSON.parse(await readFile(configFile(), 'utf8'))).toEqual({ token: TOKEN });
+    const stty = await readFile(join(work.path, 'stty.txt'), 'utf8');
+    for (const mode of ['echo', 'icanon', 'isig']) expect(stty).toMatch(new RegExp(`(^|\\s)${mode}(\\s|$)`));
+    expect(await shell.cursorVisible()).toBe(true);
+  }, 60_000);
 });
 
 describe('--token', () => {
