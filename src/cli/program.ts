@@ -6,7 +6,7 @@ import { HELP_TOPICS, topicList } from '../help/topics.js';
 import { nearestChoice } from '../settings/bad-value.js';
 import { versionLine } from '../version.js';
 import { completeCommandTree } from './every-command.js';
-import { formatHelpItem } from './help-layout.js';
+import { formatHelpItem, helpWriter } from './help-layout.js';
 import { addConfigCommands, addLogoutCommand, addSandboxCommand } from './local-commands.js';
 import { addExamples, describeArgument, describeOption } from './option.js';
 import {
@@ -35,7 +35,11 @@ export function buildProgram(): Command {
       // The description of a command wraps on a terminal narrower than 40 columns too.
       minWidthToWrap: 16,
     })
-    .configureOutput({ outputError: () => {} })
+    .configureOutput({
+      outputError: () => {},
+      writeOut: helpWriter(process.stdout),
+      writeErr: helpWriter(process.stderr),
+    })
     .exitOverride()
     .helpCommand(false);
 

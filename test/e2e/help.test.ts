@@ -314,4 +314,37 @@ describe.skipIf(!hasTmux)('help at a narrow terminal', () => {
       '    newest first',
     ]);
   });
+
+  test("at 40 columns the topics and the examples' comments wrap between words; a command to copy stays whole", async () => {
+    term = await startTmux(`node ${BIN} sandbox --help`, {
+      cwd: work.path,
+      env: env(),
+      columns: 40,
+      rows: 80,
+    });
+    expect(await term.exited()).toBe(0);
+    const rows = await term.rows();
+    const at = rows.indexOf('  # serve in the background; the file');
+    // The terminal cut them anywhere: `  # serve in the background; the file g` / `ets two export lines, …`.
+    expect(rows.slice(at, at + 4)).toEqual([
+      '  # serve in the background; the file',
+      '  # gets two export lines, the log its',
+      '  # own file',
+      '  $ vredact sandbox --port 8787 > sandbo',
+    ]);
+    await term.kill();
+    term = await startTmux(`node ${BIN} --help`, { cwd: work.path, env: env(), columns: 40, rows: 80 });
+    expect(await term.exited()).toBe(0);
+    const top = await term.rows();
+    const topics = top.indexOf('Help topics:');
+    expect(top.slice(topics + 1, topics + 4)).toEqual([
+      '  vredact help exit-codes',
+      '    what each exit code means, for',
+      '    scripts and cron',
+    ]);
+    expect(top.slice(-2)).toEqual([
+      'Run `vredact <command> --help` for a',
+      "command's options and examples.",
+    ]);
+  });
 });
