@@ -94,6 +94,36 @@ describe.skipIf(!hasTmux)('config set token - at a terminal', () => {
   }, 60_000);
 });
 
+describe.skipIf(!hasTmux)('login at a terminal', () => {
+  test('while the service is checking the token, a line says so; it is gone once the token is stored', async () => {
+    let answer: (() => void) | undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const server = await startScriptedServer(async (_req, res) => {
+      await answered;
+      sendJson(res, 200, { jobs: [] });
+    });
+    try {
+      const shown = (term = await startTmux(`node ${BIN} login`, {
+        cwd: work.path,
+        env: isolatedEnv(join(work.path, 'cfg'), { VREDACT_BASE_URL: server.baseUrl }),
+      }));
+      await shown.waitFor(/token \(it will not be shown\)/);
+      await shown.keys(TOKEN, 'Enter');
+      // Only the question was on screen while the service took its time.
+      await shown.waitFor(/Checking the token with 127\.0\.0\.1:\d+/);
+      expect(server.received).toHaveLength(1);
+      answer?.();
+      expect(await shown.exited()).toBe(0);
+      const rows = await shown.rows();
+      expect(rows.filter((row) => /Checking/.test(row))).toEqual([]);
+      expect(rows.join('')).toMatch(/Logged in to 127\.0\.0\.1:\d+; token vr_…f00d stored in/);
+    } finally {
+      answer?.();
+      await server.close();
+    }
+  });
+});
+
 describe('--token', () => {
   test('login --token checks and stores that token, warning that ps shows it', async () => {
     const server = await startScriptedServer((req, res) =>
