@@ -8,6 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { until } from '../helpers/e2e.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
@@ -111,9 +112,11 @@ describe.skipIf(!hasTmux)('login at a terminal', () => {
       await shown.keys(TOKEN, 'Enter');
       // Only the question was on screen while the service took its time.
       await shown.waitFor(/Checking the token with 127\.0\.0\.1:\d+/);
-      expect(server.received).toHaveLength(1);
+      // The line comes as the request goes: the one request is held until answered here.
+      await until(async () => server.received.length === 1, 30_000);
       answer?.();
       expect(await shown.exited()).toBe(0);
+      expect(server.received).toHaveLength(1);
       const rows = await shown.rows();
       expect(rows.filter((row) => /Checking/.test(row))).toEqual([]);
       expect(rows.join('')).toMatch(/Logged in to 127\.0\.0\.1:\d+; token vr_…f00d stored in/);
