@@ -25,6 +25,15 @@ if (found[0] < REQUIRED[0] || (found[0] === REQUIRED[0] && found[1] < REQUIRED[1
 // first use (the import below reads files through it); the user's value wins.
 if (!process.env.UV_THREADPOOL_SIZE) process.env.UV_THREADPOOL_SIZE = '64';
 
+// NO_COLOR and FORCE_COLOR both set (FORCE_COLOR=1 in a profile, NO_COLOR=1 for one run): vredact's
+// colour follows NO_COLOR (a non-empty one; an empty one counts as unset), and Node.js, asked for a
+// terminal's colours by a library, printed a two-line warning about the pair on stderr. The one that
+// loses is dropped before anything asks.
+if (process.env.FORCE_COLOR !== undefined && process.env.NO_COLOR !== undefined) {
+  if (process.env.NO_COLOR !== '') delete process.env.FORCE_COLOR;
+  else delete process.env.NO_COLOR;
+}
+
 // V8 doubles its young generation (where new objects start) each time enough of them outlive a
 // collection, up to 32 MB on Node.js 20 and 22 and 128 MB on Node.js 24. A run over 100,000 files
 // keeps a plan and the journals' records for its whole length, so the young generation reaches its

@@ -6,6 +6,7 @@ import { HELP_TOPICS, topicList } from '../help/topics.js';
 import { nearestChoice } from '../settings/bad-value.js';
 import { versionLine } from '../version.js';
 import { completeCommandTree } from './every-command.js';
+import { formatHelpItem, helpWriter } from './help-layout.js';
 import { addConfigCommands, addLogoutCommand, addSandboxCommand } from './local-commands.js';
 import { addExamples, describeArgument, describeOption } from './option.js';
 import {
@@ -27,8 +28,18 @@ export function buildProgram(): Command {
     // keys, and commander prints no error of its own. Its parse errors are thrown as usage errors
     // (src/cli/parse-errors.ts, given to every command by src/cli/every-command.ts) and printed by
     // the one error printer, which escapes the words they quote (a shell's `*` makes a file name one).
-    .configureHelp({ optionDescription: describeOption, argumentDescription: describeArgument })
-    .configureOutput({ outputError: () => {} })
+    .configureHelp({
+      optionDescription: describeOption,
+      argumentDescription: describeArgument,
+      formatItem: formatHelpItem,
+      // The description of a command wraps on a terminal narrower than 40 columns too.
+      minWidthToWrap: 16,
+    })
+    .configureOutput({
+      outputError: () => {},
+      writeOut: helpWriter(process.stdout),
+      writeErr: helpWriter(process.stderr),
+    })
     .exitOverride()
     .helpCommand(false);
 

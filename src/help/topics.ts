@@ -49,7 +49,8 @@ const ENVIRONMENT = `Environment variables
   NO_PROXY              hosts reached directly, comma-separated: names (their
                         subdomains too), addresses, ranges (10.0.0.0/8), each with
                         an optional :port, or *. Loopback is always direct
-  NO_COLOR              any non-empty value turns colour off (as --no-color)
+  NO_COLOR              any non-empty value turns colour off (as --no-color);
+                        CLICOLOR=0 too
   NODE_DISABLE_COMPILE_CACHE=1
                         on Node.js 22.8 or newer, vredact keeps its compiled code
                         in Node.js's compile cache (node-compile-cache in the

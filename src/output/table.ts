@@ -2,6 +2,7 @@ import type CliTable3 from 'cli-table3';
 import { columnPieces, tableWrapLoses } from './fit.js';
 import { terminalColumns, type IOStreams } from './iostreams.js';
 import { displayText, escapeControls, SHOWN_ESCAPED_PAST_C0 } from './sanitize.js';
+import { stackedLines } from './stacked-rows.js';
 import { type Narrowable, type TableLayout, tableLayout } from './table-layout.js';
 
 type TableStreams = Pick<IOStreams, 'stdout' | 'stdoutIsTTY' | 'color'>;
@@ -75,7 +76,8 @@ function cell(text: string, narrowed: { width: number; words: boolean } | undefi
  * Prints rows for people on a terminal (a cli-table3 table with a header) and for programs in a
  * pipe (tab-separated lines, no header, as `gh` does). Cells are data from the service or from file
  * names: control characters are shown escaped in both. On a terminal of known width the table
- * fits it: the `narrowable` columns give way, their text wrapped inside the cell (see table-layout.ts).
+ * fits it: the `narrowable` columns give way, their text wrapped inside the cell (see table-layout.ts);
+ * where even that is too wide, each row is a block of lines (see stacked-rows.ts).
  */
 export async function printTable(
   io: TableStreams,
@@ -87,10 +89,14 @@ export async function printTable(
     for (const row of rows) io.stdout.write(`${row.map(displayText).join('\t')}\n`);
     return;
   }
-  const { default: Table } = await import('cli-table3');
   const shown = rows.map((row) => row.map(escapeControls));
   const width = terminalColumns(io.stdout) || undefined;
   const layout = width === undefined ? undefined : tableLayout(head, shown, narrowable, width);
+  if (width !== undefined && layout?.fits === false) {
+    io.stdout.write([...stackedLines(head, shown, width, narrowable)].join(''));
+    return;
+  }
+  const { default: Table } = await import('cli-table3');
   // cli-table3 draws headers in red by default, which reads as an error: bold instead.
   const [headStyle, borderStyle] = io.color ? [['bold'], ['grey']] : [[], []];
   const table = new Table({ head, ...tableOptions(layout, narrowable, headStyle, borderStyle) });

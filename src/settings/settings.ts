@@ -198,7 +198,8 @@ export function resolveSettings(flags: CommandFlags, env: NodeJS.ProcessEnv, sto
     (message) => (problems['max-throttle-wait'] = message),
     'correct VREDACT_MAX_THROTTLE_WAIT, or unset it',
   );
-  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
+  // CLICOLOR=0 is the older convention, honoured by gh and BSD's ls.
+  const noColor = (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.CLICOLOR === '0';
   return {
     baseUrl,
     token,

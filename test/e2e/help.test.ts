@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { isolatedEnv, REPO_ROOT, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { BIN, isolatedEnv, REPO_ROOT, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
 
@@ -287,5 +288,63 @@ describe('vredact, vredact jobs and vredact config without a subcommand', () => 
     }
     const typo = await runCli(['jobs', 'lsit'], { env: env() });
     expect(String(typo.stderr)).toContain('hint: did you mean list? See `vredact jobs --help`');
+  });
+});
+
+describe.skipIf(!hasTmux)('help at a narrow terminal', () => {
+  let term: TmuxTerminal | undefined;
+  afterEach(async () => {
+    await term?.kill();
+    term = undefined;
+  });
+
+  test('at 40 columns each description is under its option or command, wrapped between words', async () => {
+    term = await startTmux(`node ${BIN} jobs --help`, { cwd: work.path, env: env(), columns: 40, rows: 60 });
+    expect(await term.exited()).toBe(0);
+    const rows = await term.rows();
+    // Beside a padded column, the terminal cut them inside words: `machine-rea` / `dable JSON on stdout`.
+    const under = (item: string) => rows.slice(rows.indexOf(item) + 1, rows.indexOf(item) + 3);
+    expect(under('  --json')[0]).toBe('    machine-readable JSON on stdout');
+    expect(under('  --timeout <seconds>')).toEqual([
+      '    timeout of one request, in seconds',
+      '    (default: 300)',
+    ]);
+    expect(under('  list [options]')).toEqual([
+      '    list the newest jobs of your token,',
+      '    newest first',
+    ]);
+  });
+
+  test("at 40 columns the topics and the examples' comments wrap between words; a command to copy stays whole", async () => {
+    term = await startTmux(`node ${BIN} sandbox --help`, {
+      cwd: work.path,
+      env: env(),
+      columns: 40,
+      rows: 80,
+    });
+    expect(await term.exited()).toBe(0);
+    const rows = await term.rows();
+    const at = rows.indexOf('  # serve in the background; the file');
+    // The terminal cut them anywhere: `  # serve in the background; the file g` / `ets two export lines, …`.
+    expect(rows.slice(at, at + 4)).toEqual([
+      '  # serve in the background; the file',
+      '  # gets two export lines, the log its',
+      '  # own file',
+      '  $ vredact sandbox --port 8787 > sandbo',
+    ]);
+    await term.kill();
+    term = await startTmux(`node ${BIN} --help`, { cwd: work.path, env: env(), columns: 40, rows: 80 });
+    expect(await term.exited()).toBe(0);
+    const top = await term.rows();
+    const topics = top.indexOf('Help topics:');
+    expect(top.slice(topics + 1, topics + 4)).toEqual([
+      '  vredact help exit-codes',
+      '    what each exit code means, for',
+      '    scripts and cron',
+    ]);
+    expect(top.slice(-2)).toEqual([
+      'Run `vredact <command> --help` for a',
+      "command's options and examples.",
+    ]);
   });
 });

@@ -155,3 +155,39 @@ describe.skipIf(!hasTmux)('tables fit the terminal', () => {
     ]);
   });
 });
+
+/** A stacked row's cells: each header (indented 2) with the lines of text under it (indented 4). */
+function fields(item: string): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
+  let current: string[] = [];
+  for (const line of item.split('\n').slice(1)) {
+    if (/^ {2}\S/.test(line)) found[line.trim()] = current = [];
+    else if (line.trim() !== '') current.push(line.trim());
+  }
+  return found;
+}
+
+describe.skipIf(!hasTmux)('a terminal too narrow for the columns side by side', () => {
+  it('jobs list at 40 columns: each job a block, its id whole on a line, its time and token under it', async () => {
+    const rows = await screen('jobs list', 40);
+    const start = rows.indexOf(JOB_IDS[0] ?? '');
+    // The id alone is 36 columns: side by side, the terminal wrapped each row, a time cut as `20` / `24-03-14`.
+    expect(rows.slice(start)).toEqual(
+      JOB_IDS.flatMap((id, i) => [id, `  CREATED  2024-03-1${4 - i} 15:23:11 UTC`, '  TOKEN    vr_…10zz']),
+    );
+  });
+
+  it('jobs content at 20 columns: no row wider than the terminal, names whole across their lines', async () => {
+    const rows = await screen(`jobs content ${JOB_IDS[0]}`, 20);
+    const start = rows.indexOf('4711');
+    expect(start).toBeGreaterThanOrEqual(0);
+    for (const row of rows.slice(start)) expect(row.length).toBeLessThanOrEqual(20);
+    const items = rows
+      .slice(start)
+      .join('\n')
+      .split(/^(?=\d+$)/m);
+    expect(items.map((item) => item.split('\n')[0])).toEqual(['4711', '4712', '4713']);
+    expect(items.map((item) => fields(item)['FILE NAME']?.join(''))).toEqual(NAMES);
+    expect(items.map((item) => fields(item).CREATED)).toEqual(Array(3).fill(['2024-03-14', '15:23:11 UTC']));
+  });
+});

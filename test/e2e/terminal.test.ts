@@ -227,14 +227,15 @@ describe('tables on a terminal', () => {
     // SGR 31 (red) or 91 (bright red), alone or among other attributes.
     expect(term.output()).not.toMatch(/\u001b\[(?:[\d;]*;)?(?:31|91)(?:;[\d;]*)?m/);
 
-    term = runInPty(`${vredact} jobs list`, {
-      cwd: e2e.dir,
-      env: { ...e2e.env, NO_COLOR: '1' },
-      columns: 120,
-    });
-    expect(await term.exited).toBe(0);
-    expect(term.output()).toMatch(/JOB ID/);
-    expect(term.output()).not.toMatch(/\u001b\[[\d;]*m/);
+    // CLICOLOR=0 as gh reads it: it drew a grey frame, a bold header and a cyan spinner.
+    // NO_COLOR with FORCE_COLOR: Node.js warned of the pair on stderr, in two lines.
+    for (const off of [{ NO_COLOR: '1' }, { CLICOLOR: '0' }, { NO_COLOR: '1', FORCE_COLOR: '1' }]) {
+      term = runInPty(`${vredact} jobs list`, { cwd: e2e.dir, env: { ...e2e.env, ...off }, columns: 120 });
+      expect(await term.exited).toBe(0);
+      expect(term.output()).toMatch(/JOB ID/);
+      expect(term.output()).not.toMatch(/\u001b\[[\d;]*m/);
+      expect(term.output()).not.toMatch(/warning/i);
+    }
   });
   it('`jobs content` of 5,000 files prints every row as aligned columns, not a drawn table', async () => {
     // cli-table3 builds its whole table in memory, in time that grows faster than its rows: 100,000

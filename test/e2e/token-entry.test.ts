@@ -8,6 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { until } from '../helpers/e2e.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
@@ -20,6 +21,21 @@ afterEach(async () => {
 });
 
 const configFile = () => join(work.path, 'cfg', 'config.json');
+
+/** How many times the screen shows the question. */
+const asked = (rows: string[]) => rows.filter((row) => row.includes('it will not be shown')).length;
+
+/** The rows once `done` holds for them; fails after 30 s. */
+async function rowsWhen(shown: TmuxTerminal, done: (rows: string[]) => boolean): Promise<string[]> {
+  for (let polls = 0; polls < 600; polls++) {
+    const rows = await shown.rows();
+    if (done(rows)) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(
+    `the terminal never came to the state awaited; it shows:\n${(await shown.rows()).join('\n')}`,
+  );
+}
 
 describe.skipIf(!hasTmux)('config set token - at a terminal', () => {
   async function start(): Promise<TmuxTerminal> {
@@ -46,6 +62,68 @@ describe.skipIf(!hasTmux)('config set token - at a terminal', () => {
     expect(await shown.exited()).toBe(130);
     expect((await shown.rows()).join('\n')).not.toMatch(/half_typed|error/);
     expect(existsSync(configFile())).toBe(false);
+  });
+
+  test('Ctrl-Z at the prompt, then fg: asked again, the token typed after stored whole, the terminal sane', async () => {
+    const shell = (term = await startTmux(`PS1='$ ' exec bash --norc --noprofile -i`, {
+      cwd: work.path,
+      env: isolatedEnv(join(work.path, 'cfg')),
+    }));
+    await shell.waitFor(/^\$/);
+    await shell.keys(`node ${BIN} config set token -`, 'Enter');
+    await shell.waitFor(/token \(it will not be shown\)/);
+    await shell.keys('vr_half_typed', 'C-z');
+    await shell.waitFor(/Stopped/);
+    await shell.keys('fg', 'Enter');
+    // It ended after `fg` ("stopped before its work was finished"): readline left its input paused.
+    const rows = await rowsWhen(
+      shell,
+      (now) => asked(now) === 2 || now.some((row) => row.startsWith('error')),
+    );
+    expect(rows.join('\n')).not.toMatch(/error/);
+    await shell.keys(TOKEN, 'Enter');
+    // Keys typed before the prompt is back would be read by the prompt.
+    await shell.waitFor(/^\$$/);
+    await shell.keys('echo "status=$?"; stty -a > stty.txt', 'Enter');
+    await shell.waitFor(/^status=\d+$/);
+    expect((await shell.rows()).join('\n')).not.toMatch(/typed_at|half_typed/);
+    expect((await shell.rows()).filter((row) => row.startsWith('status='))).toEqual(['status=0']);
+    expect(JSON.parse(await readFile(configFile(), 'utf8'))).toEqual({ token: TOKEN });
+    const stty = await readFile(join(work.path, 'stty.txt'), 'utf8');
+    for (const mode of ['echo', 'icanon', 'isig']) expect(stty).toMatch(new RegExp(`(^|\\s)${mode}(\\s|$)`));
+    expect(await shell.cursorVisible()).toBe(true);
+  }, 60_000);
+});
+
+describe.skipIf(!hasTmux)('login at a terminal', () => {
+  test('while the service is checking the token, a line says so; it is gone once the token is stored', async () => {
+    let answer: (() => void) | undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const server = await startScriptedServer(async (_req, res) => {
+      await answered;
+      sendJson(res, 200, { jobs: [] });
+    });
+    try {
+      const shown = (term = await startTmux(`node ${BIN} login`, {
+        cwd: work.path,
+        env: isolatedEnv(join(work.path, 'cfg'), { VREDACT_BASE_URL: server.baseUrl }),
+      }));
+      await shown.waitFor(/token \(it will not be shown\)/);
+      await shown.keys(TOKEN, 'Enter');
+      // Only the question was on screen while the service took its time.
+      await shown.waitFor(/Checking the token with 127\.0\.0\.1:\d+/);
+      // The line comes as the request goes: the one request is held until answered here.
+      await until(async () => server.received.length === 1, 30_000);
+      answer?.();
+      expect(await shown.exited()).toBe(0);
+      expect(server.received).toHaveLength(1);
+      const rows = await shown.rows();
+      expect(rows.filter((row) => /Checking/.test(row))).toEqual([]);
+      expect(rows.join('')).toMatch(/Logged in to 127\.0\.0\.1:\d+; token vr_…f00d stored in/);
+    } finally {
+      answer?.();
+      await server.close();
+    }
   });
 });
 

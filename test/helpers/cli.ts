@@ -45,7 +45,7 @@ export async function touchFiles(root: string, ...paths: string[]): Promise<void
 }
 
 /** Variables of the developer's own that would change a run: proxies and colour. */
-const NOT_INHERITED = /^(VREDACT_.*|NO_COLOR|FORCE_COLOR|(HTTPS?|NO|ALL)_PROXY)$/i;
+const NOT_INHERITED = /^(VREDACT_.*|NO_COLOR|FORCE_COLOR|CLICOLOR|(HTTPS?|NO|ALL)_PROXY)$/i;
 
 /**
  * The environment of a CLI run: nothing of the developer's own vredact settings or proxies leaks in,

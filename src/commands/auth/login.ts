@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { type ApiError, isTokenRefused } from '../../api/errors.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { displayBaseUrl } from '../../settings/base-url.js';
+import { startSpinner } from '../../output/spinner.js';
 import { maskToken } from '../../settings/mask.js';
 import { sameService } from '../../settings/token-service.js';
 import { requireServiceUrl } from '../../settings/settings.js';
@@ -49,9 +50,11 @@ export async function runLogin(
   // Checked as the token given here, not as the one the settings would have used.
   requireSendableToken(token);
   const client = await ctx.clientWithToken(token);
+  // A slow or retried check left a person at an empty line after the prompt, not knowing it had begun.
+  const spinner = await startSpinner(ctx.io, `Checking the token with ${serviceHost(ctx.settings.baseUrl)}`);
   try {
     // The answer is read to its end, as any listing is, but no job is kept.
-    await client.eachJob(() => ({ add() {} }));
+    await client.eachJob(() => ({ add() {} })).finally(() => spinner.stop());
   } catch (error) {
     // Said as what it is for this command: the API error names "listing jobs" and says to log in.
     if (isTokenRefused(error)) throw tokenRefused(error as ApiError, ctx.settings.baseUrl);
@@ -74,7 +77,7 @@ export async function runLogin(
     );
   });
   ctx.log.info(
-    `Logged in to ${new URL(ctx.settings.baseUrl ?? '').host}; token ${maskToken(token)} stored in ${ctx.config.path}`,
+    `Logged in to ${serviceHost(ctx.settings.baseUrl)}; token ${maskToken(token)} stored in ${ctx.config.path}`,
   );
   await storeTokenService(ctx);
   if (ctx.env.VREDACT_TOKEN) ctx.log.warn('VREDACT_TOKEN is set and takes precedence over the stored token');
@@ -98,9 +101,14 @@ async function storeTokenService(ctx: Context): Promise<void> {
   );
 }
 
+/** The service's host as login names it (the URL was checked before the token was asked for). */
+function serviceHost(baseUrl: string | undefined): string {
+  return baseUrl ? new URL(baseUrl).host : 'the service';
+}
+
 function tokenRefused(error: ApiError, baseUrl: string | undefined): CliError {
   const said = error.serviceMessage ? `: ${error.serviceMessage}` : '';
-  const host = baseUrl ? new URL(baseUrl).host : 'the service';
+  const host = serviceHost(baseUrl);
   return new CliError(
     `the service refused this token (${error.status ?? 'no status'}${said}); nothing was stored`,
     ExitCode.auth,

@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline/promises';
+import { createInterface, type Interface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import type { Streams } from '../../context.js';
 
@@ -10,6 +10,7 @@ export const TOKEN_QUESTION = 'Paste your usage token (it will not be shown): ';
  * prompt is written once and everything readline would echo afterwards is swallowed. Resolves with
  * undefined on Ctrl-C: readline holds the terminal in raw mode, so the key raises no SIGINT and
  * would otherwise come back as an AbortError ("Aborted with Ctrl+C"); with an empty string on Ctrl-D.
+ * Ctrl-Z stops the process as at any prompt; after `fg` the question is asked again.
  */
 export async function promptSecret(streams: Streams, question: string): Promise<string | undefined> {
   const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
@@ -18,6 +19,7 @@ export async function promptSecret(streams: Streams, question: string): Promise<
   // not as a SIGINT to the shell's whole process group.
   streams.stderr.write(question);
   const interrupted = new Promise<undefined>((resolve) => rl.once('SIGINT', () => resolve(undefined)));
+  rl.on('SIGCONT', () => askAgain(rl, streams, question));
   // Ctrl-D (the end of input) gives nothing: readline would reject with "Aborted with Ctrl+D".
   const ended = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
   try {
@@ -26,4 +28,17 @@ export async function promptSecret(streams: Streams, question: string): Promise<
     rl.close();
     streams.stderr.write('\n');
   }
+}
+
+/**
+ * After Ctrl-Z and `fg`, readline leaves its input paused: nothing else keeps the process waiting,
+ * so it ended as if it had stopped halfway. The shell's job line has pushed the question away, and
+ * what was typed before Ctrl-Z cannot be seen to be edited: it is forgotten, and the question is
+ * shown again for the whole token.
+ */
+function askAgain(rl: Interface, streams: Streams, question: string): void {
+  rl.write('', { ctrl: true, name: 'e' });
+  rl.write('', { ctrl: true, name: 'u' });
+  rl.resume();
+  streams.stderr.write(question);
 }

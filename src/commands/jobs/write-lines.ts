@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { columnsOf, fitMiddle } from '../../output/fit.js';
 import { terminalColumns, type IOStreams } from '../../output/iostreams.js';
+import { stackedLines } from '../../output/stacked-rows.js';
 import { type Narrowable, tableLayout } from '../../output/table-layout.js';
 import { escapeJsonControls, printTable } from '../../output/table.js';
 
@@ -98,7 +99,8 @@ export async function writeLines(stream: Writable, lines: Iterable<string>): Pro
  * `width` columns wide, the `narrowable` columns are cut in their middle with `…` to fit, as gh cuts
  * a long list's titles: one line a row keeps a long list one to scan, and the whole names are in the
  * pipe's lines and in `--json`. A time (a column wrapped between words) is never cut: a time cut in
- * its middle reads as another time.
+ * its middle reads as another time. A terminal too narrow even then gets each row as a block of
+ * lines (see stacked-rows.ts).
  */
 export function* alignedLines(
   head: readonly string[],
@@ -107,7 +109,11 @@ export function* alignedLines(
   narrowable: readonly Narrowable[] = [],
 ): Iterable<string> {
   const cuttable = narrowable.filter(({ words }) => words !== true);
-  const { widths } = tableLayout(head, rows, cuttable, width, ['plain']);
+  const { widths, fits } = tableLayout(head, rows, cuttable, width, ['plain']);
+  if (width !== undefined && !fits) {
+    yield* stackedLines(head, rows, width, narrowable);
+    return;
+  }
   const cut = new Set(cuttable.map(({ column }) => column));
   const pad = (cell: string, width: number) => cell + ' '.repeat(Math.max(0, width - columnsOf(cell)));
   const line = (cells: readonly string[]) =>

@@ -24,6 +24,15 @@ describe('alignedLines on a terminal of known width', () => {
     expect(lines[2]).toMatch(/^123457 {2}通話録音.*….*\.wav {2,3}2024-03-14 15:23:12 UTC$/);
   });
 
+  test('a terminal too narrow for the ids side by side gets each row as a block, wide characters whole', () => {
+    const lines = [...alignedLines(['JOB ID', ...head.slice(1)], rows, 14, narrowable)].join('').split('\n');
+    for (const line of lines) expect(columnsOf(line)).toBeLessThanOrEqual(14);
+    expect(lines.slice(0, 2)).toEqual(['123456', '  FILE NAME']);
+    const wide = lines.slice(lines.indexOf('123457') + 2, lines.lastIndexOf('  CREATED'));
+    expect(wide.map((line) => line.slice(4)).join('')).toBe(WIDE);
+    expect(lines.slice(-4)).toEqual(['    2024-03-14', '    15:23:12', '    UTC', '']);
+  });
+
   test('keeps natural widths when the width is not known', () => {
     expect([...alignedLines(head, rows, undefined, narrowable)][1]).toBe(
       `123456  ${NAME}  2024-03-14 15:23:11 UTC\n`,
