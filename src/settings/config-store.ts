@@ -13,6 +13,11 @@ export interface ConfigStore {
   readonly path: string;
   get(key: ConfigKey): string | undefined;
   set(key: ConfigKey, value: string): Promise<void>;
+  /**
+   * Sets several keys in one write of the file: values that must never be found apart (the token and
+   * the base-url it was checked with) are on disk together or not at all.
+   */
+  setAll(values: Partial<Record<ConfigKey, string>>): Promise<void>;
   delete(key: ConfigKey): Promise<void>;
   all(): Partial<Record<ConfigKey, string>>;
 }
@@ -146,13 +151,17 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
       );
     }
   };
+  const setAll = async (given: Partial<Record<ConfigKey, string>>) => {
+    const entries = Object.entries(given) as [ConfigKey, string][];
+    // conf's set of an object is one atomic write of the whole file (a temporary name, renamed).
+    await write((conf) => conf.set(Object.fromEntries(entries)));
+    for (const [key, value] of entries) values.set(key, value);
+  };
   return {
     path,
     get: (key) => values.get(key),
-    set: async (key, value) => {
-      await write((conf) => conf.set(key, value));
-      values.set(key, value);
-    },
+    set: (key, value) => setAll({ [key]: value }),
+    setAll,
     delete: async (key) => {
       await write((conf) => conf.delete(key));
       values.delete(key);
@@ -183,6 +192,9 @@ export function memoryConfigStore(
     path,
     get: (key) => values.get(key),
     set: async (key, value) => void values.set(key, value),
+    setAll: async (given) => {
+      for (const [key, value] of Object.entries(given) as [ConfigKey, string][]) values.set(key, value);
+    },
     delete: async (key) => void values.delete(key),
     all: () => Object.fromEntries(values) as Partial<Record<ConfigKey, string>>,
   };
