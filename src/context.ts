@@ -11,6 +11,7 @@ import {
   openConfigStore,
   swappableConfigFolder,
 } from './settings/config-store.js';
+import { type ForeignOwner, foreignConfigOwners } from './settings/config-owner.js';
 import { type CommandFlags, requireService, resolveSettings, type Settings } from './settings/settings.js';
 import { VERSION } from './version.js';
 
@@ -75,9 +76,15 @@ export function parseStatsInterval(text: string | undefined): number | undefined
 /**
  * The config file holds the token: every command says so while other users can read it, as vredact
  * makes it 0600 only when it writes it; or while they can change or swap it (it or its folder is
- * theirs to write in), whatever it holds: a base-url of theirs would be sent the token in effect.
+ * theirs, or theirs to write in), whatever it holds: a base-url of theirs would be sent the token in
+ * effect.
  */
-export function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
+export function warnIfTokenExposed(
+  config: ConfigStore,
+  log: Logger,
+  owners: ForeignOwner[] = foreignConfigOwners(config.path),
+): void {
+  for (const { what, path, uid } of owners) log.warn(foreignOwnerLine(what, path, uid));
   const swappable = swappableConfigFolder(config.path);
   if (swappable) {
     const { folder, mode } = swappable;
@@ -97,6 +104,13 @@ export function warnIfTokenExposed(config: ConfigStore, log: Logger): void {
       `the config file ${path} can be changed by other users (mode 0${mode.toString(8)}): they could set its base-url to their server and have the token sent there; run \`chmod 600 ${path}\``,
     );
   }
+}
+
+/** The warning for a config folder or file another user owns: the bits cannot help, they can change them. */
+function foreignOwnerLine(what: ForeignOwner['what'], path: string, uid: number): string {
+  return what === 'folder'
+    ? `the config file's folder ${path} is owned by another user (uid ${uid}): they could replace the config file and have the token sent to their server; point VREDACT_CONFIG_DIR at a folder of your own (or unset it)`
+    : `the config file ${path} is owned by another user (uid ${uid}): they could set its base-url to their server and have the token sent there; remove it and set the values again (\`vredact login\`, \`vredact config set\`), or point VREDACT_CONFIG_DIR at a folder of your own`;
 }
 
 export async function createContext(

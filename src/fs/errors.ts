@@ -60,8 +60,20 @@ export class InTheWay extends Error {
     readonly code: 'EEXIST' | 'ENOTDIR',
     readonly path: string,
     readonly blocker: string,
+    /**
+     * Where `blocker` points when it is a symbolic link (resolved from its folder): one to nothing
+     * makes mkdir say "already exists" of a folder that is nowhere.
+     */
+    readonly linkTarget?: { path: string; exists: boolean },
   ) {
     super(`${code}: ${blocker} is not a folder, mkdir ${path}`);
+  }
+
+  /** What is in the way, in words: "/a/b is a symbolic link to /c, which does not exist". */
+  get what(): string {
+    const link = this.linkTarget;
+    if (!link) return `${this.blocker} is a file, not a folder`;
+    return `${this.blocker} is a symbolic link to ${link.path}, which ${link.exists ? 'is not a folder' : 'does not exist'}`;
   }
 }
 

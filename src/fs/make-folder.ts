@@ -9,8 +9,8 @@
  * in it, the journal, the lock, outputs the journal calls done. So each folder made here is flushed
  * into its parent, top-down, before makeFolder resolves: once per folder made, none for one found.
  */
-import { mkdir, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { lstat, mkdir, readlink, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { errnoCode, InTheWay } from './errors.js';
 import { folderFlushes } from './folder-flush.js';
 
@@ -104,12 +104,21 @@ async function makeOneNow(path: string, mode: number | undefined): Promise<void>
     const code = errnoCode(error);
     if (code === 'EEXIST') {
       if ((await stat(path).catch(() => undefined))?.isDirectory()) return;
-      throw new InTheWay(code, path, path);
+      throw new InTheWay(code, path, path, await linkTargetOf(path));
     }
     const blocker = code === 'ENOTDIR' ? await blockerAbove(path) : undefined;
     throw blocker === undefined ? error : new InTheWay('ENOTDIR', path, blocker);
   }
   await flushIntoParent(path);
+}
+
+/** Where `path` points when it is a symbolic link, and whether anything is there; else undefined. */
+async function linkTargetOf(path: string): Promise<{ path: string; exists: boolean } | undefined> {
+  if (!(await lstat(path).catch(() => undefined))?.isSymbolicLink()) return undefined;
+  const target = await readlink(path).catch(() => undefined);
+  if (target === undefined) return undefined;
+  const exists = (await stat(path).catch(() => undefined)) !== undefined;
+  return { path: resolve(dirname(path), target), exists };
 }
 
 /** Makes every missing folder from the first that exists down to `path`, each flushed into its parent. */

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type Conf from 'conf';
 import envPaths from 'env-paths';
 import { UsageError, messageOf } from '../errors.js';
-import { describeFsError, errnoCode, isLocalFsError } from '../fs/errors.js';
+import { describeFsError, errnoCode, InTheWay, isLocalFsError } from '../fs/errors.js';
 import { makeFolder } from '../fs/make-folder.js';
 import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 import { CONFIG_KEYS, type ConfigKey } from './config-keys.js';
@@ -13,6 +13,11 @@ export interface ConfigStore {
   readonly path: string;
   get(key: ConfigKey): string | undefined;
   set(key: ConfigKey, value: string): Promise<void>;
+  /**
+   * Sets several keys in one write of the file: values that must never be found apart (the token and
+   * the base-url it was checked with) are on disk together or not at all.
+   */
+  setAll(values: Partial<Record<ConfigKey, string>>): Promise<void>;
   delete(key: ConfigKey): Promise<void>;
   all(): Partial<Record<ConfigKey, string>>;
 }
@@ -66,6 +71,22 @@ export function swappableConfigFolder(path: string): { folder: string; mode: num
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The config file's folder (or one above it) cannot be made: something not a folder has its name.
+ * mkdir says "already exists" even of a symbolic link to nothing, which reads as if all were well.
+ */
+function folderInTheWay(path: string, error: InTheWay): UsageError {
+  const { blocker, linkTarget } = error;
+  const elsewhere = 'or point VREDACT_CONFIG_DIR at another folder';
+  const hint =
+    linkTarget === undefined
+      ? `move or rename it, ${elsewhere}`
+      : linkTarget.exists
+        ? `remove the link (\`rm ${blocker}\`), ${elsewhere}`
+        : `make the folder it points to (\`mkdir -p ${linkTarget.path}\`), or remove the link (\`rm ${blocker}\`), ${elsewhere}`;
+  return new UsageError(`cannot write the config file ${path}: ${error.what}`, hint);
 }
 
 /** Notepad, among others, starts a UTF-8 file it saves with a byte-order mark, which is no JSON. */
@@ -138,6 +159,7 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
       // be wider, and it holds the token.
       chmodSync(conf.path, 0o600);
     } catch (error) {
+      if (error instanceof InTheWay) throw folderInTheWay(path, error);
       // Said of the file, not of conf's temporary name beside it (`config.json.tmp-…`).
       if (!isLocalFsError(error)) throw error;
       throw new UsageError(
@@ -146,13 +168,17 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
       );
     }
   };
+  const setAll = async (given: Partial<Record<ConfigKey, string>>) => {
+    const entries = Object.entries(given) as [ConfigKey, string][];
+    // conf's set of an object is one atomic write of the whole file (a temporary name, renamed).
+    await write((conf) => conf.set(Object.fromEntries(entries)));
+    for (const [key, value] of entries) values.set(key, value);
+  };
   return {
     path,
     get: (key) => values.get(key),
-    set: async (key, value) => {
-      await write((conf) => conf.set(key, value));
-      values.set(key, value);
-    },
+    set: (key, value) => setAll({ [key]: value }),
+    setAll,
     delete: async (key) => {
       await write((conf) => conf.delete(key));
       values.delete(key);
@@ -183,6 +209,9 @@ export function memoryConfigStore(
     path,
     get: (key) => values.get(key),
     set: async (key, value) => void values.set(key, value),
+    setAll: async (given) => {
+      for (const [key, value] of Object.entries(given) as [ConfigKey, string][]) values.set(key, value);
+    },
     delete: async (key) => void values.delete(key),
     all: () => Object.fromEntries(values) as Partial<Record<ConfigKey, string>>,
   };

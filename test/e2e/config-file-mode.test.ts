@@ -2,7 +2,7 @@
  * The config file holds the token, and vredact makes it 0600 only when it writes it: a copy made by
  * hand or restored from a backup (0644) is warned about by every command until it is private again.
  */
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
@@ -149,6 +149,49 @@ test.skipIf(process.platform === 'win32')(
       );
       await chmod(path, 0o644);
       expect(String((await runCli(['jobs', 'list'], { env })).stderr)).not.toContain('warning');
+    } finally {
+      await server.close();
+    }
+  },
+);
+
+/** Another account's id: neither root nor the test's own user. */
+const OTHER_UID = 4242;
+
+test.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
+  'a config folder and file owned by another user, private modes and all: each command warns, with what to do, login after its work',
+  async () => {
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+    try {
+      const dir = join(work.path, 'cfg');
+      const path = join(dir, 'config.json');
+      await mkdir(dir, { mode: 0o700 });
+      await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl }), { mode: 0o600 });
+      // As root (the only way to give a file away), the run is by root: another user is any but root.
+      await chown(dir, OTHER_UID, OTHER_UID);
+      await chown(path, OTHER_UID, OTHER_UID);
+      const folderWarning = `warning: the config file's folder ${dir} is owned by another user (uid ${OTHER_UID}): they could replace the config file and have the token sent to their server; point VREDACT_CONFIG_DIR at a folder of your own (or unset it)`;
+      const fileWarning = `warning: the config file ${path} is owned by another user (uid ${OTHER_UID}): they could set its base-url to their server and have the token sent there; remove it and set the values again (\`vredact login\`, \`vredact config set\`), or point VREDACT_CONFIG_DIR at a folder of your own`;
+      for (const args of [
+        ['jobs', 'list'],
+        ['config', 'get', 'base-url'],
+      ]) {
+        const run = await runCli(args, { env: isolatedEnv(dir, { VREDACT_TOKEN: TOKEN }) });
+        expect(run.exitCode, args.join(' ')).toBe(0);
+        const lines = String(run.stderr).split('\n');
+        expect(lines, args.join(' ')).toContain(folderWarning);
+        expect(lines, args.join(' ')).toContain(fileWarning);
+      }
+      // login, which rewrites the file, says so after its work: the folder is still the other user's.
+      const login = await runCli(['login', '--token-stdin'], { env: isolatedEnv(dir), input: TOKEN });
+      expect(login.exitCode, String(login.stderr)).toBe(0);
+      expect(String(login.stderr).split('\n')).toContain(folderWarning);
+
+      await chown(dir, 0, 0);
+      await chown(path, 0, 0);
+      const quiet = await runCli(['jobs', 'list'], { env: isolatedEnv(dir) });
+      expect(quiet.exitCode).toBe(0);
+      expect(String(quiet.stderr)).not.toContain('warning');
     } finally {
       await server.close();
     }

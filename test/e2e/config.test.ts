@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
@@ -150,6 +150,37 @@ test('a config folder that cannot be written (read-only): exit 2 naming the conf
     await mounted.unmount();
   }
 });
+
+test.skipIf(process.platform === 'win32')(
+  'a config folder that is a symbolic link to nothing: exit 2 saying so and what to do, not "already exists"; nothing made',
+  async () => {
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+    try {
+      const folder = join(work.path, 'dangling-config');
+      const target = join(work.path, 'moved-away');
+      await symlink(target, folder);
+      const env = isolatedEnv(folder, { VREDACT_BASE_URL: server.baseUrl });
+      const set = await runCli(['config', 'set', 'gender', 'f'], { env });
+      const login = await runCli(['login', '--token-stdin'], { env, input: TOKEN });
+      const said = `cannot write the config file ${join(folder, 'config.json')}: ${folder} is a symbolic link to ${target}, which does not exist`;
+      expect([set.exitCode, String(set.stderr).split('\n')[0]]).toEqual([2, `error: ${said}`]);
+      expect([login.exitCode, String(login.stderr).split('\n')[0]]).toEqual([
+        2,
+        `error: the service accepted the token, but it was not stored: ${said}`,
+      ]);
+      for (const run of [set, login]) {
+        expect(String(run.stderr)).toContain(
+          `hint: make the folder it points to (\`mkdir -p ${target}\`), or remove the link (\`rm ${folder}\`), or point VREDACT_CONFIG_DIR at another folder`,
+        );
+        expect(String(run.stderr)).not.toMatch(/EEXIST|already exists/);
+        expect(`${String(run.stdout)}${String(run.stderr)}`).not.toContain(TOKEN);
+      }
+      expect(existsSync(target)).toBe(false);
+    } finally {
+      await server.close();
+    }
+  },
+);
 
 test('logout with VREDACT_TOKEN set removes the stored token and warns that the environment one still applies', async () => {
   const env = isolatedEnv(join(work.path, 'logout-env'));

@@ -3,6 +3,7 @@
  * ridden out at about one request per Retry-After, a long Retry-After fails at once naming the wait,
  * the sandbox's --rate-limit is a batch's everyday weather, and a refused connection says where.
  */
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -362,6 +363,72 @@ describe('support commands throttled past --max-throttle-wait', () => {
       await server.close();
     }
   });
+});
+
+describe('support commands answered 429 to everything, with --max-retries 1', () => {
+  test.each([
+    ['with Retry-After: 1', { 'retry-after': '1' }],
+    ['without Retry-After', {}],
+  ])(
+    '%s: jobs list, jobs content, download and login each end within --max-throttle-wait, exit 1 with one line; a bounded number of requests',
+    async (_, headers: Record<string, string>) => {
+      const commands = [
+        { args: ['jobs', 'list'], what: 'listing jobs' },
+        { args: ['jobs', 'content', 'job1'], what: 'reading job job1' },
+        { args: ['download', 'job1', '-o', join(dir.path, 'out')], what: 'reading job job1' },
+        {
+          args: ['login', '--token-stdin'],
+          what: 'the token could not be checked, so it was not stored: listing jobs',
+        },
+      ];
+      const servers = await Promise.all(
+        commands.map(() =>
+          startScriptedServer((_req, res) =>
+            sendJson(res, 429, { error: 429, message: 'slow down' }, headers),
+          ),
+        ),
+      );
+      try {
+        const runs = await Promise.all(
+          commands.map(({ args }, i) => {
+            const configDir = join(dir.path, `cfg-${i}`);
+            const token = args[0] === 'login' ? {} : { VREDACT_TOKEN: TOKEN };
+            return runCli([...args, '--max-retries', '1', '--max-throttle-wait', '3s'], {
+              env: isolatedEnv(configDir, { VREDACT_BASE_URL: servers[i]!.baseUrl, ...token }),
+              input: TOKEN,
+            });
+          }),
+        );
+        for (const [i, run] of runs.entries()) {
+          const { args, what } = commands[i]!;
+          const name = args.slice(0, 2).join(' ');
+          expect(run.exitCode, name).toBe(1);
+          expect(run.stdout, name).toBe('');
+          expect(
+            String(run.stderr)
+              .split('\n')
+              .filter((line) => line.startsWith('error: ')),
+            name,
+          ).toEqual([
+            expect.stringMatching(
+              new RegExp(
+                `^error: ${what}: the service has been throttling requests for \\d+s \\(--max-throttle-wait 3s\\); try again later, or raise --max-throttle-wait$`,
+              ),
+            ),
+          ]);
+          // Throttles do not use up --max-retries (more than its 2 attempts), and they end: a few
+          // requests in 3 s, none once the command has given up.
+          const requests = servers[i]!.received.length;
+          expect(requests, name).toBeGreaterThanOrEqual(2);
+          expect(requests, name).toBeLessThanOrEqual(8);
+        }
+        expect(existsSync(join(dir.path, 'cfg-3', 'config.json'))).toBe(false);
+      } finally {
+        await Promise.all(servers.map((server) => server.close()));
+      }
+    },
+    60_000,
+  );
 });
 
 /** A loopback port with nothing listening on it. */

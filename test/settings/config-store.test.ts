@@ -25,6 +25,19 @@ describe('openConfigStore', () => {
     expect(JSON.parse(await readFile(store.path, 'utf8'))).toEqual({ 'base-url': 'https://api.example.com' });
   });
 
+  it('setAll writes several keys at once, kept beside the others, private', async () => {
+    const store = await openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
+    await store.set('gender', 'f');
+    await store.setAll({ token: 'vr_test_0123456789abcdef', 'base-url': 'https://api.example.com' });
+    expect(store.get('token')).toBe('vr_test_0123456789abcdef');
+    expect(JSON.parse(await readFile(store.path, 'utf8'))).toEqual({
+      gender: 'f',
+      token: 'vr_test_0123456789abcdef',
+      'base-url': 'https://api.example.com',
+    });
+    if (process.platform !== 'win32') expect(statSync(store.path).mode & 0o777).toBe(0o600);
+  });
+
   it.skipIf(process.platform === 'win32')(
     'the file holding the token is private, even one made wider by hand',
     async () => {

@@ -69,17 +69,21 @@ export async function runLogin(
   } finally {
     await client.close();
   }
-  await ctx.config.set('token', token).catch((error: unknown) => {
-    if (!(error instanceof UsageError)) throw error;
-    throw new UsageError(
-      `the service accepted the token, but it was not stored: ${error.message}`,
-      error.hint,
-    );
-  });
+  const service = tokenServiceChange(ctx);
+  // One write: a crash or a full disk between two left the token tied to the old service, or to none.
+  await ctx.config
+    .setAll({ token, ...(service && { 'base-url': service.baseUrl }) })
+    .catch((error: unknown) => {
+      if (!(error instanceof UsageError)) throw error;
+      throw new UsageError(
+        `the service accepted the token, but it was not stored: ${error.message}`,
+        error.hint,
+      );
+    });
   ctx.log.info(
     `Logged in to ${serviceHost(ctx.settings.baseUrl)}; token ${maskToken(token)} stored in ${ctx.config.path}`,
   );
-  await storeTokenService(ctx);
+  if (service) ctx.log.info(service.line);
   if (ctx.env.VREDACT_TOKEN) ctx.log.warn('VREDACT_TOKEN is set and takes precedence over the stored token');
   return ExitCode.ok;
 }
@@ -89,16 +93,17 @@ export async function runLogin(
  * another service (`--base-url`, VREDACT_BASE_URL) makes that one the config file's, or it would be
  * sent to the old one and refused there. With no base-url in the file, the checked one is stored
  * too: a token bound to nothing would go to whatever URL a later flag or environment names.
+ * Undefined when the file's base-url is the checked one already.
  */
-async function storeTokenService(ctx: Context): Promise<void> {
+function tokenServiceChange(ctx: Context): { baseUrl: string; line: string } | undefined {
   const stored = ctx.config.get('base-url');
   const checked = ctx.settings.baseUrl ?? '';
-  if (stored !== undefined && sameService(stored, checked)) return;
-  await ctx.config.set('base-url', checked);
+  if (stored !== undefined && sameService(stored, checked)) return undefined;
   const was = stored === undefined ? 'it had none' : `it was ${displayBaseUrl(stored)}`;
-  ctx.log.info(
-    `base-url set to ${displayBaseUrl(checked)} in the config file (${was}): the stored token is for it`,
-  );
+  return {
+    baseUrl: checked,
+    line: `base-url set to ${displayBaseUrl(checked)} in the config file (${was}): the stored token is for it`,
+  };
 }
 
 /** The service's host as login names it (the URL was checked before the token was asked for). */
