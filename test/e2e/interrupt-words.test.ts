@@ -47,6 +47,15 @@ function interruptLines(stderr: string, noun: string, rerun: string): string[] {
     .map((line) => line.replaceAll(noun, '<things>').replace(rerun, '<rerun>'));
 }
 
+/**
+ * Whether the `index`th signal's line is on stderr yet. By its place, not by its signal: a second
+ * SIGINT's line is not the first's, and waiting for "interrupted" again released the held uploads
+ * before a loaded machine's vredact had read the second signal (it then found none in flight).
+ */
+function saidAfter(stderr: string, index: number): boolean {
+  return index === 0 ? stderr.includes('interrupted') : /aborting|to abort/.test(stderr);
+}
+
 /** `redact` of 4 files at -c 2, sent `signals` once two uploads are under way (held until released). */
 async function redactLines(signals: Signals): Promise<Said> {
   service = await holdingService();
@@ -62,7 +71,7 @@ async function redactLines(signals: Signals): Promise<Said> {
   for (const [index, signal] of signals.entries()) {
     if (index > 0) await pauseBeforeAnotherSignal();
     child.kill(signal);
-    await until(async () => stderr.includes(signal === signals[0] ? 'interrupted' : 'aborting'), 30_000);
+    await until(async () => saidAfter(stderr, index), 30_000);
   }
   service.release();
   const result = await child;
@@ -91,7 +100,7 @@ async function downloadLines(signals: Signals): Promise<Said> {
   for (const [index, signal] of signals.entries()) {
     if (index > 0) await pauseBeforeAnotherSignal();
     child.kill(signal);
-    await until(async () => stderr.includes(signal === signals[0] ? 'interrupted' : 'aborting'), 30_000);
+    await until(async () => saidAfter(stderr, index), 30_000);
   }
   host.release();
   const result = await child;
