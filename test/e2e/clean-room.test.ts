@@ -139,6 +139,25 @@ describe.concurrent.each(VARIANTS)('against a clean-room service: %s', TEST_GUAR
 });
 
 /** The requests of the jobs area's listing that the service received. */
+/**
+ * One recording redacted through the service's one job, its result saved as it was sent; a re-run
+ * skips it, with no second upload.
+ */
+async function redactedByItsJobThenSkipped({ service, vredact, dir }: Run): Promise<void> {
+  const input = fixture('speech-16bit.wav');
+  const first = await vredact(['redact', input, '-o', 'out', '--json']);
+  expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(0);
+  expect(jsonLines(first.stdout)[0]).toMatchObject({ status: 'done', jobId: service.jobIds()[0] });
+  expect(service.uploads()).toHaveLength(1);
+  expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(
+    service.resultOf(service.jobIds()[0]!),
+  );
+  const again = await vredact(['redact', input, '-o', 'out', '--json']);
+  expect(again.exitCode).toBe(0);
+  expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'skipped' });
+  expect(service.uploads()).toHaveLength(1);
+}
+
 const listings = (service: CleanRoomService): number =>
   service.received.filter((request) => request.method === 'GET' && request.path === '/api/jobs').length;
 
@@ -151,21 +170,8 @@ describe.concurrent(
       withCleanRoom(
         { asyncBody: 'bare', listSourceFile: true, looksPerPhase: 3 },
         async ({ service, vredact, dir }) => {
-          const input = fixture('speech-16bit.wav');
-          const first = await vredact(['redact', input, '-o', 'out', '--json']);
-          expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(0);
-          const [line] = jsonLines(first.stdout);
-          expect(line).toMatchObject({ status: 'done', jobId: service.jobIds()[0] });
-          expect(service.uploads()).toHaveLength(1);
+          await redactedByItsJobThenSkipped({ service, vredact, dir });
           expect(listings(service)).toBeGreaterThanOrEqual(2);
-          expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(
-            service.resultOf(service.jobIds()[0]!),
-          );
-
-          const again = await vredact(['redact', input, '-o', 'out', '--json']);
-          expect(again.exitCode).toBe(0);
-          expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'skipped' });
-          expect(service.uploads()).toHaveLength(1);
         },
       ));
 
@@ -346,17 +352,7 @@ describe.concurrent(
       '%s: finds its job by the upload name in it, collects it in the same run, and a re-run sends nothing',
       (_name, options) =>
         withCleanRoom(options, async ({ service, vredact, dir }) => {
-          const input = fixture('speech-16bit.wav');
-          const first = await vredact(['redact', input, '-o', 'out', '--json']);
-          expect(first.exitCode, String(first.stderr) + String(first.stdout)).toBe(0);
-          expect(jsonLines(first.stdout)[0]).toMatchObject({ status: 'done', jobId: service.jobIds()[0] });
-          expect(await readFile(join(dir, 'out', 'speech-16bit.wav'))).toEqual(
-            service.resultOf(service.jobIds()[0]!),
-          );
-          const again = await vredact(['redact', input, '-o', 'out', '--json']);
-          expect(again.exitCode).toBe(0);
-          expect(jsonLines(again.stdout)[0]).toMatchObject({ status: 'skipped' });
-          expect(service.uploads()).toHaveLength(1);
+          await redactedByItsJobThenSkipped({ service, vredact, dir });
         }),
     );
   },

@@ -6,18 +6,32 @@ import { chmod, chown, mkdir, readFile, stat, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
-import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TOKEN = 'vr_config_file_0123456789abcdef';
 const work = tempDirPerTest('vredact-config-mode-');
 
+/**
+ * A service answering an empty job listing, with where a test's config folder and file go; the
+ * server closed and the folder made private again after `body` (a test leaves it 0777 or sticky).
+ */
+async function withListingService(
+  body: (at: { server: ScriptedServer; dir: string; path: string }) => Promise<void>,
+): Promise<void> {
+  const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+  const dir = join(work.path, 'cfg');
+  try {
+    await body({ server, dir, path: join(dir, 'config.json') });
+  } finally {
+    await chmod(dir, 0o700).catch(() => undefined);
+    await server.close();
+  }
+}
+
 test.skipIf(process.platform === 'win32')(
   'a config file with the token that others can read: each command warns, with the chmod; a private one, or one with no token, does not',
   async () => {
-    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
-    try {
-      const dir = join(work.path, 'cfg');
-      const path = join(dir, 'config.json');
+    await withListingService(async ({ server, dir, path }) => {
       const env = isolatedEnv(dir);
       await mkdir(dir);
       await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl, token: TOKEN }));
@@ -44,9 +58,7 @@ test.skipIf(process.platform === 'win32')(
       await chmod(path, 0o644);
       const noToken = await runCli(['config', 'get', 'base-url'], { env });
       expect([noToken.exitCode, noToken.stdout, noToken.stderr]).toEqual([0, server.baseUrl, '']);
-    } finally {
-      await server.close();
-    }
+    });
   },
 );
 
@@ -99,10 +111,7 @@ test.skipIf(process.platform === 'win32')(
 test.skipIf(process.platform === 'win32')(
   'a config folder other users can write in: each command warns, with the chmod, token stored or not (they could swap the file); a sticky or private one does not',
   async () => {
-    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
-    try {
-      const dir = join(work.path, 'cfg');
-      const path = join(dir, 'config.json');
+    await withListingService(async ({ server, dir, path }) => {
       await mkdir(dir);
       await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl }), { mode: 0o600 });
       await chmod(dir, 0o777);
@@ -124,20 +133,14 @@ test.skipIf(process.platform === 'win32')(
         expect(quiet.exitCode, mode.toString(8)).toBe(0);
         expect(String(quiet.stderr), mode.toString(8)).not.toContain('warning');
       }
-    } finally {
-      await chmod(join(work.path, 'cfg'), 0o700).catch(() => undefined);
-      await server.close();
-    }
+    });
   },
 );
 
 test.skipIf(process.platform === 'win32')(
   'a config file with no token that other users can change: each command warns (the token in effect goes to its base-url)',
   async () => {
-    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
-    try {
-      const dir = join(work.path, 'cfg');
-      const path = join(dir, 'config.json');
+    await withListingService(async ({ server, dir, path }) => {
       await mkdir(dir);
       await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl }));
       await chmod(path, 0o666);
@@ -149,9 +152,7 @@ test.skipIf(process.platform === 'win32')(
       );
       await chmod(path, 0o644);
       expect(String((await runCli(['jobs', 'list'], { env })).stderr)).not.toContain('warning');
-    } finally {
-      await server.close();
-    }
+    });
   },
 );
 
@@ -161,10 +162,7 @@ const OTHER_UID = 4242;
 test.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
   'a config folder and file owned by another user, private modes and all: each command warns, with what to do, login after its work',
   async () => {
-    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
-    try {
-      const dir = join(work.path, 'cfg');
-      const path = join(dir, 'config.json');
+    await withListingService(async ({ server, dir, path }) => {
       await mkdir(dir, { mode: 0o700 });
       await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl }), { mode: 0o600 });
       // As root (the only way to give a file away), the run is by root: another user is any but root.
@@ -192,8 +190,6 @@ test.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
       const quiet = await runCli(['jobs', 'list'], { env: isolatedEnv(dir) });
       expect(quiet.exitCode).toBe(0);
       expect(String(quiet.stderr)).not.toContain('warning');
-    } finally {
-      await server.close();
-    }
+    });
   },
 );
