@@ -23,6 +23,13 @@ const MAX_HELD = 16 * 1024;
 
 // A request's line, as undici writes it at the start of a request: where the next answer begins.
 const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.1\r\n/;
+/** A method and its space: what a write must begin with to be looked at further. */
+const METHOD_START = /^[A-Z]{1,16} /;
+/**
+ * Longest request line looked for: a file host's URL carries a signature of hundreds of characters
+ * (a line cut shorter would start no answer, and its 100 would fail the request).
+ */
+const MAX_REQUEST_LINE = 16 * 1024;
 
 /** Whether `head` can still be, or is, the start of a `HTTP/1.x 100` status line. */
 function continueState(head: Buffer): 'no' | 'maybe' | 'yes' {
@@ -37,8 +44,15 @@ function continueState(head: Buffer): 'no' | 'maybe' | 'yes' {
 
 function startsRequest(chunk: unknown): boolean {
   const text =
-    typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('latin1', 0, 64) : '';
-  return REQUEST_LINE.test(text.slice(0, 64));
+    typeof chunk === 'string'
+      ? chunk.slice(0, MAX_REQUEST_LINE)
+      : Buffer.isBuffer(chunk)
+        ? // Most writes are a body's: only one that begins as a request is decoded as far as its line.
+          METHOD_START.test(chunk.toString('latin1', 0, 17))
+          ? chunk.toString('latin1', 0, MAX_REQUEST_LINE)
+          : ''
+        : '';
+  return REQUEST_LINE.test(text);
 }
 
 /** Makes `socket` drop a 100 Continue where an answer begins (after a request's line is written). */
@@ -71,9 +85,9 @@ export function skipUnaskedContinue(socket: Socket): Socket {
       const flushed = held === undefined ? true : release();
       return chunk === null || chunk === undefined ? push(chunk) : flushed && push(chunk, encoding);
     }
-    let bytes = held
-      ? Buffer.concat([held, Buffer.from(chunk as Uint8Array)])
-      : Buffer.from(chunk as Uint8Array);
+    // A socket's chunk is a Buffer of its own, read as it is: no copy but where pieces are joined.
+    const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    let bytes = held ? Buffer.concat([held, piece]) : piece;
     held = undefined;
     for (;;) {
       const state = continueState(bytes);
