@@ -13,8 +13,6 @@ import type { Connector } from './early-answer.js';
 
 /** An interim 100's start, in HTTP/1.1 or 1.0, as far as it has come. */
 const CONTINUE_START = Buffer.from('HTTP/1.1 100');
-/** The end of a header block. */
-const HEADERS_END = Buffer.from('\r\n\r\n');
 /**
  * Most bytes held while deciding whether an answer begins with a 100: a 100 with headers larger than
  * this is left to undici, which fails it as before.
@@ -40,6 +38,22 @@ function continueState(head: Buffer): 'no' | 'maybe' | 'yes' {
     if (i === 7 ? head[i] !== 0x31 && head[i] !== 0x30 : head[i] !== CONTINUE_START[i]) return 'no';
   }
   return 'maybe';
+}
+
+const INCOMPLETE = -1;
+const MALFORMED = -2;
+
+/**
+ * Where a 100's header block ends (past its blank line), INCOMPLETE while it has not come, or
+ * MALFORMED at a line that ends in a bare LF: undici refuses such an answer, and it is handed on for
+ * undici to say so at once, not held (with the final answer behind it) until the request's timeout.
+ */
+function headersEnd(bytes: Buffer): number {
+  for (let lf = bytes.indexOf(0x0a); lf !== -1; lf = bytes.indexOf(0x0a, lf + 1)) {
+    if (bytes[lf - 1] !== 0x0d) return MALFORMED;
+    if (lf >= 3 && bytes[lf - 2] === 0x0a) return lf + 1;
+  }
+  return INCOMPLETE;
 }
 
 function startsRequest(chunk: unknown): boolean {
@@ -95,12 +109,16 @@ export function skipUnaskedContinue(socket: Socket): Socket {
         held = bytes;
         return release();
       }
-      const end = state === 'yes' ? bytes.indexOf(HEADERS_END) : -1;
-      if (end === -1) {
+      const end = state === 'yes' ? headersEnd(bytes) : INCOMPLETE;
+      if (end === MALFORMED) {
+        held = bytes;
+        return release();
+      }
+      if (end === INCOMPLETE) {
         held = bytes;
         return bytes.length > MAX_HELD ? release() : true;
       }
-      bytes = bytes.subarray(end + HEADERS_END.length);
+      bytes = bytes.subarray(end);
       if (bytes.length === 0) return true;
     }
   };

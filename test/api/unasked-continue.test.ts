@@ -113,4 +113,13 @@ describe('where an answer begins', () => {
     socket.push(Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'));
     expect(await read()).toBe(`${head}HTTP/1.1 100 Continue\r\n\r\n`);
   });
+
+  it('hands on at once a 100 whose lines end in a bare LF, for undici to refuse, rather than hold its answer', async () => {
+    for (const continued of ['HTTP/1.1 100 Continue\n\n', 'HTTP/1.1 100 Continue\r\nVia: p\n\r\n']) {
+      const { socket, write, read } = socketPair();
+      await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+      socket.push(Buffer.from(`${continued}${ANSWER}`));
+      expect(await read()).toBe(`${continued}${ANSWER}`);
+    }
+  });
 });
