@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { columnsOf } from '../../src/output/fit.js';
 import { stackedLines } from '../../src/output/stacked-rows.js';
+import type { Narrowable } from '../../src/output/table-layout.js';
 
 const HEAD = ['JOB ID', 'CREATED', 'FILE NAME', 'DURATION'];
 const ROWS = [
@@ -9,7 +10,10 @@ const ROWS = [
   ['j-0002', '2026-11-29 10:00:01', '会議の録音ファイル第二回目の分.wav', ''],
   ['j-0003', '', '👩‍👩‍👧‍👦🎙️ family call 🎙️.mp3', '12.5s'],
 ];
-const NARROWABLE = [{ column: 1, words: true }, { column: 2 }];
+const NARROWABLE: Narrowable[] = [
+  { column: 1, min: 10, words: true },
+  { column: 2, min: 10 },
+];
 
 describe('stacked rows', () => {
   it('at every width from 1 to 200: each row one block, each cell whole, each line but the id within the width where it can be', () => {
