@@ -13,8 +13,6 @@ import type { Connector } from './early-answer.js';
 
 /** An interim 100's start, in HTTP/1.1 or 1.0, as far as it has come. */
 const CONTINUE_START = Buffer.from('HTTP/1.1 100');
-/** The end of a header block. */
-const HEADERS_END = Buffer.from('\r\n\r\n');
 /**
  * Most bytes held while deciding whether an answer begins with a 100: a 100 with headers larger than
  * this is left to undici, which fails it as before.
@@ -23,6 +21,13 @@ const MAX_HELD = 16 * 1024;
 
 // A request's line, as undici writes it at the start of a request: where the next answer begins.
 const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.1\r\n/;
+/** A method and its space: what a write must begin with to be looked at further. */
+const METHOD_START = /^[A-Z]{1,16} /;
+/**
+ * Longest request line looked for: a file host's URL carries a signature of hundreds of characters
+ * (a line cut shorter would start no answer, and its 100 would fail the request).
+ */
+const MAX_REQUEST_LINE = 16 * 1024;
 
 /** Whether `head` can still be, or is, the start of a `HTTP/1.x 100` status line. */
 function continueState(head: Buffer): 'no' | 'maybe' | 'yes' {
@@ -35,10 +40,33 @@ function continueState(head: Buffer): 'no' | 'maybe' | 'yes' {
   return 'maybe';
 }
 
+const INCOMPLETE = -1;
+const MALFORMED = -2;
+
+/**
+ * Where a 100's header block ends (past its blank line), INCOMPLETE while it has not come, or
+ * MALFORMED at a line that ends in a bare LF: undici refuses such an answer, and it is handed on for
+ * undici to say so at once, not held (with the final answer behind it) until the request's timeout.
+ */
+function headersEnd(bytes: Buffer): number {
+  for (let lf = bytes.indexOf(0x0a); lf !== -1; lf = bytes.indexOf(0x0a, lf + 1)) {
+    if (bytes[lf - 1] !== 0x0d) return MALFORMED;
+    if (lf >= 3 && bytes[lf - 2] === 0x0a) return lf + 1;
+  }
+  return INCOMPLETE;
+}
+
 function startsRequest(chunk: unknown): boolean {
   const text =
-    typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('latin1', 0, 64) : '';
-  return REQUEST_LINE.test(text.slice(0, 64));
+    typeof chunk === 'string'
+      ? chunk.slice(0, MAX_REQUEST_LINE)
+      : Buffer.isBuffer(chunk)
+        ? // Most writes are a body's: only one that begins as a request is decoded as far as its line.
+          METHOD_START.test(chunk.toString('latin1', 0, 17))
+          ? chunk.toString('latin1', 0, MAX_REQUEST_LINE)
+          : ''
+        : '';
+  return REQUEST_LINE.test(text);
 }
 
 /** Makes `socket` drop a 100 Continue where an answer begins (after a request's line is written). */
@@ -71,9 +99,9 @@ export function skipUnaskedContinue(socket: Socket): Socket {
       const flushed = held === undefined ? true : release();
       return chunk === null || chunk === undefined ? push(chunk) : flushed && push(chunk, encoding);
     }
-    let bytes = held
-      ? Buffer.concat([held, Buffer.from(chunk as Uint8Array)])
-      : Buffer.from(chunk as Uint8Array);
+    // A socket's chunk is a Buffer of its own, read as it is: no copy but where pieces are joined.
+    const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    let bytes = held ? Buffer.concat([held, piece]) : piece;
     held = undefined;
     for (;;) {
       const state = continueState(bytes);
@@ -81,12 +109,16 @@ export function skipUnaskedContinue(socket: Socket): Socket {
         held = bytes;
         return release();
       }
-      const end = state === 'yes' ? bytes.indexOf(HEADERS_END) : -1;
-      if (end === -1) {
+      const end = state === 'yes' ? headersEnd(bytes) : INCOMPLETE;
+      if (end === MALFORMED) {
+        held = bytes;
+        return release();
+      }
+      if (end === INCOMPLETE) {
         held = bytes;
         return bytes.length > MAX_HELD ? release() : true;
       }
-      bytes = bytes.subarray(end + HEADERS_END.length);
+      bytes = bytes.subarray(end);
       if (bytes.length === 0) return true;
     }
   };

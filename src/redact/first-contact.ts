@@ -17,6 +17,8 @@ export class FirstContact {
   /** The run's one look, once a drop needed it. */
   #look: Promise<ListingVerdict> | undefined;
   #settled = false;
+  /** Whether the look said nothing because the batch was stopping meanwhile. */
+  #cutByStop = false;
 
   /** Resolves at once, or once the run's look under way has settled: an upload waits for it. */
   settled(): Promise<void> {
@@ -35,12 +37,16 @@ export class FirstContact {
       engine.log.debug(
         `${error.dropped.message}, before anything at the base URL answered in HTTP: looking at the job listing once for the run`,
       );
-      this.#look = engine.serviceHeard.look(engine);
-      void this.#look.then(() => {
+      this.#look = engine.serviceHeard.look(engine).then((verdict) => {
         this.#settled = true;
+        this.#cutByStop = verdict.kind === 'untold' && engine.stop.aborted;
+        return verdict;
       });
     }
     const verdict = await this.#look;
+    // A look cut short by a stop (Ctrl-C, a refused token) says nothing of the base URL: the drop is
+    // this file's lost answer, whose job the next run looks for, not a port that is not the service.
+    if (this.#cutByStop) return error.dropped;
     if (verdict.kind === 'service' || (verdict.kind === 'untold' && verdict.answered)) return error.dropped;
     if (verdict.kind === 'not-service') {
       engine.halt.stop(WrongServiceError.droppedAtNonService(verdict.answer, engine.wrongService.where));

@@ -31,15 +31,16 @@ const TAG_END = /\.[0-9a-f]{8}(?![0-9a-f])/g;
  * The upload names a listed file is named after: a service may list its result only, named from the
  * upload's (`a.1f2e3d4c_redacted.wav`, `results/x/a.1f2e3d4c.out.wav`), and its unique stem (the
  * tagged one of uploadNameFor, in the name's last path segment) names that upload, as it does the
- * result among a job's files (pick-result.ts). Both extensions an upload may have are given: which
- * one was sent is the journal's to say.
+ * result among a job's files (pick-result.ts). The stem ends at the last tag only: an upload's stem
+ * may hold an earlier upload's tag (a result downloaded under the service's name and sent in its
+ * turn), and a job named after it is never that earlier upload's. Both extensions an upload may have
+ * are given: which one was sent is the journal's to say.
  */
 export function uploadNamesIn(fileName: string): string[] {
   const segment = fileName.slice(fileName.lastIndexOf('/') + 1);
-  const names: string[] = [];
-  for (const match of segment.matchAll(TAG_END)) {
-    const stem = segment.slice(0, match.index + match[0].length);
-    names.push(`${stem}.wav`, `${stem}.mp3`);
-  }
-  return names;
+  let stemEnd = -1;
+  for (const match of segment.matchAll(TAG_END)) stemEnd = match.index + match[0].length;
+  if (stemEnd === -1) return [];
+  const stem = segment.slice(0, stemEnd);
+  return [`${stem}.wav`, `${stem}.mp3`];
 }

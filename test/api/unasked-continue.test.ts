@@ -76,3 +76,50 @@ describe('a 100 Continue no request asked for', () => {
     expect(await long.read()).toBe(huge);
   });
 });
+
+describe('where an answer begins', () => {
+  it('follows a request whose line is long (a file host URL with its signature), however undici writes it', async () => {
+    const path = `/results/a.wav?X-Signature=${'f'.repeat(600)}`;
+    const { socket, write, read } = socketPair();
+    await write(`GET ${path} HTTP/1.1\r\nhost: h\r\n\r\n`);
+    socket.push(Buffer.from(`HTTP/1.1 100 Continue\r\n\r\n${ANSWER}`));
+    expect(await read()).toBe(ANSWER);
+
+    // Corked: the request's line and headers reach the socket as one `_writev`.
+    socket.cork();
+    socket.write(`POST ${path} HTTP/1.1\r\n`);
+    socket.write('host: h\r\n\r\n');
+    const written = new Promise<void>((resolve) => socket.write('{}', () => resolve()));
+    socket.uncork();
+    await written;
+    socket.push(Buffer.from(`HTTP/1.1 100 Continue\r\n\r\n${ANSWER}`));
+    expect(await read()).toBe(ANSWER);
+  });
+
+  it('is looked at only at a split of every byte of a 100 and its answer, and never in a body', async () => {
+    const whole = `HTTP/1.1 100 Continue\r\nVia: p\r\n\r\n${ANSWER}`;
+    for (let cut = 1; cut < whole.length; cut++) {
+      const { socket, write, read } = socketPair();
+      await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+      socket.push(Buffer.from(whole.slice(0, cut)));
+      socket.push(Buffer.from(whole.slice(cut)));
+      expect(await read(), `cut at ${cut}`).toBe(ANSWER);
+    }
+    // A body that reads as a 100, split where its answer's head ends.
+    const { socket, write, read } = socketPair();
+    await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+    const head = 'HTTP/1.1 200 OK\r\nContent-Length: 25\r\n\r\n';
+    socket.push(Buffer.from(head));
+    socket.push(Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'));
+    expect(await read()).toBe(`${head}HTTP/1.1 100 Continue\r\n\r\n`);
+  });
+
+  it('hands on at once a 100 whose lines end in a bare LF, for undici to refuse, rather than hold its answer', async () => {
+    for (const continued of ['HTTP/1.1 100 Continue\n\n', 'HTTP/1.1 100 Continue\r\nVia: p\n\r\n']) {
+      const { socket, write, read } = socketPair();
+      await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+      socket.push(Buffer.from(`${continued}${ANSWER}`));
+      expect(await read()).toBe(`${continued}${ANSWER}`);
+    }
+  });
+});

@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { startCleanRoomService } from '../helpers/clean-room-server.js';
-import { jsonLines } from '../helpers/e2e.js';
+import { jsonLines, until } from '../helpers/e2e.js';
 import { startInterceptingRelay } from '../helpers/intercepting-relay.js';
+import { latestEvents } from '../helpers/journal.js';
 import { speechInputs } from '../helpers/speech-files.js';
 
 const REDACTION = '/api/speech-to-speech-biometric-redaction';
@@ -134,4 +135,115 @@ describe('the first upload dropped with no answer, at a port that is not the ser
       await port.close();
     }
   });
+});
+
+describe('the run look at the listing after a first drop, when the listing itself does not answer', () => {
+  it(
+    'a listing held past --timeout at -c 32: every file ends with its line, no more recordings go',
+    { timeout: 120_000 },
+    async () => {
+      const service = await startCleanRoomService({ listSourceFile: true });
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let dropped = false;
+      const relay = await startInterceptingRelay(service.baseUrl, async (req) => {
+        if (req.method === 'GET' && req.url?.startsWith('/api/jobs')) return void (await held);
+        if (req.method !== 'POST' || req.url !== REDACTION || dropped) return 'pass';
+        dropped = true;
+        req.socket.destroy();
+      });
+      const count = 40;
+      try {
+        const out = join(dir.path, 'out');
+        const run = await runCli(
+          [
+            'redact',
+            await speechInputs(dir.path, count),
+            '-o',
+            out,
+            '--json',
+            '-c',
+            '32',
+            '--timeout',
+            '2',
+            '--max-retries',
+            '0',
+          ],
+          {
+            env: isolatedEnv(join(dir.path, '.config'), {
+              VREDACT_BASE_URL: relay.baseUrl,
+              VREDACT_TOKEN: service.token,
+            }),
+          },
+        );
+        const stderr = String(run.stderr);
+        const files = jsonLines(run.stdout).filter((line) => 'input' in line);
+        expect(new Set(files.map((line) => line.input)).size, stderr).toBe(count);
+        expect(run.exitCode, stderr).toBe(1);
+        const posts = relay.received.filter((r) => r.method === 'POST' && r.url === REDACTION).length;
+        // Sent: those in flight when the drop came (at most -c); none after the look began.
+        expect(posts).toBeLessThanOrEqual(32);
+        expect(files.filter((line) => line.status === 'done').length).toBe(service.uploads().length);
+      } finally {
+        release();
+        await relay.close();
+        await service.close();
+      }
+    },
+  );
+});
+
+describe('a Ctrl-C during the run look at the listing after a first drop', () => {
+  it(
+    'ends the run at once (130); the next run sends each file not redacted, each recording reaching the service once',
+    { timeout: 120_000 },
+    async () => {
+      const service = await startCleanRoomService({ listSourceFile: true });
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let hold = true;
+      let dropped = false;
+      const relay = await startInterceptingRelay(service.baseUrl, async (req) => {
+        if (hold && req.method === 'GET' && req.url?.startsWith('/api/jobs')) return void (await held);
+        if (req.method !== 'POST' || req.url !== REDACTION || dropped) return 'pass';
+        dropped = true;
+        req.socket.destroy();
+      });
+      try {
+        const inputs = await speechInputs(dir.path, FILES);
+        const env = isolatedEnv(join(dir.path, '.config'), {
+          VREDACT_BASE_URL: relay.baseUrl,
+          VREDACT_TOKEN: service.token,
+        });
+        const args = ['redact', inputs, '-o', join(dir.path, 'out'), '--json', '-c', '1', '--timeout', '120'];
+        const child = runCli(args, { env });
+        await until(
+          async () =>
+            relay.received.some((r) => r.method === 'GET' && r.url?.startsWith('/api/jobs')) ||
+            child.exitCode !== null,
+          60_000,
+        );
+        child.kill('SIGINT');
+        const first = await child;
+        expect(first.exitCode, String(first.stderr)).toBe(130);
+        // Interrupted, not a base URL that does not answer: the look was cut short, it said nothing.
+        expect(String(first.stderr)).not.toContain('nothing at the base URL has answered');
+        expect(String(first.stderr)).toMatch(/^error: interrupted: run the same command again/m);
+        // The cut upload's fate is unknown: its `uploading` line stays the latest, for the next run.
+        expect(Object.values(await latestEvents(join(dir.path, 'out')))).toContain('uploading');
+
+        hold = false;
+        release();
+        const second = await runCli(args, { env });
+        expect(second.exitCode, String(second.stderr)).toBe(0);
+        const written = (await readdir(join(dir.path, 'out'))).filter((name) => name.endsWith('.wav'));
+        expect(written).toHaveLength(FILES);
+        expect(service.uploads()).toHaveLength(FILES);
+      } finally {
+        release();
+        await relay.close();
+        await service.close();
+      }
+    },
+  );
 });

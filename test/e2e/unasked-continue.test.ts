@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { startConnectProxy, startTlsFront, TEST_CA } from '../helpers/connect-proxy.js';
 import { isWav, listFiles } from '../helpers/e2e.js';
 import { sendJson } from '../helpers/scripted-server.js';
 import { answerWithSpeech, speechInputs } from '../helpers/speech-files.js';
@@ -95,4 +96,31 @@ describe('a 100 Continue no request asked for is passed over', () => {
       );
     },
   );
+});
+
+describe('over TLS, in a proxy tunnel', () => {
+  test('the 100 in the tunnel is passed over, the CONNECT answer read as ever; each upload sent once', async () => {
+    const service = await continuingService('split');
+    const front = await startTlsFront(Number(new URL(service.baseUrl).port));
+    const proxy = await startConnectProxy(['service.test']);
+    servers.push(
+      () => front.close(),
+      () => proxy.close(),
+    );
+    const env = isolatedEnv(join(dir.path, '.config'), {
+      VREDACT_BASE_URL: `https://service.test:${front.port}`,
+      VREDACT_TOKEN: TOKEN,
+      NODE_EXTRA_CA_CERTS: TEST_CA,
+      HTTPS_PROXY: proxy.url,
+    });
+    const inputs = await speechInputs(dir.path, 3);
+    const out = join(dir.path, 'out');
+    // One at a time: the uploads after the first go on the connection kept alive.
+    const run = await runCli(['redact', inputs, '-o', out, '-c', '1'], { env });
+    expect(run.exitCode, String(run.stderr)).toBe(0);
+    expect(await listFiles(out)).toEqual(expect.arrayContaining(['call-0.wav', 'call-1.wav', 'call-2.wav']));
+    expect(await isWav(join(out, 'call-2.wav'))).toBe(true);
+    expect(service.requests.filter((line) => line === `POST ${REDACTION}`)).toHaveLength(3);
+    expect(proxy.connects.length).toBeGreaterThanOrEqual(1);
+  });
 });

@@ -160,6 +160,64 @@ describe('matching', () => {
     });
   });
 
+  it('never gives an input the job of a like-named upload: a prefix stem, one name in two folders, a stem of hex', () => {
+    // Each job lists its result only, named after its own upload.
+    const jobs: Array<[string, string]> = [
+      ['ja', 'a.1f2e3d4c_redacted.wav'], // a.wav
+      ['jab', 'a.b.2e3d4c5f_redacted.wav'], // a.b.wav
+      ['jx', 'a.3d4c5f6a_redacted.wav'], // x/a.wav
+      ['jy', 'a.4c5f6a7b_redacted.wav'], // y/a.wav
+      ['jd', 'call.20240101.5f6a7b8c_redacted.wav'], // call.20240101.wav
+      // A result of a.wav, downloaded under the service's name and redacted in its turn.
+      ['jr', 'a.1f2e3d4c_redacted.6a7b8c9d_redacted.wav'],
+    ];
+    const index = indexContents(
+      jobs.map(([id, name], i) => ({ job: job(id, T + 1000 * (i + 1)), items: [item(id, name)] })),
+    );
+    const input = (key: string, uploadName: string) => ({ key, uploadNames: [uploadName], sinceMs: T });
+    const inputs = [
+      input('a.b', 'a.b.2e3d4c5f.wav'),
+      input('y/a', 'a.4c5f6a7b.wav'),
+      input('x/a', 'a.3d4c5f6a.wav'),
+      input('redone', 'a.1f2e3d4c_redacted.6a7b8c9d.wav'),
+      input('a', 'a.1f2e3d4c.wav'),
+      input('call', 'call.20240101.5f6a7b8c.wav'),
+      // Stems another job's name begins with, under tags no upload carried.
+      input('call-short', 'call.0badf00d.wav'),
+      input('a-other', 'a.b.wav'),
+    ];
+    const found = matchUploads(inputs, index);
+    expect(Object.fromEntries([...found].map(([key, { jobId }]) => [key, jobId]))).toEqual({
+      'a.b': 'jab',
+      'y/a': 'jy',
+      'x/a': 'jx',
+      redone: 'jr',
+      a: 'ja',
+      call: 'jd',
+    });
+    // Alone, each finds its own job, whichever order they come in.
+    for (const one of inputs.filter(({ key }) => found.has(key)))
+      expect(matchUploads([one], index).get(one.key)?.jobId).toBe(found.get(one.key)?.jobId);
+  });
+
+  it("never takes a job named after another upload that carried this one's name: a result redacted again", () => {
+    // a.wav's upload (tag 1f2e3d4c) made no job, or its job is gone; its result, downloaded under the
+    // service's name, was sent in its turn, and that job lists its own result only.
+    const index = indexContents([
+      { job: job('jr', T + 5000), items: [item('jr', 'a.1f2e3d4c_redacted.6a7b8c9d_redacted.wav')] },
+    ]);
+    const found = matchUploads(
+      [
+        { key: 'a', uploadNames: ['a.1f2e3d4c.wav'], sinceMs: T },
+        { key: 'redone', uploadNames: ['a.1f2e3d4c_redacted.6a7b8c9d.wav'], sinceMs: T + 4000 },
+      ],
+      index,
+    );
+    expect(Object.fromEntries(found)).toEqual({
+      redone: { jobId: 'jr', uploadName: 'a.1f2e3d4c_redacted.6a7b8c9d.wav' },
+    });
+  });
+
   it('reads at most the documented number of jobs, the oldest first, and warns past it', async () => {
     const reads: string[] = [];
     const warnings: string[] = [];
