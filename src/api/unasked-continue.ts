@@ -6,13 +6,14 @@
  * relays the service's 100 back, a server that sends one to every POST. Each upload then failed as a
  * lost connection ("the service may have taken it"), and every other request alike. Here a 100 (its
  * status line, headers and the blank line that ends them) is dropped from where an answer begins,
- * before undici reads it; undici itself reads the other 1xx (102, 103).
+ * before undici reads it; undici itself reads the other 1xx (102, 103), and a 100 after one of them
+ * is dropped too.
  */
 import type { Socket } from 'node:net';
 import type { Connector } from './early-answer.js';
 
-/** An interim 100's start, in HTTP/1.1 or 1.0, as far as it has come. */
-const CONTINUE_START = Buffer.from('HTTP/1.1 100');
+/** An answer's status line up to its code: `HTTP/1.1 ` or `HTTP/1.0 `. */
+const STATUS_PREFIX = Buffer.from('HTTP/1.1 ');
 /**
  * Most bytes held while deciding whether an answer begins with a 100: a 100 with headers larger than
  * this is left to undici, which fails it as before.
@@ -29,13 +30,27 @@ const METHOD_START = /^[A-Z]{1,16} /;
  */
 const MAX_REQUEST_LINE = 16 * 1024;
 
-/** Whether `head` can still be, or is, the start of a `HTTP/1.x 100` status line. */
-function continueState(head: Buffer): 'no' | 'maybe' | 'yes' {
-  const length = Math.min(head.length, CONTINUE_START.length + 1);
+/**
+ * What an answer's start is, as far as it has come: a 100 to drop, another interim answer (102, 103)
+ * that undici reads but after which the final answer may still begin with a 100, anything else, or
+ * not known yet. A 101 ends HTTP on the connection: it is no interim answer here.
+ */
+function startKind(head: Buffer): 'continue' | 'interim' | 'no' | 'maybe' {
+  const length = Math.min(head.length, STATUS_PREFIX.length + 4);
   for (let i = 0; i < length; i++) {
-    if (i === CONTINUE_START.length) return head[i] === 0x20 || head[i] === 0x0d ? 'yes' : 'no';
-    // The minor version digit: 1.1 or 1.0.
-    if (i === 7 ? head[i] !== 0x31 && head[i] !== 0x30 : head[i] !== CONTINUE_START[i]) return 'no';
+    const byte = head[i] as number;
+    if (i < STATUS_PREFIX.length) {
+      // The minor version digit: 1.1 or 1.0.
+      if (i === 7 ? byte !== 0x31 && byte !== 0x30 : byte !== STATUS_PREFIX[i]) return 'no';
+    } else if (i === STATUS_PREFIX.length) {
+      if (byte !== 0x31) return 'no';
+    } else if (i < STATUS_PREFIX.length + 3) {
+      if (byte < 0x30 || byte > 0x39) return 'no';
+    } else {
+      if (byte !== 0x20 && byte !== 0x0d) return 'no';
+      const code = head.toString('latin1', STATUS_PREFIX.length, STATUS_PREFIX.length + 3);
+      return code === '100' ? 'continue' : code === '101' ? 'no' : 'interim';
+    }
   }
   return 'maybe';
 }
@@ -103,23 +118,26 @@ export function skipUnaskedContinue(socket: Socket): Socket {
     const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
     let bytes = held ? Buffer.concat([held, piece]) : piece;
     held = undefined;
+    let passed = true;
     for (;;) {
-      const state = continueState(bytes);
+      const state = startKind(bytes);
       if (state === 'no') {
         held = bytes;
-        return release();
+        return release() && passed;
       }
-      const end = state === 'yes' ? headersEnd(bytes) : INCOMPLETE;
+      const end = state === 'maybe' ? INCOMPLETE : headersEnd(bytes);
       if (end === MALFORMED) {
         held = bytes;
-        return release();
+        return release() && passed;
       }
       if (end === INCOMPLETE) {
         held = bytes;
-        return bytes.length > MAX_HELD ? release() : true;
+        return bytes.length > MAX_HELD ? release() && passed : passed;
       }
+      // An interim answer is undici's to read; the final answer after it is looked at in turn.
+      if (state === 'interim') passed = push(bytes.subarray(0, end)) && passed;
       bytes = bytes.subarray(end);
-      if (bytes.length === 0) return true;
+      if (bytes.length === 0) return passed;
     }
   };
   return socket;

@@ -61,6 +61,24 @@ describe('a 100 Continue no request asked for', () => {
     expect(await read()).toBe('HTTP/1.1 100 Continue\r\n\r\n');
   });
 
+  it('is dropped after an interim answer undici reads (103, 102), which passes as it came', async () => {
+    const { socket, write, read } = socketPair();
+    const hints = 'HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n';
+    await write('POST /api/redact HTTP/1.1\r\nhost: h\r\n\r\n');
+    socket.push(Buffer.from(`${hints}HTTP/1.1 100 Continue\r\n\r\n${ANSWER}`));
+    expect(await read()).toBe(`${hints}${ANSWER}`);
+
+    await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+    for (const piece of ['HTTP/1.1 10', '2 Processing\r\n\r', '\nHTTP/1.1 1', '00 Continue\r\n\r\n', ANSWER])
+      socket.push(Buffer.from(piece));
+    expect(await read()).toBe(`HTTP/1.1 102 Processing\r\n\r\n${ANSWER}`);
+
+    // A 101 is no interim answer: what follows it is not looked at.
+    await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');
+    socket.push(Buffer.from('HTTP/1.1 101 Switching Protocols\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n'));
+    expect(await read()).toBe('HTTP/1.1 101 Switching Protocols\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n');
+  });
+
   it('a start held for a decision is handed on at the end of the stream, or past its bound', async () => {
     const { socket, write, read } = socketPair();
     await write('GET /api/jobs HTTP/1.1\r\nhost: h\r\n\r\n');

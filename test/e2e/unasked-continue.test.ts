@@ -18,8 +18,8 @@ const TOKEN = 'vr_continue_0123456789abcdef';
 const REDACTION = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-unasked-continue-');
 
-/** How the 100 comes: whole, in two writes of the socket, or two of them. */
-type ContinueWay = 'whole' | 'split' | 'twice';
+/** How the 100 comes: whole, in two writes of the socket, two of them, or after a 103. */
+type ContinueWay = 'whole' | 'split' | 'twice' | 'after-hints';
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
 
@@ -32,6 +32,8 @@ async function sendContinue(socket: Socket, way: ContinueWay): Promise<void> {
     socket.write('\n\r\n');
     return;
   }
+  if (way === 'after-hints')
+    socket.write('HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n');
   socket.write('HTTP/1.1 100 Continue\r\n\r\n');
   if (way === 'twice') socket.write('HTTP/1.1 100 Continue\r\nVia: 1.1 gateway\r\n\r\n');
 }
@@ -73,7 +75,7 @@ async function continuingService(way: ContinueWay) {
 }
 
 describe('a 100 Continue no request asked for is passed over', () => {
-  test.each<ContinueWay>(['whole', 'split', 'twice'])(
+  test.each<ContinueWay>(['whole', 'split', 'twice', 'after-hints'])(
     '%s: the upload is redacted and saved, each request sent once; jobs list reads its listing',
     async (way) => {
       const service = await continuingService(way);
