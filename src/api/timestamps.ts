@@ -59,5 +59,20 @@ export function epochMs(text: string): number | undefined {
 
 /** A listed time, in ms: a date-time (timestampMs), or an epoch number (epochMs). */
 export function listedTimeMs(text: string): number | undefined {
-  return timestampMs(text) ?? epochMs(text);
+  return listedTime(text)?.ms;
+}
+
+/**
+ * A listed time (listedTimeMs) and whether it is a date-time without a zone: the service's local time,
+ * its `ms` that reading taken as UTC, hours off the instant for a service away from UTC.
+ */
+export interface ListedTime {
+  ms: number;
+  zoneless: boolean;
+}
+
+export function listedTime(text: string): ListedTime | undefined {
+  const match = readDateTime(text);
+  const ms = match ? timestampMs(text) : epochMs(text);
+  return ms === undefined ? undefined : { ms, zoneless: match !== undefined && match[4] === undefined };
 }

@@ -228,6 +228,7 @@ export class AcceptedJobs {
       { count: waiters.size, sinceMs },
       {
         ...deps,
+        now: () => deps.clock.now(),
         problem: (problem) => problems.push(problem),
         debug: (message) => deps.debug(`${lookingFor(lookedFor)}: ${message}`),
         jobContent: async (jobId) => {

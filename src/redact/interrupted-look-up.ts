@@ -72,6 +72,7 @@ export async function lookUpInterrupted(
     namedInJournal: (jobIds) => jobIdsNamed(paths, jobIds),
     isStop: (error) => stop.aborted || isStopping(engine, error),
     stop: engine.stop,
+    now: () => engine.clock.now(),
     problem: (problem) => engine.log.warn(interruptedWarning(problem, search.count)),
     debug: (message) => engine.log.debug(message),
   });

@@ -1,17 +1,21 @@
 /**
  * The jobs the look-up of interrupted uploads may read, kept as the service's listing streams by:
- * those created since the earliest of the uploads began (less RECONCILE_SKEW_MS; undated ones too)
- * that the journals do not name, the RECONCILE_MAX_READS oldest of them. Every other job is let go as
- * it comes, so a listing of 1,000,000 jobs costs what one of 1,000 does. Which jobs the journals name
- * is asked of them (they are read again: the run holds no job id) for a batch of recent jobs at a
- * time, while the listing waits.
+ * those made since the earliest of the uploads began (look-up-window.ts; undated ones too) that the
+ * journals do not name, the RECONCILE_MAX_READS oldest of them. Every other job is let go as it comes,
+ * so a listing of 1,000,000 jobs costs what one of 1,000 does. Which jobs the journals name is asked
+ * of them (they are read again: the run holds no job id) for a batch of recent jobs at a time, while
+ * the listing waits.
+ *
+ * Zone-less times are kept apart from the others (their window's start rises as the listing shows
+ * newer ones, and a job kept under a lower start is let go): so that what is read stays the oldest of
+ * the window, a job listed after one let go for the cap and not older than it is let go too.
  */
 import type { JobSink } from '../api/client-types.js';
 import type { Job } from '../api/schemas.js';
-import { listedTimeMs } from '../api/timestamps.js';
+import { type ListedTime, listedTime } from '../api/timestamps.js';
+import { LookUpWindow } from './look-up-window.js';
 
-/** Allowance for the difference between this machine's clock and the service's. */
-export const RECONCILE_SKEW_MS = 5 * 60_000;
+export { RECONCILE_SKEW_MS } from './look-up-window.js';
 
 /** Job contents read at most, per run, to find interrupted uploads. */
 export const RECONCILE_MAX_READS = 500;
@@ -28,19 +32,34 @@ export const JOURNAL_BATCH = 10_000;
  * (1732166043, in seconds or milliseconds). Strictly: `7` or `job 5` is unreadable (so its job is
  * read, as undated), not 2001's nor 1970's.
  */
-export function createdMs(text: string | undefined): number | undefined {
-  return text ? listedTimeMs(text) : undefined;
+export function createdTime(text: string | undefined): ListedTime | undefined {
+  return text ? listedTime(text) : undefined;
 }
 
 interface Entry {
   job: Job;
-  /** Its time; an undated job comes after every dated one. */
+  time: ListedTime | undefined;
+  /** Its time's reading; an undated job comes after every dated one. */
   ms: number;
   /** Its place in the listing: of two jobs of one time, the one listed first is read first. */
   order: number;
 }
 
 const oldestFirst = (a: Entry, b: Entry) => a.ms - b.ms || a.order - b.order;
+
+/** The kept jobs of one kind of time (with a zone or undated; zone-less), and those let go for the cap. */
+class Shelf {
+  /** At most `capacity`, oldest first. */
+  kept: Entry[] = [];
+  /** The oldest job let go for the cap. */
+  cutFrom: Entry | undefined;
+  /** The newest reading let go for the cap. */
+  cutNewestMs = Number.NEGATIVE_INFINITY;
+  /** Recent jobs let go for the cap. */
+  cut = 0;
+
+  constructor(readonly capacity: number) {}
+}
 
 /** What the look-up reads, and how many recent jobs it leaves unread past the cap. */
 export interface RecentJobsFound {
@@ -50,19 +69,33 @@ export interface RecentJobsFound {
   recent: number;
 }
 
+export interface RecentJobsOptions {
+  /** This machine's clock, in ms (when each job is received: look-up-window.ts). */
+  now?: () => number;
+  maxReads?: number;
+  batch?: number;
+}
+
 /** A sink for the service's listing (a fresh one per attempt: a retried listing starts over). */
 export class RecentJobs implements JobSink {
   /** Jobs the listing had. */
   listed = 0;
-  /** Recent jobs the journals were asked about and do not name. */
-  #unnamed = 0;
-  /** The oldest of those, at most `maxReads`, oldest first. */
-  #kept: Entry[] = [];
+  /** Which times are recent: read by the match of uploads to jobs too (reconcile.ts). */
+  readonly window = new LookUpWindow();
+  readonly #zoned: Shelf;
+  /**
+   * Up to a batch of zone-less jobs, not only the cap's: kept under a start that rises as the listing
+   * goes on, those the start passes leave room that only jobs let go could have filled (a listing
+   * oldest first). The read ones are cut to the cap once the listing is over.
+   */
+  readonly #zoneless: Shelf;
   /** Recent jobs the journals were not asked about yet. */
   #pending: Entry[] = [];
   /** The ids of the jobs held, so that a job listed twice is counted and read once. */
   readonly #held = new Set<string>();
-  readonly #cutoffMs: number;
+  readonly #now: () => number;
+  readonly #maxReads: number;
+  readonly #batch: number;
   /**
    * A journal that could not be read: told by `found`, not thrown into the listing (whose reader
    * would take it for a network failure and retry).
@@ -74,37 +107,43 @@ export class RecentJobs implements JobSink {
    * the journals name (never given to an interrupted input).
    */
   constructor(
-    sinceMs: number,
+    private readonly sinceMs: number,
     private readonly namedInJournal: (jobIds: ReadonlySet<string>) => Promise<ReadonlySet<string>>,
-    private readonly maxReads = RECONCILE_MAX_READS,
-    private readonly batch = JOURNAL_BATCH,
+    { now = Date.now, maxReads = RECONCILE_MAX_READS, batch = JOURNAL_BATCH }: RecentJobsOptions = {},
   ) {
-    this.#cutoffMs = sinceMs - RECONCILE_SKEW_MS;
+    this.#now = now;
+    this.#maxReads = maxReads;
+    this.#batch = batch;
+    this.#zoned = new Shelf(maxReads);
+    this.#zoneless = new Shelf(Math.max(maxReads, batch));
   }
 
   /** Jobs held now: what the look-up costs, whatever the listing's length. */
   get held(): number {
-    return this.#kept.length + this.#pending.length;
+    return this.#zoned.kept.length + this.#zoneless.kept.length + this.#pending.length;
   }
 
   add(job: Job): void {
     const order = this.listed++;
     if (this.#failure) return;
-    const ms = createdMs(job.created_at) ?? Number.POSITIVE_INFINITY;
-    if (ms < this.#cutoffMs || this.#held.has(job.job_id)) return;
+    const time = createdTime(job.created_at);
+    this.window.see(time, this.#now());
+    const entry = { job, time, ms: time?.ms ?? Number.POSITIVE_INFINITY, order };
+    if (!this.#recent(entry) || this.#held.has(job.job_id)) return;
     this.#held.add(job.job_id);
-    this.#pending.push({ job, ms, order });
+    this.#pending.push(entry);
   }
 
   /** Awaited after each chunk of the listing: a full batch is checked against the journals. */
   async drain(): Promise<void> {
-    if (this.#failure || this.#pending.length < this.batch) return;
+    if (this.#failure || this.#pending.length < this.#batch) return;
     try {
       await this.#check();
     } catch (error) {
       this.#failure = { error };
       this.#pending = [];
-      this.#kept = [];
+      this.#zoned.kept = [];
+      this.#zoneless.kept = [];
       this.#held.clear();
     }
   }
@@ -113,21 +152,77 @@ export class RecentJobs implements JobSink {
   async found(): Promise<RecentJobsFound> {
     if (this.#failure) throw this.#failure.error;
     await this.#check();
-    return { jobs: this.#kept.map((entry) => entry.job), recent: this.#unnamed };
+    const shelves = [this.#zoned, this.#zoneless];
+    const madeAfter = (entry: Entry) =>
+      this.window.madeAfterMs(entry.time, this.sinceMs) ?? Number.POSITIVE_INFINITY;
+    // Of two kinds of time, by when each was made as its time tells (undated last, as listed).
+    const oldest = (a: Entry, b: Entry) => madeAfter(a) - madeAfter(b) || a.order - b.order;
+    // Nothing past a job let go for the cap, of either kind: what is read is the window's oldest.
+    const lost = shelves.flatMap((shelf) => (shelf.cutFrom ? [shelf.cutFrom] : []));
+    const jobs = shelves
+      .flatMap((shelf) => shelf.kept)
+      .filter((entry) => lost.every((one) => oldest(entry, one) < 0))
+      .sort(oldest)
+      .slice(0, this.#maxReads)
+      .map((entry) => entry.job);
+    const recent = shelves.reduce((sum, shelf) => sum + shelf.kept.length + shelf.cut, 0);
+    return { jobs, recent };
+  }
+
+  /** Whether a job may be one made since the upload began, by what the listing has shown so far. */
+  #recent(entry: Entry): boolean {
+    return this.window.maySince(entry.time, this.sinceMs);
+  }
+
+  #shelfOf(entry: Entry): Shelf {
+    return entry.time?.zoneless ? this.#zoneless : this.#zoned;
+  }
+
+  /** Lets go of the zone-less jobs kept under a lower start of their window than the listing shows now. */
+  #prune(): void {
+    const shelf = this.#zoneless;
+    const start = this.window.startMs(true, this.sinceMs) ?? Number.NEGATIVE_INFINITY;
+    const gone = shelf.kept.filter((entry) => entry.ms < start);
+    for (const entry of gone) this.#held.delete(entry.job.job_id);
+    if (gone.length > 0) shelf.kept = shelf.kept.filter((entry) => entry.ms >= start);
+    // Every job let go for the cap was made before the window: none of the window's is unread.
+    if (shelf.cutNewestMs < start) {
+      shelf.cutFrom = undefined;
+      shelf.cut = 0;
+      shelf.cutNewestMs = Number.NEGATIVE_INFINITY;
+    }
   }
 
   /** Asks the journals about the pending jobs and keeps the oldest of those they do not name. */
   async #check(): Promise<void> {
-    const pending = this.#pending;
-    if (pending.length === 0) return;
+    this.#prune();
+    const pending = this.#pending.filter((entry) => this.#recent(entry));
+    for (const entry of this.#pending) if (!this.#recent(entry)) this.#held.delete(entry.job.job_id);
     this.#pending = [];
+    if (pending.length === 0) return;
     const named = await this.namedInJournal(new Set(pending.map((entry) => entry.job.job_id)));
-    const unnamed = pending.filter((entry) => !named.has(entry.job.job_id));
-    this.#unnamed += unnamed.length;
-    const kept = [...this.#kept, ...unnamed].sort(oldestFirst);
-    for (const id of [...named, ...kept.slice(this.maxReads).map(({ job }) => job.job_id)]) {
-      this.#held.delete(id);
+    for (const id of named) this.#held.delete(id);
+    for (const entry of pending.filter((one) => !named.has(one.job.job_id))) {
+      this.#shelfOf(entry).kept.push(entry);
     }
-    this.#kept = kept.slice(0, this.maxReads);
+    for (const shelf of [this.#zoned, this.#zoneless]) this.#cap(shelf);
+  }
+
+  /** Keeps the shelf's oldest, at most its capacity; a job past one let go before is let go too. */
+  #cap(shelf: Shelf): void {
+    const { cutFrom } = shelf;
+    const sorted = shelf.kept.sort(oldestFirst);
+    const within = cutFrom ? sorted.filter((entry) => oldestFirst(entry, cutFrom) < 0) : sorted;
+    const kept = within.slice(0, shelf.capacity);
+    if (kept.length === sorted.length) return;
+    const keptIds = new Set(kept.map((entry) => entry.job.job_id));
+    for (const entry of sorted) {
+      if (keptIds.has(entry.job.job_id)) continue;
+      this.#held.delete(entry.job.job_id);
+      shelf.cut++;
+      shelf.cutNewestMs = Math.max(shelf.cutNewestMs, entry.ms);
+      if (!shelf.cutFrom || oldestFirst(entry, shelf.cutFrom) < 0) shelf.cutFrom = entry;
+    }
+    shelf.kept = kept;
   }
 }

@@ -4,8 +4,8 @@
  * never reached the journal. Each upload carried a name unique to its input and attempt
  * (`<stem>.<tag><ext>`), journaled before it started, so the look-up is exact: before anything is
  * sent, the service's jobs are listed once, as a stream that keeps only the jobs it may read
- * (recent-jobs.ts): those created since the earliest of those uploads began (less
- * RECONCILE_SKEW_MS for the two clocks; undated jobs too), each read once, at most
+ * (recent-jobs.ts): those created since the earliest of those uploads began (look-up-window.ts: less
+ * RECONCILE_SKEW_MS for the two clocks, zone-less times against each other; undated jobs too), each read once, at most
  * RECONCILE_MAX_READS of them (the oldest first: an upload's job is created right after it starts).
  * An input whose job is not found is sent again; past the cap, with a warning. A job goes to one
  * input at most, and never to one the journal already names.
@@ -17,7 +17,9 @@ import type { JobSink } from '../api/client-types.js';
 import { NotFoundError } from '../api/errors.js';
 import { isNamed, type Job, type JobContentItem } from '../api/schemas.js';
 import { messageOf } from './engine.js';
-import { createdMs, RECONCILE_MAX_READS, RECONCILE_SKEW_MS, RecentJobs } from './recent-jobs.js';
+import type { ListedTime } from '../api/timestamps.js';
+import { LookUpWindow } from './look-up-window.js';
+import { createdTime, RECONCILE_MAX_READS, RecentJobs } from './recent-jobs.js';
 import { uploadNamesIn } from './upload-name.js';
 
 export interface InterruptedInput<K> {
@@ -47,7 +49,7 @@ export interface InterruptedSearch {
 export interface SeenUpload {
   jobId: string;
   /** The item's created_at, else the job's; undefined when neither can be read. */
-  createdMs: number | undefined;
+  created: ListedTime | undefined;
 }
 
 /** Upload name → the jobs whose content lists that name: built once from every job read. */
@@ -56,7 +58,7 @@ export function indexContents(
 ): Map<string, SeenUpload[]> {
   const index = new Map<string, SeenUpload[]>();
   for (const { job, items } of contents) {
-    const jobMs = createdMs(job.created_at);
+    const jobTime = createdTime(job.created_at);
     const names = new Set<string>();
     // An upload is named by text: an item with no name as text is no upload of vredact's.
     for (const item of items.filter(isNamed)) {
@@ -66,7 +68,7 @@ export function indexContents(
         names.add(name);
         const seen: SeenUpload = {
           jobId: job.job_id,
-          createdMs: createdMs(item.created_at) ?? jobMs,
+          created: createdTime(item.created_at) ?? jobTime,
         };
         const list = index.get(name);
         if (list) list.push(seen);
@@ -80,26 +82,27 @@ export function indexContents(
 /**
  * Gives each interrupted input at most one job, each job to one input at most. Inputs are served in
  * the order their uploads started; each takes, among the unclaimed jobs listing one of its exact
- * upload names and created no earlier than its start less the skew, the earliest.
+ * upload names and created since its start (`window`: the listing's, look-up-window.ts), the earliest.
  */
 export function matchUploads<K>(
   inputs: readonly InterruptedInput<K>[],
   index: ReadonlyMap<string, readonly SeenUpload[]>,
+  window = new LookUpWindow(),
 ): Map<K, FoundJob> {
   const claimed = new Set<string>();
   const found = new Map<K, FoundJob>();
   for (const input of [...inputs].sort((a, b) => a.sinceMs - b.sinceMs)) {
-    const cutoff = input.sinceMs - RECONCILE_SKEW_MS;
+    // The earliest made, as its time tells; one that cannot be placed (undated) comes last.
     const fits = input.uploadNames
-      .flatMap((name) => (index.get(name) ?? []).map((seen) => ({ ...seen, name })))
-      .filter(
-        (seen) => !claimed.has(seen.jobId) && (seen.createdMs === undefined || seen.createdMs >= cutoff),
-      );
-    fits.sort(
-      (a, b) =>
-        (a.createdMs ?? Number.POSITIVE_INFINITY) - (b.createdMs ?? Number.POSITIVE_INFINITY) ||
-        a.jobId.localeCompare(b.jobId),
-    );
+      .flatMap((name) =>
+        (index.get(name) ?? []).map((seen) => ({
+          ...seen,
+          name,
+          afterMs: window.madeAfterMs(seen.created, input.sinceMs) ?? Number.POSITIVE_INFINITY,
+        })),
+      )
+      .filter((seen) => !claimed.has(seen.jobId) && window.maySince(seen.created, input.sinceMs));
+    fits.sort((a, b) => a.afterMs - b.afterMs || a.jobId.localeCompare(b.jobId));
     const pick = fits[0];
     if (pick) {
       claimed.add(pick.jobId);
@@ -125,6 +128,8 @@ export interface ReconcileDeps<K> {
   /** What kept the look-up from seeing every job it looked for (the caller words it). */
   problem: (problem: LookUpProblem) => void;
   debug: (message: string) => void;
+  /** This machine's clock, in ms (Date.now when absent): when each listed job was received. */
+  now?: () => number;
 }
 
 /** What kept a look-up from seeing every recent job: its listing failed, the cap, jobs unread. */
@@ -160,7 +165,9 @@ export async function reconcile<K>(
   let recentJobs: RecentJobs;
   try {
     // Only the jobs that may be read are kept as the listing streams by (recent-jobs.ts).
-    recentJobs = await deps.listJobs(() => new RecentJobs(sinceMs, deps.namedInJournal));
+    recentJobs = await deps.listJobs(
+      () => new RecentJobs(sinceMs, deps.namedInJournal, deps.now ? { now: deps.now } : {}),
+    );
   } catch (error) {
     if (!deps.isStop(error)) deps.problem({ kind: 'listing', error });
     return new Map();
@@ -194,5 +201,5 @@ export async function reconcile<K>(
   if (unreadable > 0) deps.problem({ kind: 'unreadable', count: unreadable, error: lastError });
   const index = indexContents(contents);
   if (index.size === 0) return new Map();
-  return matchUploads(await deps.inputsNamed(new Set(index.keys())), index);
+  return matchUploads(await deps.inputsNamed(new Set(index.keys())), index, recentJobs.window);
 }

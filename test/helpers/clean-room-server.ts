@@ -29,7 +29,8 @@
  * | rate limits                     | none; or the first call of each kind is 429,  | throttle              |
  * |                                 | Retry-After in seconds or as an HTTP date     |                       |
  * | token errors                    | 401 / 403 on every endpoint, not only listing |                       |
- * | timestamps                      | `+00:00` offsets with milliseconds            |                       |
+ * | timestamps                      | `+00:00` offsets with milliseconds; or a      | timestamps            |
+ * |                                 | zone's local time without a zone              |                       |
  * | error codes                     | Error shape, five-digit codes, own messages   |                       |
  * | audio over 3600 s               | 422                                           |                       |
  * | a gateway in front              | none; or 504 to asynchronous uploads, after   | gateway504            |
@@ -50,6 +51,7 @@ import {
   phaseOf,
   resultName,
   stateOf,
+  timestampNow,
   type ReceivedRequest,
 } from './clean-room-shapes.js';
 
@@ -65,6 +67,8 @@ export interface CleanRoomService {
   jobIds(): string[];
   /** The bytes of a job's result (listed last, after the source when that is listed). */
   resultOf(jobId: string): Buffer | undefined;
+  /** The file name that the upload a job was made of carried. */
+  uploadNameOf(jobId: string): string | undefined;
   /** While false, the jobs area lists no job (one whose listing lags behind its uploads). */
   listJobs(on: boolean): void;
   /** The next `count` listings of the jobs area answer 500. */
@@ -95,12 +99,14 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     closeEveryOther: true,
     throttle: 'none',
     gateway504: 'none',
+    timestamps: 'offset',
     ...options,
   } satisfies CleanRoomSettings;
   const jobs: Job[] = [];
   const received: ReceivedRequest[] = [];
   const processed: ReceivedRequest[] = [];
   const signatures = new Map<string, Buffer>();
+  const uploadNames = new Map<string, string>();
   const throttled = new Set<string>();
   let answers = 0;
   let nextFileId = 7001;
@@ -162,7 +168,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     if (asynchronous && o.gateway504 === 'before-taking') return gatewayTimeout(res);
     processed.push(record);
     const wav = silentWav(audio.durationSeconds, audio.format);
-    const createdAt = new Date().toISOString().replace('Z', '+00:00');
+    const createdAt = timestampNow(o);
     const file = {
       id: nextFileId++,
       fileName: resultName(o, record.fileName ?? ''),
@@ -177,6 +183,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
       looks: 0,
       files: o.listSourceFile ? [source, file] : [file],
     };
+    if (record.fileName) uploadNames.set(job.jobId, record.fileName);
     if (audio.durationSeconds <= o.syncLimitSeconds) {
       if (o.recordSyncJobs) jobs.unshift({ ...job, looks: 2 * o.looksPerPhase });
       return send(res, o.syncStatus, wav, o.wavType);
@@ -224,7 +231,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
       });
     }
     if (req.method === 'POST' && path === '/api/jobs') {
-      const job: Job = { jobId: newJobId(o), createdAt: new Date().toISOString(), looks: 0, files: [] };
+      const job: Job = { jobId: newJobId(o), createdAt: timestampNow(o), looks: 0, files: [] };
       jobs.unshift(job);
       return send(res, 201, { status: o.states[0], job_id: job.jobId });
     }
@@ -269,6 +276,7 @@ export async function startCleanRoomService(options: CleanRoomOptions = {}): Pro
     uploads: () => processed,
     jobIds: () => jobs.map((job) => job.jobId),
     resultOf: (jobId) => jobs.find((job) => job.jobId === jobId)?.files.at(-1)?.wav,
+    uploadNameOf: (jobId) => uploadNames.get(jobId),
     listJobs: (on) => {
       listing = on;
     },

@@ -35,6 +35,11 @@ export interface CleanRoomOptions {
    * has made its job; 'before-taking', without passing the upload on (no job). 'none' by default.
    */
   gateway504?: 'none' | 'after-taking' | 'before-taking';
+  /**
+   * 'offset' writes each time as `2026-11-21T10:14:03.512+00:00`; a number of minutes east of UTC
+   * (-300 for UTC-5), as the local time of that zone without one: `2026-11-21T05:14:03`.
+   */
+  timestamps?: 'offset' | number;
 }
 
 export interface ReceivedRequest {
@@ -62,6 +67,13 @@ export interface Job {
 }
 
 export type CleanRoomSettings = Required<CleanRoomOptions>;
+
+/** The time now, as the service writes its times (the `timestamps` option). */
+export function timestampNow(o: CleanRoomSettings): string {
+  const now = new Date();
+  if (o.timestamps === 'offset') return now.toISOString().replace('Z', '+00:00');
+  return new Date(now.getTime() + o.timestamps * 60_000).toISOString().slice(0, 19);
+}
 
 export function newJobId(o: CleanRoomSettings): string {
   if (o.jobIdStyle === 'hex') return randomBytes(20).toString('hex');

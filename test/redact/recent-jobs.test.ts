@@ -75,7 +75,7 @@ describe('the recent jobs of a listing', () => {
   }, 60_000);
 
   it('reads a job listed twice once', async () => {
-    const sink = new RecentJobs(T, async () => new Set(), 10, 2);
+    const sink = new RecentJobs(T, async () => new Set(), { maxReads: 10, batch: 2 });
     for (const id of ['a', 'b', 'a', 'c', 'b']) {
       sink.add({ job_id: id, token: 't', created_at: new Date(T).toISOString() });
       await sink.drain();
@@ -90,8 +90,7 @@ describe('the recent jobs of a listing', () => {
       async () => {
         throw failure;
       },
-      10,
-      2,
+      { maxReads: 10, batch: 2 },
     );
     for (let i = 0; i < 6; i++) {
       sink.add({ job_id: `j${i}`, token: 't', created_at: new Date(T + i).toISOString() });

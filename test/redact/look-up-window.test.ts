@@ -1,0 +1,173 @@
+/**
+ * The window of the look-up for uploads whose answer never came, where the service writes its times
+ * without a zone (its local time, at an offset nothing tells): such times are placed against each
+ * other and against spans of this machine's clock, never read as UTC.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Job, JobContentItem } from '../../src/api/schemas.js';
+import { listedTime } from '../../src/api/timestamps.js';
+import { LookUpWindow, RECONCILE_SKEW_MS, ZONE_SHIFT_MS } from '../../src/redact/look-up-window.js';
+import { indexContents, matchUploads } from '../../src/redact/reconcile.js';
+import { RecentJobs } from '../../src/redact/recent-jobs.js';
+
+const HOUR = 3_600_000;
+/** When the upload began, and when the listing is received (this machine's clock). */
+const SINCE = Date.parse('2026-11-21T10:00:00.000Z');
+const NOW = SINCE + 20 * 60_000;
+
+/** A zone-less local time of a zone `offsetMs` east of UTC, for the instant `ms`. */
+const zoneless = (ms: number, offsetMs: number) => new Date(ms + offsetMs).toISOString().slice(0, 19);
+const job = (job_id: string, created_at: string): Job => ({ job_id, token: 't', created_at });
+
+/** The ids a listing's sink keeps to read, the listing received at NOW. */
+async function kept(jobs: Job[], options: { maxReads?: number; batch?: number } = {}) {
+  const sink = new RecentJobs(SINCE, async () => new Set(), { now: () => NOW, ...options });
+  for (const one of jobs) {
+    sink.add(one);
+    await sink.drain();
+  }
+  const found = await sink.found();
+  return { ids: found.jobs.map((one) => one.job_id), recent: found.recent, sink };
+}
+
+/** A day of jobs, one every ten minutes up to NOW, newest first, and the upload's own two seconds after it began. */
+function dayOfJobs(offsetMs: number): Job[] {
+  const jobs: Job[] = [];
+  for (let ms = NOW - 60_000; ms > NOW - 24 * HOUR; ms -= 10 * 60_000)
+    jobs.push(job(`at-${(ms - SINCE) / 60_000}`, zoneless(ms, offsetMs)));
+  jobs.splice(2, 0, job('upload', zoneless(SINCE + 2000, offsetMs)));
+  return jobs;
+}
+
+describe('the look-up window', () => {
+  it('places a zoned time against the upload, less the skew; a zone-less one only once one is listed', () => {
+    const window = new LookUpWindow();
+    expect(window.startMs(false, SINCE)).toBe(SINCE - RECONCILE_SKEW_MS);
+    expect(window.startMs(true, SINCE)).toBeUndefined();
+    expect(window.madeAfterMs(listedTime(zoneless(SINCE, -5 * HOUR)), SINCE)).toBeUndefined();
+    window.see(listedTime(zoneless(NOW, -5 * HOUR)), NOW);
+    expect(window.startMs(true, SINCE)).toBe(SINCE - 5 * HOUR - RECONCILE_SKEW_MS - ZONE_SHIFT_MS);
+  });
+
+  for (const [zone, offsetMs] of [
+    ['UTC-5', -5 * HOUR],
+    ['UTC-12', -12 * HOUR],
+    ['UTC+9', 9 * HOUR],
+    ['UTC+14', 14 * HOUR],
+  ] as const) {
+    it(`${zone}, zone-less: keeps the upload's job and those of the run's span (and the margins), not the day's`, async () => {
+      const { ids } = await kept(dayOfJobs(offsetMs));
+      // The newest (received a minute after it was made) places the window: since the upload began,
+      // less the skew and the hour of a clock put forward, so from 66 min before it.
+      expect(ids).toEqual([
+        'at--61',
+        'at--51',
+        'at--41',
+        'at--31',
+        'at--21',
+        'at--11',
+        'at--1',
+        'upload',
+        'at-9',
+        'at-19',
+      ]);
+    });
+  }
+
+  it("keeps the upload's job when the clock was put forward an hour after it (daylight saving time)", async () => {
+    // Put forward five minutes after the upload began: the later jobs read UTC-4.
+    const jobs = dayOfJobs(-5 * HOUR).map((one) => {
+      const minutes = Number(one.job_id.slice(3));
+      return minutes > 5 ? job(one.job_id, zoneless(SINCE + minutes * 60_000, -4 * HOUR)) : one;
+    });
+    expect((await kept(jobs)).ids).toContain('upload');
+  });
+
+  it('a zone-less time further ahead than any zone (a wrong year) does not shut the real job out', async () => {
+    const jobs = [job('wrong-year', '2099-11-21T10:00:00'), ...dayOfJobs(-5 * HOUR)];
+    const { ids } = await kept(jobs);
+    expect(ids).toContain('upload');
+    expect(ids).not.toContain('at--71');
+  });
+
+  it('a listing of both kinds: each placed by its own kind, the earliest made (as each time tells) read first', async () => {
+    const jobs = [
+      job('zoned-old', new Date(SINCE - HOUR).toISOString()),
+      job('zoned-new', new Date(SINCE + 60_000).toISOString()),
+      job('epoch-new', String(Math.floor((SINCE + 30_000) / 1000))),
+      job('undated', ''),
+      ...dayOfJobs(-5 * HOUR).slice(0, 8),
+    ];
+    const { ids } = await kept(jobs);
+    // A zone-less time as though the newest job was made as it was received: a minute later than it was.
+    expect(ids).toEqual([
+      'at--41',
+      'at--31',
+      'at--21',
+      'at--11',
+      'at--1',
+      'epoch-new',
+      'zoned-new',
+      'upload',
+      'at-9',
+      'at-19',
+      'undated',
+    ]);
+  });
+
+  it('a listing oldest first (the start rises as it goes): reads the oldest of the final window, up to the cap', async () => {
+    // Three days of zone-less jobs, one a minute, oldest first: 85 of them in the final window.
+    const jobs: Job[] = [];
+    for (let ms = NOW - 72 * HOUR; ms <= NOW; ms += 60_000)
+      jobs.push(job(`at-${(ms - SINCE) / 60_000}`, zoneless(ms, -5 * HOUR)));
+    const { ids, recent } = await kept(jobs, { maxReads: 10, batch: 200 });
+    expect(ids).toEqual([
+      'at--65',
+      'at--64',
+      'at--63',
+      'at--62',
+      'at--61',
+      'at--60',
+      'at--59',
+      'at--58',
+      'at--57',
+      'at--56',
+    ]);
+    expect(recent).toBe(86);
+  });
+
+  it('more zone-less jobs in the window than it holds while the start rises: reads none past one let go, and tells', async () => {
+    const jobs: Job[] = [];
+    for (let ms = NOW - 72 * HOUR; ms <= NOW; ms += 60_000)
+      jobs.push(job(`at-${(ms - SINCE) / 60_000}`, zoneless(ms, -5 * HOUR)));
+    const { ids, recent, sink } = await kept(jobs, { maxReads: 10, batch: 20 });
+    expect(sink.held).toBeLessThanOrEqual(10 + 2 * 20);
+    // Whatever is read is the oldest of the window: no job skipped before one read.
+    const window = jobs.map((one) => one.job_id).filter((id) => Number(id.slice(3)) >= -65);
+    expect(ids).toEqual(window.slice(0, ids.length));
+    expect(recent).toBeGreaterThan(ids.length);
+  });
+
+  it("matches an upload to its job by the listing's zone-less times: west of UTC, the job is not taken for older", async () => {
+    const { sink } = await kept(dayOfJobs(-5 * HOUR));
+    const item = (job_id: string, file_name: string, created_at: string): JobContentItem => ({
+      id: '1',
+      job_id,
+      file_name,
+      audio_duration: 7,
+      created_at,
+    });
+    const index = indexContents([
+      {
+        job: job('before', zoneless(SINCE - 2 * HOUR, -5 * HOUR)),
+        items: [item('before', 'a.1f2e3d4c.wav', zoneless(SINCE - 2 * HOUR, -5 * HOUR))],
+      },
+      {
+        job: job('upload', zoneless(SINCE + 2000, -5 * HOUR)),
+        items: [item('upload', 'a.1f2e3d4c.wav', zoneless(SINCE + 2000, -5 * HOUR))],
+      },
+    ]);
+    const input = { key: 'a', uploadNames: ['a.1f2e3d4c.wav'], sinceMs: SINCE };
+    expect(matchUploads([input], index, sink.window).get('a')?.jobId).toBe('upload');
+  });
+});
