@@ -144,6 +144,14 @@ export class NotSentError extends ApiError {
 export class TimeoutError extends ApiError {
   override name = 'TimeoutError';
 }
+/**
+ * An answer that began, then stalled: no byte of its body for --timeout, or under the low-speed floor
+ * (low-speed.ts). Tried again once, not up to --max-retries (retry.ts): a fresh connection mends one
+ * lost on the way, and a host that stalls twice would make each further try wait a whole --timeout.
+ */
+export class StalledError extends TimeoutError {
+  override name = 'StalledError';
+}
 /** No connection could be made in time: like a refusal, but the request may be slow rather than wrong. */
 export class ConnectTimeoutError extends TimeoutError {
   override name = 'ConnectTimeoutError';

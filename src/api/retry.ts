@@ -9,6 +9,7 @@ import {
   HostNotFoundError,
   NotSentError,
   ServiceUnreachableError,
+  StalledError,
   TimeoutError,
   UnreadableAnswerError,
 } from './errors.js';
@@ -176,7 +177,8 @@ export function failsForAMoment(error: unknown): boolean {
 }
 
 /**
- * Runs `attempt` until it succeeds, the failure is not retryable, or retries run out. Each call of
+ * Runs `attempt` until it succeeds, the failure is not retryable, or retries run out (for an answer
+ * that stalls, after one retry: StalledError says why). Each call of
  * `attempt` must build its own request body: a consumed stream is never sent again.
  */
 export async function withRetries<T>(attempt: (n: number) => Promise<T>, options: RetryOptions): Promise<T> {
@@ -184,6 +186,7 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
   const { throttle, clock } = options;
   const what = options.what ?? 'request';
   let failures = 0;
+  let stalled = false;
   let connectFailingSince: number | undefined;
   let noticed = false;
   const waitSignal = options.stopWaiting ?? options.signal;
@@ -236,6 +239,9 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
       continue;
     }
     if (throttle && error instanceof ApiError && error.status !== undefined) throttle.onAnswered();
+    // Stalled again: each further try would wait a whole --timeout more for a host that stalls.
+    if (error instanceof StalledError && stalled) throw finalError(stalledAgain(error), options);
+    if (error instanceof StalledError) stalled = true;
     const retryAfter = error instanceof RetryableStatusError ? error.retryAfterMs : undefined;
     if (
       failures >= options.maxRetries ||
@@ -260,6 +266,17 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     options.onRetry?.(error, failures, delayMs);
     await waiting(options, () => clock.sleep(delayMs, waitSignal));
   }
+}
+
+/** A request's second stall, saying it was the second: why it was not tried again. */
+function stalledAgain(error: StalledError): StalledError {
+  return new StalledError(
+    `${error.message}, twice`,
+    error.status,
+    error.serviceMessage,
+    error.exitCode,
+    error.hint,
+  );
 }
 
 /** A wait of `options`' request; stopped by `stopWaiting` alone, it becomes NotSentError. */

@@ -8,6 +8,7 @@ import {
   ConnectTimeoutError,
   HostNotFoundError,
   InvalidResponseError,
+  StalledError,
   TimeoutError,
   TlsHandshakeError,
   UnreadableAnswerError,
@@ -117,11 +118,9 @@ export function contentLengthOf(headers: Headers): number | undefined {
   return /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
-const NETWORK_TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
+const NETWORK_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
+/** What to do about an answer that stalled on its way (StalledError). */
+const STALLED_HINT = 'try again later; raise --timeout only if the network is that slow';
 /** Failures to reach the host at all: the request never left, whatever the method. */
 const UNREACHABLE = new Map([
   ['ECONNREFUSED', 'connection refused'],
@@ -205,12 +204,22 @@ export function networkError(
     );
   }
   if (code === 'VREDACT_LOW_SPEED') {
-    return new TimeoutError(
+    return new StalledError(
       `${what}: ${where} ${error.message} (at least ${LOW_SPEED_BYTES} are needed in each --timeout)`,
       undefined,
       undefined,
       1,
-      'raise --timeout, or try again later',
+      STALLED_HINT,
+    );
+  }
+  // Its headers came, then its body stopped: not "did not answer", which sends one to check the URL.
+  if (code === 'UND_ERR_BODY_TIMEOUT') {
+    return new StalledError(
+      `${what}: ${where} stalled: its answer stopped coming (no byte within --timeout, ${code})`,
+      undefined,
+      undefined,
+      1,
+      STALLED_HINT,
     );
   }
   if (NETWORK_TIMEOUT_CODES.has(code)) {

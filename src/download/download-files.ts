@@ -31,7 +31,10 @@ import { alreadyThere, verifiedDownload } from './verified-download.js';
 export interface DownloadOutcome {
   fileName: string;
   path: string | null;
-  /** `pending`: never started (the run stopped before its turn); the same command run again fetches it. */
+  /**
+   * `pending`: not saved for a stop, not for a fault of its own: never started (the run stopped before
+   * its turn), or aborted in flight by a second interrupt. The same command run again fetches it.
+   */
   status: 'downloaded' | 'skipped' | 'failed' | 'pending';
   bytes?: number;
   reason?: string;
@@ -102,6 +105,8 @@ export interface DownloadResult {
 export const NOT_STARTED_REASON = 'not started: downloads stopped after a file-system problem';
 export const NO_ROOM_NOT_STARTED_REASON = 'not started: downloads stopped: not enough free space';
 export const INTERRUPTED_NOT_STARTED_REASON = 'not started: interrupted';
+/** Why a file aborted in flight by a second interrupt is pending: `redact`'s words for such an upload. */
+export const INTERRUPTED_IN_FLIGHT_REASON = 'not finished: interrupted';
 /** What a download says when the next file has no room (fs/free-space.ts holds the rule). */
 export const FILE_ROOM: RoomWords = {
   noun: 'file',
@@ -237,7 +242,10 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
         refusal.abort(error);
       }
       if (refused !== undefined) return { fileName, path, status: 'failed', reason: 'the token was refused' };
-      if (deps.signals.abort.aborted) return { fileName, path, status: 'failed', reason: 'interrupted' };
+      // Aborted by a second interrupt (its temporary file removed): nothing wrong with it, and the
+      // next run fetches it, as it does a file never started.
+      if (deps.signals.abort.aborted)
+        return { fileName, path: null, status: 'pending', reason: INTERRUPTED_IN_FLIGHT_REASON };
       if ((error instanceof LocalFsError && error.stopsBatch) || error instanceof NoRoomOnDisk) {
         stoppedBy ??= error;
         // What to do is said once, for the run (see the command), not on each file it stopped.

@@ -10,6 +10,7 @@ import {
   PayloadTooLargeError,
   PermissionDeniedError,
   RateLimitError,
+  StalledError,
 } from '../../src/api/errors.js';
 import { backoffDelay, parseRetryAfter, RetryableStatusError, withRetries } from '../../src/api/retry.js';
 import { formatWait } from '../../src/api/wait-text.js';
@@ -111,6 +112,46 @@ describe('withRetries', () => {
     expect(result).toBe('ok');
     expect(calls).toBe(3);
     expect(clock.waits).toEqual([250, 500]);
+  });
+
+  test('a request whose answer stalls is tried again once, whatever --max-retries, and fails saying it stalled twice', async () => {
+    const clock = fakeClock();
+    let calls = 0;
+    const failure = withRetries(
+      async () => {
+        calls++;
+        throw new StalledError(
+          'downloading a.wav: host:443 stalled: its answer stopped coming',
+          undefined,
+          undefined,
+          1,
+          'try again later',
+        );
+      },
+      { maxRetries: 4, clock },
+    );
+    await expect(failure).rejects.toBeInstanceOf(StalledError);
+    await expect(failure).rejects.toThrow(
+      /^downloading a\.wav: host:443 stalled: its answer stopped coming, twice$/,
+    );
+    await expect(failure).rejects.toMatchObject({ hint: 'try again later' });
+    expect(calls).toBe(2);
+  });
+
+  test('a stall between other failures still counts once: the other failures are retried as ever', async () => {
+    const clock = fakeClock();
+    let calls = 0;
+    const result = await withRetries(
+      async () => {
+        calls++;
+        if (calls === 1) throw new StalledError('stalled');
+        if (calls < 4) throw unavailable();
+        return 'ok';
+      },
+      { maxRetries: 4, clock },
+    );
+    expect(result).toBe('ok');
+    expect(calls).toBe(4);
   });
 
   test('honours Retry-After instead of the backoff', async () => {

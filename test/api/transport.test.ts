@@ -6,6 +6,7 @@ import {
   ConnectTimeoutError,
   failsEveryRequest,
   HostNotFoundError,
+  StalledError,
   TimeoutError,
   TlsHandshakeError,
   UnreadableAnswerError,
@@ -132,6 +133,16 @@ describe('networkError', () => {
       expect(error).not.toBeInstanceOf(ConnectTimeoutError);
       expect((error as Error).message).toContain(code);
     }
+  });
+
+  it('a body that stops coming after its headers is a StalledError that says it stalled; a header timeout is none', () => {
+    const body = networkError(withCode('UND_ERR_BODY_TIMEOUT'), 'downloading a.wav', url);
+    expect(body).toBeInstanceOf(StalledError);
+    expect((body as Error).message).toMatch(
+      /: \S+ stalled: its answer stopped coming \(no byte within --timeout/,
+    );
+    expect((body as StalledError).hint).toMatch(/^try again later/);
+    expect(networkError(withCode('UND_ERR_HEADERS_TIMEOUT'), 'x', url)).not.toBeInstanceOf(StalledError);
   });
 
   it('a connection dropped mid-way may have reached the service: not "refused"', () => {

@@ -66,6 +66,18 @@ async function interruptedWithTwoInFlight(
   return { result: await run.child, stderr: run.stderr };
 }
 
+/** A download of the whole job, sent SIGINT once its first two files are under way, then SIGINT again. */
+async function abortedBySecondSigint(out: string, args: string[] = []) {
+  const run = startDownload(host!.baseUrl, out, args);
+  await until(async () => host!.gets() === 2, 30_000);
+  run.child.kill('SIGINT');
+  await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
+  await pauseBeforeAnotherSignal();
+  run.child.kill('SIGINT');
+  const result = await run.child;
+  return { result, stderr: run.stderr() };
+}
+
 describe('download, interrupted', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     'a first %s lets the files in flight finish whole, starts no other, exits 130; a re-run fetches the rest',
@@ -150,6 +162,51 @@ describe('download, interrupted', () => {
     expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
     expect(await readdir(out)).toEqual([]);
     expect(host.gets()).toBe(2);
+  }, 60_000);
+
+  it('the files a second SIGINT aborts are pending "not finished: interrupted", each on its line and in the summary, none failed; a re-run fetches every file', async () => {
+    host = await startHoldingFileHost(FILES);
+    const out = join(dir.path, 'out');
+    const { result, stderr } = await abortedBySecondSigint(out);
+
+    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${stderr}`).toBe(130);
+    expect(await readdir(out)).toEqual([]);
+    expect(String(result.stdout)).toBe('');
+    expect(stderr).toMatch(/^warning: f0\.wav: not finished: interrupted$/m);
+    expect(stderr).toMatch(/^warning: f1\.wav: not finished: interrupted$/m);
+    expect(stderr).not.toMatch(/^error: f\d\.wav/m);
+    expect(stderr).toMatch(
+      /^0 downloaded, 0 skipped, 0 failed, 6 pending \(2 interrupted, 4 not started\)$/m,
+    );
+    expect(stderr).toMatch(
+      /^error: interrupted: run the same command again to fetch the files not yet saved/m,
+    );
+
+    host.release();
+    const again = await runCli(['download', 'job1', '-c', '2', '-o', out], { env: envFor(host.baseUrl) });
+    expect(again.exitCode, String(again.stderr)).toBe(0);
+    expect(await savedFiles(out, host)).toEqual({ names: Object.keys(host.files).sort(), whole: true });
+  }, 60_000);
+
+  it('--json: the files a second SIGINT aborts are pending "not finished: interrupted", not failed', async () => {
+    host = await startHoldingFileHost(FILES);
+    const out = join(dir.path, 'out');
+    const { result, stderr } = await abortedBySecondSigint(out, ['--json']);
+
+    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${stderr}`).toBe(130);
+    const outcomes = JSON.parse(String(result.stdout)) as Array<Record<string, unknown>>;
+    const states = outcomes
+      .map(({ fileName, status, reason, path }) => [fileName, status, reason, path])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(states).toEqual([
+      ['f0.wav', 'pending', 'not finished: interrupted', null],
+      ['f1.wav', 'pending', 'not finished: interrupted', null],
+      ['f2.wav', 'pending', 'not started: interrupted', null],
+      ['f3.wav', 'pending', 'not started: interrupted', null],
+      ['f4.wav', 'pending', 'not started: interrupted', null],
+      ['f5.wav', 'pending', 'not started: interrupted', null],
+    ]);
+    expect(await readdir(out)).toEqual([]);
   }, 60_000);
 
   it('a hangup with no terminal on stdout or stderr (nohup) is ignored: every file is fetched, exit 0', async () => {

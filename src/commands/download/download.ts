@@ -12,6 +12,7 @@ import {
   type DownloadItem,
   downloadFiles,
   type DownloadOutcome,
+  INTERRUPTED_IN_FLIGHT_REASON,
   namedFiles,
 } from '../../download/download-files.js';
 import { downloadProgressLine } from '../../download/progress.js';
@@ -87,6 +88,22 @@ function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem>
   };
 }
 
+/**
+ * The summary's pending count, saying why: `, 2 pending (interrupted)` (aborted in flight), `, 4
+ * pending (not started)`, or both, `, 6 pending (2 interrupted, 4 not started)`; nothing for none.
+ */
+function pendingCount(pending: number, aborted: number): string {
+  if (pending === 0) return '';
+  const notStarted = pending - aborted;
+  const why =
+    aborted === 0
+      ? 'not started'
+      : notStarted === 0
+        ? 'interrupted'
+        : `${aborted} interrupted, ${notStarted} not started`;
+  return `, ${pending} pending (${why})`;
+}
+
 /** Fetches a job's files through signed URLs into the output folder (default: the current one). */
 export async function runDownload(
   ctx: Context,
@@ -114,6 +131,8 @@ export async function runDownload(
     const json = ctx.settings.json;
     const out = new LineBatches(ctx.streams.stdout);
     const counts = { downloaded: 0, skipped: 0, failed: 0, pending: 0 };
+    // Of the pending, those a second interrupt aborted in flight (the others were never started).
+    let aborted = 0;
     const settled = () => counts.downloaded + counts.skipped + counts.failed + counts.pending;
     const startedAt = ctx.clock.now();
     // Fitted to the width as redact's is, with `--stats` lines in a log.
@@ -128,7 +147,11 @@ export async function runDownload(
     const show = async (outcome: DownloadOutcome) => {
       const before = settled();
       counts[outcome.status]++;
+      const abortedInFlight = outcome.status === 'pending' && outcome.reason === INTERRUPTED_IN_FLIGHT_REASON;
+      if (abortedInFlight) aborted++;
       if (json) out.push(jsonArrayElement(outcome, before));
+      // Aborted in flight (at most -c of them): a line each, as redact gives such an upload.
+      else if (abortedInFlight) ctx.log.warn(`${displayText(outcome.fileName)}: ${outcome.reason}`);
       // Not started: counted in the summary, not a line each (a stop leaves hundreds).
       else if (outcome.status === 'pending') return;
       else if (outcome.status === 'downloaded') out.push(`${displayText(outcome.path ?? '')}\n`);
@@ -172,8 +195,9 @@ export async function runDownload(
     }
     // Under --quiet too when `--stats` lines are printed: a cron log ends with how the run ended.
     if (countsLineWanted(ctx.io)) {
-      const notStarted = pending > 0 ? `, ${pending} pending (not started)` : '';
-      ctx.io.stderr.write(`${downloaded} downloaded, ${skipped} skipped, ${failed} failed${notStarted}\n`);
+      ctx.io.stderr.write(
+        `${downloaded} downloaded, ${skipped} skipped, ${failed} failed${pendingCount(pending, aborted)}\n`,
+      );
     }
     if (result.interrupted) {
       ctx.log.error(interruptedLine(DOWNLOAD_WORDS));
