@@ -84,7 +84,10 @@ export function warnIfTokenExposed(
   log: Logger,
   owners: ForeignOwner[] = foreignConfigOwners(config.path),
 ): void {
-  for (const { what, path, uid } of owners) log.warn(foreignOwnerLine(what, path, uid));
+  // A file in a folder another user owns is theirs to replace: the folder's line says what to do.
+  const folderForeign = owners.some(({ what }) => what === 'folder');
+  for (const { what, path, uid } of owners)
+    if (what === 'folder' || !folderForeign) log.warn(foreignOwnerLine(what, path, uid));
   const swappable = swappableConfigFolder(config.path);
   if (swappable) {
     const { folder, mode } = swappable;
