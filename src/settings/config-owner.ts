@@ -47,24 +47,29 @@ function sudoUidOf(uid: number | undefined, env: NodeJS.ProcessEnv): number | un
   return Number(text);
 }
 
-const onDisk = (): OwnerProbe => {
+export const ownerProbeOnDisk = (): OwnerProbe => {
   const uid = process.getuid?.();
   return { uid, sudoUid: sudoUidOf(uid, process.env), ownersOf: ownersOnDisk };
 };
+
+/** Whether `owner` may own what the config file's place depends on: this user, root, or sudo's user. */
+export function isTrustedOwner(probe: OwnerProbe, owner: number): boolean {
+  return owner === probe.uid || owner === ROOT_UID || owner === probe.sudoUid;
+}
 
 /**
  * The config file's folder and the file itself, each when a user other than this one and root owns
  * it; none where users have no ids or the store is no file (an in-memory store's path).
  */
-export function foreignConfigOwners(path: string, probe: OwnerProbe = onDisk()): ForeignOwner[] {
-  const { uid, sudoUid, ownersOf } = probe;
+export function foreignConfigOwners(path: string, probe: OwnerProbe = ownerProbeOnDisk()): ForeignOwner[] {
+  const { uid, ownersOf } = probe;
   if (uid === undefined || !isAbsolute(path)) return [];
   const found: ForeignOwner[] = [];
   for (const [what, at] of [
     ['folder', dirname(path)],
     ['file', path],
   ] as const) {
-    const foreign = ownersOf(at).find((owner) => owner !== uid && owner !== ROOT_UID && owner !== sudoUid);
+    const foreign = ownersOf(at).find((owner) => !isTrustedOwner(probe, owner));
     if (foreign !== undefined) found.push({ what, path: at, uid: foreign });
   }
   return found;

@@ -244,3 +244,39 @@ test.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
     });
   },
 );
+
+test.skipIf(process.platform === 'win32')(
+  'a folder above the config folder that others may write in, or another user owns: each command warns, with what to do; a sticky one does not',
+  async () => {
+    await withListingService(async ({ server, dir }) => {
+      const above = join(dir, 'shared');
+      const folder = join(above, 'vredact');
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      await writeFile(join(folder, 'config.json'), JSON.stringify({ 'base-url': server.baseUrl }), {
+        mode: 0o600,
+      });
+      const env = isolatedEnv(folder, { VREDACT_TOKEN: TOKEN, HOME: dir });
+      const risk = `they could move the config file's folder away and put one of theirs in its place, with their server as its base-url`;
+      await chmod(above, 0o775);
+      const writable = await runCli(['jobs', 'list'], { env });
+      expect(writable.exitCode).toBe(0);
+      expect(String(writable.stderr).split('\n')).toContain(
+        `warning: the folder ${above} above the config file can be written by other users (mode 0775): ${risk}; run \`chmod go-w ${above}\``,
+      );
+      await chmod(above, 0o1777);
+      expect(String((await runCli(['jobs', 'list'], { env })).stderr)).not.toContain('warning');
+      await chmod(above, 0o755);
+      if (process.getuid?.() === 0) {
+        // As root (the only way to give a folder away), the run is by root: another user is any but root.
+        await chown(above, OTHER_UID, OTHER_UID);
+        const foreign = await runCli(['jobs', 'list'], { env });
+        expect(String(foreign.stderr).split('\n')).toContain(
+          `warning: the folder ${above} above the config file is owned by another user (uid ${OTHER_UID}): ${risk}; point VREDACT_CONFIG_DIR at a folder of your own (or unset it)`,
+        );
+        await chown(above, 0, 0);
+      }
+      const quiet = await runCli(['jobs', 'list'], { env });
+      expect([quiet.exitCode, String(quiet.stderr)]).toEqual([0, expect.not.stringContaining('warning')]);
+    });
+  },
+);
