@@ -12,6 +12,7 @@ import {
   swappableConfigFolder,
 } from './settings/config-store.js';
 import { type ForeignOwner, foreignConfigOwners } from './settings/config-owner.js';
+import { type UnsafeParent, unsafeConfigParents } from './settings/config-parents.js';
 import { type CommandFlags, requireService, resolveSettings, type Settings } from './settings/settings.js';
 import { VERSION } from './version.js';
 
@@ -84,7 +85,11 @@ export function warnIfTokenExposed(
   log: Logger,
   owners: ForeignOwner[] = foreignConfigOwners(config.path),
 ): void {
-  for (const { what, path, uid } of owners) log.warn(foreignOwnerLine(what, path, uid));
+  // A file in a folder another user owns is theirs to replace: the folder's line says what to do.
+  const folderForeign = owners.some(({ what }) => what === 'folder');
+  for (const { what, path, uid } of owners)
+    if (what === 'folder' || !folderForeign) log.warn(foreignOwnerLine(what, path, uid));
+  for (const parent of unsafeConfigParents(config.path)) log.warn(unsafeParentLine(parent));
   const swappable = swappableConfigFolder(config.path);
   if (swappable) {
     const { folder, mode } = swappable;
@@ -104,6 +109,14 @@ export function warnIfTokenExposed(
       `the config file ${path} can be changed by other users (mode 0${mode.toString(8)}): they could set its base-url to their server and have the token sent there; run \`chmod 600 ${path}\``,
     );
   }
+}
+
+/** The warning for a folder above the config file's that another user owns or may write in. */
+function unsafeParentLine(parent: UnsafeParent): string {
+  const risk = `they could move the config file's folder away and put one of theirs in its place, with their server as its base-url`;
+  return 'uid' in parent
+    ? `the folder ${parent.path} above the config file is owned by another user (uid ${parent.uid}): ${risk}; point VREDACT_CONFIG_DIR at a folder of your own (or unset it)`
+    : `the folder ${parent.path} above the config file can be written by other users (mode 0${parent.mode.toString(8)}): ${risk}; run \`chmod go-w ${parent.path}\``;
 }
 
 /** The warning for a config folder or file another user owns: the bits cannot help, they can change them. */

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
-import { open, readlink, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, open, readlink, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { displayText } from '../output/sanitize.js';
 import { temporaryNameFor } from './atomic-write.js';
@@ -19,23 +19,44 @@ function hintFor(code: string): string {
 }
 
 /**
+ * The first thing there at or above `path`, when it is a symbolic link to nothing: mkdir cannot make
+ * a folder through it (EEXIST of the link, ENOENT below it), and stat finds nothing there at all.
+ */
+async function danglingLinkOnWay(path: string): Promise<{ link: string; target: string } | undefined> {
+  for (let at = path; ; at = dirname(at)) {
+    const entry = await lstat(at).catch(() => undefined);
+    if (entry) {
+      if (!entry.isSymbolicLink() || (await stat(at).catch(() => undefined))) return undefined;
+      const target = await readlink(at).catch(() => undefined);
+      return target === undefined ? undefined : { link: at, target };
+    }
+    if (dirname(at) === at) return undefined;
+  }
+}
+
+/**
  * What stands where the output folder should be, when mkdir or stat said EEXIST or ENOTDIR: a file
- * above it, a link to a folder that is not there, or a file in its own place. "out/sub: it is not a
- * folder" sent the user looking for out/sub, where the file in the way was out.
+ * above it, a link to a folder that is not there (it or one above it), or a file in its own place.
+ * "out/sub: it is not a folder" sent the user looking for out/sub, where the file in the way was
+ * out; a link to nothing above it was "the file … is in the way", where there was no file to move.
  */
 async function inTheWay(outDir: string, error: unknown): Promise<{ reason: string; hint: string }> {
+  const dangling = await danglingLinkOnWay(outDir);
+  if (dangling) {
+    const { link, target } = dangling;
+    const itself = link === outDir;
+    return {
+      reason: `${itself ? 'it' : displayText(link)} is a symbolic link to ${displayText(target)}, which does not exist`,
+      hint: itself
+        ? 'create that folder, or choose another output folder (-o)'
+        : 'create the folder it points to, or remove the link, or choose another output folder (-o)',
+    };
+  }
   const blocker = error instanceof InTheWay ? error.blocker : await blockerAbove(outDir);
   if (blocker !== undefined && blocker !== outDir) {
     return {
       reason: `the file ${displayText(blocker)} is in the way`,
       hint: 'move or rename it, or choose another output folder (-o)',
-    };
-  }
-  const target = await readlink(outDir).catch(() => undefined);
-  if (target !== undefined && !(await stat(outDir).catch(() => undefined))) {
-    return {
-      reason: `it is a symbolic link to ${displayText(target)}, which does not exist`,
-      hint: 'create that folder, or choose another output folder (-o)',
     };
   }
   // A file (or a FIFO, a device) in the folder's own place: no permission would make it a folder.
@@ -153,8 +174,10 @@ export async function checkJournalWritable(journal: string): Promise<void> {
  */
 export async function checkOutputFolderShape(outDir: string, stateDir: string): Promise<void> {
   const info = await stat(outDir).catch(async (error: unknown) => {
-    if (errnoCode(error) === 'ENOENT') return undefined;
-    throw await refuse(outDir, 'cannot use the output folder', error);
+    if (errnoCode(error) !== 'ENOENT') throw await refuse(outDir, 'cannot use the output folder', error);
+    // Missing is fine (a run makes it), unless a link to nothing stands where the run would make it.
+    if (!(await danglingLinkOnWay(outDir))) return undefined;
+    throw await refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });
   });
   if (info && !info.isDirectory())
     throw await refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });

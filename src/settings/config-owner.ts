@@ -3,8 +3,10 @@
  * base-url of their own in the file, or another file in its place), whatever the permission bits
  * say: as ssh's StrictModes does for `~/.ssh`, only this user and root may own them. A folder made
  * in a shared /tmp by another account and named by VREDACT_CONFIG_DIR was used without a word.
+ * Root run through sudo also trusts the user who ran sudo (SUDO_UID), as git does: `sudo vredact
+ * login` with the home folder kept is that user's own config, not another's.
  */
-import { lstatSync, statSync } from 'node:fs';
+import { closeSync, constants, fchownSync, fstatSync, lstatSync, openSync, statSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 
 /** The owners of a path: of a symbolic link and of what it points to (both can re-point it). */
@@ -33,16 +35,33 @@ function ownersOnDisk(path: string): number[] {
 /** This process's user (undefined where users have no ids: Windows), and how owners are read. */
 export interface OwnerProbe {
   uid: number | undefined;
+  /** The user who ran sudo, when this process is root run through it. */
+  sudoUid?: number;
   ownersOf: OwnersOf;
 }
 
-const onDisk = (): OwnerProbe => ({ uid: process.getuid?.(), ownersOf: ownersOnDisk });
+/** SUDO_UID as a user id, when root was started by sudo; only root is given it, and only by sudo. */
+function sudoUidOf(uid: number | undefined, env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.SUDO_UID;
+  if (uid !== ROOT_UID || text === undefined || !/^\d{1,10}$/.test(text)) return undefined;
+  return Number(text);
+}
+
+export const ownerProbeOnDisk = (): OwnerProbe => {
+  const uid = process.getuid?.();
+  return { uid, sudoUid: sudoUidOf(uid, process.env), ownersOf: ownersOnDisk };
+};
+
+/** Whether `owner` may own what the config file's place depends on: this user, root, or sudo's user. */
+export function isTrustedOwner(probe: OwnerProbe, owner: number): boolean {
+  return owner === probe.uid || owner === ROOT_UID || owner === probe.sudoUid;
+}
 
 /**
  * The config file's folder and the file itself, each when a user other than this one and root owns
  * it; none where users have no ids or the store is no file (an in-memory store's path).
  */
-export function foreignConfigOwners(path: string, probe: OwnerProbe = onDisk()): ForeignOwner[] {
+export function foreignConfigOwners(path: string, probe: OwnerProbe = ownerProbeOnDisk()): ForeignOwner[] {
   const { uid, ownersOf } = probe;
   if (uid === undefined || !isAbsolute(path)) return [];
   const found: ForeignOwner[] = [];
@@ -50,8 +69,32 @@ export function foreignConfigOwners(path: string, probe: OwnerProbe = onDisk()):
     ['folder', dirname(path)],
     ['file', path],
   ] as const) {
-    const foreign = ownersOf(at).find((owner) => owner !== uid && owner !== ROOT_UID);
+    const foreign = ownersOf(at).find((owner) => !isTrustedOwner(probe, owner));
     if (foreign !== undefined) found.push({ what, path: at, uid: foreign });
   }
   return found;
+}
+
+/**
+ * After root has written the config file: the file is given to its folder's owner. Written in a
+ * folder of root's, a file another user owned (atomic writes keep the owner) stayed theirs, and the
+ * warning that it was stayed after `login`, which it told to run; written in a user's folder (sudo
+ * with their home folder), a new file was root's, and unreadable to them. The folder's owner can
+ * replace the file anyway, so they gain nothing; the mode (0600) is kept. The file is opened without
+ * following a link and given only when it is one regular file: never another file swapped in.
+ */
+export function giveConfigToFolderOwner(path: string): void {
+  if (process.getuid?.() !== ROOT_UID) return;
+  let fd: number | undefined;
+  try {
+    const folder = statSync(dirname(path));
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const file = fstatSync(fd);
+    if (file.isFile() && file.nlink === 1 && file.uid !== folder.uid) fchownSync(fd, folder.uid, folder.gid);
+  } catch {
+    // The file is written all the same (a file system without owners, root squashed on NFS): the
+    // owner check that follows says whatever is still wrong with its owner.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

@@ -7,6 +7,8 @@ import { describeFsError, errnoCode, InTheWay, isLocalFsError } from '../fs/erro
 import { makeFolder } from '../fs/make-folder.js';
 import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 import { CONFIG_KEYS, type ConfigKey } from './config-keys.js';
+import { giveConfigToFolderOwner } from './config-owner.js';
+import { configFileIsFolder, configFolderBlocker, configFolderInTheWay } from './config-in-the-way.js';
 
 /** The persistent settings file, behind an interface so commands can be tested with a Map. */
 export interface ConfigStore {
@@ -73,22 +75,6 @@ export function swappableConfigFolder(path: string): { folder: string; mode: num
   }
 }
 
-/**
- * The config file's folder (or one above it) cannot be made: something not a folder has its name.
- * mkdir says "already exists" even of a symbolic link to nothing, which reads as if all were well.
- */
-function folderInTheWay(path: string, error: InTheWay): UsageError {
-  const { blocker, linkTarget } = error;
-  const elsewhere = 'or point VREDACT_CONFIG_DIR at another folder';
-  const hint =
-    linkTarget === undefined
-      ? `move or rename it, ${elsewhere}`
-      : linkTarget.exists
-        ? `remove the link (\`rm ${blocker}\`), ${elsewhere}`
-        : `make the folder it points to (\`mkdir -p ${linkTarget.path}\`), or remove the link (\`rm ${blocker}\`), ${elsewhere}`;
-  return new UsageError(`cannot write the config file ${path}: ${error.what}`, hint);
-}
-
 /** Notepad, among others, starts a UTF-8 file it saves with a byte-order mark, which is no JSON. */
 function parseConfigText(text: string): unknown {
   return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
@@ -100,7 +86,11 @@ function readConfigFile(path: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return {};
+    const code = errnoCode(error);
+    if (code === 'ENOENT') return {};
+    if (code === 'EISDIR') throw configFileIsFolder(path);
+    const blocker = code === 'ENOTDIR' ? configFolderBlocker(path) : undefined;
+    if (blocker) throw configFolderInTheWay(path, 'read', blocker);
     throw new UsageError(`cannot read the config file ${path}: ${describeFsError(error)}`, FIX_HINT);
   }
   let value: unknown;
@@ -158,8 +148,9 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
       // conf applies the mode when it creates the file; a file made by hand or an older version may
       // be wider, and it holds the token.
       chmodSync(conf.path, 0o600);
+      giveConfigToFolderOwner(conf.path);
     } catch (error) {
-      if (error instanceof InTheWay) throw folderInTheWay(path, error);
+      if (error instanceof InTheWay) throw configFolderInTheWay(path, 'write', error);
       // Said of the file, not of conf's temporary name beside it (`config.json.tmp-…`).
       if (!isLocalFsError(error)) throw error;
       throw new UsageError(

@@ -178,18 +178,105 @@ test.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
         expect(run.exitCode, args.join(' ')).toBe(0);
         const lines = String(run.stderr).split('\n');
         expect(lines, args.join(' ')).toContain(folderWarning);
-        expect(lines, args.join(' ')).toContain(fileWarning);
+        // A file in their folder is theirs to replace: the folder's line says what to do, alone.
+        expect(lines, args.join(' ')).not.toContain(fileWarning);
+        // In a folder of one's own, the file is said of.
+        await chown(dir, 0, 0);
+        const ownFolder = await runCli(args, { env: isolatedEnv(dir, { VREDACT_TOKEN: TOKEN }) });
+        expect(String(ownFolder.stderr).split('\n'), args.join(' ')).toEqual(
+          expect.arrayContaining([fileWarning]),
+        );
+        expect(String(ownFolder.stderr), args.join(' ')).not.toContain(folderWarning);
+        await chown(dir, OTHER_UID, OTHER_UID);
       }
       // login, which rewrites the file, says so after its work: the folder is still the other user's.
       const login = await runCli(['login', '--token-stdin'], { env: isolatedEnv(dir), input: TOKEN });
       expect(login.exitCode, String(login.stderr)).toBe(0);
       expect(String(login.stderr).split('\n')).toContain(folderWarning);
+      expect(String(login.stderr)).not.toContain(fileWarning);
 
       await chown(dir, 0, 0);
       await chown(path, 0, 0);
       const quiet = await runCli(['jobs', 'list'], { env: isolatedEnv(dir) });
       expect(quiet.exitCode).toBe(0);
       expect(String(quiet.stderr)).not.toContain('warning');
+    });
+  },
+);
+
+test.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
+  "root's login gives the config file to its folder's owner: a file of another user's in root's folder becomes root's, and under sudo the user's own folder and file are theirs, unwarned",
+  async () => {
+    await withListingService(async ({ server, dir, path }) => {
+      await mkdir(dir, { mode: 0o700 });
+      await writeFile(path, JSON.stringify({ 'base-url': server.baseUrl }), { mode: 0o600 });
+      await chown(path, OTHER_UID, OTHER_UID);
+      // The warning told to log in again; the rewrite kept the other user's ownership, and the warning.
+      const login = await runCli(['login', '--token-stdin'], { env: isolatedEnv(dir), input: TOKEN });
+      expect([login.exitCode, String(login.stderr)]).toEqual([0, expect.not.stringContaining('warning')]);
+      const written = await stat(path);
+      expect([written.uid, written.mode & 0o777]).toEqual([0, 0o600]);
+      expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ token: TOKEN });
+
+      // `sudo vredact login` with the user's home folder kept: their folder, a new file made there.
+      const theirs = join(dir, 'theirs');
+      await mkdir(theirs, { mode: 0o700 });
+      await chown(theirs, OTHER_UID, OTHER_UID);
+      const asSudo = isolatedEnv(theirs, { SUDO_UID: String(OTHER_UID) });
+      const sudoLogin = await runCli(['login', '--token-stdin'], {
+        env: { ...asSudo, VREDACT_BASE_URL: server.baseUrl },
+        input: TOKEN,
+      });
+      expect([sudoLogin.exitCode, String(sudoLogin.stderr)]).toEqual([
+        0,
+        expect.not.stringContaining('warning'),
+      ]);
+      const made = await stat(join(theirs, 'config.json'));
+      // Root's, it was unreadable to them: their next command stopped at the config file.
+      expect([made.uid, made.gid, made.mode & 0o777]).toEqual([OTHER_UID, OTHER_UID, 0o600]);
+      const list = await runCli(['jobs', 'list'], { env: asSudo });
+      expect([list.exitCode, String(list.stderr)]).toEqual([0, expect.not.stringContaining('warning')]);
+      // Without sudo's word, the same folder is another user's, warned about.
+      const bare = await runCli(['jobs', 'list'], { env: isolatedEnv(theirs) });
+      expect(String(bare.stderr)).toContain(
+        `the config file's folder ${theirs} is owned by another user (uid ${OTHER_UID})`,
+      );
+    });
+  },
+);
+
+test.skipIf(process.platform === 'win32')(
+  'a folder above the config folder that others may write in, or another user owns: each command warns, with what to do; a sticky one does not',
+  async () => {
+    await withListingService(async ({ server, dir }) => {
+      const above = join(dir, 'shared');
+      const folder = join(above, 'vredact');
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      await writeFile(join(folder, 'config.json'), JSON.stringify({ 'base-url': server.baseUrl }), {
+        mode: 0o600,
+      });
+      const env = isolatedEnv(folder, { VREDACT_TOKEN: TOKEN, HOME: dir });
+      const risk = `they could move the config file's folder away and put one of theirs in its place, with their server as its base-url`;
+      await chmod(above, 0o775);
+      const writable = await runCli(['jobs', 'list'], { env });
+      expect(writable.exitCode).toBe(0);
+      expect(String(writable.stderr).split('\n')).toContain(
+        `warning: the folder ${above} above the config file can be written by other users (mode 0775): ${risk}; run \`chmod go-w ${above}\``,
+      );
+      await chmod(above, 0o1777);
+      expect(String((await runCli(['jobs', 'list'], { env })).stderr)).not.toContain('warning');
+      await chmod(above, 0o755);
+      if (process.getuid?.() === 0) {
+        // As root (the only way to give a folder away), the run is by root: another user is any but root.
+        await chown(above, OTHER_UID, OTHER_UID);
+        const foreign = await runCli(['jobs', 'list'], { env });
+        expect(String(foreign.stderr).split('\n')).toContain(
+          `warning: the folder ${above} above the config file is owned by another user (uid ${OTHER_UID}): ${risk}; point VREDACT_CONFIG_DIR at a folder of your own (or unset it)`,
+        );
+        await chown(above, 0, 0);
+      }
+      const quiet = await runCli(['jobs', 'list'], { env });
+      expect([quiet.exitCode, String(quiet.stderr)]).toEqual([0, expect.not.stringContaining('warning')]);
     });
   },
 );

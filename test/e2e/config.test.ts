@@ -80,6 +80,60 @@ test.skipIf(process.platform === 'win32')(
   },
 );
 
+test.skipIf(process.platform === 'win32')(
+  'a config folder that is a file, or a config file that is a folder: exit 2 saying which and what to do, not "no such file or folder"',
+  async () => {
+    const place = join(work.path, 'in-the-way');
+    const file = join(place, 'notes');
+    const xdg = join(place, 'xdg');
+    const folder = join(place, 'cfg');
+    await mkdir(join(xdg), { recursive: true });
+    await mkdir(join(folder, 'config.json'), { recursive: true });
+    await writeFile(file, 'not a folder');
+    await writeFile(join(xdg, 'vredact'), 'not a folder');
+    const byXdg = isolatedEnv('', { HOME: place, XDG_CONFIG_HOME: xdg });
+    delete byXdg.VREDACT_CONFIG_DIR;
+    const cases: [NodeJS.ProcessEnv, string, string][] = [
+      [
+        isolatedEnv(file),
+        `${join(file, 'config.json')}: ${file} is a file, not a folder`,
+        'move or rename it',
+      ],
+      [
+        isolatedEnv(join(file, 'sub')),
+        `${join(file, 'sub', 'config.json')}: ${file} is a file, not a folder`,
+        'move or rename it',
+      ],
+      [
+        byXdg,
+        `${join(xdg, 'vredact', 'config.json')}: ${join(xdg, 'vredact')} is a file, not a folder`,
+        'move or rename it',
+      ],
+      [
+        isolatedEnv(folder),
+        `${join(folder, 'config.json')}: it is a folder, not a file`,
+        'move or rename that folder',
+      ],
+    ];
+    for (const [env, said, fix] of cases) {
+      for (const args of [
+        ['config', 'list'],
+        ['config', 'set', 'gender', 'f'],
+      ]) {
+        const run = await runCli(args, { env, cwd: work.path });
+        expect([run.exitCode, String(run.stderr).trim().split('\n')]).toEqual([
+          2,
+          [
+            `error: cannot read the config file ${said}`,
+            `hint: ${fix}, or point VREDACT_CONFIG_DIR at another folder`,
+          ],
+        ]);
+      }
+    }
+    expect(await readFile(file, 'utf8')).toBe('not a folder');
+  },
+);
+
 test('a config file that is not JSON: exit 2, one line naming the file, one saying what to do', async () => {
   const dir = join(work.path, 'broken');
   const env = isolatedEnv(dir);

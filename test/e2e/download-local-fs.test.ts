@@ -62,6 +62,11 @@ describe('download and the local file system', () => {
       [file, 'it is not a folder'],
       // It said "it is not a folder" of a link to a folder that is not there.
       [join(dir.path, 'link'), `it is a symbolic link to ${join(dir.path, 'gone')}, which does not exist`],
+      // It said "the file …/link is in the way" of a link below which a folder was asked for.
+      [
+        join(dir.path, 'link', 'sub'),
+        `${join(dir.path, 'link')} is a symbolic link to ${join(dir.path, 'gone')}, which does not exist`,
+      ],
     ];
     for (const [out, reason] of cases) {
       const result = await runCli(['download', 'job1', '-o', out as string], { env });

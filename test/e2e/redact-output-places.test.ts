@@ -4,7 +4,7 @@
  * the end, on every run; and an output folder that stops taking files midway was sent the rest of the
  * batch, every file failing.
  */
-import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, tempDirPerTest } from '../helpers/cli.js';
@@ -16,6 +16,8 @@ import { speechInputs } from '../helpers/speech-files.js';
 import { PERMISSIONS_SKIP_REASON, permissionBitsPrefix, runCliUnder } from '../helpers/unprivileged.js';
 
 const dir = tempDirPerTest('vredact-e2e-output-places-');
+
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('vredact redact: outputs that cannot be written', () => {
   it('a folder where an output goes: rejected unsent, with or without --overwrite, every run', async () => {
@@ -104,6 +106,38 @@ describe('vredact redact: outputs that cannot be written', () => {
         );
       }
       expect(await readFile(join(t.dir, 'out'), 'utf8')).toBe('not a folder');
+      expect((await t.sandbox.stats()).uploads).toBe(0);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('a symbolic link to nothing as the output folder or above it: exit 2 naming the link and its target (escaped), run and dry run alike', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      await writeFile(join(t.dir, 'in', 'a.wav'), makeWav(0.5));
+      await symlink('gone\x1b[2Jaway', join(t.dir, 'link'));
+      const said = 'is a symbolic link to gone\\x1b[2Jaway, which does not exist';
+      for (const extra of [[], ['--dry-run']]) {
+        const itself = await t.redact(['in', '-o', 'link', ...extra]);
+        expect(itself.exitCode, extra.join(' ')).toBe(2);
+        expect(itself.stderr).toContain(`output folder ${join(t.dir, 'link')}: it ${said}`);
+        // It was "the file …/link is in the way": there was no file to move, and a dry run said nothing.
+        const below = await t.redact(['in', '-o', 'link/sub', ...extra]);
+        expect(below.exitCode, extra.join(' ')).toBe(2);
+        expect(String(below.stderr).split('\n').slice(0, 2)).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^error: cannot (create|use) the output folder ${escapeRe(join(t.dir, 'link', 'sub'))}: `,
+            ),
+          ),
+          'hint: create the folder it points to, or remove the link, or choose another output folder (-o)',
+        ]);
+        expect(below.stderr).toContain(`: ${join(t.dir, 'link')} ${said}`);
+        expect(`${itself.stderr}${below.stderr}`).not.toMatch(/in the way|\x1b/);
+      }
+      expect(await readlink(join(t.dir, 'link'))).toBe('gone\x1b[2Jaway');
       expect((await t.sandbox.stats()).uploads).toBe(0);
     } finally {
       await t.cleanup();

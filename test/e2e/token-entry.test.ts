@@ -127,6 +127,29 @@ describe.skipIf(!hasTmux)('login at a terminal', () => {
   });
 });
 
+describe.skipIf(!hasTmux)('the question with standard error sent elsewhere', () => {
+  test('login 2>/dev/null at a terminal asks on the terminal itself; the typed token is checked and stored, never shown', async () => {
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+    try {
+      const shown = (term = await startTmux(`node ${BIN} login 2>/dev/null`, {
+        cwd: work.path,
+        env: isolatedEnv(join(work.path, 'cfg'), { VREDACT_BASE_URL: server.baseUrl }),
+      }));
+      // The question went to standard error, which nobody sees: an empty screen, waiting.
+      await shown.waitFor(/token \(it will not be shown\)/);
+      await shown.keys(TOKEN, 'Enter');
+      expect(await shown.exited()).toBe(0);
+      const rows = await shown.rows();
+      expect(asked(rows)).toBe(1);
+      expect(rows.join('\n')).not.toMatch(/typed_at|Logged in/);
+      expect(server.received).toHaveLength(1);
+      expect(JSON.parse(await readFile(configFile(), 'utf8'))).toMatchObject({ token: TOKEN });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('--token', () => {
   test('login --token checks and stores that token, warning that ps shows it', async () => {
     const server = await startScriptedServer((req, res) =>

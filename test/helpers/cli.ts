@@ -44,8 +44,8 @@ export async function touchFiles(root: string, ...paths: string[]): Promise<void
   }
 }
 
-/** Variables of the developer's own that would change a run: proxies and colour. */
-const NOT_INHERITED = /^(VREDACT_.*|NO_COLOR|FORCE_COLOR|CLICOLOR|(HTTPS?|NO|ALL)_PROXY)$/i;
+/** Variables of the developer's own that would change a run: proxies, colour, and sudo's user (trusted as an owner). */
+const NOT_INHERITED = /^(VREDACT_.*|NO_COLOR|FORCE_COLOR|CLICOLOR|(HTTPS?|NO|ALL)_PROXY|SUDO_UID)$/i;
 
 /**
  * The environment of a CLI run: nothing of the developer's own vredact settings or proxies leaks in,

@@ -38,6 +38,12 @@ describe('foreignConfigOwners', () => {
     ]);
   });
 
+  it('root run by sudo trusts the user who ran it (SUDO_UID), as git does; no one else does', () => {
+    const theirs = { [FOLDER]: [OTHER, OTHER], [PATH]: [OTHER, OTHER] };
+    expect(foreignConfigOwners(PATH, { ...probe(ROOT, theirs), sudoUid: OTHER })).toEqual([]);
+    expect(foreignConfigOwners(PATH, { ...probe(ROOT, theirs), sudoUid: ME })).toHaveLength(2);
+  });
+
   it('says nothing of what this user or root owns, of what is not there, or of an in-memory store', () => {
     expect(foreignConfigOwners(PATH, probe(ME, { [FOLDER]: [ROOT, ROOT], [PATH]: [ME, ME] }))).toEqual([]);
     expect(foreignConfigOwners(PATH, probe(ROOT, { [FOLDER]: [ROOT, ROOT], [PATH]: [ROOT, ROOT] }))).toEqual(
@@ -53,11 +59,23 @@ describe('foreignConfigOwners', () => {
 describe('warnIfTokenExposed of a config another user owns', () => {
   it('warns of each, with what to do, whatever the file holds', () => {
     const log = recordingLogger();
-    const owners = foreignConfigOwners(PATH, probe(ME, { [FOLDER]: [OTHER, OTHER], [PATH]: [OTHER, OTHER] }));
-    warnIfTokenExposed(memoryConfigStore({}, PATH), log, owners);
+    const folder = foreignConfigOwners(PATH, probe(ME, { [FOLDER]: [OTHER, OTHER], [PATH]: [ME, ME] }));
+    const file = foreignConfigOwners(PATH, probe(ME, { [FOLDER]: [ME, ME], [PATH]: [OTHER, OTHER] }));
+    warnIfTokenExposed(memoryConfigStore({}, PATH), log, folder);
+    warnIfTokenExposed(memoryConfigStore({}, PATH), log, file);
     expect(log.lines).toEqual([
       `warn: the config file's folder ${FOLDER} is owned by another user (uid ${OTHER}): they could replace the config file and have the token sent to their server; point VREDACT_CONFIG_DIR at a folder of your own (or unset it)`,
       `warn: the config file ${PATH} is owned by another user (uid ${OTHER}): they could set its base-url to their server and have the token sent there; remove it and set the values again (\`vredact login\`, \`vredact config set\`), or point VREDACT_CONFIG_DIR at a folder of your own`,
+    ]);
+  });
+
+  it("a file in a folder another user owns is said of by the folder's line alone: setting the values again would not help", () => {
+    const log = recordingLogger();
+    const owners = foreignConfigOwners(PATH, probe(ME, { [FOLDER]: [OTHER, OTHER], [PATH]: [OTHER, OTHER] }));
+    expect(owners).toHaveLength(2);
+    warnIfTokenExposed(memoryConfigStore({}, PATH), log, owners);
+    expect(log.lines).toEqual([
+      expect.stringMatching(/^warn: the config file's folder .* point VREDACT_CONFIG_DIR/),
     ]);
   });
 

@@ -142,7 +142,7 @@ describe('reading the config file', () => {
     const folderAtPath = join(dir.path, 'folder');
     await mkdir(join(folderAtPath, 'config.json'), { recursive: true });
     await expect(openConfigStore({ VREDACT_CONFIG_DIR: folderAtPath })).rejects.toThrow(
-      `cannot read the config file ${join(folderAtPath, 'config.json')}: is a folder`,
+      `cannot read the config file ${join(folderAtPath, 'config.json')}: it is a folder, not a file`,
     );
   });
 });

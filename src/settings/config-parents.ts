@@ -1,0 +1,45 @@
+/**
+ * The folders above the config file's folder, up to the home folder (to `/` for a folder outside
+ * it), as ssh's StrictModes checks those above `~/.ssh`: whoever owns one, or may write in one, can
+ * move the config file's folder away and put one of theirs in its place, with a base-url of their
+ * own. The rule is the one for the folder itself: owned by this user or root (or sudo's user), and
+ * writable by no one else unless the sticky bit keeps them from renaming what is not theirs (`/tmp`).
+ * ssh has no such exception; a sticky folder cannot be used to swap another user's entry.
+ */
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute } from 'node:path';
+import { isTrustedOwner, type OwnerProbe, ownerProbeOnDisk } from './config-owner.js';
+
+export type UnsafeParent = { path: string; uid: number } | { path: string; mode: number };
+
+/** A folder's permission bits with the sticky bit, or undefined when it cannot be read. */
+export type ModeOf = (path: string) => number | undefined;
+
+function modeOnDisk(path: string): number | undefined {
+  try {
+    return statSync(path).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each folder above the config file's folder that another user owns or may write in, lowest first. */
+export function unsafeConfigParents(
+  path: string,
+  probe: OwnerProbe = ownerProbeOnDisk(),
+  modeOf: ModeOf = modeOnDisk,
+  home: string = homedir(),
+): UnsafeParent[] {
+  // A config folder that is the home folder itself has nothing above it to check.
+  if (probe.uid === undefined || !isAbsolute(path) || dirname(path) === home) return [];
+  const found: UnsafeParent[] = [];
+  for (let at = dirname(dirname(path)); ; at = dirname(at)) {
+    const foreign = probe.ownersOf(at).find((owner) => !isTrustedOwner(probe, owner));
+    const mode = modeOf(at);
+    if (foreign !== undefined) found.push({ path: at, uid: foreign });
+    else if (mode !== undefined && mode & 0o022 && !(mode & 0o1000))
+      found.push({ path: at, mode: mode & 0o777 });
+    if (at === home || at === dirname(at)) return found;
+  }
+}
