@@ -18,20 +18,54 @@ function hintFor(code: string): string {
   return code === 'ENAMETOOLONG' ? TOO_LONG_HINT : CANNOT_WRITE_HINT;
 }
 
+/** A symbolic link that leads nowhere: to nothing, or round a loop of links (ELOOP). */
+interface BrokenLink {
+  link: string;
+  target: string;
+  loop: boolean;
+}
+
 /**
- * The first thing there at or above `path`, when it is a symbolic link to nothing: mkdir cannot make
- * a folder through it (EEXIST of the link, ENOENT below it), and stat finds nothing there at all.
+ * The first thing there at or above `path`, when it is a symbolic link that leads to no folder: to
+ * nothing, or round a loop. mkdir cannot make a folder through it (EEXIST of the link, ENOENT or
+ * ELOOP below it). A loop was said to be a link "to loopb, which does not exist", where loopb was.
  */
-async function danglingLinkOnWay(path: string): Promise<{ link: string; target: string } | undefined> {
+async function brokenLinkOnWay(path: string): Promise<BrokenLink | undefined> {
   for (let at = path; ; at = dirname(at)) {
     const entry = await lstat(at).catch(() => undefined);
     if (entry) {
-      if (!entry.isSymbolicLink() || (await stat(at).catch(() => undefined))) return undefined;
+      if (!entry.isSymbolicLink()) return undefined;
+      const failed = await stat(at).then(
+        () => undefined,
+        (error: unknown) => errnoCode(error),
+      );
+      if (failed === undefined) return undefined;
       const target = await readlink(at).catch(() => undefined);
-      return target === undefined ? undefined : { link: at, target };
+      return target === undefined ? undefined : { link: at, target, loop: failed === 'ELOOP' };
     }
     if (dirname(at) === at) return undefined;
   }
+}
+
+/** Why a broken link (brokenLinkOnWay) on the way to `outDir` keeps it from being a folder. */
+function brokenLinkReason(
+  outDir: string,
+  { link, target, loop }: BrokenLink,
+): { reason: string; hint: string } {
+  const itself = link === outDir;
+  const what = `${itself ? 'it' : displayText(link)} is a symbolic link to ${displayText(target)}`;
+  if (loop) {
+    return {
+      reason: `${what}, a loop of symbolic links that leads to no folder`,
+      hint: 'remove the link, or choose another output folder (-o)',
+    };
+  }
+  return {
+    reason: `${what}, which does not exist`,
+    hint: itself
+      ? 'create that folder, or choose another output folder (-o)'
+      : 'create the folder it points to, or remove the link, or choose another output folder (-o)',
+  };
 }
 
 /**
@@ -41,17 +75,9 @@ async function danglingLinkOnWay(path: string): Promise<{ link: string; target: 
  * out; a link to nothing above it was "the file … is in the way", where there was no file to move.
  */
 async function inTheWay(outDir: string, error: unknown): Promise<{ reason: string; hint: string }> {
-  const dangling = await danglingLinkOnWay(outDir);
-  if (dangling) {
-    const { link, target } = dangling;
-    const itself = link === outDir;
-    return {
-      reason: `${itself ? 'it' : displayText(link)} is a symbolic link to ${displayText(target)}, which does not exist`,
-      hint: itself
-        ? 'create that folder, or choose another output folder (-o)'
-        : 'create the folder it points to, or remove the link, or choose another output folder (-o)',
-    };
-  }
+  const broken = await brokenLinkOnWay(outDir);
+  if (broken) return brokenLinkReason(outDir, broken);
+  if (errnoCode(error) === 'ELOOP') return { reason: describeFsError(error), hint: CANNOT_WRITE_HINT };
   const blocker = error instanceof InTheWay ? error.blocker : await blockerAbove(outDir);
   if (blocker !== undefined && blocker !== outDir) {
     return {
@@ -66,7 +92,7 @@ async function inTheWay(outDir: string, error: unknown): Promise<{ reason: strin
 async function refuse(outDir: string, what: string, error: unknown): Promise<UsageError> {
   const code = errnoCode(error);
   const { reason, hint } =
-    code === 'EEXIST' || code === 'ENOTDIR'
+    code === 'EEXIST' || code === 'ENOTDIR' || code === 'ELOOP'
       ? await inTheWay(outDir, error)
       : { reason: describeFsError(error), hint: hintFor(code) };
   return new UsageError(`${what} ${displayText(outDir)}: ${reason}`, hint);
@@ -176,7 +202,7 @@ export async function checkOutputFolderShape(outDir: string, stateDir: string): 
   const info = await stat(outDir).catch(async (error: unknown) => {
     if (errnoCode(error) !== 'ENOENT') throw await refuse(outDir, 'cannot use the output folder', error);
     // Missing is fine (a run makes it), unless a link to nothing stands where the run would make it.
-    if (!(await danglingLinkOnWay(outDir))) return undefined;
+    if (!(await brokenLinkOnWay(outDir))) return undefined;
     throw await refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });
   });
   if (info && !info.isDirectory())
