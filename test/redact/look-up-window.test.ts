@@ -83,6 +83,18 @@ describe('the look-up window', () => {
     expect((await kept(jobs)).ids).toContain('upload');
   });
 
+  it('an idle account whose newest job is days old, the upload not taken: no job of its last day of work is read', async () => {
+    // A job every ten minutes for a day, the newest three days before the upload: no offset places
+    // them after it (the westernmost zone is UTC-12). They were read, up to the cap, under a warning.
+    const jobs: Job[] = [];
+    for (let ms = SINCE - 72 * HOUR; ms > SINCE - 96 * HOUR; ms -= 10 * 60_000)
+      jobs.push(job(`at-${(ms - SINCE) / 60_000}`, zoneless(ms, -5 * HOUR)));
+    expect(await kept(jobs)).toMatchObject({ ids: [], recent: 0 });
+    // Made 13 hours before the upload's start (as UTC): a service at UTC-12 may have made it since.
+    const west = [job('west', zoneless(SINCE - 12 * HOUR - 30 * 60_000, 0)), ...jobs];
+    expect((await kept(west)).ids).toEqual(['west']);
+  });
+
   it('a zone-less time further ahead than any zone (a wrong year) does not shut the real job out', async () => {
     const jobs = [job('wrong-year', '2099-11-21T10:00:00'), ...dayOfJobs(-5 * HOUR)];
     const { ids } = await kept(jobs);
