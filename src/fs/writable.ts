@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { lstat, open, readlink, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { displayText } from '../output/sanitize.js';
 import { temporaryNameFor } from './atomic-write.js';
@@ -23,12 +23,30 @@ interface BrokenLink {
   link: string;
   target: string;
   loop: boolean;
+  /** Where a chain of links ends, when its target is itself a link: the path that is not there. */
+  end?: string;
+}
+
+/** Most links followed to the end of a chain: Linux's own limit (40), past which stat said ELOOP. */
+const MAX_LINKS = 40;
+
+/** Where the chain of links from `link`'s target ends, when that target is itself a link. */
+async function chainEnd(link: string, target: string): Promise<string | undefined> {
+  let at = resolve(dirname(link), target);
+  let end: string | undefined;
+  for (let hops = 0; hops < MAX_LINKS; hops++) {
+    const next = await readlink(at).catch(() => undefined);
+    if (next === undefined) return end;
+    at = end = resolve(dirname(at), next);
+  }
+  return end;
 }
 
 /**
  * The first thing there at or above `path`, when it is a symbolic link that leads to no folder: to
  * nothing, or round a loop. mkdir cannot make a folder through it (EEXIST of the link, ENOENT or
- * ELOOP below it). A loop was said to be a link "to loopb, which does not exist", where loopb was.
+ * ELOOP below it). A loop was said to be a link "to loopb, which does not exist", where loopb was,
+ * and a chain of links "to c1, which does not exist", where c1 was a link to a link to nothing.
  */
 async function brokenLinkOnWay(path: string): Promise<BrokenLink | undefined> {
   for (let at = path; ; at = dirname(at)) {
@@ -41,7 +59,9 @@ async function brokenLinkOnWay(path: string): Promise<BrokenLink | undefined> {
       );
       if (failed === undefined) return undefined;
       const target = await readlink(at).catch(() => undefined);
-      return target === undefined ? undefined : { link: at, target, loop: failed === 'ELOOP' };
+      if (target === undefined) return undefined;
+      const loop = failed === 'ELOOP';
+      return { link: at, target, loop, end: loop ? undefined : await chainEnd(at, target) };
     }
     if (dirname(at) === at) return undefined;
   }
@@ -50,7 +70,7 @@ async function brokenLinkOnWay(path: string): Promise<BrokenLink | undefined> {
 /** Why a broken link (brokenLinkOnWay) on the way to `outDir` keeps it from being a folder. */
 function brokenLinkReason(
   outDir: string,
-  { link, target, loop }: BrokenLink,
+  { link, target, loop, end }: BrokenLink,
 ): { reason: string; hint: string } {
   const itself = link === outDir;
   const what = `${itself ? 'it' : displayText(link)} is a symbolic link to ${displayText(target)}`;
@@ -60,8 +80,10 @@ function brokenLinkReason(
       hint: 'remove the link, or choose another output folder (-o)',
     };
   }
+  // A chain of links: its first target is there (a link), the folder it leads to is not.
+  const missing = end === undefined ? '' : `, through links to ${displayText(end)}`;
   return {
-    reason: `${what}, which does not exist`,
+    reason: `${what}${missing}, which does not exist`,
     hint: itself
       ? 'create that folder, or choose another output folder (-o)'
       : 'create the folder it points to, or remove the link, or choose another output folder (-o)',
