@@ -89,7 +89,12 @@ export function warnIfTokenExposed(
   const folderForeign = owners.some(({ what }) => what === 'folder');
   for (const { what, path, uid } of owners)
     if (what === 'folder' || !folderForeign) log.warn(foreignOwnerLine(what, path, uid));
-  for (const parent of unsafeConfigParents(config.path)) log.warn(unsafeParentLine(parent));
+  // Whoever owns a folder above can swap everything below it, and the fix is one for all (another
+  // config folder): the highest such folder is said, and none where the config folder's own line says it.
+  const parents = unsafeConfigParents(config.path);
+  const highestOwned = parents.filter((parent) => 'uid' in parent).at(-1);
+  for (const parent of parents)
+    if (!('uid' in parent) || (!folderForeign && parent === highestOwned)) log.warn(unsafeParentLine(parent));
   const swappable = swappableConfigFolder(config.path);
   if (swappable) {
     const { folder, mode } = swappable;

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { lstat, open, readlink, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { displayText } from '../output/sanitize.js';
 import { temporaryNameFor } from './atomic-write.js';
@@ -18,20 +18,76 @@ function hintFor(code: string): string {
   return code === 'ENAMETOOLONG' ? TOO_LONG_HINT : CANNOT_WRITE_HINT;
 }
 
+/** A symbolic link that leads nowhere: to nothing, or round a loop of links (ELOOP). */
+interface BrokenLink {
+  link: string;
+  target: string;
+  loop: boolean;
+  /** Where a chain of links ends, when its target is itself a link: the path that is not there. */
+  end?: string;
+}
+
+/** Most links followed to the end of a chain: Linux's own limit (40), past which stat said ELOOP. */
+const MAX_LINKS = 40;
+
+/** Where the chain of links from `link`'s target ends, when that target is itself a link. */
+async function chainEnd(link: string, target: string): Promise<string | undefined> {
+  let at = resolve(dirname(link), target);
+  let end: string | undefined;
+  for (let hops = 0; hops < MAX_LINKS; hops++) {
+    const next = await readlink(at).catch(() => undefined);
+    if (next === undefined) return end;
+    at = end = resolve(dirname(at), next);
+  }
+  return end;
+}
+
 /**
- * The first thing there at or above `path`, when it is a symbolic link to nothing: mkdir cannot make
- * a folder through it (EEXIST of the link, ENOENT below it), and stat finds nothing there at all.
+ * The first thing there at or above `path`, when it is a symbolic link that leads to no folder: to
+ * nothing, or round a loop. mkdir cannot make a folder through it (EEXIST of the link, ENOENT or
+ * ELOOP below it). A loop was said to be a link "to loopb, which does not exist", where loopb was,
+ * and a chain of links "to c1, which does not exist", where c1 was a link to a link to nothing.
  */
-async function danglingLinkOnWay(path: string): Promise<{ link: string; target: string } | undefined> {
+async function brokenLinkOnWay(path: string): Promise<BrokenLink | undefined> {
   for (let at = path; ; at = dirname(at)) {
     const entry = await lstat(at).catch(() => undefined);
     if (entry) {
-      if (!entry.isSymbolicLink() || (await stat(at).catch(() => undefined))) return undefined;
+      if (!entry.isSymbolicLink()) return undefined;
+      const failed = await stat(at).then(
+        () => undefined,
+        (error: unknown) => errnoCode(error),
+      );
+      if (failed === undefined) return undefined;
       const target = await readlink(at).catch(() => undefined);
-      return target === undefined ? undefined : { link: at, target };
+      if (target === undefined) return undefined;
+      const loop = failed === 'ELOOP';
+      return { link: at, target, loop, end: loop ? undefined : await chainEnd(at, target) };
     }
     if (dirname(at) === at) return undefined;
   }
+}
+
+/** Why a broken link (brokenLinkOnWay) on the way to `outDir` keeps it from being a folder. */
+function brokenLinkReason(
+  outDir: string,
+  { link, target, loop, end }: BrokenLink,
+): { reason: string; hint: string } {
+  const itself = link === outDir;
+  const what = `${itself ? 'it' : displayText(link)} is a symbolic link to ${displayText(target)}`;
+  if (loop) {
+    return {
+      reason: `${what}, a loop of symbolic links that leads to no folder`,
+      hint: 'remove the link, or choose another output folder (-o)',
+    };
+  }
+  // A chain of links: its first target is there (a link), the folder it leads to is not.
+  const missing = end === undefined ? '' : `, through links to ${displayText(end)}`;
+  return {
+    reason: `${what}${missing}, which does not exist`,
+    hint: itself
+      ? 'create that folder, or choose another output folder (-o)'
+      : 'create the folder it points to, or remove the link, or choose another output folder (-o)',
+  };
 }
 
 /**
@@ -41,17 +97,9 @@ async function danglingLinkOnWay(path: string): Promise<{ link: string; target: 
  * out; a link to nothing above it was "the file … is in the way", where there was no file to move.
  */
 async function inTheWay(outDir: string, error: unknown): Promise<{ reason: string; hint: string }> {
-  const dangling = await danglingLinkOnWay(outDir);
-  if (dangling) {
-    const { link, target } = dangling;
-    const itself = link === outDir;
-    return {
-      reason: `${itself ? 'it' : displayText(link)} is a symbolic link to ${displayText(target)}, which does not exist`,
-      hint: itself
-        ? 'create that folder, or choose another output folder (-o)'
-        : 'create the folder it points to, or remove the link, or choose another output folder (-o)',
-    };
-  }
+  const broken = await brokenLinkOnWay(outDir);
+  if (broken) return brokenLinkReason(outDir, broken);
+  if (errnoCode(error) === 'ELOOP') return { reason: describeFsError(error), hint: CANNOT_WRITE_HINT };
   const blocker = error instanceof InTheWay ? error.blocker : await blockerAbove(outDir);
   if (blocker !== undefined && blocker !== outDir) {
     return {
@@ -66,7 +114,7 @@ async function inTheWay(outDir: string, error: unknown): Promise<{ reason: strin
 async function refuse(outDir: string, what: string, error: unknown): Promise<UsageError> {
   const code = errnoCode(error);
   const { reason, hint } =
-    code === 'EEXIST' || code === 'ENOTDIR'
+    code === 'EEXIST' || code === 'ENOTDIR' || code === 'ELOOP'
       ? await inTheWay(outDir, error)
       : { reason: describeFsError(error), hint: hintFor(code) };
   return new UsageError(`${what} ${displayText(outDir)}: ${reason}`, hint);
@@ -176,7 +224,7 @@ export async function checkOutputFolderShape(outDir: string, stateDir: string): 
   const info = await stat(outDir).catch(async (error: unknown) => {
     if (errnoCode(error) !== 'ENOENT') throw await refuse(outDir, 'cannot use the output folder', error);
     // Missing is fine (a run makes it), unless a link to nothing stands where the run would make it.
-    if (!(await danglingLinkOnWay(outDir))) return undefined;
+    if (!(await brokenLinkOnWay(outDir))) return undefined;
     throw await refuse(outDir, 'cannot use the output folder', { code: 'ENOTDIR' });
   });
   if (info && !info.isDirectory())

@@ -9,7 +9,8 @@
  * UTC+14). Read as UTC, a service west of UTC made its jobs hours "before" the upload, and the upload
  * was sent again. Such times are compared only with each other and with spans of this machine's
  * clock: every job listed was made by the time it was received, so the highest of (zone-less time −
- * when its job was received) is at most the service's offset, and a job made since the upload began
+ * when its job was received) is at most the service's offset (and the offset is no lower than UTC-12's:
+ * an idle account's newest job, days old, places nothing before that), and a job made since the upload began
  * reads at least its start plus that. Less the skew, and ZONE_SHIFT_MS for a clock put forward (daylight
  * saving time) between the upload and the listing. The window is then as wide as the run's own span,
  * not 26 hours: only jobs made during that span are read.
@@ -28,15 +29,26 @@ export const ZONE_SHIFT_MS = 60 * 60_000;
  */
 const EASTMOST_MS = 14 * 3_600_000 + RECONCILE_SKEW_MS;
 
+/**
+ * The lowest offset a service's clock can have (the westernmost zone is UTC-12): the listing's offset
+ * is taken as no lower. Where the newest job listed was made days ago (an idle account, the upload
+ * not taken), the window reached back to it, and the jobs of its last day of work were read, up to
+ * the cap, under a warning that they were made since the upload began.
+ */
+const WESTMOST_MS = -12 * 3_600_000;
+
 export class LookUpWindow {
-  /** The highest zone-less time listed less when its job was received: at most the service's offset. */
+  /**
+   * The highest zone-less time listed less when its job was received, and no lower than WESTMOST_MS:
+   * at most the service's offset.
+   */
   #zonelessOffsetMs = Number.NEGATIVE_INFINITY;
 
   /** A listed job's time, received at `receivedMs` (this machine's clock). It only ever raises the offset. */
   see(time: ListedTime | undefined, receivedMs: number): void {
     if (!time?.zoneless) return;
     const offset = time.ms - receivedMs;
-    if (offset <= EASTMOST_MS) this.#zonelessOffsetMs = Math.max(this.#zonelessOffsetMs, offset);
+    if (offset <= EASTMOST_MS) this.#zonelessOffsetMs = Math.max(this.#zonelessOffsetMs, offset, WESTMOST_MS);
   }
 
   /**

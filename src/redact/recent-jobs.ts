@@ -6,9 +6,14 @@
  * of them (they are read again: the run holds no job id) for a batch of recent jobs at a time, while
  * the listing waits.
  *
- * Zone-less times are kept apart from the others (their window's start rises as the listing shows
- * newer ones, and a job kept under a lower start is let go): so that what is read stays the oldest of
- * the window, a job listed after one let go for the cap and not older than it is let go too.
+ * Zone-less times are kept apart from the others: their window's start rises as the listing shows
+ * newer ones, and a job kept under a lower start is let go. Past their cap, the RECONCILE_MAX_READS
+ * oldest and the JOURNAL_BATCH newest are kept, those between let go: the oldest are what is read
+ * where the start does not move (a listing newest first), the newest where it does (a listing oldest
+ * first lists the window's own jobs last, after jobs a later start passes). Letting go of the newest
+ * alone lost every job listed after a burst of jobs long before the upload, the upload's own too.
+ * Of jobs with a zone, whose window is fixed, the newest are let go; so that what is read stays the
+ * oldest of the window, a job listed after one let go for the cap and not older than it is let go too.
  */
 import type { JobSink } from '../api/client-types.js';
 import type { Job } from '../api/schemas.js';
@@ -51,14 +56,21 @@ const oldestFirst = (a: Entry, b: Entry) => a.ms - b.ms || a.order - b.order;
 class Shelf {
   /** At most `capacity`, oldest first. */
   kept: Entry[] = [];
-  /** The oldest job let go for the cap. */
+  /** The oldest job let go for the cap, where the newest are let go (a fixed window's start). */
   cutFrom: Entry | undefined;
   /** The newest reading let go for the cap. */
   cutNewestMs = Number.NEGATIVE_INFINITY;
   /** Recent jobs let go for the cap. */
   cut = 0;
 
-  constructor(readonly capacity: number) {}
+  /**
+   * Past `capacity`, the `oldestKept` oldest and the rest newest are kept (the header says why); with
+   * `oldestKept` the whole capacity, the newest are let go.
+   */
+  constructor(
+    readonly capacity: number,
+    readonly oldestKept = capacity,
+  ) {}
 }
 
 /** What the look-up reads, and how many recent jobs it leaves unread past the cap. */
@@ -84,9 +96,8 @@ export class RecentJobs implements JobSink {
   readonly window = new LookUpWindow();
   readonly #zoned: Shelf;
   /**
-   * Up to a batch of zone-less jobs, not only the cap's: kept under a start that rises as the listing
-   * goes on, those the start passes leave room that only jobs let go could have filled (a listing
-   * oldest first). The read ones are cut to the cap once the listing is over.
+   * Up to the cap's and a batch's zone-less jobs, the oldest and the newest (the header says why). The
+   * read ones are cut to the cap once the listing is over.
    */
   readonly #zoneless: Shelf;
   /** Recent jobs the journals were not asked about yet. */
@@ -115,7 +126,7 @@ export class RecentJobs implements JobSink {
     this.#maxReads = maxReads;
     this.#batch = batch;
     this.#zoned = new Shelf(maxReads);
-    this.#zoneless = new Shelf(Math.max(maxReads, batch));
+    this.#zoneless = new Shelf(maxReads + batch, maxReads);
   }
 
   /** Jobs held now: what the look-up costs, whatever the listing's length. */
@@ -208,21 +219,38 @@ export class RecentJobs implements JobSink {
     for (const shelf of [this.#zoned, this.#zoneless]) this.#cap(shelf);
   }
 
-  /** Keeps the shelf's oldest, at most its capacity; a job past one let go before is let go too. */
+  /**
+   * Keeps at most the shelf's capacity: its oldest, a job past one let go before let go too; or its
+   * oldest and its newest (`oldestKept`).
+   */
   #cap(shelf: Shelf): void {
-    const { cutFrom } = shelf;
     const sorted = shelf.kept.sort(oldestFirst);
+    const newestKept = shelf.capacity - shelf.oldestKept;
+    if (newestKept > 0) {
+      const over = sorted.length - shelf.capacity;
+      if (over <= 0) return;
+      const between = sorted.splice(shelf.oldestKept, over);
+      for (const entry of between) this.#letGo(shelf, entry);
+      shelf.kept = sorted;
+      return;
+    }
+    const { cutFrom } = shelf;
     const within = cutFrom ? sorted.filter((entry) => oldestFirst(entry, cutFrom) < 0) : sorted;
     const kept = within.slice(0, shelf.capacity);
     if (kept.length === sorted.length) return;
     const keptIds = new Set(kept.map((entry) => entry.job.job_id));
     for (const entry of sorted) {
       if (keptIds.has(entry.job.job_id)) continue;
-      this.#held.delete(entry.job.job_id);
-      shelf.cut++;
-      shelf.cutNewestMs = Math.max(shelf.cutNewestMs, entry.ms);
+      this.#letGo(shelf, entry);
       if (!shelf.cutFrom || oldestFirst(entry, shelf.cutFrom) < 0) shelf.cutFrom = entry;
     }
     shelf.kept = kept;
+  }
+
+  /** A recent job let go for the cap: counted, and no longer held. */
+  #letGo(shelf: Shelf, entry: Entry): void {
+    this.#held.delete(entry.job.job_id);
+    shelf.cut++;
+    shelf.cutNewestMs = Math.max(shelf.cutNewestMs, entry.ms);
   }
 }

@@ -245,6 +245,43 @@ test.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
   },
 );
 
+test.skipIf(process.getuid?.() !== 0)(
+  'a home folder another user owns (an image made for another uid): one line says so, not one per folder',
+  async () => {
+    await withListingService(async ({ server, dir }) => {
+      const home = join(dir, 'home');
+      const folder = join(home, '.config', 'vredact');
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      await writeFile(join(folder, 'config.json'), JSON.stringify({ 'base-url': server.baseUrl }), {
+        mode: 0o600,
+      });
+      const env = isolatedEnv(folder, { VREDACT_TOKEN: TOKEN, HOME: home });
+      // As root (the only way to give a folder away), the run is by root: another user is any but root.
+      await chown(home, OTHER_UID, OTHER_UID);
+      await chown(join(home, '.config'), OTHER_UID, OTHER_UID);
+      const parents = await runCli(['jobs', 'list'], { env });
+      expect(parents.exitCode).toBe(0);
+      const warnings = (run: typeof parents) =>
+        String(run.stderr)
+          .split('\n')
+          .filter((line) => line.startsWith('warning:'));
+      expect(warnings(parents)).toEqual([
+        expect.stringMatching(
+          new RegExp(`^warning: the folder ${home} above the config file is owned by another user`),
+        ),
+      ]);
+      // The config folder theirs too: its own line says what to do.
+      await chown(folder, OTHER_UID, OTHER_UID);
+      const all = await runCli(['jobs', 'list'], { env });
+      expect(warnings(all)).toEqual([
+        expect.stringMatching(
+          new RegExp(`^warning: the config file's folder ${folder} is owned by another user`),
+        ),
+      ]);
+    });
+  },
+);
+
 test.skipIf(process.platform === 'win32')(
   'a folder above the config folder that others may write in, or another user owns: each command warns, with what to do; a sticky one does not',
   async () => {
@@ -257,6 +294,8 @@ test.skipIf(process.platform === 'win32')(
       });
       const env = isolatedEnv(folder, { VREDACT_TOKEN: TOKEN, HOME: dir });
       const risk = `they could move the config file's folder away and put one of theirs in its place, with their server as its base-url`;
+      // A home folder others may search (a temporary folder is 0700: nothing below it is reachable).
+      await chmod(dir, 0o755);
       await chmod(above, 0o775);
       const writable = await runCli(['jobs', 'list'], { env });
       expect(writable.exitCode).toBe(0);

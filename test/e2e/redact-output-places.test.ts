@@ -144,6 +144,57 @@ describe('vredact redact: outputs that cannot be written', () => {
     }
   });
 
+  it('a loop of symbolic links as the output folder or above it: exit 2 saying so, run and dry run alike', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      await writeFile(join(t.dir, 'in', 'a.wav'), makeWav(0.5));
+      await symlink('loop-b', join(t.dir, 'loop-a'));
+      await symlink('loop-a', join(t.dir, 'loop-b'));
+      const said = 'is a symbolic link to loop-b, a loop of symbolic links that leads to no folder';
+      for (const extra of [[], ['--dry-run']]) {
+        const itself = await t.redact(['in', '-o', 'loop-a', ...extra]);
+        expect(itself.exitCode, extra.join(' ')).toBe(2);
+        // It was "a symbolic link to loop-b, which does not exist", where loop-b was.
+        expect(String(itself.stderr).split('\n').slice(0, 2)).toEqual([
+          expect.stringContaining(`output folder ${join(t.dir, 'loop-a')}: it ${said}`),
+          'hint: remove the link, or choose another output folder (-o)',
+        ]);
+        const below = await t.redact(['in', '-o', 'loop-a/sub', ...extra]);
+        expect(below.exitCode, extra.join(' ')).toBe(2);
+        expect(below.stderr).toContain(
+          `output folder ${join(t.dir, 'loop-a', 'sub')}: ${join(t.dir, 'loop-a')} ${said}`,
+        );
+        expect(`${itself.stderr}${below.stderr}`).not.toMatch(/does not exist|in the way/);
+      }
+      expect((await t.sandbox.stats()).uploads).toBe(0);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('a chain of symbolic links ending in nothing as the output folder: names where it ends, run and dry run alike', async () => {
+    const t = await setup();
+    try {
+      await mkdir(join(t.dir, 'in'));
+      await writeFile(join(t.dir, 'in', 'a.wav'), makeWav(0.5));
+      await symlink('c1', join(t.dir, 'chain'));
+      await symlink('c2', join(t.dir, 'c1'));
+      await symlink('gone\x07', join(t.dir, 'c2'));
+      for (const extra of [[], ['--dry-run']]) {
+        const run = await t.redact(['in', '-o', 'chain', ...extra]);
+        expect(run.exitCode, extra.join(' ')).toBe(2);
+        // It was "a symbolic link to c1, which does not exist", where c1 was (a link).
+        expect(run.stderr).toContain(
+          `output folder ${join(t.dir, 'chain')}: it is a symbolic link to c1, through links to ${join(t.dir, 'gone')}\\x07, which does not exist`,
+        );
+      }
+      expect((await t.sandbox.stats()).uploads).toBe(0);
+    } finally {
+      await t.cleanup();
+    }
+  });
+
   it('an output folder made read-only midway: the files after the first refused write are not sent; the next run sends them', async ({
     skip,
   }) => {

@@ -83,6 +83,18 @@ describe('the look-up window', () => {
     expect((await kept(jobs)).ids).toContain('upload');
   });
 
+  it('an idle account whose newest job is days old, the upload not taken: no job of its last day of work is read', async () => {
+    // A job every ten minutes for a day, the newest three days before the upload: no offset places
+    // them after it (the westernmost zone is UTC-12). They were read, up to the cap, under a warning.
+    const jobs: Job[] = [];
+    for (let ms = SINCE - 72 * HOUR; ms > SINCE - 96 * HOUR; ms -= 10 * 60_000)
+      jobs.push(job(`at-${(ms - SINCE) / 60_000}`, zoneless(ms, -5 * HOUR)));
+    expect(await kept(jobs)).toMatchObject({ ids: [], recent: 0 });
+    // Made 13 hours before the upload's start (as UTC): a service at UTC-12 may have made it since.
+    const west = [job('west', zoneless(SINCE - 12 * HOUR - 30 * 60_000, 0)), ...jobs];
+    expect((await kept(west)).ids).toEqual(['west']);
+  });
+
   it('a zone-less time further ahead than any zone (a wrong year) does not shut the real job out', async () => {
     const jobs = [job('wrong-year', '2099-11-21T10:00:00'), ...dayOfJobs(-5 * HOUR)];
     const { ids } = await kept(jobs);
@@ -136,16 +148,34 @@ describe('the look-up window', () => {
     expect(recent).toBe(86);
   });
 
-  it('more zone-less jobs in the window than it holds while the start rises: reads none past one let go, and tells', async () => {
+  it('more zone-less jobs in the window than it holds while the start rises: reads the cap of them, and tells', async () => {
     const jobs: Job[] = [];
     for (let ms = NOW - 72 * HOUR; ms <= NOW; ms += 60_000)
       jobs.push(job(`at-${(ms - SINCE) / 60_000}`, zoneless(ms, -5 * HOUR)));
     const { ids, recent, sink } = await kept(jobs, { maxReads: 10, batch: 20 });
-    expect(sink.held).toBeLessThanOrEqual(10 + 2 * 20);
-    // Whatever is read is the oldest of the window: no job skipped before one read.
-    const window = jobs.map((one) => one.job_id).filter((id) => Number(id.slice(3)) >= -65);
-    expect(ids).toEqual(window.slice(0, ids.length));
+    expect(sink.held).toBeLessThanOrEqual(2 * (10 + 20));
+    const window = new Set(jobs.map((one) => one.job_id).filter((id) => Number(id.slice(3)) >= -65));
+    expect(ids).toHaveLength(10);
+    expect(ids.filter((id) => !window.has(id))).toEqual([]);
     expect(recent).toBeGreaterThan(ids.length);
+  });
+
+  it('a burst of jobs long before the upload, listed oldest first, does not shut out the jobs listed after it', async () => {
+    // 19,900 jobs 100 minutes before the upload: past the 10,000 held while the window still reached
+    // them. Then 300 jobs in the final window, the upload's among them: each is read, no warning.
+    const jobs: Job[] = [];
+    for (let i = 0; i < 19_900; i++)
+      jobs.push(job(`burst-${i}`, zoneless(SINCE - 100 * 60_000 + i, -5 * HOUR)));
+    for (let i = 0; i < 100; i++)
+      jobs.push(job(`before-${i}`, zoneless(SINCE - 30 * 60_000 + i * 1000, -5 * HOUR)));
+    jobs.push(job('upload', zoneless(SINCE + 2000, -5 * HOUR)));
+    for (let i = 0; i < 199; i++)
+      jobs.push(job(`after-${i}`, zoneless(SINCE + 60_000 + i * 5000, -5 * HOUR)));
+    const { ids, recent } = await kept(jobs);
+    expect(ids).toHaveLength(300);
+    expect(ids).toContain('upload');
+    expect(ids.filter((id) => id.startsWith('burst-'))).toEqual([]);
+    expect(recent).toBe(300);
   });
 
   it("matches an upload to its job by the listing's zone-less times: west of UTC, the job is not taken for older", async () => {

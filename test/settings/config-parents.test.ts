@@ -28,6 +28,20 @@ describe('unsafeConfigParents', () => {
     ]);
   });
 
+  it("a folder others may write in below one of this user's that they cannot search is no risk", () => {
+    // ~/.config of mode 0775 (a umask of 002) under a home folder of mode 0700: nobody else reaches it.
+    expect(disk({ [HOME]: [ME, 0o700], '/home/me/.config': [ME, 0o775] })()).toEqual([]);
+    // A home others may search (0750, 0755) does not hide it; nor does a folder of another user's.
+    expect(disk({ [HOME]: [ME, 0o750], '/home/me/.config': [ME, 0o775] })()).toEqual([
+      { path: '/home/me/.config', mode: 0o775 },
+    ]);
+    const path = '/srv/a/b/cfg/config.json';
+    expect(disk({ '/srv/a': [OTHER, 0o700], '/srv/a/b': [ME, 0o777] })(path)).toEqual([
+      { path: '/srv/a/b', mode: 0o777 },
+      { path: '/srv/a', uid: OTHER },
+    ]);
+  });
+
   it('a sticky folder others may write in is no risk (they cannot rename what is not theirs): /tmp', () => {
     const check = disk({ '/tmp': [ROOT, 0o1777], '/tmp/x': [ME, 0o700] });
     expect(check('/tmp/x/cfg/config.json')).toEqual([]);
