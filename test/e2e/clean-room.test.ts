@@ -6,24 +6,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
-import {
-  type CleanRoomOptions,
-  type CleanRoomService,
-  startCleanRoomService,
-} from '../helpers/clean-room-server.js';
+import { fixture } from '../helpers/cli.js';
+import { type CleanRoomRun as Run, withCleanRoom as withCleanRoomRun } from '../helpers/clean-room-run.js';
+import type { CleanRoomOptions, CleanRoomService } from '../helpers/clean-room-server.js';
 import { isWav, jsonLines, listFiles } from '../helpers/e2e.js';
 
 /** About 7 s each but the stereo WAV (3.5 s): with a 5-s limit, three are asynchronous and one is not. */
 const INPUTS = ['speech-16bit.wav', 'speech-cbr.mp3', 'speech-vbr-xing.mp3', 'speech-24bit-stereo.wav'];
 const SYNC_LIMIT_SECONDS = 5;
 
-/**
- * Only guards, against a run that hangs: a test here makes up to five runs of the binary, each
- * starting Node.js, while the file's tests run five at a time and the suite's other files load both
- * cores; there a test took up to 70 s, past vitest's default 60 s for the whole test.
- */
-const RUN_GUARD_MS = 60_000;
 const TEST_GUARD = { timeout: 240_000 } as const;
 
 const VARIANTS: ReadonlyArray<[string, CleanRoomOptions]> = [
@@ -57,30 +48,9 @@ const VARIANTS: ReadonlyArray<[string, CleanRoomOptions]> = [
   ],
 ];
 
-interface Run {
-  service: CleanRoomService;
-  dir: string;
-  vredact(args: string[]): ReturnType<typeof runCli>;
-}
-
 /** A clean-room service and a folder for one test, removed after it whatever happens. */
-async function withCleanRoom(options: CleanRoomOptions, test: (run: Run) => Promise<void>): Promise<void> {
-  const temp = await tempDir('vredact-clean-room-');
-  const service = await startCleanRoomService({ syncLimitSeconds: SYNC_LIMIT_SECONDS, ...options });
-  try {
-    const env = isolatedEnv(join(temp.path, '.config'), {
-      VREDACT_BASE_URL: service.baseUrl,
-      VREDACT_TOKEN: service.token,
-    });
-    await test({
-      service,
-      dir: temp.path,
-      vredact: (args) => runCli(args, { env, cwd: temp.path, timeout: RUN_GUARD_MS }),
-    });
-  } finally {
-    await service.close();
-    await temp.cleanup();
-  }
+function withCleanRoom(options: CleanRoomOptions, test: (run: Run) => Promise<void>): Promise<void> {
+  return withCleanRoomRun({ syncLimitSeconds: SYNC_LIMIT_SECONDS, ...options }, test);
 }
 
 describe.concurrent.each(VARIANTS)('against a clean-room service: %s', TEST_GUARD, (_name, options) => {

@@ -8,12 +8,9 @@
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectStderr, fixture, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
-import {
-  type CleanRoomOptions,
-  type CleanRoomService,
-  startCleanRoomService,
-} from '../helpers/clean-room-server.js';
+import { collectStderr, fixture, isolatedEnv, runCli } from '../helpers/cli.js';
+import { type CleanRoomRun as Run, withCleanRoom } from '../helpers/clean-room-run.js';
+import type { CleanRoomOptions, CleanRoomService } from '../helpers/clean-room-server.js';
 import { isWav, jsonLines, until } from '../helpers/e2e.js';
 
 /** The recording lasts about 7 s: longer than this, it becomes an asynchronous job, which the gateway times out. */
@@ -22,37 +19,16 @@ const RUN_GUARD_MS = 60_000;
 const TEST_GUARD = { timeout: 180_000 } as const;
 const UPLOAD_PATH = '/api/speech-to-speech-biometric-redaction';
 
-interface Run {
-  service: CleanRoomService;
-  dir: string;
-  vredact(args: string[]): ReturnType<typeof runCli>;
-}
-
 /** A clean-room service behind a gateway that times out, and a folder, removed after the test. */
-async function behindGateway(
+function behindGateway(
   gateway504: NonNullable<CleanRoomOptions['gateway504']>,
   test: (run: Run) => Promise<void>,
 ): Promise<void> {
-  const temp = await tempDir('vredact-lost-answer-');
-  const service = await startCleanRoomService({
-    syncLimitSeconds: SYNC_LIMIT_SECONDS,
-    listSourceFile: true,
-    gateway504,
-  });
-  try {
-    const env = isolatedEnv(join(temp.path, '.config'), {
-      VREDACT_BASE_URL: service.baseUrl,
-      VREDACT_TOKEN: service.token,
-    });
-    await test({
-      service,
-      dir: temp.path,
-      vredact: (args) => runCli(args, { env, cwd: temp.path, timeout: RUN_GUARD_MS }),
-    });
-  } finally {
-    await service.close();
-    await temp.cleanup();
-  }
+  return withCleanRoom(
+    { syncLimitSeconds: SYNC_LIMIT_SECONDS, listSourceFile: true, gateway504 },
+    test,
+    'vredact-lost-answer-',
+  );
 }
 
 const posts = (service: CleanRoomService): number =>

@@ -9,12 +9,12 @@
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixture, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
-import { type CleanRoomService, startCleanRoomService } from '../helpers/clean-room-server.js';
+import { fixture } from '../helpers/cli.js';
+import type { CleanRoomService } from '../helpers/clean-room-server.js';
+import { type CleanRoomRun as Run, withCleanRoom } from '../helpers/clean-room-run.js';
 import { isWav, jsonLines } from '../helpers/e2e.js';
 
 const UPLOAD_PATH = '/api/speech-to-speech-biometric-redaction';
-const RUN_GUARD_MS = 60_000;
 const TEST_GUARD = { timeout: 180_000 } as const;
 /** Inputs of one length (about 7 s, asynchronous here) and three layouts, so that their results differ. */
 const INPUTS: Record<string, string> = {
@@ -23,38 +23,24 @@ const INPUTS: Record<string, string> = {
   'west.wav': 'speech-32bit.wav',
 };
 
-interface Run {
-  service: CleanRoomService;
-  dir: string;
-  vredact(args: string[]): ReturnType<typeof runCli>;
-}
-
 /** A service writing zone-less local times `minutesEast` of UTC, behind a gateway; removed after. */
-async function zonelessService(minutesEast: number, test: (run: Run) => Promise<void>): Promise<void> {
-  const temp = await tempDir('vredact-zoneless-');
-  const service = await startCleanRoomService({
+function zonelessService(minutesEast: number, test: (run: Run) => Promise<void>): Promise<void> {
+  const service = {
     syncLimitSeconds: 5,
     listSourceFile: true,
     gateway504: 'after-taking',
     timestamps: minutesEast,
-  });
-  try {
-    await mkdir(join(temp.path, 'in'));
-    for (const [name, source] of Object.entries(INPUTS))
-      await copyFile(fixture(source), join(temp.path, 'in', name));
-    const env = isolatedEnv(join(temp.path, '.config'), {
-      VREDACT_BASE_URL: service.baseUrl,
-      VREDACT_TOKEN: service.token,
-    });
-    await test({
-      service,
-      dir: temp.path,
-      vredact: (args) => runCli(args, { env, cwd: temp.path, timeout: RUN_GUARD_MS }),
-    });
-  } finally {
-    await service.close();
-    await temp.cleanup();
-  }
+  } as const;
+  return withCleanRoom(
+    service,
+    async (run) => {
+      await mkdir(join(run.dir, 'in'));
+      for (const [name, source] of Object.entries(INPUTS))
+        await copyFile(fixture(source), join(run.dir, 'in', name));
+      await test(run);
+    },
+    'vredact-zoneless-',
+  );
 }
 
 /** The upload names the service received, by input stem: each input's uploads. */
