@@ -35,14 +35,18 @@ export interface ResponseBody {
   contentType: string;
 }
 
-/** How one recording is uploaded. */
-export interface UploadOptions {
+/** What ends one request: `signal` aborts it at any point, `stopWaiting` only while it waits. */
+export interface RequestSignals {
   signal?: AbortSignal | undefined;
   /**
-   * Gives the upload up while it waits to be sent (at the gate, between attempts), as NotSentError;
+   * Gives the request up while it waits to be sent (at the gate, between attempts), as NotSentError;
    * an attempt under way goes on. Aborted whenever `signal` is.
    */
   stopWaiting?: AbortSignal | undefined;
+}
+
+/** How one recording is uploaded. */
+export interface UploadOptions extends RequestSignals {
   /** The file's bytes as the caller checked them: sent as they are, the file not read again. */
   bytes?: Uint8Array | undefined;
   /** Told the SHA-256 of the file's bytes as read and sent (not called when `bytes` are given). */

@@ -9,7 +9,14 @@ import type { Dispatcher } from 'undici';
 import type * as v from 'valibot';
 import { ExitCode } from '../errors.js';
 import { displayText, truncate } from '../output/sanitize.js';
-import type { BodySink, ClientOptions, ContentSink, JobSink, UploadOptions } from './client-types.js';
+import type {
+  BodySink,
+  ClientOptions,
+  ContentSink,
+  JobSink,
+  RequestSignals,
+  UploadOptions,
+} from './client-types.js';
 import { type Answerer, linkHost } from './answer-hints.js';
 import { InvalidResponseError } from './errors.js';
 import { asLinkMissing, FRESH_LINK_HINT, LinkRefusedError } from './link-errors.js';
@@ -41,6 +48,7 @@ export type {
   ClientOptions,
   ContentSink,
   JobSink,
+  RequestSignals,
   ResponseBody,
   UploadOptions,
 } from './client-types.js';
@@ -75,18 +83,14 @@ export class ApiClient {
     path: string,
     schema: S,
     what: string,
-    body?: unknown,
-    signal?: AbortSignal,
-    shouldRetry?: (error: unknown) => boolean,
+    how: RequestSignals & { body?: unknown; shouldRetry?: (error: unknown) => boolean } = {},
   ) {
     return this.#http.call(
       method,
       path,
       what,
       (response) => readSmallJson(response.body, schema, what, this.#http.scrub),
-      body,
-      signal,
-      shouldRetry,
+      how,
     );
   }
 
@@ -99,37 +103,32 @@ export class ApiClient {
     const what = 'creating a job';
     // Each POST creates a job: like an upload, it is sent again only where the service cannot have
     // taken it, or one `jobs create` left several jobs behind (one per retry of a dropped answer).
-    const created = await this.#small(
-      'POST',
-      JOBS_PATH,
-      CreatedJobSchema,
-      what,
-      undefined,
+    const created = await this.#small('POST', JOBS_PATH, CreatedJobSchema, what, {
       signal,
-      uploadSafeToResend,
-    );
+      shouldRetry: uploadSafeToResend,
+    });
     return assertNewJobId(created.job_id, what, this.baseUrlSource);
   }
 
   /** A job's content items, read as a stream and held; file names are checked only when one is asked for. */
-  async jobContent(jobId: string, signal?: AbortSignal): Promise<JobContentItem[]> {
+  async jobContent(jobId: string, how: RequestSignals = {}): Promise<JobContentItem[]> {
     const items: JobContentItem[] = [];
-    await this.eachContentItem(jobId, { add: (item) => void items.push(item) }, signal);
+    await this.eachContentItem(jobId, { add: (item) => void items.push(item) }, how);
     return items;
   }
 
   /** A job's content items, streamed to `sink` (see job-listings.ts); returns how many it had. */
-  eachContentItem(jobId: string, sink: ContentSink, signal?: AbortSignal): Promise<number> {
-    return eachContentItem(this.#http, jobId, sink, signal, this.#warnedJobs);
+  eachContentItem(jobId: string, sink: ContentSink, how: RequestSignals = {}): Promise<number> {
+    return eachContentItem(this.#http, jobId, sink, how, this.#warnedJobs);
   }
 
   /** `fileName` as the service gave it; what errors say of it is scrubbed as the service's text is. */
-  async downloadUrl(jobId: string, fileName: string, signal?: AbortSignal): Promise<URL> {
+  async downloadUrl(jobId: string, fileName: string, how: RequestSignals = {}): Promise<URL> {
     const shownName = this.#http.scrub(fileName);
     const what = `getting a download URL for ${shownName}`;
     const path = jobPath(jobId, '/files/download-url', what);
     assertFileName(fileName, what, shownName);
-    const answer = await this.#small('POST', path, DownloadUrlSchema, what, { fileName }, signal);
+    const answer = await this.#small('POST', path, DownloadUrlSchema, what, { ...how, body: { fileName } });
     try {
       return resolveSignedUrl(answer.signedUrl, this.#http.baseUrl, what);
     } catch (error) {
@@ -167,7 +166,8 @@ export class ApiClient {
   }
 
   /** GETs a signed URL, without credentials, following its redirects, and hands the body to `sink`. */
-  async downloadSigned<T>(url: URL, sink: BodySink<T>, signal?: AbortSignal): Promise<T> {
+  async downloadSigned<T>(url: URL, sink: BodySink<T>, how: RequestSignals = {}): Promise<T> {
+    const { signal } = how;
     const problem = signedUrlProblem(url);
     if (problem) {
       throw hintNamingSource(
@@ -199,7 +199,7 @@ export class ApiClient {
       }
       return this.#consume(response.body, response.headers, sink, what, at, host);
     };
-    return this.#http.retry(what, request, { signal, toService: false });
+    return this.#http.retry(what, request, { ...how, toService: false });
   }
 
   /** See ServiceHttp.rideOutOutages: for a batch, which stops rather than failing file after file. */
@@ -212,9 +212,9 @@ export class ApiClient {
     jobId: string,
     fileName: string,
     sink: BodySink<T>,
-    signal?: AbortSignal,
+    how: RequestSignals = {},
   ): Promise<T> {
-    return this.downloadSigned(await this.downloadUrl(jobId, fileName, signal), sink, signal);
+    return this.downloadSigned(await this.downloadUrl(jobId, fileName, how), sink, how);
   }
 
   /**

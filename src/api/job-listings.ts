@@ -4,7 +4,7 @@
  * costs what the sink keeps.
  */
 import { maskToken } from '../settings/mask.js';
-import type { ContentSink, JobSink } from './client-types.js';
+import type { ContentSink, JobSink, RequestSignals } from './client-types.js';
 import { JOBS_PATH, jobPath } from './identifiers.js';
 import { readJsonList } from './json-reader.js';
 import { isRetryableByDefault } from './retry.js';
@@ -63,8 +63,7 @@ export async function eachJob<S extends JobSink>(
       if (leftOut > 0) http.options.log.warn(leftOutWarning(what, leftOut, first));
       return sink;
     },
-    undefined,
-    signal,
+    { signal },
   );
 }
 
@@ -119,7 +118,7 @@ export async function eachContentItem(
   http: ServiceHttp,
   jobId: string,
   sink: ContentSink,
-  signal?: AbortSignal,
+  how: RequestSignals = {},
   warnedJobs?: WarnedJobs,
 ): Promise<number> {
   const what = `reading job ${jobId}`;
@@ -156,9 +155,10 @@ export async function eachContentItem(
         http.options.log.warn(leftOutWarning(what, leftOut, first, 'item(s) that are no file'));
       return count;
     },
-    undefined,
-    signal,
-    (error) => handed === 0 && isRetryableByDefault(error),
-    sink.drain === undefined,
+    {
+      ...how,
+      shouldRetry: (error) => handed === 0 && isRetryableByDefault(error),
+      holdsSlot: sink.drain === undefined,
+    },
   );
 }

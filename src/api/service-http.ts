@@ -262,17 +262,15 @@ export class ServiceHttp {
     });
   }
 
-  /** An authorized request whose 2xx answer `read` turns into the result. */
+  /** An authorized request whose 2xx answer `read` turns into the result; `body` is sent as JSON. */
   call<T>(
     method: Dispatcher.HttpMethod,
     path: string,
     what: string,
     read: (response: Dispatcher.ResponseData) => Promise<T>,
-    body?: unknown,
-    signal?: AbortSignal,
-    shouldRetry = isRetryableByDefault,
-    holdsSlot = true,
+    how: RequestRetry & { body?: unknown } = {},
   ): Promise<T> {
+    const { body, signal } = how;
     const url = this.url(path);
     return this.retry(
       what,
@@ -293,7 +291,12 @@ export class ServiceHttp {
           throw networkError(error, what, url, undefined, undefined, this.#options.baseUrlSource);
         }
       },
-      { signal, shouldRetry, holdsSlot },
+      {
+        signal,
+        stopWaiting: how.stopWaiting,
+        shouldRetry: how.shouldRetry ?? isRetryableByDefault,
+        holdsSlot: how.holdsSlot !== false,
+      },
     );
   }
 }

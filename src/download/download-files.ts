@@ -13,8 +13,8 @@
 import type { Readable } from 'node:stream';
 import { setMaxListeners } from 'node:events';
 import { lstat } from 'node:fs/promises';
-import type { BodySink } from '../api/client.js';
-import { isTokenRefused } from '../api/errors.js';
+import type { BodySink, RequestSignals } from '../api/client.js';
+import { isTokenRefused, NotSentError } from '../api/errors.js';
 import { messageOf, messageWithHint } from '../errors.js';
 import { NAME_MAX_BYTES, writeFileAtomically } from '../fs/atomic-write.js';
 import { resolveInside } from '../fs/containment.js';
@@ -33,7 +33,8 @@ export interface DownloadOutcome {
   path: string | null;
   /**
    * `pending`: not saved for a stop, not for a fault of its own: never started (the run stopped before
-   * its turn), or aborted in flight by a second interrupt. The same command run again fetches it.
+   * its turn), aborted in flight by a second interrupt, or given up by the first while it waited to be
+   * tried again. The same command run again fetches it.
    */
   status: 'downloaded' | 'skipped' | 'failed' | 'pending';
   bytes?: number;
@@ -42,7 +43,7 @@ export interface DownloadOutcome {
 
 /** What of the service client a download needs. */
 export interface DownloadClient {
-  downloadJobFile<T>(jobId: string, fileName: string, sink: BodySink<T>, signal?: AbortSignal): Promise<T>;
+  downloadJobFile<T>(jobId: string, fileName: string, sink: BodySink<T>, how?: RequestSignals): Promise<T>;
 }
 
 /** Writes a body to `path` whole (temporary name, rename) and returns its size. */
@@ -83,8 +84,8 @@ export interface DownloadDeps {
   client: DownloadClient;
   concurrency: number;
   /**
-   * The interrupt rule (interrupt.ts): `stop` starts no more files and lets those in flight finish;
-   * `abort` aborts them (their temporary files are removed).
+   * The interrupt rule (interrupt.ts): `stop` starts no more files, gives up those only waiting to be
+   * tried again, and lets those in flight finish; `abort` aborts them (their temporary files are removed).
    */
   signals: Interrupt;
   /** Where the bytes go; tests inject a failing one. */
@@ -105,7 +106,10 @@ export interface DownloadResult {
 export const NOT_STARTED_REASON = 'not started: downloads stopped after a file-system problem';
 export const NO_ROOM_NOT_STARTED_REASON = 'not started: downloads stopped: not enough free space';
 export const INTERRUPTED_NOT_STARTED_REASON = 'not started: interrupted';
-/** Why a file aborted in flight by a second interrupt is pending: `redact`'s words for such an upload. */
+/**
+ * Why a file aborted in flight by a second interrupt, or given up by the first while it waited to be
+ * tried again, is pending: `redact`'s words for such an upload.
+ */
 export const INTERRUPTED_IN_FLIGHT_REASON = 'not finished: interrupted';
 /** What a download says when the next file has no room (fs/free-space.ts holds the rule). */
 export const FILE_ROOM: RoomWords = {
@@ -233,7 +237,8 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
             throw asLocalFsError(error, dest, 'writing');
           });
         },
-        signal,
+        // A first interrupt gives up a request that only waits (for the gate, or to be tried again).
+        { signal, stopWaiting: stop },
       );
       return { fileName, path, status: 'downloaded', bytes };
     } catch (error) {
@@ -242,9 +247,10 @@ export async function downloadFiles(deps: DownloadDeps, request: DownloadRequest
         refusal.abort(error);
       }
       if (refused !== undefined) return { fileName, path, status: 'failed', reason: 'the token was refused' };
-      // Aborted by a second interrupt (its temporary file removed): nothing wrong with it, and the
-      // next run fetches it, as it does a file never started.
-      if (deps.signals.abort.aborted)
+      // Aborted by a second interrupt (its temporary file removed), or given up by the first while it
+      // waited to be tried again (NotSentError): nothing wrong with it, and the next run fetches it,
+      // as it does a file never started.
+      if (deps.signals.abort.aborted || error instanceof NotSentError)
         return { fileName, path: null, status: 'pending', reason: INTERRUPTED_IN_FLIGHT_REASON };
       if ((error instanceof LocalFsError && error.stopsBatch) || error instanceof NoRoomOnDisk) {
         stoppedBy ??= error;

@@ -10,7 +10,7 @@ import { backoffDelay } from '../api/retry.js';
 import { firstLookPointsAtSetup } from '../api/upload-fate.js';
 import { checkBaseUrlHint } from '../api/base-url-hints.js';
 import { LocalFsError } from '../fs/errors.js';
-import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
+import { type Engine, isStopping, messageOf, requestSignals, stoppedReason } from './engine.js';
 import { formatDuration } from '../output/format.js';
 import { firstLook, lookAtJob } from './first-look.js';
 import { jobResultNeed } from './free-space.js';
@@ -170,7 +170,10 @@ async function poll(
       }
       if (found) {
         const url = await engine.request(() =>
-          engine.gate.run(() => client.downloadUrl(jobId, found.file_name, engine.abort), engine.abort),
+          engine.gate.run(
+            () => client.downloadUrl(jobId, found.file_name, requestSignals(engine)),
+            engine.abort,
+          ),
         );
         // A refused link (LinkRefusedError) is not permanent: the next poll asks for a new one; nor,
         // up to LINK_TRIES, is a link whose host has no result yet (LinkMissingError).
@@ -187,7 +190,7 @@ async function poll(
               },
               engine.abort,
             ),
-            engine.abort,
+            requestSignals(engine),
           ),
         );
         await recorder.done(entry, work.identity, {

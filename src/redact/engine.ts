@@ -1,7 +1,7 @@
 /**
  * What every stage shares: the client, the recorder, the token gate, the signals and the limits.
  */
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient, RequestSignals } from '../api/client.js';
 import { isTokenRefused, NotSentError, ThrottleGivenUpError } from '../api/errors.js';
 import type { Clock } from '../clock.js';
 import type { OutputFolder } from '../fs/containment.js';
@@ -105,6 +105,15 @@ export function isStopping(engine: Engine, error: unknown): boolean {
     isAbort(error) ||
     engine.abort.aborted
   );
+}
+
+/**
+ * How a batch's request to the service listens to the batch: a second interrupt (or a refused token,
+ * the lock lost) aborts it; a stop gives it up only while it waits, at the gate or between attempts,
+ * so that the first interrupt tries nothing again and what is in flight finishes.
+ */
+export function requestSignals(engine: Engine): RequestSignals {
+  return { signal: engine.abort, stopWaiting: engine.stop };
 }
 
 export function stoppedReason(engine: Engine): string {

@@ -9,16 +9,17 @@
 import { NotAListError } from '../api/json-reader.js';
 import type { JobContentItem } from '../api/schemas.js';
 import { firstLookPointsAtSetup, setupAnswerWords } from '../api/upload-fate.js';
-import { type Engine, isStopping, messageOf } from './engine.js';
+import { type Engine, isStopping, messageOf, requestSignals } from './engine.js';
 import type { CollectWork } from './work.js';
 
 /**
  * A look at a job: one request to the service among the few at once, through the token gate. A
- * content that parsed is an answer only the service gives (service-heard.ts).
+ * content that parsed is an answer only the service gives (service-heard.ts). Waiting to be tried
+ * again when the batch stops, it is given up (NotSentError): the job stays pending.
  */
 export async function lookAtJob(engine: Engine, jobId: string): Promise<JobContentItem[]> {
   const content = await engine.request(() =>
-    engine.gate.run(() => engine.client.jobContent(jobId, engine.abort), engine.abort),
+    engine.gate.run(() => engine.client.jobContent(jobId, requestSignals(engine)), engine.abort),
   );
   engine.serviceHeard.hear();
   return content;

@@ -68,7 +68,8 @@ export async function lookUpInterrupted(
       engine.serviceHeard.hear();
       return listed;
     },
-    jobContent: (jobId) => engine.request(() => gate.run(() => client.jobContent(jobId, stop), stop)),
+    jobContent: (jobId) =>
+      engine.request(() => gate.run(() => client.jobContent(jobId, { signal: stop }), stop)),
     namedInJournal: (jobIds) => jobIdsNamed(paths, jobIds),
     isStop: (error) => stop.aborted || isStopping(engine, error),
     stop: engine.stop,

@@ -15,7 +15,7 @@ import { LockLostError } from './lock-lost.js';
 import { lostAnswerReason } from './look-up-words.js';
 import { GateClosedError } from './gate.js';
 import { checkInput, stillSame } from './check.js';
-import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
+import { type Engine, isStopping, messageOf, requestSignals, stoppedReason } from './engine.js';
 import { uploadNameFor } from './upload-name.js';
 import { unpublishedResultSink } from './verify.js';
 import { countFailedUpload } from './wrong-service.js';
@@ -252,8 +252,7 @@ function upload(engine: Engine, work: CheckedWork, uploadName: string, onFileSen
   return engine.gate.run(
     () =>
       engine.client.redact(work.entry.input, engine.fields, uploadName, sink, {
-        signal: engine.abort,
-        stopWaiting: engine.stop,
+        ...requestSignals(engine),
         bytes: work.bytes,
         onFileSent,
         onRequest: (underWay) => engine.recorder.requestUnderWay(underWay),

@@ -84,7 +84,8 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
       debug: (message) => ctx.log.debug(message),
       warn: (message) => ctx.log.warn(message),
       listJobs: (makeSink) => gate.run(() => parts.client.eachJob(makeSink, stop), stop),
-      jobContent: (jobId) => requests(() => gate.run(() => parts.client.jobContent(jobId, stop), stop)),
+      jobContent: (jobId) =>
+        requests(() => gate.run(() => parts.client.jobContent(jobId, { signal: stop }), stop)),
       isStop: (error) => stop.aborted || isStopping(engine, error),
       unsettled: () => parts.recorder.unsettled,
     }),

@@ -83,7 +83,7 @@ function listedFiles(client: ApiClient, jobId: string): ItemSource<DownloadItem>
         },
         drain: () => sink.drain(),
       },
-      signal,
+      { signal },
     );
   };
 }

@@ -79,7 +79,7 @@ export async function runJobsContent(ctx: Context, [given = '']: string[]): Prom
           await out.flush();
         },
       },
-      readerGone.signal,
+      { signal: readerGone.signal },
     )
     .then(
       () => true,
