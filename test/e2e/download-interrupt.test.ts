@@ -151,15 +151,9 @@ describe('download, interrupted', () => {
   it('a second SIGINT aborts the files in flight: nothing is left, not even a temporary file; exit 130', async () => {
     host = await startHoldingFileHost(FILES);
     const out = join(dir.path, 'out');
-    const run = startDownload(host.baseUrl, out);
-    await until(async () => host!.gets() === 2, 30_000);
-    run.child.kill('SIGINT');
-    await untilOrEnded(() => run.stderr().includes('interrupted'), run.child);
-    await pauseBeforeAnotherSignal();
-    run.child.kill('SIGINT');
-    const result = await run.child;
+    const { result, stderr } = await abortedBySecondSigint(out);
 
-    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${run.stderr()}`).toBe(130);
+    expect(result.exitCode, `signal ${String(result.signal)}; stderr: ${stderr}`).toBe(130);
     expect(await readdir(out)).toEqual([]);
     expect(host.gets()).toBe(2);
   }, 60_000);
