@@ -21,7 +21,8 @@ export function homeFolder(): string | undefined {
   }
 }
 
-export function expandHome(path: string, home: string | undefined = homeFolder()): string {
+// `null`: no home folder is known (an explicit undefined would take the default).
+export function expandHome(path: string, home: string | null = homeFolder() ?? null): string {
   const rest =
     path === '~'
       ? ''
@@ -29,7 +30,7 @@ export function expandHome(path: string, home: string | undefined = homeFolder()
         ? path.slice(2)
         : undefined;
   if (rest === undefined) return path;
-  if (home === undefined)
+  if (home === null)
     throw new UsageError(
       `cannot expand ~ in ${path}: no home folder is known (HOME is unset)`,
       'give the full path, or set HOME',
