@@ -159,6 +159,7 @@ export async function createContext(
     statsIntervalMs: parseStatsInterval(flags.stats),
   });
   const log = createLogger(io.stderr, settings);
+  if (config.unplaced) log.debug(config.unplaced);
   if (!options.rewritesConfig) warnIfTokenExposed(config, log);
   let client: ApiClient | undefined;
   const build = async (token?: string) => {

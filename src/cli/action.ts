@@ -40,7 +40,7 @@ export function action(
       if (userSettings) {
         const config = configValues
           ? undefined
-          : (await import('../settings/config-store.js')).unreadConfigStore(process.env);
+          : await (await import('../settings/config-store.js')).unreadConfigStore(process.env);
         ctx = await createContext(flags, { config, rewritesConfig });
         const { config: store, log } = ctx;
         if (rewritesConfig) warnAtEnd = () => warnIfTokenExposed(store, log);

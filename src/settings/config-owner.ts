@@ -6,7 +6,17 @@
  * Root run through sudo also trusts the user who ran sudo (SUDO_UID), as git does: `sudo vredact
  * login` with the home folder kept is that user's own config, not another's.
  */
-import { closeSync, constants, fchownSync, fstatSync, lstatSync, openSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 
 /** The owners of a path: of a symbolic link and of what it points to (both can re-point it). */
@@ -76,25 +86,33 @@ export function foreignConfigOwners(path: string, probe: OwnerProbe = ownerProbe
 }
 
 /**
- * After root has written the config file: the file is given to its folder's owner. Written in a
- * folder of root's, a file another user owned (atomic writes keep the owner) stayed theirs, and the
- * warning that it was stayed after `login`, which it told to run; written in a user's folder (sudo
- * with their home folder), a new file was root's, and unreadable to them. The folder's owner can
- * replace the file anyway, so they gain nothing; the mode (0600) is kept. The file is opened without
- * following a link and given only when it is one regular file: never another file swapped in.
+ * After the config file is written: it is made 0600 (conf applies the mode only to a file it creates;
+ * one made by hand or by an older version may be wider, and it holds the token), and when root wrote
+ * it, it is given to its folder's owner. Written in a folder of root's, a file another user owned
+ * (atomic writes keep the owner) stayed theirs, and the warning that it was stayed after `login`,
+ * which it told to run; written in a user's folder (sudo with their home folder), a new file was
+ * root's, and unreadable to them. The folder's owner can replace the file anyway, so they gain
+ * nothing. `path` is opened without following a link and without waiting (a FIFO swapped in would
+ * hold root's command forever), and changed only when it is a regular file: never another file.
  */
-export function giveConfigToFolderOwner(path: string): void {
-  if (process.getuid?.() !== ROOT_UID) return;
-  let fd: number | undefined;
+export function secureWrittenConfig(path: string): void {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const folder = statSync(dirname(path));
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     const file = fstatSync(fd);
-    if (file.isFile() && file.nlink === 1 && file.uid !== folder.uid) fchownSync(fd, folder.uid, folder.gid);
+    if (!file.isFile()) return;
+    fchmodSync(fd, 0o600);
+    if (process.getuid?.() === ROOT_UID) giveToFolderOwner(fd, file, dirname(path));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function giveToFolderOwner(fd: number, file: Stats, folderPath: string): void {
+  try {
+    const folder = statSync(folderPath);
+    if (file.nlink === 1 && file.uid !== folder.uid) fchownSync(fd, folder.uid, folder.gid);
   } catch {
     // The file is written all the same (a file system without owners, root squashed on NFS): the
     // owner check that follows says whatever is still wrong with its owner.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

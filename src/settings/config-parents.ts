@@ -11,9 +11,9 @@
  * alarm.
  */
 import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, isAbsolute } from 'node:path';
 import { isTrustedOwner, type OwnerProbe, ownerProbeOnDisk } from './config-owner.js';
+import { homeFolder } from './home-path.js';
 
 export type UnsafeParent = { path: string; uid: number } | { path: string; mode: number };
 
@@ -33,7 +33,8 @@ export function unsafeConfigParents(
   path: string,
   probe: OwnerProbe = ownerProbeOnDisk(),
   modeOf: ModeOf = modeOnDisk,
-  home: string = homedir(),
+  // None known (HOME unset, no passwd entry): every folder up to `/` is checked.
+  home: string | undefined = homeFolder(),
 ): UnsafeParent[] {
   // A config folder that is the home folder itself has nothing above it to check.
   if (probe.uid === undefined || !isAbsolute(path) || dirname(path) === home) return [];

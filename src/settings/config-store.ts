@@ -1,18 +1,21 @@
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type Conf from 'conf';
-import envPaths from 'env-paths';
 import { UsageError, messageOf } from '../errors.js';
 import { describeFsError, errnoCode, InTheWay, isLocalFsError } from '../fs/errors.js';
 import { makeFolder } from '../fs/make-folder.js';
 import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 import { CONFIG_KEYS, type ConfigKey } from './config-keys.js';
-import { giveConfigToFolderOwner } from './config-owner.js';
+import { configWriteTarget } from './config-link.js';
+import { secureWrittenConfig } from './config-owner.js';
+import { homeFolder } from './home-path.js';
 import { configFileIsFolder, configFolderBlocker, configFolderInTheWay } from './config-in-the-way.js';
 
 /** The persistent settings file, behind an interface so commands can be tested with a Map. */
 export interface ConfigStore {
   readonly path: string;
+  /** Why there is no config file to read or write (no home folder to find it in), if there is none. */
+  readonly unplaced?: string;
   get(key: ConfigKey): string | undefined;
   set(key: ConfigKey, value: string): Promise<void>;
   /**
@@ -26,16 +29,37 @@ export interface ConfigStore {
 
 const PROJECT = { projectName: 'vredact', projectSuffix: '' } as const;
 
+/** The usage error of a command that must write the config file where no home folder is known. */
+export const NO_HOME =
+  'cannot find a home folder for the config (HOME is unset and this user has no passwd entry)';
+const NO_HOME_HINT = 'set HOME or VREDACT_CONFIG_DIR';
+
 /**
  * Where the file is: the folder `VREDACT_CONFIG_DIR` names (tests, several accounts), else the
  * platform's config folder (`$XDG_CONFIG_HOME/vredact` on Linux). It is conf's own rule, with
- * conf's own env-paths, so that the file conf writes is the one read here.
+ * conf's own env-paths, so that the file conf writes is the one read here. Undefined where no home
+ * folder is known: env-paths, which needs one, is loaded only when there is one, as it asks for it
+ * as it loads and every command crashed there (a container run as an arbitrary uid, HOME unset).
  */
-export function configFilePath(env: NodeJS.ProcessEnv): string {
-  const dir = env.VREDACT_CONFIG_DIR
-    ? resolve(env.VREDACT_CONFIG_DIR)
-    : envPaths(PROJECT.projectName, { suffix: PROJECT.projectSuffix }).config;
-  return join(dir, 'config.json');
+export async function configFilePath(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (env.VREDACT_CONFIG_DIR) return join(resolve(env.VREDACT_CONFIG_DIR), 'config.json');
+  if (homeFolder() === undefined) return undefined;
+  const { default: envPaths } = await import('env-paths');
+  return join(envPaths(PROJECT.projectName, { suffix: PROJECT.projectSuffix }).config, 'config.json');
+}
+
+/**
+ * conf, loaded with a home folder when none is known: conf loads env-paths, which asks for one as it
+ * loads. conf is given the folder to write in, so that home is never used; HOME is restored at once.
+ */
+async function importConf(folder: string): Promise<typeof import('conf')> {
+  if (homeFolder() !== undefined) return import('conf');
+  process.env.HOME = folder;
+  try {
+    return await import('conf');
+  } finally {
+    delete process.env.HOME;
+  }
 }
 
 const FIX_HINT = 'correct it, or delete it and set the values again with `vredact config set`';
@@ -48,7 +72,8 @@ const WRITE_HINT =
  * file. POSIX modes only: Windows keeps no such bits.
  */
 export function exposedConfigMode(path: string): number | undefined {
-  if (process.platform === 'win32') return undefined;
+  // An in-memory store's path names no file.
+  if (process.platform === 'win32' || !isAbsolute(path)) return undefined;
   try {
     const mode = statSync(path).mode & 0o777;
     return mode & 0o077 ? mode : undefined;
@@ -80,6 +105,20 @@ function parseConfigText(text: string): unknown {
   return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 }
 
+/**
+ * The hint for a config file this user cannot read (root's 0600 file, read by a user after
+ * `sudo vredact login` without their home folder kept): it is not broken, and not theirs to delete.
+ */
+function unreadableHint(path: string): string {
+  let owner = '';
+  try {
+    owner = ` (uid ${statSync(path).uid})`;
+  } catch {
+    // A folder above it that this user cannot search: its owner is not to be known.
+  }
+  return `this user cannot read it: run as its owner${owner}, give it to this user (\`sudo chown ${process.getuid?.() ?? '$(id -u)'} ${path}\`), or point VREDACT_CONFIG_DIR at a folder of your own`;
+}
+
 /** The file's values; a missing file holds none. */
 function readConfigFile(path: string): Record<string, unknown> {
   let text: string;
@@ -91,7 +130,8 @@ function readConfigFile(path: string): Record<string, unknown> {
     if (code === 'EISDIR') throw configFileIsFolder(path);
     const blocker = code === 'ENOTDIR' ? configFolderBlocker(path) : undefined;
     if (blocker) throw configFolderInTheWay(path, 'read', blocker);
-    throw new UsageError(`cannot read the config file ${path}: ${describeFsError(error)}`, FIX_HINT);
+    const hint = code === 'EACCES' || code === 'EPERM' ? unreadableHint(path) : FIX_HINT;
+    throw new UsageError(`cannot read the config file ${path}: ${describeFsError(error)}`, hint);
   }
   let value: unknown;
   try {
@@ -124,7 +164,8 @@ function settingText(value: unknown, key: ConfigKey, path: string): string | und
  * `set` and `delete`, which need its atomic write.
  */
 export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigStore> {
-  const path = configFilePath(env);
+  const path = await configFilePath(env);
+  if (path === undefined) return unplacedConfigStore();
   const file = readConfigFile(path);
   const values = new Map<ConfigKey, string>();
   for (const key of CONFIG_KEYS) {
@@ -136,19 +177,17 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
       // conf makes missing folders with the umask's mode (0777 under umask 000): whoever could write
       // in the folder could swap the file, and point the next run's token at their own server.
       await makeFolder(resolve(path, '..'), PRIVATE_DIR_MODE);
-      const { default: ConfCtor } = await import('conf');
+      const target = configWriteTarget(path);
+      const { default: ConfCtor } = await importConf(dirname(path));
       const conf = new ConfCtor<Record<string, string>>({
         ...PROJECT,
         configFileMode: 0o600,
-        cwd: resolve(path, '..'),
+        cwd: dirname(path),
         // conf reads the file again before it writes: by the same rule, or it refuses a file read here.
         deserialize: (text) => parseConfigText(text) as Record<string, string>,
       });
       change(conf);
-      // conf applies the mode when it creates the file; a file made by hand or an older version may
-      // be wider, and it holds the token.
-      chmodSync(conf.path, 0o600);
-      giveConfigToFolderOwner(conf.path);
+      secureWrittenConfig(target);
     } catch (error) {
       if (error instanceof InTheWay) throw configFolderInTheWay(path, 'write', error);
       // Said of the file, not of conf's temporary name beside it (`config.json.tmp-…`).
@@ -186,8 +225,31 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
  * The config file's place, its values unread: `config path` says where the file is even when it is
  * broken, as that is where the user must go to fix it.
  */
-export function unreadConfigStore(env: NodeJS.ProcessEnv): ConfigStore {
-  return memoryConfigStore({}, configFilePath(env));
+export async function unreadConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigStore> {
+  const path = await configFilePath(env);
+  return path === undefined ? unplacedConfigStore() : memoryConfigStore({}, path);
+}
+
+/** The config file's path; a usage error where no home folder is known to find it in. */
+export function placedConfigPath(store: ConfigStore): string {
+  if (store.unplaced) throw new UsageError(NO_HOME, NO_HOME_HINT);
+  return store.path;
+}
+
+/** No config file where no home folder is known: none to read, and a usage error to write one. */
+function unplacedConfigStore(): ConfigStore {
+  const refuse = async () => {
+    throw new UsageError(NO_HOME, NO_HOME_HINT);
+  };
+  return {
+    path: '(no config folder)',
+    unplaced: `no config file is read: ${NO_HOME}; ${NO_HOME_HINT} to use one`,
+    get: () => undefined,
+    set: refuse,
+    setAll: refuse,
+    delete: refuse,
+    all: () => ({}),
+  };
 }
 
 /** An in-memory store for in-process tests. */

@@ -7,9 +7,33 @@
  */
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
+import { UsageError } from '../errors.js';
 
-export function expandHome(path: string, home: string = homedir()): string {
-  if (path === '~') return home;
-  if (path.startsWith('~/') || (sep === '\\' && path.startsWith('~\\'))) return join(home, path.slice(2));
-  return path;
+/**
+ * The home folder, or undefined where none is known: HOME unset and no passwd entry for the user (a
+ * container run as an arbitrary uid), where Node.js's homedir() throws instead.
+ */
+export function homeFolder(): string | undefined {
+  try {
+    return homedir();
+  } catch {
+    return undefined;
+  }
+}
+
+// `null`: no home folder is known (an explicit undefined would take the default).
+export function expandHome(path: string, home: string | null = homeFolder() ?? null): string {
+  const rest =
+    path === '~'
+      ? ''
+      : path.startsWith('~/') || (sep === '\\' && path.startsWith('~\\'))
+        ? path.slice(2)
+        : undefined;
+  if (rest === undefined) return path;
+  if (home === null)
+    throw new UsageError(
+      `cannot expand ~ in ${path}: no home folder is known (HOME is unset)`,
+      'give the full path, or set HOME',
+    );
+  return rest === '' ? home : join(home, rest);
 }

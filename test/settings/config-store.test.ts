@@ -84,7 +84,7 @@ describe('openConfigStore', () => {
     ['gender', ['f'], 'a list'],
     ['base-url', { host: 'x' }, 'an object'],
   ])('a %s that is %j is a usage error naming the file and the key', async (key, value, what) => {
-    const path = configFilePath({ VREDACT_CONFIG_DIR: dir.path });
+    const path = (await configFilePath({ VREDACT_CONFIG_DIR: dir.path }))!;
     await writeFile(path, JSON.stringify({ [key]: value }));
     await expect(openConfigStore({ VREDACT_CONFIG_DIR: dir.path })).rejects.toThrowError(
       expect.objectContaining({
@@ -100,8 +100,10 @@ describe('reading the config file', () => {
   it('is the file conf writes: config.json in VREDACT_CONFIG_DIR, a relative one from the current folder', async () => {
     const { default: Conf } = await import('conf');
     const conf = new Conf({ projectName: 'vredact', projectSuffix: '', cwd: dir.path });
-    expect(configFilePath({ VREDACT_CONFIG_DIR: dir.path })).toBe(conf.path);
-    expect(configFilePath({ VREDACT_CONFIG_DIR: 'cfg' })).toBe(join(process.cwd(), 'cfg', 'config.json'));
+    expect(await configFilePath({ VREDACT_CONFIG_DIR: dir.path })).toBe(conf.path);
+    expect(await configFilePath({ VREDACT_CONFIG_DIR: 'cfg' })).toBe(
+      join(process.cwd(), 'cfg', 'config.json'),
+    );
   });
 
   it('a missing file holds nothing, and reading it creates no folder', async () => {
@@ -114,7 +116,7 @@ describe('reading the config file', () => {
   });
 
   it('a file saved with a UTF-8 byte-order mark (Notepad) is read, and written to, as the JSON it holds', async () => {
-    const path = configFilePath({ VREDACT_CONFIG_DIR: dir.path });
+    const path = (await configFilePath({ VREDACT_CONFIG_DIR: dir.path }))!;
     const saved = '\uFEFF{\n  "base-url": "https://redaction.example.com",\n  "concurrency": "8"\n}\n';
     await writeFile(path, saved, 'utf8');
     const store = await openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
@@ -130,7 +132,7 @@ describe('reading the config file', () => {
   });
 
   it('a file that is not JSON, not an object or not readable is a usage error naming it', async () => {
-    const path = configFilePath({ VREDACT_CONFIG_DIR: dir.path });
+    const path = (await configFilePath({ VREDACT_CONFIG_DIR: dir.path }))!;
     const open = () => openConfigStore({ VREDACT_CONFIG_DIR: dir.path });
     await writeFile(path, '{"token": ');
     await expect(open()).rejects.toThrow(UsageError);

@@ -13,4 +13,9 @@ describe('expandHome', () => {
       expect(expandHome(path, '/home/ann')).toBe(path);
     }
   });
+
+  it('is a usage error for ~ where no home folder is known, not a folder named ~', () => {
+    expect(() => expandHome('~/red', null)).toThrow('cannot expand ~ in ~/red: no home folder is known');
+    expect(expandHome('./red', null)).toBe('./red');
+  });
 });

@@ -5,6 +5,7 @@ import { displayBaseUrl } from '../../settings/base-url.js';
 import { startSpinner } from '../../output/spinner.js';
 import { maskToken } from '../../settings/mask.js';
 import { sameService } from '../../settings/token-service.js';
+import { placedConfigPath } from '../../settings/config-store.js';
 import { requireServiceUrl } from '../../settings/settings.js';
 import { readStdinValue } from '../../settings/stdin-value.js';
 import { requireSendableToken } from '../../settings/token.js';
@@ -16,6 +17,8 @@ export async function runLogin(
   _args: string[],
   options: { tokenStdin?: boolean },
 ): Promise<number> {
+  // Said before the token is asked for and sent: a token checked and then not stored helps no one.
+  placedConfigPath(ctx.config);
   let token: string;
   const fromFlag = ctx.settings.sources.token === 'flag' ? ctx.settings.token : undefined;
   if (fromFlag !== undefined && options.tokenStdin) {

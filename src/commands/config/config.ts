@@ -3,6 +3,7 @@ import { promptSecret, TOKEN_QUESTION } from '../auth/prompt-secret.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { printJson, printTable } from '../../output/table.js';
 import { CONFIG_KEYS, type ConfigKey } from '../../settings/config-keys.js';
+import { placedConfigPath } from '../../settings/config-store.js';
 import { maskToken } from '../../settings/mask.js';
 import { displayBaseUrl } from '../../settings/base-url.js';
 import { ENV_NAMES } from '../../settings/settings.js';
@@ -139,7 +140,8 @@ export async function runConfigList(ctx: Context): Promise<number> {
 }
 
 export async function runConfigPath(ctx: Context): Promise<number> {
-  if (ctx.settings.json) printJson(ctx.io, { path: ctx.config.path });
-  else ctx.streams.stdout.write(`${ctx.config.path}\n`);
+  const path = placedConfigPath(ctx.config);
+  if (ctx.settings.json) printJson(ctx.io, { path });
+  else ctx.streams.stdout.write(`${path}\n`);
   return ExitCode.ok;
 }

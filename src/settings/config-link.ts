@@ -1,0 +1,40 @@
+/**
+ * A config file that is a symbolic link. Read through, as dotfiles managers link config files; written
+ * through only when this user made the link. conf writes through a link (atomically renames its new
+ * file over the link's target), so root, run with a user's config folder (sudo keeping HOME, or
+ * VREDACT_CONFIG_DIR), rewrote whatever file that user had linked there (`/etc/…`) and made it 0600.
+ * As ssh and git do with files another user could have planted, such a link is not written through.
+ */
+import { lstatSync, realpathSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { errnoCode } from '../fs/errors.js';
+
+/**
+ * The file a write of the config file at `path` changes: `path` itself, or the target of a link this
+ * user owns. A usage error for a link another user owns, whatever it points to.
+ */
+export function configWriteTarget(path: string, uid: number | undefined = process.geteuid?.()): string {
+  let owner: number;
+  try {
+    const entry = lstatSync(path);
+    if (!entry.isSymbolicLink()) return path;
+    owner = entry.uid;
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return path;
+    throw error;
+  }
+  if (uid === undefined || owner === uid) return realpathOr(path);
+  throw new UsageError(
+    `cannot write the config file ${path}: it is a symbolic link owned by another user (uid ${owner}), and vredact does not write through a link it cannot trust`,
+    `remove the link (\`rm ${path}\`) and set the values again, run the command as that user, or point VREDACT_CONFIG_DIR at a folder of your own`,
+  );
+}
+
+/** A link to nothing is replaced by the new file, as conf does: its name is where the file goes. */
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The config file's edges that only root can set up: a link planted by another user (root must not
+ * write through it), a user with no home folder at all (a container run as an arbitrary uid), and a
+ * file of root's that a user cannot read.
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  chmod,
+  chown,
+  lchown,
+  lstat,
+  mkdir,
+  readFile,
+  readlink,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
+import { runCliUnder } from '../helpers/unprivileged.js';
+import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+
+const TOKEN = 'vr_config_root_0123456789abcdef';
+const OTHER_UID = 4242;
+/** A uid with no passwd entry: Node.js finds no home folder for it when HOME is unset. */
+const HOMELESS_UID = 54_321;
+const work = tempDirPerTest('vredact-config-root-');
+
+const asRoot = process.platform !== 'win32' && process.getuid?.() === 0;
+const hasSetpriv = asRoot && spawnSync('setpriv', ['--version']).status === 0;
+const homelessUidFree = hasSetpriv && spawnSync('getent', ['passwd', String(HOMELESS_UID)]).status === 2;
+
+/** The run as `uid`, with no supplementary groups (root's would let it read root's files). */
+const asUser = (uid: number) => ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups'];
+
+/** The environment without HOME, as a container started with `--user <uid>` and no passwd entry has it. */
+function withoutHome(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { HOME: _home, XDG_CONFIG_HOME: _xdg, ...rest } = env;
+  return rest;
+}
+
+test.skipIf(!asRoot)(
+  "root does not write through a config file that is a link another user owns: the linked file is left as it was; the user's own link is written through",
+  async () => {
+    const folder = join(work.path, 'theirs');
+    await mkdir(folder, { mode: 0o700 });
+    const elsewhere = join(work.path, 'system-file');
+    const system = JSON.stringify({ note: "a file of root's, not the config" });
+    await writeFile(elsewhere, system, { mode: 0o644 });
+    const path = join(folder, 'config.json');
+    await symlink(elsewhere, path);
+    await lchown(path, OTHER_UID, OTHER_UID);
+    await lchown(folder, OTHER_UID, OTHER_UID);
+
+    for (const args of [
+      ['config', 'set', 'concurrency', '3'],
+      ['config', 'set', 'gender', 'f'],
+    ]) {
+      const run = await runCli(args, { env: isolatedEnv(folder) });
+      expect(run.exitCode, args.join(' ')).toBe(2);
+      expect(String(run.stderr), args.join(' ')).toContain(
+        `error: cannot write the config file ${path}: it is a symbolic link owned by another user (uid ${OTHER_UID})`,
+      );
+    }
+    const after = await stat(elsewhere);
+    expect([await readFile(elsewhere, 'utf8'), after.mode & 0o777, after.uid]).toEqual([system, 0o644, 0]);
+    expect(await readlink(path)).toBe(elsewhere);
+
+    // A dotfiles manager's link, made by this user: read through and written through, still a link.
+    const own = join(work.path, 'own');
+    const dotfile = join(work.path, 'dotfiles-vredact.json');
+    await mkdir(own, { mode: 0o700 });
+    await writeFile(dotfile, JSON.stringify({ gender: 'f' }), { mode: 0o644 });
+    await symlink(dotfile, join(own, 'config.json'));
+    const set = await runCli(['config', 'set', 'concurrency', '3'], { env: isolatedEnv(own) });
+    expect([set.exitCode, String(set.stderr)]).toEqual([0, expect.stringContaining('Set concurrency')]);
+    expect((await lstat(join(own, 'config.json'))).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(await readFile(dotfile, 'utf8'))).toEqual({ gender: 'f', concurrency: '3' });
+    expect((await stat(dotfile)).mode & 0o777).toBe(0o600);
+    const get = await runCli(['config', 'get', 'gender'], { env: isolatedEnv(own) });
+    expect([get.exitCode, get.stdout]).toEqual([0, 'f']);
+  },
+);
+
+test.skipIf(!homelessUidFree)(
+  'no home folder (HOME unset, a uid with no passwd entry): commands that need no config file run; config path, config set and login say what to set',
+  async () => {
+    const server = await startScriptedServer((_req, res) => sendJson(res, 200, { jobs: [] }));
+    try {
+      await chmod(work.path, 0o755);
+      const env = withoutHome(isolatedEnv(''));
+      delete env.VREDACT_CONFIG_DIR;
+      const user = asUser(HOMELESS_UID);
+      const cwd = work.path;
+
+      for (const args of [['--version'], ['--help']]) {
+        const run = await runCliUnder(user, args, { env, cwd });
+        expect([run.exitCode, String(run.stderr)], args.join(' ')).toEqual([0, '']);
+      }
+      const service = { ...env, VREDACT_BASE_URL: server.baseUrl, VREDACT_TOKEN: TOKEN };
+      const list = await runCliUnder(user, ['jobs', 'list', '--verbose'], { env: service, cwd });
+      expect(list.exitCode, String(list.stderr)).toBe(0);
+      expect(String(list.stderr)).toContain(
+        'debug: no config file is read: cannot find a home folder for the config',
+      );
+      expect(server.received.map((request) => request.url)).toEqual(['/api/jobs']);
+
+      for (const [args, input] of [
+        [['config', 'path'], undefined],
+        [['config', 'set', 'concurrency', '3'], undefined],
+        [['login', '--token-stdin'], TOKEN],
+      ] as const) {
+        const run = await runCliUnder(user, [...args], { env: service, cwd, input });
+        expect([run.exitCode, String(run.stderr)], args.join(' ')).toEqual([
+          2,
+          expect.stringContaining(
+            'error: cannot find a home folder for the config (HOME is unset and this user has no passwd entry)\nhint: set HOME or VREDACT_CONFIG_DIR',
+          ),
+        ]);
+      }
+
+      // VREDACT_CONFIG_DIR is a place for it without a home folder.
+      const dir = join(work.path, 'cfg');
+      await mkdir(dir, { mode: 0o700 });
+      await chown(dir, HOMELESS_UID, HOMELESS_UID);
+      const set = await runCliUnder(user, ['config', 'set', 'concurrency', '3'], {
+        env: { ...env, VREDACT_CONFIG_DIR: dir },
+        cwd,
+      });
+      expect(set.exitCode, String(set.stderr)).toBe(0);
+      const made = await stat(join(dir, 'config.json'));
+      expect([made.uid, made.mode & 0o777]).toEqual([HOMELESS_UID, 0o600]);
+      expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))).toEqual({ concurrency: '3' });
+    } finally {
+      await server.close();
+    }
+  },
+);
+
+test.skipIf(!asRoot)('HOME unset as root: the passwd entry is the home folder', async () => {
+  const env = withoutHome(isolatedEnv(''));
+  delete env.VREDACT_CONFIG_DIR;
+  const run = await runCli(['config', 'path'], { env });
+  expect([run.exitCode, String(run.stderr)]).toEqual([0, '']);
+  expect(String(run.stdout)).toMatch(/^\/.*\/vredact\/config\.json$/);
+});
+
+test.skipIf(!hasSetpriv)(
+  "a config file this user cannot read (root's, 0600): the hint says so, with its owner and the chown, not to delete it",
+  async () => {
+    await chmod(work.path, 0o755);
+    const dir = join(work.path, 'cfg');
+    await mkdir(dir, { mode: 0o755 });
+    const path = join(dir, 'config.json');
+    await writeFile(path, JSON.stringify({ concurrency: '3' }), { mode: 0o600 });
+    const run = await runCliUnder(asUser(OTHER_UID), ['config', 'list'], {
+      env: isolatedEnv(dir, { HOME: work.path }),
+      cwd: work.path,
+    });
+    expect([run.exitCode, String(run.stderr)]).toEqual([
+      2,
+      `error: cannot read the config file ${path}: permission denied\nhint: this user cannot read it: run as its owner (uid 0), give it to this user (\`sudo chown ${OTHER_UID} ${path}\`), or point VREDACT_CONFIG_DIR at a folder of your own`,
+    ]);
+  },
+);
