@@ -6,12 +6,12 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { until } from '../helpers/e2e.js';
 import { savedFiles, seededWav } from '../helpers/holding-file-host.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { refusalOnce, requestsOf } from '../helpers/async-job-service.js';
 
 const dir = tempDirPerTest('vredact-e2e-download-int-waits-');
 let server: ScriptedServer | undefined;
@@ -31,14 +31,7 @@ type Refused = 'link' | 'file';
  * (Retry-After), every other request as it should be.
  */
 async function refusingOnce(refused: Refused, status: number): Promise<ScriptedServer> {
-  let refusedOnce = false;
-  const refuse = (res: ServerResponse): boolean => {
-    if (refusedOnce) return false;
-    refusedOnce = true;
-    res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '30' });
-    res.end(JSON.stringify({ error: 'unavailable', message: 'try again later' }));
-    return true;
-  };
+  const refuse = refusalOnce(status);
   const started = await startScriptedServer((req, res, body) => {
     const url = req.url ?? '';
     if (url === '/api/jobs/job1/content') {
@@ -65,10 +58,6 @@ async function refusingOnce(refused: Refused, status: number): Promise<ScriptedS
     res.end(bytes);
   });
   return started;
-}
-
-function requestsOf(target: ScriptedServer, method: string, url: string): number {
-  return target.received.filter((r) => r.method === method && r.url === url).length;
 }
 
 describe('download: a first interrupt gives up a request that waits to be tried again', () => {

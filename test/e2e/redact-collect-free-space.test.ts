@@ -13,7 +13,8 @@ import { isWav } from '../helpers/e2e.js';
 import { latestEvents } from '../helpers/journal.js';
 import { MOUNT_SKIP_REASON, tryMountTmpfs } from '../helpers/mount.js';
 import { makeWav } from '../helpers/mp3.js';
-import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
+import { asyncJobRoutes } from '../helpers/async-job-service.js';
 
 const REDACT = '/api/speech-to-speech-biometric-redaction';
 const dir = tempDirPerTest('vredact-e2e-collect-space-');
@@ -28,43 +29,7 @@ function escapeRegExp(text: string): string {
 
 /** A service that answers every upload with a job, finished at once, whose result is 7 s of 16 kHz speech. */
 async function asyncService() {
-  const uploads = new Map<string, string>();
-  const server = await startScriptedServer((req, res, body) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    if (req.method === 'POST' && url.pathname === REDACT) {
-      const jobId = `job-${uploads.size + 1}`;
-      uploads.set(jobId, /filename="([^"]+)"/.exec(body.toString('latin1'))?.[1] ?? 'upload.wav');
-      sendJson(res, 202, { job_id: jobId });
-      return;
-    }
-    const content = /^\/api\/jobs\/([^/]+)\/content$/.exec(url.pathname);
-    if (req.method === 'GET' && content) {
-      const jobId = decodeURIComponent(content[1] ?? '');
-      const uploadName = uploads.get(jobId) ?? 'gone.wav';
-      const item = (id: number, fileName: string) => ({
-        id,
-        job_id: jobId,
-        file_name: fileName,
-        audio_duration: 7,
-        created_at: '2026-01-01T00:00:00Z',
-      });
-      sendJson(res, 200, {
-        jobContent: [item(1, uploadName), item(2, uploadName.replace(/\.wav$/, '.redacted.wav'))],
-      });
-      return;
-    }
-    if (req.method === 'POST' && url.pathname.endsWith('/files/download-url')) {
-      sendJson(res, 200, { signedUrl: `${server.baseUrl}/files/${url.pathname.split('/')[3]}` });
-      return;
-    }
-    if (req.method === 'GET' && url.pathname.startsWith('/files/')) {
-      const wav = makeWav(7, 16_000);
-      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
-      res.end(wav);
-      return;
-    }
-    sendJson(res, 200, { jobs: [] });
-  });
+  const server = await startScriptedServer(asyncJobRoutes(() => server.baseUrl));
   const fetches = () =>
     server.received.filter((r) => r.url.endsWith('/files/download-url') || r.url.startsWith('/files/'))
       .length;

@@ -6,13 +6,13 @@
  * again. Through the built binary, against a scripted asynchronous service that refuses one request once.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { isWav, until } from '../helpers/e2e.js';
 import { makeWav } from '../helpers/mp3.js';
-import { type ScriptedServer, sendJson, startScriptedServer } from '../helpers/scripted-server.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { asyncJobRoutes, refusalOnce, requestsOf } from '../helpers/async-job-service.js';
 
 const REDACT = '/api/speech-to-speech-biometric-redaction';
 const CONTENT = '/api/jobs/job-1/content';
@@ -38,55 +38,15 @@ const REFUSED_AT: Record<Refused, { method: string; url: string }> = {
  * speech; the first request `refused` names is answered `status` with a wait of 30 s (Retry-After).
  */
 async function refusingOnce(refused: Refused, status: number): Promise<ScriptedServer> {
-  const uploads = new Map<string, string>();
-  let refusedOnce = false;
-  const refuse = (res: ServerResponse): boolean => {
-    if (refusedOnce) return false;
-    refusedOnce = true;
-    res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '30' });
-    res.end(JSON.stringify({ error: 'unavailable', message: 'try again later' }));
-    return true;
-  };
+  const refuse = refusalOnce(status);
   const at = REFUSED_AT[refused];
+  const routes = asyncJobRoutes(() => started.baseUrl);
   const started = await startScriptedServer((req, res, body) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === at.method && url.pathname === at.url && refuse(res)) return;
-    if (req.method === 'POST' && url.pathname === REDACT) {
-      const jobId = `job-${uploads.size + 1}`;
-      uploads.set(jobId, /filename="([^"]+)"/.exec(body.toString('latin1'))?.[1] ?? 'upload.wav');
-      return sendJson(res, 202, { job_id: jobId });
-    }
-    const content = /^\/api\/jobs\/([^/]+)\/content$/.exec(url.pathname);
-    if (req.method === 'GET' && content) {
-      const jobId = decodeURIComponent(content[1] ?? '');
-      const uploadName = uploads.get(jobId) ?? 'gone.wav';
-      const item = (id: number, fileName: string) => ({
-        id,
-        job_id: jobId,
-        file_name: fileName,
-        audio_duration: 7,
-        created_at: '2026-01-01T00:00:00Z',
-      });
-      return sendJson(res, 200, {
-        jobContent: [item(1, uploadName), item(2, uploadName.replace(/\.wav$/, '.redacted.wav'))],
-      });
-    }
-    if (req.method === 'POST' && url.pathname.endsWith('/files/download-url')) {
-      return sendJson(res, 200, { signedUrl: `${started.baseUrl}/files/${url.pathname.split('/')[3]}` });
-    }
-    if (req.method === 'GET' && url.pathname.startsWith('/files/')) {
-      const wav = makeWav(7, 16_000);
-      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
-      res.end(wav);
-      return;
-    }
-    sendJson(res, 200, { jobs: [] });
+    routes(req, res, body);
   });
   return started;
-}
-
-function requestsOf(target: ScriptedServer, method: string, url: string): number {
-  return target.received.filter((r) => r.method === method && r.url === url).length;
 }
 
 describe('redact: a first interrupt gives up a collect request that waits to be tried again', () => {
