@@ -13,6 +13,16 @@ const MAX_DEPTH = 32;
 
 export type Scrub = (text: string) => string;
 
+/** A user name or password as a URL carries it, decoded: a server echoes the decoded form. */
+export function urlSecret(text: string): string | undefined {
+  if (!text) return undefined;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /**
  * Shortest run of a secret's characters masked on its own. A server may echo the token cut short
  * (`invalid token vr_live_01234567...`) or upper-cased. A run this long of a random token does not

@@ -7,6 +7,7 @@ import { type Answerer, answerHint } from './answer-hints.js';
 import { dispatcherFor } from './dispatcher.js';
 import { proxyFor, proxySecrets, proxyShown } from './proxy.js';
 import { request } from './undici-agent.js';
+import { requestHeaders } from './request-headers.js';
 import { lowSpeedLimit } from './low-speed.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_THROTTLE_WAIT_MS } from '../settings/settings.js';
 import type { ClientOptions } from './client.js';
@@ -21,21 +22,12 @@ import {
   RetryableStatusError,
   withRetries,
 } from './retry.js';
-import { type Scrub, scrubberFor, scrubHeaders } from './scrub.js';
+import { type Scrub, scrubberFor, scrubHeaders, urlSecret } from './scrub.js';
 import { hintNamingSource } from './source-hints.js';
 import { Throttle } from './throttle.js';
 import { decodedResponse } from './content-encoding.js';
 import { headerValue, networkError } from './transport.js';
 import { formatWait, throttleStretchLine, throttleWaitLine, waitIsTold } from './wait-text.js';
-
-function safeDecode(text: string): string | undefined {
-  if (!text) return undefined;
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
 
 /** How one request is retried (see RetryOptions). */
 export interface RequestRetry {
@@ -78,8 +70,8 @@ export class ServiceHttp {
     const { username, password } = options.baseUrl;
     this.scrub = scrubberFor([
       options.token,
-      safeDecode(password),
-      safeDecode(username),
+      urlSecret(password),
+      urlSecret(username),
       ...proxySecrets(options.proxies),
     ]);
   }
@@ -124,17 +116,12 @@ export class ServiceHttp {
       from?: Answerer;
     },
   ): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { 'user-agent': this.#options.userAgent };
-    // Signed URLs are fetched with no credentials at all: they may point at another host.
-    if (init.authorized) headers.authorization = `Bearer ${this.#options.token}`;
-    if (init.json) headers['content-type'] = 'application/json';
-    if (init.form) {
-      headers['content-type'] = init.form.contentType;
-      headers['content-length'] = String(init.form.contentLength);
-    }
-    if (init.json || init.authorized) headers.accept = 'application/json, audio/*;q=0.9, */*;q=0.1';
-    // No header would allow any coding (RFC 9110); one sent anyway is still decoded (content-encoding.ts).
-    headers['accept-encoding'] = 'identity';
+    const headers = requestHeaders({
+      userAgent: this.#options.userAgent,
+      token: init.authorized ? this.#options.token : undefined,
+      json: init.json,
+      form: init.form,
+    });
     const route = proxyFor(url, this.#options.proxies);
     const through = route ? ` (through the proxy ${proxyShown(route.proxy)})` : '';
     this.#options.log.debug(
