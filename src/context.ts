@@ -85,10 +85,12 @@ export function warnIfTokenExposed(
   log: Logger,
   owners: ForeignOwner[] = foreignConfigOwners(config.path),
 ): void {
-  // A file in a folder another user owns is theirs to replace: the folder's line says what to do.
+  // A file in a folder another user owns is theirs to replace: the folder's line says what to do. A
+  // link root did not read has a line of its own (createContext's): nothing of it was used.
   const folderForeign = owners.some(({ what }) => what === 'folder');
   for (const { what, path, uid } of owners)
-    if (what === 'folder' || !folderForeign) log.warn(foreignOwnerLine(what, path, uid));
+    if (what === 'folder' || (!folderForeign && !config.refusedLink))
+      log.warn(foreignOwnerLine(what, path, uid));
   // Whoever owns a folder above can swap everything below it, and the fix is one for all (another
   // config folder): the highest such folder is said, and none where the config folder's own line says it.
   const parents = unsafeConfigParents(config.path);
@@ -102,7 +104,7 @@ export function warnIfTokenExposed(
       `the config file's folder ${folder} can be written by other users (mode 0${mode.toString(8)}): they could replace the config file and have the token sent to their server; run \`chmod 700 ${folder}\``,
     );
   }
-  const mode = exposedConfigMode(config.path);
+  const mode = config.refusedLink ? undefined : exposedConfigMode(config.path);
   if (mode === undefined) return;
   const path = config.path;
   if (config.get('token') !== undefined) {
@@ -160,6 +162,7 @@ export async function createContext(
   });
   const log = createLogger(io.stderr, settings);
   if (config.unplaced) log.debug(config.unplaced);
+  if (config.refusedLink) log.warn(config.refusedLink);
   if (!options.rewritesConfig) warnIfTokenExposed(config, log);
   let client: ApiClient | undefined;
   const build = async (token?: string) => {

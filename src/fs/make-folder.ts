@@ -78,10 +78,10 @@ export async function blockerAbove(path: string): Promise<string | undefined> {
  * answer came back went on into a folder whose flush was not yet asked for, and flushed the folder
  * below it first (not top-down; seen once in the suite, eight downloads into a new `dl/new`).
  */
-const makingNow = new Map<string, Promise<void>>();
+const makingNow = new Map<string, Promise<boolean>>();
 
 /** makeOneNow, once at a time for each folder in this process: a concurrent call shares it. */
-function makeOne(path: string, mode: number | undefined): Promise<void> {
+function makeOne(path: string, mode: number | undefined): Promise<boolean> {
   const underWay = makingNow.get(path);
   if (underWay) return underWay;
   const making = makeOneNow(path, mode);
@@ -94,22 +94,24 @@ function makeOne(path: string, mode: number | undefined): Promise<void> {
 }
 
 /**
- * Makes one folder and flushes it into its parent; a folder (or a link to one) already there is fine.
- * Something else in the way is named (InTheWay); any other failure is the file system's error.
+ * Makes one folder and flushes it into its parent; a folder (or a link to one) already there is fine
+ * (false: not made now). Something else in the way is named (InTheWay); any other failure is the
+ * file system's error.
  */
-async function makeOneNow(path: string, mode: number | undefined): Promise<void> {
+async function makeOneNow(path: string, mode: number | undefined): Promise<boolean> {
   try {
     await mkdir(path, { mode });
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'EEXIST') {
-      if ((await stat(path).catch(() => undefined))?.isDirectory()) return;
+      if ((await stat(path).catch(() => undefined))?.isDirectory()) return false;
       throw new InTheWay(code, path, path, await linkTargetOf(path));
     }
     const blocker = code === 'ENOTDIR' ? await blockerAbove(path) : undefined;
     throw blocker === undefined ? error : new InTheWay('ENOTDIR', path, blocker);
   }
   await flushIntoParent(path);
+  return true;
 }
 
 /** Where `path` points when it is a symbolic link, and whether anything is there; else undefined. */
@@ -121,24 +123,28 @@ async function linkTargetOf(path: string): Promise<{ path: string; exists: boole
   return { path: resolve(dirname(path), target), exists };
 }
 
-/** Makes every missing folder from the first that exists down to `path`, each flushed into its parent. */
-async function makeMissing(path: string, mode: number | undefined): Promise<void> {
+/**
+ * Makes every missing folder from the first that exists down to `path`, each flushed into its parent;
+ * those this process made, top-down.
+ */
+async function makeMissing(path: string, mode: number | undefined): Promise<string[]> {
   try {
-    await makeOne(path, mode);
-    return;
+    return (await makeOne(path, mode)) ? [path] : [];
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT' || dirname(path) === path) throw error;
   }
-  await makeMissing(dirname(path), mode);
+  const above = await makeMissing(dirname(path), mode);
   // Once more, with the folder above now there: a second failure is the answer.
-  await makeOne(path, mode);
+  return (await makeOne(path, mode)) ? [...above, path] : above;
 }
 
 /**
  * Makes `path` and every missing folder above it (`mode` before the umask); resolves once each folder
- * on the way that this process made is flushed into its parent, whoever made it.
+ * on the way that this process made is flushed into its parent, whoever made it, with those made for
+ * this call, top-down (root gives the config's to their user: settings/config-folder-owner.ts).
  */
-export async function makeFolder(path: string, mode?: number): Promise<void> {
-  await makeMissing(path, mode);
+export async function makeFolder(path: string, mode?: number): Promise<string[]> {
+  const made = await makeMissing(path, mode);
   await madeFoldersFlushed(path);
+  return made;
 }

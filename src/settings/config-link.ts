@@ -38,3 +38,38 @@ function realpathOr(path: string): string {
     return path;
   }
 }
+
+/** A config file that is a symbolic link another user owns, which root does not read through. */
+export interface ForeignLink {
+  path: string;
+  owner: number;
+}
+
+const ROOT_UID = 0;
+
+/**
+ * How root reads the config file at `path`: through a link of its own, without following any link
+ * where it found none, and not at all through a link another user owns (their link in a config
+ * folder root uses, by sudo or VREDACT_CONFIG_DIR: pointed at `/etc/shadow`, a parse error quoted a
+ * line of it). Any other user reads through, as before: the permission bits stop what it may not read.
+ */
+export function foreignLinkToRoot(
+  path: string,
+  uid: number | undefined,
+): { follow: boolean; refused?: ForeignLink } {
+  if (uid !== ROOT_UID) return { follow: true };
+  let entry;
+  try {
+    entry = lstatSync(path);
+  } catch {
+    // Not there, or not reachable: the read says which.
+    return { follow: false };
+  }
+  if (!entry.isSymbolicLink()) return { follow: false };
+  return entry.uid === uid ? { follow: true } : { follow: false, refused: { path, owner: entry.uid } };
+}
+
+/** The warning of a config file root did not read: one line, naming the link and what to do. */
+export function refusedLinkLine({ path, owner }: ForeignLink): string {
+  return `the config file ${path} is a symbolic link owned by another user (uid ${owner}): root does not read through it, and no setting of it is used; remove the link (\`rm ${path}\`), or run the command as that user`;
+}

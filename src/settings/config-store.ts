@@ -1,21 +1,28 @@
-import { readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type Conf from 'conf';
-import { UsageError, messageOf } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { describeFsError, errnoCode, InTheWay, isLocalFsError } from '../fs/errors.js';
 import { makeFolder } from '../fs/make-folder.js';
 import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 import { CONFIG_KEYS, type ConfigKey } from './config-keys.js';
-import { configWriteTarget } from './config-link.js';
+import { configWriteTarget, refusedLinkLine } from './config-link.js';
+import { giveMadeConfigFolders } from './config-folder-owner.js';
 import { secureWrittenConfig } from './config-owner.js';
 import { homeFolder } from './home-path.js';
-import { configFileIsFolder, configFolderBlocker, configFolderInTheWay } from './config-in-the-way.js';
+import { configFilePath, NO_HOME, NO_HOME_HINT, PROJECT } from './config-place.js';
+
+export { configFilePath } from './config-place.js';
+import { configFolderInTheWay } from './config-in-the-way.js';
+import { FIX_HINT, parseConfigText, readConfigFile } from './config-read.js';
 
 /** The persistent settings file, behind an interface so commands can be tested with a Map. */
 export interface ConfigStore {
   readonly path: string;
   /** Why there is no config file to read or write (no home folder to find it in), if there is none. */
   readonly unplaced?: string;
+  /** The warning of a config file not read: a link another user owns, met by root (config-link.ts). */
+  readonly refusedLink?: string;
   get(key: ConfigKey): string | undefined;
   set(key: ConfigKey, value: string): Promise<void>;
   /**
@@ -25,27 +32,6 @@ export interface ConfigStore {
   setAll(values: Partial<Record<ConfigKey, string>>): Promise<void>;
   delete(key: ConfigKey): Promise<void>;
   all(): Partial<Record<ConfigKey, string>>;
-}
-
-const PROJECT = { projectName: 'vredact', projectSuffix: '' } as const;
-
-/** The usage error of a command that must write the config file where no home folder is known. */
-export const NO_HOME =
-  'cannot find a home folder for the config (HOME is unset and this user has no passwd entry)';
-const NO_HOME_HINT = 'set HOME or VREDACT_CONFIG_DIR';
-
-/**
- * Where the file is: the folder `VREDACT_CONFIG_DIR` names (tests, several accounts), else the
- * platform's config folder (`$XDG_CONFIG_HOME/vredact` on Linux). It is conf's own rule, with
- * conf's own env-paths, so that the file conf writes is the one read here. Undefined where no home
- * folder is known: env-paths, which needs one, is loaded only when there is one, as it asks for it
- * as it loads and every command crashed there (a container run as an arbitrary uid, HOME unset).
- */
-export async function configFilePath(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  if (env.VREDACT_CONFIG_DIR) return join(resolve(env.VREDACT_CONFIG_DIR), 'config.json');
-  if (homeFolder() === undefined) return undefined;
-  const { default: envPaths } = await import('env-paths');
-  return join(envPaths(PROJECT.projectName, { suffix: PROJECT.projectSuffix }).config, 'config.json');
 }
 
 /**
@@ -62,7 +48,6 @@ async function importConf(folder: string): Promise<typeof import('conf')> {
   }
 }
 
-const FIX_HINT = 'correct it, or delete it and set the values again with `vredact config set`';
 const WRITE_HINT =
   'make its folder writable, or point VREDACT_CONFIG_DIR at a folder you can write to (VREDACT_TOKEN and VREDACT_BASE_URL need no file)';
 
@@ -100,51 +85,6 @@ export function swappableConfigFolder(path: string): { folder: string; mode: num
   }
 }
 
-/** Notepad, among others, starts a UTF-8 file it saves with a byte-order mark, which is no JSON. */
-function parseConfigText(text: string): unknown {
-  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-}
-
-/**
- * The hint for a config file this user cannot read (root's 0600 file, read by a user after
- * `sudo vredact login` without their home folder kept): it is not broken, and not theirs to delete.
- */
-function unreadableHint(path: string): string {
-  let owner = '';
-  try {
-    owner = ` (uid ${statSync(path).uid})`;
-  } catch {
-    // A folder above it that this user cannot search: its owner is not to be known.
-  }
-  return `this user cannot read it: run as its owner${owner}, give it to this user (\`sudo chown ${process.getuid?.() ?? '$(id -u)'} ${path}\`), or point VREDACT_CONFIG_DIR at a folder of your own`;
-}
-
-/** The file's values; a missing file holds none. */
-function readConfigFile(path: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = errnoCode(error);
-    if (code === 'ENOENT') return {};
-    if (code === 'EISDIR') throw configFileIsFolder(path);
-    const blocker = code === 'ENOTDIR' ? configFolderBlocker(path) : undefined;
-    if (blocker) throw configFolderInTheWay(path, 'read', blocker);
-    const hint = code === 'EACCES' || code === 'EPERM' ? unreadableHint(path) : FIX_HINT;
-    throw new UsageError(`cannot read the config file ${path}: ${describeFsError(error)}`, hint);
-  }
-  let value: unknown;
-  try {
-    value = parseConfigText(text);
-  } catch (error) {
-    throw new UsageError(`the config file ${path} is not JSON (${messageOf(error)})`, FIX_HINT);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(`the config file ${path} is not a JSON object of settings`, FIX_HINT);
-  }
-  return value as Record<string, unknown>;
-}
-
 /**
  * A key's value as text. A number written by hand (`"concurrency": 8`) is taken as its digits and
  * null as unset; any other kind stops the command rather than being dropped without a word.
@@ -169,14 +109,14 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
   const file = readConfigFile(path);
   const values = new Map<ConfigKey, string>();
   for (const key of CONFIG_KEYS) {
-    const value = settingText(file[key], key, path);
+    const value = settingText(file.values[key], key, path);
     if (value !== undefined) values.set(key, value);
   }
   const write = async (change: (conf: Conf<Record<string, string>>) => void) => {
     try {
       // conf makes missing folders with the umask's mode (0777 under umask 000): whoever could write
       // in the folder could swap the file, and point the next run's token at their own server.
-      await makeFolder(resolve(path, '..'), PRIVATE_DIR_MODE);
+      giveMadeConfigFolders(await makeFolder(resolve(path, '..'), PRIVATE_DIR_MODE));
       const target = configWriteTarget(path);
       const { default: ConfCtor } = await importConf(dirname(path));
       const conf = new ConfCtor<Record<string, string>>({
@@ -206,6 +146,7 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
   };
   return {
     path,
+    ...(file.refusedLink && { refusedLink: refusedLinkLine(file.refusedLink) }),
     get: (key) => values.get(key),
     set: (key, value) => setAll({ [key]: value }),
     setAll,

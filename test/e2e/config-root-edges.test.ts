@@ -1,7 +1,8 @@
 /**
  * The config file's edges that only root can set up: a link planted by another user (root must not
- * write through it), a user with no home folder at all (a container run as an arbitrary uid), and a
- * file of root's that a user cannot read.
+ * write or read through it), a user with no home folder at all (a container run as an arbitrary uid,
+ * with or without XDG_CONFIG_HOME), folders root makes in a user's home under sudo, and a file of
+ * root's that a user cannot read.
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -116,7 +117,7 @@ test.skipIf(!homelessUidFree)(
         expect([run.exitCode, String(run.stderr)], args.join(' ')).toEqual([
           2,
           expect.stringContaining(
-            'error: cannot find a home folder for the config (HOME is unset and this user has no passwd entry)\nhint: set HOME or VREDACT_CONFIG_DIR',
+            'error: cannot find a home folder for the config (HOME is unset and this user has no passwd entry)\nhint: set HOME, XDG_CONFIG_HOME or VREDACT_CONFIG_DIR',
           ),
         ]);
       }
@@ -163,5 +164,111 @@ test.skipIf(!hasSetpriv)(
       2,
       `error: cannot read the config file ${path}: permission denied\nhint: this user cannot read it: run as its owner (uid 0), give it to this user (\`sudo chown ${OTHER_UID} ${path}\`), or point VREDACT_CONFIG_DIR at a folder of your own`,
     ]);
+  },
+);
+
+test.skipIf(!asRoot)(
+  'root does not read through a config file that is a link another user owns: one line names it, nothing of the linked file is shown, the settings are not used',
+  async () => {
+    const folder = join(work.path, 'cfg');
+    await mkdir(folder, { mode: 0o700 });
+    const secret = join(work.path, 'shadow');
+    await writeFile(secret, 'root:$6$secret-hash-line:19000:0:99999:7:::\n', { mode: 0o600 });
+    const path = join(folder, 'config.json');
+    await symlink(secret, path);
+    await lchown(path, OTHER_UID, OTHER_UID);
+
+    for (const args of [['config', 'list'], ['config', 'get', 'concurrency'], ['status']]) {
+      const run = await runCli(args, { env: isolatedEnv(folder) });
+      const said = `${String(run.stdout)}\n${String(run.stderr)}`;
+      expect(said, args.join(' ')).not.toContain('secret-hash');
+      expect(String(run.stderr), args.join(' ')).toContain(
+        `warning: the config file ${path} is a symbolic link owned by another user (uid ${OTHER_UID}): root does not read through it`,
+      );
+      expect(
+        String(run.stderr)
+          .split('\n')
+          .filter((line) => line.includes(path)),
+        args.join(' '),
+      ).toHaveLength(1);
+    }
+    const list = await runCli(['config', 'list', '--json'], { env: isolatedEnv(folder) });
+    expect(list.exitCode).toBe(0);
+    expect(await readFile(secret, 'utf8')).toContain('secret-hash');
+  },
+);
+
+test.skipIf(!homelessUidFree)(
+  'no home folder but XDG_CONFIG_HOME set: the config file is $XDG_CONFIG_HOME/vredact/config.json, written and read',
+  async () => {
+    await chmod(work.path, 0o755);
+    const xdg = join(work.path, 'xdg');
+    await mkdir(xdg, { mode: 0o700 });
+    await chown(xdg, HOMELESS_UID, HOMELESS_UID);
+    const env: NodeJS.ProcessEnv = { ...withoutHome(isolatedEnv('')), XDG_CONFIG_HOME: xdg };
+    delete env.VREDACT_CONFIG_DIR;
+    const user = asUser(HOMELESS_UID);
+    const cwd = work.path;
+    const path = join(xdg, 'vredact', 'config.json');
+
+    const where = await runCliUnder(user, ['config', 'path'], { env, cwd });
+    expect([where.exitCode, String(where.stdout), String(where.stderr)]).toEqual([0, path, '']);
+    const set = await runCliUnder(user, ['config', 'set', 'concurrency', '3'], { env, cwd });
+    expect(set.exitCode, String(set.stderr)).toBe(0);
+    const made = await stat(path);
+    expect([made.uid, made.mode & 0o777]).toEqual([HOMELESS_UID, 0o600]);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ concurrency: '3' });
+    const get = await runCliUnder(user, ['config', 'get', 'concurrency'], { env, cwd });
+    expect([get.exitCode, String(get.stdout), String(get.stderr)]).toEqual([0, '3', '']);
+  },
+);
+
+test.skipIf(!hasSetpriv)(
+  "root under sudo with the user's HOME makes the config folders the user's, as the file is: their next plain `config set` works; a folder that was there stays as it was",
+  async () => {
+    await chmod(work.path, 0o755);
+    const home = join(work.path, 'home');
+    await mkdir(home, { mode: 0o700 });
+    await chown(home, OTHER_UID, OTHER_UID);
+    const env = isolatedEnv('', { HOME: home, XDG_CONFIG_HOME: undefined });
+    delete env.VREDACT_CONFIG_DIR;
+    delete env.XDG_CONFIG_HOME;
+    const path = join(home, '.config', 'vredact', 'config.json');
+
+    const asRootBySudo = await runCli(['config', 'set', 'concurrency', '3'], {
+      env: { ...env, SUDO_UID: String(OTHER_UID) },
+      cwd: work.path,
+    });
+    expect([asRootBySudo.exitCode, String(asRootBySudo.stderr)]).toEqual([
+      0,
+      expect.stringContaining('Set concurrency'),
+    ]);
+    for (const at of [join(home, '.config'), join(home, '.config', 'vredact'), path]) {
+      const made = await stat(at);
+      expect([at, made.uid, made.gid], at).toEqual([at, OTHER_UID, OTHER_UID]);
+    }
+    expect((await stat(join(home, '.config', 'vredact'))).mode & 0o777).toBe(0o700);
+
+    const asUserAfter = await runCliUnder(asUser(OTHER_UID), ['config', 'set', 'gender', 'f'], {
+      env,
+      cwd: work.path,
+    });
+    expect([asUserAfter.exitCode, String(asUserAfter.stderr)]).toEqual([
+      0,
+      expect.stringContaining('Set gender'),
+    ]);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ concurrency: '3', gender: 'f' });
+
+    // A folder root did not make this run is not given away: a ~/.config of root's stays root's.
+    const second = join(work.path, 'home2');
+    await mkdir(join(second, '.config'), { recursive: true, mode: 0o755 });
+    await chown(second, OTHER_UID, OTHER_UID);
+    const again = await runCli(['config', 'set', 'concurrency', '3'], {
+      env: { ...env, HOME: second, SUDO_UID: String(OTHER_UID) },
+      cwd: work.path,
+    });
+    expect(again.exitCode, String(again.stderr)).toBe(0);
+    expect((await stat(join(second, '.config'))).uid).toBe(0);
+    expect((await stat(join(second, '.config', 'vredact'))).uid).toBe(OTHER_UID);
   },
 );

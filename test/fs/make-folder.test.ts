@@ -19,6 +19,15 @@ describe('makeFolder', () => {
     await makeFolder(join(dir.path, 'x'));
   });
 
+  it('answers the folders it made, top-down, and none that was there', async () => {
+    expect(await makeFolder(join(dir.path, 'a', 'b'))).toEqual([
+      join(dir.path, 'a'),
+      join(dir.path, 'a', 'b'),
+    ]);
+    expect(await makeFolder(join(dir.path, 'a', 'b', 'c'))).toEqual([join(dir.path, 'a', 'b', 'c')]);
+    expect(await makeFolder(join(dir.path, 'a'))).toEqual([]);
+  });
+
   it('names the file in the way, at the folder or above it, with the file system’s code', async () => {
     const file = join(dir.path, 'file');
     await writeFile(file, 'x');

@@ -97,6 +97,18 @@ describe('openConfigStore', () => {
 });
 
 describe('reading the config file', () => {
+  it("without a home folder, is in XDG_CONFIG_HOME where it is set (env-paths' rule on Linux), else none", async () => {
+    const xdg = { XDG_CONFIG_HOME: join(dir.path, 'xdg') };
+    expect(await configFilePath(xdg, null, 'linux')).toBe(join(dir.path, 'xdg', 'vredact', 'config.json'));
+    expect(await configFilePath({ ...xdg, VREDACT_CONFIG_DIR: dir.path }, null, 'linux')).toBe(
+      join(dir.path, 'config.json'),
+    );
+    expect(await configFilePath({}, null, 'linux')).toBeUndefined();
+    expect(await configFilePath({ XDG_CONFIG_HOME: '' }, null, 'linux')).toBeUndefined();
+    // macOS's and Windows' config folders are no XDG folder.
+    expect(await configFilePath(xdg, null, 'darwin')).toBeUndefined();
+  });
+
   it('is the file conf writes: config.json in VREDACT_CONFIG_DIR, a relative one from the current folder', async () => {
     const { default: Conf } = await import('conf');
     const conf = new Conf({ projectName: 'vredact', projectSuffix: '', cwd: dir.path });

@@ -1,0 +1,92 @@
+/**
+ * Reading the config file: plain JSON, with a reason for every file that cannot be used. Root does
+ * not read through a link another user owns (config-link.ts): a parse error quotes the start of the
+ * file, and such a link pointed at `/etc/shadow` would have root print a line of it.
+ */
+import { closeSync, constants, openSync, readFileSync, statSync } from 'node:fs';
+import { UsageError, messageOf } from '../errors.js';
+import { describeFsError, errnoCode } from '../fs/errors.js';
+import { configFileIsFolder, configFolderBlocker, configFolderInTheWay } from './config-in-the-way.js';
+import { foreignLinkToRoot, type ForeignLink } from './config-link.js';
+
+export const FIX_HINT = 'correct it, or delete it and set the values again with `vredact config set`';
+
+/** Notepad, among others, starts a UTF-8 file it saves with a byte-order mark, which is no JSON. */
+export function parseConfigText(text: string): unknown {
+  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+}
+
+/**
+ * The hint for a config file this user cannot read (root's 0600 file, read by a user after
+ * `sudo vredact login` without their home folder kept): it is not broken, and not theirs to delete.
+ */
+function unreadableHint(path: string): string {
+  let owner = '';
+  try {
+    owner = ` (uid ${statSync(path).uid})`;
+  } catch {
+    // A folder above it that this user cannot search: its owner is not to be known.
+  }
+  return `this user cannot read it: run as its owner${owner}, give it to this user (\`sudo chown ${process.getuid?.() ?? '$(id -u)'} ${path}\`), or point VREDACT_CONFIG_DIR at a folder of your own`;
+}
+
+/** The file's values, or the link root did not read through (then none); a missing file holds none. */
+export type ConfigFileRead = { values: Record<string, unknown>; refusedLink?: ForeignLink };
+
+/**
+ * The file's text, undefined when it is missing. Where root found no link, none is followed: one
+ * swapped in since (ELOOP) is looked at again, as a link.
+ */
+function readText(path: string, follow: boolean): string | undefined {
+  try {
+    if (follow) return readFileSync(path, 'utf8');
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      return readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP' && !follow) throw new LinkSwappedIn();
+    if (code === 'EISDIR') throw configFileIsFolder(path);
+    const blocker = code === 'ENOTDIR' ? configFolderBlocker(path) : undefined;
+    if (blocker) throw configFolderInTheWay(path, 'read', blocker);
+    const hint = code === 'EACCES' || code === 'EPERM' ? unreadableHint(path) : FIX_HINT;
+    throw new UsageError(`cannot read the config file ${path}: ${describeFsError(error)}`, hint);
+  }
+}
+
+class LinkSwappedIn extends Error {}
+
+export function readConfigFile(
+  path: string,
+  uid: number | undefined = process.geteuid?.(),
+  lookAgain = true,
+): ConfigFileRead {
+  const look = foreignLinkToRoot(path, uid);
+  if (look.refused) return { values: {}, refusedLink: look.refused };
+  let text: string | undefined;
+  try {
+    text = readText(path, look.follow);
+  } catch (error) {
+    if (!(error instanceof LinkSwappedIn)) throw error;
+    if (lookAgain) return readConfigFile(path, uid, false);
+    throw new UsageError(
+      `cannot read the config file ${path}: it keeps changing between a file and a link`,
+      FIX_HINT,
+    );
+  }
+  if (text === undefined) return { values: {} };
+  let value: unknown;
+  try {
+    value = parseConfigText(text);
+  } catch (error) {
+    throw new UsageError(`the config file ${path} is not JSON (${messageOf(error)})`, FIX_HINT);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError(`the config file ${path} is not a JSON object of settings`, FIX_HINT);
+  }
+  return { values: value as Record<string, unknown> };
+}

@@ -1,0 +1,46 @@
+import { lchown, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readConfigFile } from '../../src/settings/config-read.js';
+import { tempDirPerTest } from '../helpers/cli.js';
+
+const dir = tempDirPerTest('vredact-config-read-');
+const OTHER_UID = 4242;
+const asRoot = process.getuid?.() === 0;
+
+/** A config.json that is a link, owned by a user other than root (this one, or 4242 where this is root). */
+async function linkedConfig(target: string): Promise<string> {
+  const folder = join(dir.path, 'cfg');
+  await mkdir(folder, { recursive: true });
+  const path = join(folder, 'config.json');
+  await symlink(target, path);
+  if (asRoot) await lchown(path, OTHER_UID, OTHER_UID);
+  return path;
+}
+
+describe.skipIf(process.platform === 'win32')('readConfigFile', () => {
+  it('as root, does not read through a link another user owns: nothing of the file, even a broken one', async () => {
+    const secret = join(dir.path, 'shadow');
+    await writeFile(secret, 'root:$6$secret-hash:19000:0:99999:7:::\n');
+    const path = await linkedConfig(secret);
+    const read = readConfigFile(path, 0);
+    expect(read.values).toEqual({});
+    expect(read.refusedLink).toEqual({ path, owner: asRoot ? OTHER_UID : process.getuid?.() });
+  });
+
+  it("reads through a link for its owner (a dotfiles manager's), and for any user but root", async () => {
+    const dotfile = join(dir.path, 'dotfiles.json');
+    await writeFile(dotfile, JSON.stringify({ gender: 'f' }));
+    const path = await linkedConfig(dotfile);
+    const owner = asRoot ? OTHER_UID : process.getuid?.();
+    expect(readConfigFile(path, owner)).toEqual({ values: { gender: 'f' } });
+    expect(readConfigFile(path, 1234)).toEqual({ values: { gender: 'f' } });
+  });
+
+  it('as root, reads a plain file and says a missing one holds nothing', async () => {
+    const path = join(dir.path, 'config.json');
+    expect(readConfigFile(path, 0)).toEqual({ values: {} });
+    await writeFile(path, JSON.stringify({ concurrency: '3' }));
+    expect(readConfigFile(path, 0)).toEqual({ values: { concurrency: '3' } });
+  });
+});
