@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import { listedTime } from '../../src/api/timestamps.js';
 import { LookUpWindow, RECONCILE_SKEW_MS, ZONE_SHIFT_MS } from '../../src/redact/look-up-window.js';
-import { indexContents, matchUploads } from '../../src/redact/reconcile.js';
+import { indexContents, matchUploads, recentCount } from '../../src/redact/reconcile.js';
 import { RecentJobs } from '../../src/redact/recent-jobs.js';
 
 const HOUR = 3_600_000;
@@ -158,6 +158,38 @@ describe('the look-up window', () => {
     expect(ids).toHaveLength(10);
     expect(ids.filter((id) => !window.has(id))).toEqual([]);
     expect(recent).toBeGreaterThan(ids.length);
+  });
+
+  it('past the cap, counts the jobs of the final window only, not those let go under a lower start', async () => {
+    // Three days of zone-less jobs, one a minute, oldest first: 86 in the final window (from 65 min
+    // before the upload). Those let go for the cap while the start was lower were counted too: 436.
+    const jobs: Job[] = [];
+    for (let ms = NOW - 72 * HOUR; ms <= NOW; ms += 60_000)
+      jobs.push(job(`at-${(ms - SINCE) / 60_000}`, zoneless(ms, -5 * HOUR)));
+    for (const batch of [5, 20, 50]) {
+      const { recent, sink } = await kept(jobs, { maxReads: 10, batch });
+      expect(recent, `batch ${batch}`).toBe(86);
+      expect((await sink.found()).recentAtLeast, `batch ${batch}`).toBe(86);
+    }
+  });
+
+  it('past the cap, jobs let go in the second the window starts: counted as a range, never as surely recent', async () => {
+    // Listed oldest first, the newest last: it places the start at 65 min and half a second before
+    // the upload (as its local time tells), inside a second that jobs let go for the cap share.
+    const edge = SINCE - 65 * 60_000;
+    const jobs: Job[] = [];
+    for (let i = 0; i < 20; i++) jobs.push(job(`old-${i}`, zoneless(edge - 10_000 + i * 20, -5 * HOUR)));
+    for (let i = 0; i < 25; i++) jobs.push(job(`edge-${i}`, zoneless(edge - 1000 + i * 40, -5 * HOUR)));
+    for (let i = 0; i < 20; i++) jobs.push(job(`new-${i}`, zoneless(SINCE - HOUR + i, -5 * HOUR)));
+    jobs.push(job('newest', `${zoneless(NOW - 500, -5 * HOUR)}.500`));
+    const { recent, sink } = await kept(jobs, { maxReads: 3, batch: 4 });
+    const { recentAtLeast } = await sink.found();
+    // 12 edge jobs from the start on, 20 new, the newest: 33; of the 25 edge ones, 13 are before it.
+    expect(recentAtLeast).toBeLessThanOrEqual(33);
+    expect(recent).toBeGreaterThanOrEqual(33);
+    expect(recent - recentAtLeast).toBeGreaterThan(0);
+    expect(recent - recentAtLeast).toBeLessThanOrEqual(25);
+    expect(recentCount({ recent, recentAtLeast })).toBe(`${recentAtLeast} to ${recent}`);
   });
 
   it('a burst of jobs long before the upload, listed oldest first, does not shut out the jobs listed after it', async () => {
