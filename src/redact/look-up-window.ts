@@ -67,10 +67,19 @@ export class LookUpWindow {
    * Comparable across the two kinds: the look-up reads the earliest first.
    */
   madeAfterMs(time: ListedTime | undefined, sinceMs: number): number | undefined {
+    const made = this.madeMs(time);
+    return made === undefined ? undefined : made - sinceMs;
+  }
+
+  /**
+   * When a job of this time was made, as its time tells: a zone-less one as though the newest job
+   * listed was made as it was received (never earlier than it was; `jobs list` sorts by it too).
+   */
+  madeMs(time: ListedTime | undefined): number | undefined {
     if (!time) return undefined;
-    if (!time.zoneless) return time.ms - sinceMs;
+    if (!time.zoneless) return time.ms;
     const offset = this.#zonelessOffsetMs;
-    return Number.isFinite(offset) ? time.ms - offset - sinceMs : undefined;
+    return Number.isFinite(offset) ? time.ms - offset : undefined;
   }
 
   /** Whether a job of this time may have been made since `sinceMs` (undated, or unplaced: it may). */

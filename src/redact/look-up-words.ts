@@ -6,7 +6,7 @@
 import { withSetupHint } from '../api/upload-fate.js';
 import { messageOf } from './engine.js';
 import { RECONCILE_MAX_READS } from './recent-jobs.js';
-import type { LookUpProblem } from './reconcile.js';
+import { type LookUpProblem, recentCount } from './reconcile.js';
 
 /** Which uploads a round looked for: accepted without a job id, and whose answer was lost. */
 export interface LookedFor {
@@ -27,7 +27,7 @@ export function problemText(problem: LookUpProblem): string {
     case 'listing':
       return messageOf(problem.error);
     case 'capped':
-      return `only the ${RECONCILE_MAX_READS} oldest of the ${problem.recent} recent jobs are read`;
+      return `only the ${RECONCILE_MAX_READS} oldest of the ${recentCount(problem)} recent jobs are read`;
     case 'unreadable':
       return `could not read ${problem.count} job(s) (${messageOf(problem.error)})`;
   }

@@ -18,6 +18,7 @@
 import type { JobSink } from '../api/client-types.js';
 import type { Job } from '../api/schemas.js';
 import { type ListedTime, listedTime } from '../api/timestamps.js';
+import { LetGoTimes } from './let-go-times.js';
 import { LookUpWindow } from './look-up-window.js';
 
 export { RECONCILE_SKEW_MS } from './look-up-window.js';
@@ -58,10 +59,12 @@ class Shelf {
   kept: Entry[] = [];
   /** The oldest job let go for the cap, where the newest are let go (a fixed window's start). */
   cutFrom: Entry | undefined;
-  /** The newest reading let go for the cap. */
-  cutNewestMs = Number.NEGATIVE_INFINITY;
-  /** Recent jobs let go for the cap. */
-  cut = 0;
+  /**
+   * The times of the recent jobs let go for the cap: a zone-less one let go under a lower start of
+   * its window is no longer counted once the start passes it (it was counted, and the warning said
+   * 436 jobs were made since the upload began where 86 were).
+   */
+  readonly cut = new LetGoTimes();
 
   /**
    * Past `capacity`, the `oldestKept` oldest and the rest newest are kept (the header says why); with
@@ -77,8 +80,13 @@ class Shelf {
 export interface RecentJobsFound {
   /** The jobs to read, the oldest first (undated ones last). */
   jobs: Job[];
-  /** Recent jobs that the journals do not name, read or not. */
+  /** Recent jobs that the journals do not name, read or not: at most this many. */
   recent: number;
+  /**
+   * At least this many: fewer than `recent` only where a zone-less job let go for the cap has a time
+   * too near the window's start to say on which side it is (let-go-times.ts).
+   */
+  recentAtLeast: number;
 }
 
 export interface RecentJobsOptions {
@@ -176,8 +184,13 @@ export class RecentJobs implements JobSink {
       .sort(oldest)
       .slice(0, this.#maxReads)
       .map((entry) => entry.job);
-    const recent = shelves.reduce((sum, shelf) => sum + shelf.kept.length + shelf.cut, 0);
-    return { jobs, recent };
+    const kept = shelves.reduce((sum, shelf) => sum + shelf.kept.length, 0);
+    const zonelessStart = this.window.startMs(true, this.sinceMs) ?? Number.NEGATIVE_INFINITY;
+    return {
+      jobs,
+      recent: kept + this.#zoned.cut.total + this.#zoneless.cut.total,
+      recentAtLeast: kept + this.#zoned.cut.total + this.#zoneless.cut.atLeast(zonelessStart),
+    };
   }
 
   /** Whether a job may be one made since the upload began, by what the listing has shown so far. */
@@ -196,12 +209,8 @@ export class RecentJobs implements JobSink {
     const gone = shelf.kept.filter((entry) => entry.ms < start);
     for (const entry of gone) this.#held.delete(entry.job.job_id);
     if (gone.length > 0) shelf.kept = shelf.kept.filter((entry) => entry.ms >= start);
-    // Every job let go for the cap was made before the window: none of the window's is unread.
-    if (shelf.cutNewestMs < start) {
-      shelf.cutFrom = undefined;
-      shelf.cut = 0;
-      shelf.cutNewestMs = Number.NEGATIVE_INFINITY;
-    }
+    // A job let go for the cap that the window no longer reaches is no recent job.
+    shelf.cut.dropBefore(start);
   }
 
   /** Asks the journals about the pending jobs and keeps the oldest of those they do not name. */
@@ -250,7 +259,6 @@ export class RecentJobs implements JobSink {
   /** A recent job let go for the cap: counted, and no longer held. */
   #letGo(shelf: Shelf, entry: Entry): void {
     this.#held.delete(entry.job.job_id);
-    shelf.cut++;
-    shelf.cutNewestMs = Math.max(shelf.cutNewestMs, entry.ms);
+    shelf.cut.add(entry.ms);
   }
 }

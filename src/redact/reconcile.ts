@@ -135,8 +135,16 @@ export interface ReconcileDeps<K> {
 /** What kept a look-up from seeing every recent job: its listing failed, the cap, jobs unread. */
 export type LookUpProblem =
   | { kind: 'listing'; error: unknown }
-  | { kind: 'capped'; recent: number }
+  | { kind: 'capped'; recent: number; recentAtLeast: number }
   | { kind: 'unreadable'; count: number; error: unknown };
+
+/**
+ * How many recent jobs a capped look-up met: `480 to 520` where some zone-less ones let go for the
+ * cap have times too near the window's start to tell (recent-jobs.ts).
+ */
+export function recentCount({ recent, recentAtLeast }: { recent: number; recentAtLeast: number }): string {
+  return recentAtLeast < recent ? `${recentAtLeast} to ${recent}` : String(recent);
+}
 
 /** A look-up problem as the warning of the look-up for `count` interrupted uploads says it. */
 export function interruptedWarning(problem: LookUpProblem, count: number): string {
@@ -144,7 +152,7 @@ export function interruptedWarning(problem: LookUpProblem, count: number): strin
     case 'listing':
       return `could not list the service's jobs to look for ${count} interrupted upload(s), so they are sent again: ${messageOf(problem.error)}`;
     case 'capped':
-      return `${problem.recent} jobs were created since the interrupted upload(s) began; only the ${RECONCILE_MAX_READS} oldest are read, so an upload whose job is among the others is sent again`;
+      return `${recentCount(problem)} jobs were created since the interrupted upload(s) began; only the ${RECONCILE_MAX_READS} oldest are read, so an upload whose job is among the others is sent again`;
     case 'unreadable':
       return `could not read ${problem.count} job(s) while looking for interrupted uploads (${messageOf(problem.error)}); an upload whose job is among them is sent again`;
   }
@@ -175,7 +183,8 @@ export async function reconcile<K>(
   // A journal that cannot be read fails the run here, as it does anywhere else.
   const found = await recentJobs.found();
   const candidates = found.jobs;
-  if (found.recent > candidates.length) deps.problem({ kind: 'capped', recent: found.recent });
+  if (found.recent > candidates.length)
+    deps.problem({ kind: 'capped', recent: found.recent, recentAtLeast: found.recentAtLeast });
   deps.debug(
     `looking for ${count} interrupted upload(s) in ${candidates.length} of ${recentJobs.listed} job(s)`,
   );

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Job, JobContentItem } from '../../src/api/schemas.js';
 import { listedTime } from '../../src/api/timestamps.js';
 import { LookUpWindow, RECONCILE_SKEW_MS, ZONE_SHIFT_MS } from '../../src/redact/look-up-window.js';
-import { indexContents, matchUploads } from '../../src/redact/reconcile.js';
+import { indexContents, matchUploads, recentCount } from '../../src/redact/reconcile.js';
 import { RecentJobs } from '../../src/redact/recent-jobs.js';
 
 const HOUR = 3_600_000;
@@ -54,6 +54,11 @@ describe('the look-up window', () => {
     ['UTC-12', -12 * HOUR],
     ['UTC+9', 9 * HOUR],
     ['UTC+14', 14 * HOUR],
+    ['UTC+5:45', 5.75 * HOUR],
+    ['UTC-3:30', -3.5 * HOUR],
+    ['UTC+13:45', 13.75 * HOUR],
+    // Every zone-less time ahead of this machine's clock, by less than 14 h and the skew.
+    ["UTC+14, its clock 4 min ahead of this machine's", 14 * HOUR + 4 * 60_000],
   ] as const) {
     it(`${zone}, zone-less: keeps the upload's job and those of the run's span (and the margins), not the day's`, async () => {
       const { ids } = await kept(dayOfJobs(offsetMs));
@@ -160,6 +165,38 @@ describe('the look-up window', () => {
     expect(recent).toBeGreaterThan(ids.length);
   });
 
+  it('past the cap, counts the jobs of the final window only, not those let go under a lower start', async () => {
+    // Three days of zone-less jobs, one a minute, oldest first: 86 in the final window (from 65 min
+    // before the upload). Those let go for the cap while the start was lower were counted too: 436.
+    const jobs: Job[] = [];
+    for (let ms = NOW - 72 * HOUR; ms <= NOW; ms += 60_000)
+      jobs.push(job(`at-${(ms - SINCE) / 60_000}`, zoneless(ms, -5 * HOUR)));
+    for (const batch of [5, 20, 50]) {
+      const { recent, sink } = await kept(jobs, { maxReads: 10, batch });
+      expect(recent, `batch ${batch}`).toBe(86);
+      expect((await sink.found()).recentAtLeast, `batch ${batch}`).toBe(86);
+    }
+  });
+
+  it('past the cap, jobs let go in the second the window starts: counted as a range, never as surely recent', async () => {
+    // Listed oldest first, the newest last: it places the start at 65 min and half a second before
+    // the upload (as its local time tells), inside a second that jobs let go for the cap share.
+    const edge = SINCE - 65 * 60_000;
+    const jobs: Job[] = [];
+    for (let i = 0; i < 20; i++) jobs.push(job(`old-${i}`, zoneless(edge - 10_000 + i * 20, -5 * HOUR)));
+    for (let i = 0; i < 25; i++) jobs.push(job(`edge-${i}`, zoneless(edge - 1000 + i * 40, -5 * HOUR)));
+    for (let i = 0; i < 20; i++) jobs.push(job(`new-${i}`, zoneless(SINCE - HOUR + i, -5 * HOUR)));
+    jobs.push(job('newest', `${zoneless(NOW - 500, -5 * HOUR)}.500`));
+    const { recent, sink } = await kept(jobs, { maxReads: 3, batch: 4 });
+    const { recentAtLeast } = await sink.found();
+    // 12 edge jobs from the start on, 20 new, the newest: 33; of the 25 edge ones, 13 are before it.
+    expect(recentAtLeast).toBeLessThanOrEqual(33);
+    expect(recent).toBeGreaterThanOrEqual(33);
+    expect(recent - recentAtLeast).toBeGreaterThan(0);
+    expect(recent - recentAtLeast).toBeLessThanOrEqual(25);
+    expect(recentCount({ recent, recentAtLeast })).toBe(`${recentAtLeast} to ${recent}`);
+  });
+
   it('a burst of jobs long before the upload, listed oldest first, does not shut out the jobs listed after it', async () => {
     // 19,900 jobs 100 minutes before the upload: past the 10,000 held while the window still reached
     // them. Then 300 jobs in the final window, the upload's among them: each is read, no warning.
@@ -199,5 +236,44 @@ describe('the look-up window', () => {
     ]);
     const input = { key: 'a', uploadNames: ['a.1f2e3d4c.wav'], sinceMs: SINCE };
     expect(matchUploads([input], index, sink.window).get('a')?.jobId).toBe('upload');
+  });
+
+  describe('at the edges of a calendar and of a time', () => {
+    /** The jobs around an upload begun at `since` (a minute apart, newest first), listed at `since` + 20 min. */
+    async function keptAround(since: number, offsetMs: number, write: (ms: number) => string) {
+      const now = since + 20 * 60_000;
+      const jobs: Job[] = [];
+      for (let minutes = 19; minutes >= -180; minutes--)
+        jobs.push(job(`at-${minutes}`, write(since + minutes * 60_000 + offsetMs)));
+      jobs.splice(2, 0, job('upload', write(since + 2000 + offsetMs)));
+      const sink = new RecentJobs(since, async () => new Set(), { now: () => now });
+      for (const one of jobs) sink.add(one);
+      const { jobs: read } = await sink.found();
+      return read.map((one) => one.job_id);
+    }
+    const seconds = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+    // The newest, made a minute before it was received, places the start 66 min before the upload.
+    const expected = [...Array.from({ length: 67 }, (_, i) => `at-${i - 66}`), 'upload'];
+    const expectedAfter = Array.from({ length: 19 }, (_, i) => `at-${i + 1}`);
+
+    it('an upload begun late on a leap day, the listing on the next (UTC-5, and UTC+9 the day before)', async () => {
+      const since = Date.parse('2028-03-01T04:50:00.000Z');
+      expect(await keptAround(since, -5 * HOUR, seconds)).toEqual([...expected, ...expectedAfter]);
+      const east = Date.parse('2028-02-29T14:50:00.000Z');
+      expect(await keptAround(east, 9 * HOUR, seconds)).toEqual([...expected, ...expectedAfter]);
+    });
+
+    it('times with fractions of a second: placed to the millisecond', async () => {
+      const withMicros = (ms: number) => `${new Date(ms).toISOString().slice(0, 23)}417`;
+      expect(await keptAround(SINCE, -3.5 * HOUR, withMicros)).toEqual([...expected, ...expectedAfter]);
+    });
+
+    it('times without seconds: the upload made in the minute it began is still read', async () => {
+      const minutes = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+      const ids = await keptAround(SINCE + 45_000, 5.75 * HOUR, minutes);
+      expect(ids).toContain('upload');
+      expect(ids).toContain('at--66');
+      expect(ids).not.toContain('at--180');
+    });
   });
 });

@@ -45,4 +45,46 @@ describe('NewestJobs', () => {
     }
     expect(ids(newest)).toEqual(Array.from({ length: 10 }, (_, i) => String(count - 1 - i)));
   });
+
+  describe('a listing of zone-less times among times with a zone and epoch numbers', () => {
+    const HOUR = 3_600_000;
+    /** West of UTC, the zone-less times are of a leap day, 2028-02-29. */
+    const NOW = Date.parse('2028-03-01T01:00:00.000Z');
+    /** A zone-less local time `offsetMs` east of UTC for the instant `ms`, to the minute (no seconds). */
+    const local = (ms: number, offsetMs: number) => new Date(ms + offsetMs).toISOString().slice(0, 16);
+    const at = (minutesAgo: number) => NOW - minutesAgo * 60_000;
+
+    for (const [zone, offsetMs] of [
+      ['UTC-3:30', -3.5 * HOUR],
+      ['UTC+5:45', 5.75 * HOUR],
+      ['UTC-12', -12 * HOUR],
+      ['UTC+14', 14 * HOUR],
+    ] as const) {
+      const listing = [
+        job('zoned-60', new Date(at(60)).toISOString()),
+        job('local-30', local(at(30), offsetMs)),
+        job('epoch-120', String(Math.floor(at(120) / 1000))),
+        job('local-1', local(at(1), offsetMs)),
+        job('odd', 'job 5'),
+        job('offset-10', new Date(at(10)).toISOString().replace('Z', '+00:00')),
+        job('local-180', `${local(at(180), offsetMs)}:00.250`),
+      ];
+      const made = ['local-1', 'offset-10', 'local-30', 'zoned-60', 'epoch-120', 'local-180', 'odd'];
+
+      test(`a service at ${zone}: by when each job was made, with and without a limit`, () => {
+        for (const limit of [Number.POSITIVE_INFINITY, 1, 2, 3, 4, 7]) {
+          const newest = new NewestJobs(limit, () => NOW);
+          for (const j of listing) newest.add(j);
+          expect(ids(newest), `limit ${limit}`).toEqual(made.slice(0, limit));
+        }
+      });
+    }
+
+    test('zone-less times all further ahead than any zone (a wrong year): read as they are, as before', () => {
+      const newest = new NewestJobs(Number.POSITIVE_INFINITY, () => NOW);
+      for (const j of [job('z', new Date(at(5)).toISOString()), job('far', '2099-01-01T00:00:00')])
+        newest.add(j);
+      expect(ids(newest)).toEqual(['far', 'z']);
+    });
+  });
 });
