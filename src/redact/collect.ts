@@ -10,10 +10,11 @@ import { backoffDelay } from '../api/retry.js';
 import { firstLookPointsAtSetup } from '../api/upload-fate.js';
 import { checkBaseUrlHint } from '../api/base-url-hints.js';
 import { LocalFsError } from '../fs/errors.js';
-import { type Engine, isStopping, messageOf, requestSignals, stoppedReason } from './engine.js';
+import { type Engine, isStopping, messageOf, stoppedReason } from './engine.js';
 import { formatDuration } from '../output/format.js';
 import { firstLook, lookAtJob } from './first-look.js';
 import { jobResultNeed } from './free-space.js';
+import { resultLink, saveResult } from './job-result.js';
 import { LinkTries, linkMissesNote } from './link-tries.js';
 import {
   GONE_LOOKS,
@@ -26,7 +27,6 @@ import {
 import { pickResult } from './pick-result.js';
 import { probeFile } from './probe.js';
 import { ResultRejectedError } from './result-rejected.js';
-import { resultSink } from './verify.js';
 import type { CollectWork } from './work.js';
 import { WrongServiceError } from './wrong-service.js';
 
@@ -140,7 +140,7 @@ async function poll(
   durationSec: number,
   deadline: number,
 ): Promise<JobGone | undefined> {
-  const { recorder, clock, client } = engine;
+  const { recorder, clock } = engine;
   const { entry, jobId } = work;
   let attempt = 0;
   let failures = 0;
@@ -169,37 +169,11 @@ async function poll(
         return undefined;
       }
       if (found) {
-        const url = await engine.request(() =>
-          engine.gate.run(
-            () => client.downloadUrl(jobId, found.file_name, requestSignals(engine)),
-            engine.abort,
-          ),
-        );
+        const url = await resultLink(engine, jobId, found.file_name);
         // A refused link (LinkRefusedError) is not permanent: the next poll asks for a new one; nor,
         // up to LINK_TRIES, is a link whose host has no result yet (LinkMissingError).
         toService = false;
-        const written = await engine.request(() =>
-          client.downloadSigned(
-            url,
-            resultSink(
-              { folder: engine.outputFolder, outputRel: entry.outputRel, beforePublish: engine.confirmLock },
-              {
-                durationSec,
-                tolerance: engine.tolerance,
-                upload: work.inputSha256 ? { sha256: work.inputSha256, path: entry.input } : undefined,
-              },
-              engine.abort,
-            ),
-            requestSignals(engine),
-          ),
-        );
-        await recorder.done(entry, work.identity, {
-          via: 'job',
-          jobId,
-          bytes: written.bytes,
-          outputSha256: written.sha256,
-          inputSha256: work.inputSha256,
-        });
+        await saveResult(engine, work, url, durationSec);
         return undefined;
       }
       failures = 0;

@@ -17,6 +17,7 @@ import type { AcceptedJobs } from './accepted-jobs.js';
 import type { JobConfirmation } from './first-look.js';
 import type { Halt } from './halt.js';
 import type { Recorder } from './record.js';
+import type { RequestTurns } from './request-turns.js';
 import type { FirstContact } from './first-contact.js';
 import type { ServiceHeard } from './service-heard.js';
 import { WrongServiceError, type WrongServiceStreak } from './wrong-service.js';
@@ -79,8 +80,11 @@ export interface Engine {
   firstContact: FirstContact;
   /** With --no-wait: the first looks at this run's jobs, until the service has confirmed one. */
   jobConfirmation: JobConfirmation;
-  /** Runs one request to the service (polls, listings), at most a few at once. */
-  request: <T>(run: () => Promise<T>) => Promise<T>;
+  /**
+   * Runs one request to the service (polls, links, result downloads, listings), at most a few at
+   * once; one still waiting for its turn when `stop` comes is given up (NotSentError: request-turns.ts).
+   */
+  request: RequestTurns;
   /** Looks for the jobs of uploads the service accepted without naming them, in shared rounds. */
   acceptedJobs: AcceptedJobs;
   /** Set when the service refused the token. */

@@ -14,8 +14,8 @@ import type { CollectWork } from './work.js';
 
 /**
  * A look at a job: one request to the service among the few at once, through the token gate. A
- * content that parsed is an answer only the service gives (service-heard.ts). Waiting to be tried
- * again when the batch stops, it is given up (NotSentError): the job stays pending.
+ * content that parsed is an answer only the service gives (service-heard.ts). Waiting for its turn or
+ * to be tried again when the batch stops, it is given up (NotSentError): the job stays pending.
  */
 export async function lookAtJob(engine: Engine, jobId: string): Promise<JobContentItem[]> {
   const content = await engine.request(() =>

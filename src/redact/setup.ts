@@ -16,6 +16,7 @@ import type { Halt } from './halt.js';
 import type { Recorder } from './record.js';
 import { lookAgainMs, ServiceHeard } from './service-heard.js';
 import { FirstContact } from './first-contact.js';
+import { requestTurns } from './request-turns.js';
 import { sweepPartials } from './sweep.js';
 import { answererOf, WrongServiceStreak } from './wrong-service.js';
 
@@ -35,9 +36,7 @@ export interface EngineParts {
 }
 
 export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Engine> {
-  const { default: pLimit } = await import('p-limit');
   const { options, interrupt, halt } = parts;
-  const requests = pLimit(Math.max(4, ctx.settings.concurrency));
   const refused = new AbortController();
   let tokenRefused: unknown;
   // The first refusal halts everything before another request can start (see TokenGate).
@@ -51,6 +50,8 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
   const abort = AbortSignal.any([interrupt.abort, refused.signal, lock.lost]);
   // Every request and every wait listens to these: thousands of files are not a leak.
   setMaxListeners(0, stop, abort, refused.signal, halt.signal, interrupt.stop, interrupt.abort, lock.lost);
+  // A request still waiting for its turn when the batch stops is given up, unsent (request-turns.ts).
+  const requests = await requestTurns(Math.max(4, ctx.settings.concurrency), stop);
   const engine: Engine = {
     client: parts.client,
     recorder: parts.recorder,
@@ -73,7 +74,7 @@ export async function buildEngine(ctx: Context, parts: EngineParts): Promise<Eng
     jobConfirmation: new JobConfirmation(),
     serviceHeard: new ServiceHeard(lookAgainMs(ctx.env)),
     firstContact: new FirstContact(),
-    request: (run) => requests(run),
+    request: requests,
     tokenRefused: () => tokenRefused,
     confirmLock: () => lock.confirm(),
     beforeUpload: parts.deps.beforeUpload,
