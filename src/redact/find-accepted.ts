@@ -16,7 +16,7 @@ import { formatDuration } from '../output/format.js';
 import type { AcceptedLookUp } from './accepted-jobs.js';
 import { collectOne } from './collect.js';
 import { type Engine, messageOf, stoppedReason } from './engine.js';
-import { journalSubmitted, noOutputAt } from './send.js';
+import { journalSubmitted, noOutputAt } from './upload-journal.js';
 import type { AcceptedWork, CollectWork } from './work.js';
 import { lostAnswerReason } from './look-up-words.js';
 import { listingAnswerWords, listingPointsAtSetup, WrongServiceError } from './wrong-service.js';

@@ -16,7 +16,8 @@ import type { JobGone } from './look-failures.js';
 import { type Engine, stoppedReason } from './engine.js';
 import { collectAccepted } from './find-accepted.js';
 import { type PublishWork, publishOne } from './publish.js';
-import { journalAhead, outputWritable, sendOne } from './send.js';
+import { outputWritable, sendOne } from './send.js';
+import { journalAhead } from './upload-journal.js';
 import type { AcceptedWork, CheckedWork, CollectWork, SendWork } from './work.js';
 
 /** Runs `run` in one of a fixed number of slots (a p-limit). */
