@@ -12,7 +12,7 @@ import { markTemporaryNamesAsShard } from '../fs/atomic-write.js';
 import { resolveFolderInside } from '../fs/containment.js';
 import { type CaseLookup, ignoresLetterCase } from '../fs/letter-case.js';
 import { checkJournalWritable, checkOutputFolderWritable, checkStateFolderWritable } from '../fs/writable.js';
-import { displayText, escapeControls } from '../output/sanitize.js';
+import { displayText } from '../output/sanitize.js';
 import { voiceFormFields } from '../settings/voice.js';
 import { readJournalsCompacting } from './compact.js';
 import type { JournalState } from './journal-read.js';
@@ -25,7 +25,8 @@ import { JournalWriter } from './journal-writer.js';
 import { lockRefreshMs } from '../fs/lock-lease.js';
 import { acquireLockWaiting } from './lock-wait.js';
 import type { RedactOptions } from './options.js';
-import type { Counts, Outcome } from './outcome.js';
+import type { Outcome } from './outcome.js';
+import { endOfRun, type RunEnding, RunTally } from './run-end.js';
 import { adoptOutput } from './adopt.js';
 import { anyInputs, findInputs, planOutputs } from './discover.js';
 import { lookUpInterrupted } from './interrupted-look-up.js';
@@ -42,7 +43,6 @@ import { settleHeap } from './settle-heap.js';
 import { sweepOutputs } from './setup.js';
 import { unlessStopped } from './event-turn.js';
 import { testPause } from './test-pause.js';
-import { stopHint } from './wrong-service.js';
 
 export type { Interrupt, RedactClient } from './engine.js';
 
@@ -190,8 +190,7 @@ async function runPhases(
     await sweepOutputs(ctx, outDir, plan.outputFolders, options.shard, interrupt.stop);
     if (interrupt.stop.aborted) return interruptedBeforeDeciding(ctx.io, false, plan.entries.length);
 
-    const counts: Counts = { done: 0, skipped: 0, rejected: 0, failed: 0, pending: 0 };
-    let expectedPending = 0;
+    const tally = new RunTally(options.wait);
     phase.stop();
     const live = await Reporter.start(ctx.io, {
       verb: 'redacting',
@@ -206,13 +205,7 @@ async function runPhases(
       clock: ctx.clock,
       halt,
       total: plan.entries.length,
-      emit: (outcome: Outcome) => {
-        counts[outcome.status as keyof Counts]++;
-        const submitted = outcome.jobId !== undefined || outcome.submitted === true;
-        const expected = outcome.status === 'pending' && !options.wait && submitted;
-        if (expected) expectedPending++;
-        live.outcome(outcome, expected);
-      },
+      emit: (outcome: Outcome) => live.outcome(outcome, tally.count(outcome)),
       onProgress: (progress) => live.progress(progress),
     });
     interrupt.countInFlight?.(() => recorder.inFlight());
@@ -252,53 +245,16 @@ async function runPhases(
     writer = undefined;
     recorder.changed(true);
 
-    const refusal = engine.tokenRefused() as { message?: string; hint?: string } | undefined;
-    const interrupted = interrupt.stop.aborted || interrupt.abort.aborted;
-    const problems = counts.rejected + counts.failed + (counts.pending - expectedPending);
-    const code = runExitCode({
-      halted: Boolean(halt.reason),
-      interrupted,
-      refused: Boolean(refusal),
-      problems,
+    return endOfRun(ctx, live, tally, {
+      halt,
+      refusal: engine.tokenRefused() as RunEnding['refusal'],
+      stop: interrupt.stop,
+      abort: interrupt.abort,
     });
-    // The summary's tick or cross says what the exit code says: the jobs a --no-wait run submitted
-    // are pending, and that is its success.
-    // A stop ends the deciding as an interrupt does (stages.ts): the inputs left are counted undecided.
-    live.finish(
-      counts,
-      false,
-      code === ExitCode.ok,
-      interrupt.stop.aborted,
-      Boolean(halt.reason) || Boolean(refusal),
-    );
-    if (halt.reason) {
-      const failure = halt.reason as { message?: string };
-      const hint = stopHint(halt.reason, ctx.settings.sources['base-url']);
-      ctx.log.error(`the batch stopped: ${failure.message ?? String(halt.reason)}`);
-      // A hint may name a folder, and a folder's name may hold an escape sequence.
-      if (hint) ctx.streams.stderr.write(`hint: ${escapeControls(hint)}\n`);
-    } else if (code === ExitCode.auth && refusal) {
-      ctx.log.error(refusal.message ?? 'the service refused the token');
-      if (refusal.hint) ctx.streams.stderr.write(`hint: ${escapeControls(refusal.hint)}\n`);
-    }
-    return code;
   } finally {
     reporter?.close();
     await journal?.open?.close().catch(() => {});
     await writer?.close().catch(() => {});
     await lock.release().catch(() => {});
   }
-}
-
-/** A run's exit code, the first that applies: stopped by a failure, interrupted, token refused, files left. */
-function runExitCode(run: {
-  halted: boolean;
-  interrupted: boolean;
-  refused: boolean;
-  problems: number;
-}): number {
-  if (run.halted) return ExitCode.partial;
-  if (run.interrupted) return ExitCode.interrupted;
-  if (run.refused) return ExitCode.auth;
-  return run.problems > 0 ? ExitCode.partial : ExitCode.ok;
 }
