@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { NAME_MAX_BYTES, PATH_MAX_BYTES, temporaryNameMaxBytes } from '../fs/atomic-write.js';
+import { temporaryNameMaxBytes } from '../fs/atomic-write.js';
+import { nameTooLong, pathTooLong } from './name-limits.js';
 import { type FolderPlace, FoundFile, type InputFolder, wavName } from './found-file.js';
 import type { FoundFiles } from './found-files.js';
 import type { ExpandedInputs } from './found-inputs.js';
@@ -113,40 +114,6 @@ export function inShard(key: string, shard: Shard | undefined): boolean {
 export function outputRelFor(rel: string): string {
   const slash = rel.lastIndexOf('/');
   return slash < 0 ? wavName(rel) : `${rel.slice(0, slash)}/${wavName(rel.slice(slash + 1))}`;
-}
-
-/** UTF-8 takes at most 3 bytes per UTF-16 unit: a path this short has no part over the limit. */
-const SURELY_SHORT = Math.floor(NAME_MAX_BYTES / 3);
-
-/**
- * An output whose name (or a folder's) is longer than a file system takes cannot be saved: it is
- * rejected before anything is sent. Its temporary name is short and fixed, so it always fits.
- */
-export function nameTooLong(outputRel: string): string | undefined {
-  if (outputRel.length <= SURELY_SHORT) return undefined;
-  for (const part of outputRel.split('/')) {
-    const bytes = Buffer.byteLength(part, 'utf8');
-    if (bytes > NAME_MAX_BYTES) {
-      return `its output name is ${bytes} bytes long, more than the ${NAME_MAX_BYTES} a file name may have; rename the input`;
-    }
-  }
-  return undefined;
-}
-
-/**
- * An output whose path is longer than a system call takes cannot be written, nor can its temporary
- * name beside it: it is rejected before anything is sent. A path past PATH_MAX was sent, and failed
- * with ENAMETOOLONG only when its answer was to be saved, on every run.
- */
-function pathTooLong(file: FoundFile, temporaryBytes: number): string | undefined {
-  const output = file.output;
-  if (output.length * 3 + temporaryBytes <= PATH_MAX_BYTES) return undefined;
-  const nameBytes = Buffer.byteLength(file.outputName, 'utf8');
-  const folderBytes = Buffer.byteLength(output, 'utf8') - nameBytes;
-  const bytes = folderBytes + Math.max(nameBytes, temporaryBytes);
-  if (bytes <= PATH_MAX_BYTES) return undefined;
-  const what = nameBytes >= temporaryBytes ? 'its output path' : 'the path of its temporary file';
-  return `${what} would be ${bytes} bytes long, more than the ${PATH_MAX_BYTES} a path may have; choose an output folder with a shorter path (-o)`;
 }
 
 /**
