@@ -2,7 +2,8 @@
  * The one home for telling audio by its first bytes (never by its name) before it is sent: the
  * client's local check. The sandbox labels what it accepted as its decoder reads it (decode.ts).
  */
-import { looksLikeMp3, type Mp3FrameHeader, parseMp3Header } from './mp3-frames.js';
+import { looksLikeMp3 } from './mp3-frames.js';
+import { type Mp3FrameHeader, parseMp3Header } from './mp3-header.js';
 import { isRiffWave } from './riff.js';
 
 /**
