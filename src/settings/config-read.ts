@@ -76,6 +76,18 @@ function readText(path: string, follow: boolean): string | undefined {
 
 class LinkSwappedIn extends Error {}
 
+/**
+ * Why the text is no JSON. The parser may quote the text's start (`Unexpected token 'r', "root:$6$se"…`):
+ * root is then told only that it is invalid, as a folder on the way may be another user's link (their
+ * `~/.config/vredact` pointed at a folder of root's) and the file one it alone may read.
+ */
+function parseFailure(error: unknown, uid: number | undefined): string {
+  const message = messageOf(error);
+  if (uid !== 0 || !message.includes('"')) return message;
+  const at = /at position \d+(?: \(line \d+ column \d+\))?/.exec(message);
+  return at ? `invalid JSON ${at[0]}` : 'invalid JSON';
+}
+
 export function readConfigFile(
   path: string,
   uid: number | undefined = process.geteuid?.(),
@@ -99,7 +111,7 @@ export function readConfigFile(
   try {
     value = parseConfigText(text);
   } catch (error) {
-    throw new UsageError(`the config file ${path} is not JSON (${messageOf(error)})`, FIX_HINT);
+    throw new UsageError(`the config file ${path} is not JSON (${parseFailure(error, uid)})`, FIX_HINT);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new UsageError(`the config file ${path} is not a JSON object of settings`, FIX_HINT);
