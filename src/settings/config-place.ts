@@ -1,7 +1,7 @@
 /**
  * Where the config file is, and what is said where that cannot be known.
  */
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { homeFolder } from './home-path.js';
 
 export const PROJECT = { projectName: 'vredact', projectSuffix: '' } as const;
@@ -18,12 +18,13 @@ export const NO_HOME_HINT = usesXdg(process.platform)
 
 /**
  * Where the file is: the folder `VREDACT_CONFIG_DIR` names (tests, several accounts), else the
- * platform's config folder (`$XDG_CONFIG_HOME/vredact` on Linux). It is conf's own rule, with
- * conf's own env-paths, so that the file conf writes is the one read here. Where no home folder is
- * known, env-paths, which needs one, is not loaded: it asks for it as it loads and every command
- * crashed there (a container run as an arbitrary uid, HOME unset). Its rule needs none where
- * XDG_CONFIG_HOME is set (as such containers often do), so that folder is used, by the same rule;
- * with neither, the answer is undefined.
+ * platform's config folder (`$XDG_CONFIG_HOME/vredact` on Linux). It is conf's own rule (env-paths'),
+ * so that the file is where conf would put it; conf is given that folder, and never looks itself.
+ * A relative XDG_CONFIG_HOME is ignored, as the XDG rule says: env-paths took it from the current
+ * folder, and a cron job run from another folder read and wrote another file. Where no home folder
+ * is known, env-paths, which needs one, is not loaded: it asks for it as it loads and every command
+ * crashed there (a container run as an arbitrary uid, HOME unset); XDG_CONFIG_HOME (as such
+ * containers often set) still places the file, and with neither the answer is undefined.
  */
 export async function configFilePath(
   env: NodeJS.ProcessEnv,
@@ -32,10 +33,13 @@ export async function configFilePath(
   platform: NodeJS.Platform = process.platform,
 ): Promise<string | undefined> {
   if (env.VREDACT_CONFIG_DIR) return join(resolve(env.VREDACT_CONFIG_DIR), 'config.json');
-  if (home === null) {
-    const xdg = usesXdg(platform) ? env.XDG_CONFIG_HOME : undefined;
-    return xdg ? join(xdg, PROJECT.projectName + PROJECT.projectSuffix, 'config.json') : undefined;
+  const name = PROJECT.projectName + PROJECT.projectSuffix;
+  if (usesXdg(platform)) {
+    const xdg = env.XDG_CONFIG_HOME;
+    if (xdg && isAbsolute(xdg)) return join(xdg, name, 'config.json');
+    return home === null ? undefined : join(home, '.config', name, 'config.json');
   }
+  if (home === null) return undefined;
   const { default: envPaths } = await import('env-paths');
   return join(envPaths(PROJECT.projectName, { suffix: PROJECT.projectSuffix }).config, 'config.json');
 }

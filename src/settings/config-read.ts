@@ -3,7 +3,7 @@
  * not read through a link another user owns (config-link.ts): a parse error quotes the start of the
  * file, and such a link pointed at `/etc/shadow` would have root print a line of it.
  */
-import { closeSync, constants, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { UsageError, messageOf } from '../errors.js';
 import { describeFsError, errnoCode } from '../fs/errors.js';
 import { configFileIsFolder, configFolderBlocker, configFolderInTheWay } from './config-in-the-way.js';
@@ -33,20 +33,36 @@ function unreadableHint(path: string): string {
 /** The file's values, or the link root did not read through (then none); a missing file holds none. */
 export type ConfigFileRead = { values: Record<string, unknown>; refusedLink?: ForeignLink };
 
+/** Far more than any settings file holds: past it, a file is no config file (a link to a disk image). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /**
  * The file's text, undefined when it is missing. Where root found no link, none is followed: one
- * swapped in since (ELOOP) is looked at again, as a link.
+ * swapped in since (ELOOP) is looked at again, as a link. Opened without waiting and read only when
+ * it is one regular file of a bounded size: a FIFO in its place held every command for ever (a
+ * blocked open, which not even Ctrl-C ends), and a link to `/dev/zero` filled the memory.
  */
 function readText(path: string, follow: boolean): string | undefined {
   try {
-    if (follow) return readFileSync(path, 'utf8');
-    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // Windows has neither flag (nor FIFOs in the file system): 0 there.
+    const noFollow = follow ? 0 : (constants.O_NOFOLLOW ?? 0);
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | noFollow);
     try {
+      const stats = fstatSync(fd);
+      if (stats.isDirectory()) throw configFileIsFolder(path);
+      if (!stats.isFile())
+        throw new UsageError(`cannot read the config file ${path}: it is not a regular file`, FIX_HINT);
+      if (stats.size > MAX_CONFIG_BYTES)
+        throw new UsageError(
+          `cannot read the config file ${path}: it is ${stats.size} bytes, more than the ${MAX_CONFIG_BYTES} a config file may have`,
+          FIX_HINT,
+        );
       return readFileSync(fd, 'utf8');
     } finally {
       closeSync(fd);
     }
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = errnoCode(error);
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP' && !follow) throw new LinkSwappedIn();
@@ -59,6 +75,18 @@ function readText(path: string, follow: boolean): string | undefined {
 }
 
 class LinkSwappedIn extends Error {}
+
+/**
+ * Why the text is no JSON. The parser may quote the text's start (`Unexpected token 'r', "root:$6$se"…`):
+ * root is then told only that it is invalid, as a folder on the way may be another user's link (their
+ * `~/.config/vredact` pointed at a folder of root's) and the file one it alone may read.
+ */
+function parseFailure(error: unknown, uid: number | undefined): string {
+  const message = messageOf(error);
+  if (uid !== 0 || !message.includes('"')) return message;
+  const at = /at position \d+(?: \(line \d+ column \d+\))?/.exec(message);
+  return at ? `invalid JSON ${at[0]}` : 'invalid JSON';
+}
 
 export function readConfigFile(
   path: string,
@@ -83,7 +111,7 @@ export function readConfigFile(
   try {
     value = parseConfigText(text);
   } catch (error) {
-    throw new UsageError(`the config file ${path} is not JSON (${messageOf(error)})`, FIX_HINT);
+    throw new UsageError(`the config file ${path} is not JSON (${parseFailure(error, uid)})`, FIX_HINT);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new UsageError(`the config file ${path} is not a JSON object of settings`, FIX_HINT);

@@ -37,6 +37,24 @@ describe.skipIf(process.platform === 'win32')('readConfigFile', () => {
     expect(readConfigFile(path, 1234)).toEqual({ values: { gender: 'f' } });
   });
 
+  it("as root, a file that is not JSON is said to be so without a word of it (reached through another user's folder link)", async () => {
+    const path = join(dir.path, 'shadow-like', 'config.json');
+    await mkdir(join(dir.path, 'shadow-like'));
+    await writeFile(path, 'root:$6$secret-hash:19000:0:99999:7:::\n');
+    const error = (() => {
+      try {
+        readConfigFile(path, 0);
+      } catch (thrown) {
+        return String(thrown);
+      }
+      return 'no error';
+    })();
+    expect(error).toContain(`the config file ${path} is not JSON`);
+    expect(error).not.toMatch(/root|secret|\$6/);
+    // Any other user is shown where the text went wrong, as before.
+    expect(() => readConfigFile(path, 1000)).toThrow(/"root:\$6\$se/);
+  });
+
   it('as root, reads a plain file and says a missing one holds nothing', async () => {
     const path = join(dir.path, 'config.json');
     expect(readConfigFile(path, 0)).toEqual({ values: {} });

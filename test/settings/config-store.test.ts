@@ -109,6 +109,20 @@ describe('reading the config file', () => {
     expect(await configFilePath(xdg, null, 'darwin')).toBeUndefined();
   });
 
+  it('ignores a relative XDG_CONFIG_HOME, as the XDG rule says: the file does not move with the current folder', async () => {
+    const home = join(dir.path, 'home');
+    const inHome = join(home, '.config', 'vredact', 'config.json');
+    for (const relative of ['cfg', './cfg', 'cfg/']) {
+      expect(await configFilePath({ XDG_CONFIG_HOME: relative }, home, 'linux'), relative).toBe(inHome);
+      expect(await configFilePath({ XDG_CONFIG_HOME: relative }, null, 'linux'), relative).toBeUndefined();
+    }
+    const xdg = join(dir.path, 'xdg');
+    expect(await configFilePath({ XDG_CONFIG_HOME: `${xdg}/` }, home, 'linux')).toBe(
+      join(xdg, 'vredact', 'config.json'),
+    );
+    expect(await configFilePath({ XDG_CONFIG_HOME: '' }, home, 'linux')).toBe(inHome);
+  });
+
   it('is the file conf writes: config.json in VREDACT_CONFIG_DIR, a relative one from the current folder', async () => {
     const { default: Conf } = await import('conf');
     const conf = new Conf({ projectName: 'vredact', projectSuffix: '', cwd: dir.path });
