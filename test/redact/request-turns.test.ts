@@ -93,4 +93,20 @@ describe('requestTurns', () => {
     await settle();
     expect(started).toEqual(['first']);
   });
+
+  it('does not send a request whose turn comes free in the same tick as the stop', async () => {
+    const stop = new AbortController();
+    const turns = await requestTurns(1, stop.signal);
+    const started: string[] = [];
+    const first = held(started, 'first');
+    const answer = turns(first.run);
+    const next = turns(held(started, 'next').run).catch((error: unknown) => error);
+    await settle();
+    first.finish();
+    stop.abort();
+    expect(await answer).toBe('first');
+    expect(await next).toBeInstanceOf(NotSentError);
+    await settle();
+    expect(started).toEqual(['first']);
+  });
 });
