@@ -18,19 +18,26 @@ const NOT_SENT = 'request: not sent: the batch is stopping';
 export async function requestTurns(max: number, stop: AbortSignal): Promise<RequestTurns> {
   const { default: pLimit } = await import('p-limit');
   const limit = pLimit(max);
+  // One listener on `stop` gives up every waiter: one listener each would make each new request
+  // walk the signal's list of them all (quadratic in the requests waiting) and warn past ten.
+  const waiting = new Set<() => void>();
+  stop.addEventListener(
+    'abort',
+    () => {
+      for (const giveUp of waiting) giveUp();
+      waiting.clear();
+    },
+    { once: true },
+  );
   return <T>(run: () => Promise<T>) => {
     if (stop.aborted) return Promise.reject(new NotSentError(NOT_SENT));
     return new Promise<T>((resolve, reject) => {
-      let started = false;
-      const giveUp = () => {
-        if (!started) reject(new NotSentError(NOT_SENT));
-      };
-      stop.addEventListener('abort', giveUp, { once: true });
+      const giveUp = () => reject(new NotSentError(NOT_SENT));
+      waiting.add(giveUp);
       void limit(async () => {
-        stop.removeEventListener('abort', giveUp);
+        waiting.delete(giveUp);
         // Given up while queued: its turn is handed on at once, the request never made.
         if (stop.aborted) return;
-        started = true;
         try {
           resolve(await run());
         } catch (error) {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { NotSentError } from '../../src/api/errors.js';
 import { requestTurns } from '../../src/redact/request-turns.js';
@@ -68,6 +69,43 @@ describe('requestTurns', () => {
     await expect(turns(held(started, 'late').run)).rejects.toBeInstanceOf(NotSentError);
     first.finish();
     expect(await answer).toBe('first');
+    await settle();
+    expect(started).toEqual(['first']);
+  });
+
+  it('keeps one listener on the stop signal however many requests wait, and gives them all up at a stop', async () => {
+    const stop = new AbortController();
+    const turns = await requestTurns(1, stop.signal);
+    const listenersBefore = getEventListeners(stop.signal, 'abort').length;
+    const started: string[] = [];
+    const first = held(started, 'first');
+    const answer = turns(first.run);
+    const waiting = Array.from({ length: 1_000 }, (_, n) =>
+      turns(held(started, `w${n}`).run).catch((error: unknown) => error),
+    );
+    await settle();
+    // One each would make every new request walk them all, and the runtime warn past ten.
+    expect(getEventListeners(stop.signal, 'abort').length).toBe(listenersBefore);
+    stop.abort();
+    for (const given of await Promise.all(waiting)) expect(given).toBeInstanceOf(NotSentError);
+    first.finish();
+    expect(await answer).toBe('first');
+    await settle();
+    expect(started).toEqual(['first']);
+  });
+
+  it('does not send a request whose turn comes free in the same tick as the stop', async () => {
+    const stop = new AbortController();
+    const turns = await requestTurns(1, stop.signal);
+    const started: string[] = [];
+    const first = held(started, 'first');
+    const answer = turns(first.run);
+    const next = turns(held(started, 'next').run).catch((error: unknown) => error);
+    await settle();
+    first.finish();
+    stop.abort();
+    expect(await answer).toBe('first');
+    expect(await next).toBeInstanceOf(NotSentError);
     await settle();
     expect(started).toEqual(['first']);
   });
