@@ -51,7 +51,7 @@ export interface OwnerProbe {
 }
 
 /** SUDO_UID as a user id, when root was started by sudo; only root is given it, and only by sudo. */
-function sudoUidOf(uid: number | undefined, env: NodeJS.ProcessEnv): number | undefined {
+export function sudoUidOf(uid: number | undefined, env: NodeJS.ProcessEnv): number | undefined {
   const text = env.SUDO_UID;
   if (uid !== ROOT_UID || text === undefined || !/^\d{1,10}$/.test(text)) return undefined;
   return Number(text);

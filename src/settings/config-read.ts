@@ -7,7 +7,9 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } fro
 import { UsageError, messageOf } from '../errors.js';
 import { describeFsError, errnoCode } from '../fs/errors.js';
 import { configFileIsFolder, configFolderBlocker, configFolderInTheWay } from './config-in-the-way.js';
+import { untrustedFolderLink, type UntrustedFolderLink } from './config-folder-link.js';
 import { foreignLinkToRoot, type ForeignLink } from './config-link.js';
+import { homeFolder } from './home-path.js';
 
 export const FIX_HINT = 'correct it, or delete it and set the values again with `vredact config set`';
 
@@ -30,8 +32,21 @@ function unreadableHint(path: string): string {
   return `this user cannot read it: run as its owner${owner}, give it to this user (\`sudo chown ${process.getuid?.() ?? '$(id -u)'} ${path}\`), or point VREDACT_CONFIG_DIR at a folder of your own`;
 }
 
-/** The file's values, or the link root did not read through (then none); a missing file holds none. */
-export type ConfigFileRead = { values: Record<string, unknown>; refusedLink?: ForeignLink };
+/**
+ * The file's values, or the link root did not read through or the folder link it did not follow
+ * (then none); a missing file holds none.
+ */
+export type ConfigFileRead = {
+  values: Record<string, unknown>;
+  refusedLink?: ForeignLink;
+  refusedFolder?: UntrustedFolderLink;
+};
+
+/** Whom root trusts besides itself: sudo's user (config-owner.ts's rule), and the home it was run with. */
+export interface ReadTrust {
+  sudoUid?: number;
+  home?: string;
+}
 
 /** Far more than any settings file holds: past it, a file is no config file (a link to a disk image). */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -42,13 +57,15 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
  * it is one regular file of a bounded size: a FIFO in its place held every command for ever (a
  * blocked open, which not even Ctrl-C ends), and a link to `/dev/zero` filled the memory.
  */
-function readText(path: string, follow: boolean): string | undefined {
+function readText(path: string, follow: boolean, fileOwners?: readonly number[]): string | undefined {
   try {
     // Windows has neither flag (nor FIFOs in the file system): 0 there.
     const noFollow = follow ? 0 : (constants.O_NOFOLLOW ?? 0);
     const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | noFollow);
     try {
       const stats = fstatSync(fd);
+      // Whose the opened file is, not the one looked at before: a link re-pointed since is judged too.
+      if (fileOwners && !fileOwners.includes(stats.uid)) throw new LinkedFileForeign(stats.uid);
       if (stats.isDirectory()) throw configFileIsFolder(path);
       if (!stats.isFile())
         throw new UsageError(`cannot read the config file ${path}: it is not a regular file`, FIX_HINT);
@@ -62,7 +79,7 @@ function readText(path: string, follow: boolean): string | undefined {
       closeSync(fd);
     }
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    if (error instanceof UsageError || error instanceof LinkedFileForeign) throw error;
     const code = errnoCode(error);
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP' && !follow) throw new LinkSwappedIn();
@@ -75,6 +92,12 @@ function readText(path: string, follow: boolean): string | undefined {
 }
 
 class LinkSwappedIn extends Error {}
+
+class LinkedFileForeign extends Error {
+  constructor(readonly owner: number) {
+    super('the linked file is owned by another user');
+  }
+}
 
 /**
  * Why the text is no JSON. The parser may quote the text's start (`Unexpected token 'r', "root:$6$se"…`):
@@ -91,16 +114,21 @@ function parseFailure(error: unknown, uid: number | undefined): string {
 export function readConfigFile(
   path: string,
   uid: number | undefined = process.geteuid?.(),
+  trust: ReadTrust = {},
   lookAgain = true,
 ): ConfigFileRead {
-  const look = foreignLinkToRoot(path, uid);
+  const refusedFolder = untrustedFolderLink(path, uid, trust.home ?? homeFolder());
+  if (refusedFolder) return { values: {}, refusedFolder };
+  const look = foreignLinkToRoot(path, uid, trust.sudoUid);
   if (look.refused) return { values: {}, refusedLink: look.refused };
   let text: string | undefined;
   try {
-    text = readText(path, look.follow);
+    text = readText(path, look.follow, look.fileOwners);
   } catch (error) {
+    if (error instanceof LinkedFileForeign)
+      return { values: {}, refusedLink: { path, owner: error.owner, linkedFile: true } };
     if (!(error instanceof LinkSwappedIn)) throw error;
-    if (lookAgain) return readConfigFile(path, uid, false);
+    if (lookAgain) return readConfigFile(path, uid, trust, false);
     throw new UsageError(
       `cannot read the config file ${path}: it keeps changing between a file and a link`,
       FIX_HINT,

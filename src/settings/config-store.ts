@@ -8,7 +8,12 @@ import { PRIVATE_DIR_MODE } from '../fs/private-dir.js';
 import { CONFIG_KEYS, type ConfigKey } from './config-keys.js';
 import { configWriteTarget, refusedLinkLine } from './config-link.js';
 import { giveMadeConfigFolders } from './config-folder-owner.js';
-import { secureWrittenConfig } from './config-owner.js';
+import {
+  untrustedFolderLink,
+  untrustedFolderLinkError,
+  untrustedFolderLinkLine,
+} from './config-folder-link.js';
+import { secureWrittenConfig, sudoUidOf } from './config-owner.js';
 import { homeFolder } from './home-path.js';
 import { configFilePath, NO_HOME, NO_HOME_HINT, PROJECT } from './config-place.js';
 
@@ -21,7 +26,10 @@ export interface ConfigStore {
   readonly path: string;
   /** Why there is no config file to read or write (no home folder to find it in), if there is none. */
   readonly unplaced?: string;
-  /** The warning of a config file not read: a link another user owns, met by root (config-link.ts). */
+  /**
+   * The warning of a config file not read: a link another user owns, met by root (config-link.ts),
+   * or a link on the way to its folder that root does not follow (config-folder-link.ts).
+   */
   readonly refusedLink?: string;
   get(key: ConfigKey): string | undefined;
   set(key: ConfigKey, value: string): Promise<void>;
@@ -106,7 +114,9 @@ function settingText(value: unknown, key: ConfigKey, path: string): string | und
 export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigStore> {
   const path = await configFilePath(env);
   if (path === undefined) return unplacedConfigStore();
-  const file = readConfigFile(path);
+  const uid = process.geteuid?.();
+  const sudoUid = sudoUidOf(uid, env);
+  const file = readConfigFile(path, uid, { sudoUid });
   const values = new Map<ConfigKey, string>();
   for (const key of CONFIG_KEYS) {
     const value = settingText(file.values[key], key, path);
@@ -114,10 +124,13 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
   }
   const write = async (change: (conf: Conf<Record<string, string>>) => void) => {
     try {
+      // Checked before a folder is made: makeFolder follows such a link as well.
+      const folderLink = untrustedFolderLink(path, uid);
+      if (folderLink) throw untrustedFolderLinkError(path, folderLink);
       // conf makes missing folders with the umask's mode (0777 under umask 000): whoever could write
       // in the folder could swap the file, and point the next run's token at their own server.
       giveMadeConfigFolders(await makeFolder(resolve(path, '..'), PRIVATE_DIR_MODE));
-      const target = configWriteTarget(path);
+      const target = configWriteTarget(path, uid, sudoUid);
       const { default: ConfCtor } = await importConf(dirname(path));
       const conf = new ConfCtor<Record<string, string>>({
         ...PROJECT,
@@ -147,6 +160,7 @@ export async function openConfigStore(env: NodeJS.ProcessEnv): Promise<ConfigSto
   return {
     path,
     ...(file.refusedLink && { refusedLink: refusedLinkLine(file.refusedLink) }),
+    ...(file.refusedFolder && { refusedLink: untrustedFolderLinkLine(file.refusedFolder) }),
     get: (key) => values.get(key),
     set: (key, value) => setAll({ [key]: value }),
     setAll,

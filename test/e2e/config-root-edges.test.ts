@@ -13,11 +13,12 @@ import {
   mkdir,
   readFile,
   readlink,
+  rm,
   stat,
   symlink,
   writeFile,
 } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect, test } from 'vitest';
 import { isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { runCliUnder } from '../helpers/unprivileged.js';
@@ -270,5 +271,130 @@ test.skipIf(!hasSetpriv)(
     expect(again.exitCode, String(again.stderr)).toBe(0);
     expect((await stat(join(second, '.config'))).uid).toBe(0);
     expect((await stat(join(second, '.config', 'vredact'))).uid).toBe(OTHER_UID);
+  },
+);
+
+const THIRD_UID = 4343;
+
+/** A home folder of OTHER_UID's (0700), with the environment of root run in it by sudo (`sudo -E`). */
+async function sudoHome(name: string): Promise<{ home: string; env: NodeJS.ProcessEnv }> {
+  await chmod(work.path, 0o755);
+  const home = join(work.path, name);
+  await mkdir(home, { mode: 0o700 });
+  await chown(home, OTHER_UID, OTHER_UID);
+  const env = isolatedEnv('', { HOME: home, SUDO_UID: String(OTHER_UID) });
+  delete env.VREDACT_CONFIG_DIR;
+  delete env.XDG_CONFIG_HOME;
+  return { home, env };
+}
+
+/** `path`'s folders made from `from` down, each given to `uid`. */
+async function foldersOf(uid: number, from: string, ...names: string[]): Promise<string> {
+  let at = from;
+  for (const name of names) {
+    at = join(at, name);
+    await mkdir(at, { mode: 0o700 });
+    await chown(at, uid, uid);
+  }
+  return at;
+}
+
+test.skipIf(!asRoot)(
+  "root by sudo reads and writes through the sudo user's own dotfiles link (the file stays theirs, 0600, the link kept); never to a third user's file",
+  async () => {
+    const { home, env } = await sudoHome('home');
+    const folder = await foldersOf(OTHER_UID, home, '.config', 'vredact');
+    const dotfiles = await foldersOf(OTHER_UID, home, 'dotfiles');
+    const dotfile = join(dotfiles, 'vredact.json');
+    await writeFile(dotfile, JSON.stringify({ gender: 'm' }), { mode: 0o600 });
+    await chown(dotfile, OTHER_UID, OTHER_UID);
+    const path = join(folder, 'config.json');
+    await symlink(dotfile, path);
+    await lchown(path, OTHER_UID, OTHER_UID);
+
+    const get = await runCli(['config', 'get', 'gender'], { env, cwd: work.path });
+    expect([get.exitCode, String(get.stdout), String(get.stderr)]).toEqual([0, 'm', '']);
+    const set = await runCli(['config', 'set', 'concurrency', '3'], { env, cwd: work.path });
+    expect([set.exitCode, String(set.stderr)]).toEqual([0, expect.stringContaining('Set concurrency')]);
+    expect(await readlink(path)).toBe(dotfile);
+    expect(JSON.parse(await readFile(dotfile, 'utf8'))).toEqual({ gender: 'm', concurrency: '3' });
+    const written = await stat(dotfile);
+    expect([written.uid, written.mode & 0o777]).toEqual([OTHER_UID, 0o600]);
+
+    // The same link to a third user's file: not read (one line), not written.
+    const third = join(work.path, 'third.json');
+    const thirds = JSON.stringify({ gender: 'm' });
+    await writeFile(third, thirds, { mode: 0o644 });
+    await chown(third, THIRD_UID, THIRD_UID);
+    await rm(path);
+    await symlink(third, path);
+    await lchown(path, OTHER_UID, OTHER_UID);
+    const refused = await runCli(['config', 'get', 'gender'], { env, cwd: work.path });
+    expect(refused.exitCode).not.toBe(0);
+    expect(String(refused.stdout)).toBe('');
+    expect(String(refused.stderr)).toContain(
+      `warning: the config file ${path} is a symbolic link of the user who ran sudo to a file owned by another user (uid ${THIRD_UID}): root does not read through it`,
+    );
+    const write = await runCli(['config', 'set', 'gender', 'f'], { env, cwd: work.path });
+    expect([write.exitCode, String(write.stderr)]).toEqual([
+      2,
+      expect.stringContaining(
+        `error: cannot write the config file ${path}: it is a symbolic link to ${third}`,
+      ),
+    ]);
+    const after = await stat(third);
+    expect([await readFile(third, 'utf8'), after.uid, after.mode & 0o777]).toEqual([
+      thirds,
+      THIRD_UID,
+      0o644,
+    ]);
+    expect(await readlink(path)).toBe(third);
+  },
+);
+
+test.skipIf(!asRoot)(
+  "root does not follow a config folder the user replaced with a link to a folder of root's: one line, no setting of it used, nothing written there; a link to a folder of the user's own is followed",
+  async () => {
+    const { home, env } = await sudoHome('home');
+    const roots = join(work.path, 'root-config');
+    await mkdir(join(roots, 'vredact'), { recursive: true, mode: 0o700 });
+    const rootFile = join(roots, 'vredact', 'config.json');
+    const rootText = JSON.stringify({ gender: 'm' });
+    await writeFile(rootFile, rootText, { mode: 0o600 });
+    const config = await foldersOf(OTHER_UID, home, '.config');
+
+    for (const [link, to] of [
+      [join(config, 'vredact'), join(roots, 'vredact')],
+      [config, roots],
+    ] as const) {
+      await rm(config, { recursive: true });
+      if (link !== config) await foldersOf(OTHER_UID, home, '.config');
+      await symlink(to, link);
+      await lchown(link, OTHER_UID, OTHER_UID);
+      const get = await runCli(['config', 'get', 'gender'], { env, cwd: work.path });
+      expect(String(get.stdout), link).toBe('');
+      expect(get.exitCode, link).not.toBe(0);
+      const warning = `warning: the folder ${link} on the way to the config file is a symbolic link to a folder owned by uid 0, not by the home folder's owner (uid ${OTHER_UID}): root does not follow it`;
+      expect(String(get.stderr), link).toContain(warning);
+      expect(String(get.stderr).split(warning), link).toHaveLength(2);
+      const set = await runCli(['config', 'set', 'concurrency', '3'], { env, cwd: work.path });
+      expect([set.exitCode, String(set.stderr)], link).toEqual([
+        2,
+        expect.stringContaining(
+          `error: cannot write the config file ${join(home, '.config', 'vredact', 'config.json')}: the folder ${link} on the way to the config file is a symbolic link`,
+        ),
+      ]);
+      expect(await readFile(rootFile, 'utf8'), link).toBe(rootText);
+    }
+
+    // The user's own link to a folder of theirs (their dotfiles' config) is followed, as before.
+    await rm(config);
+    const own = await foldersOf(OTHER_UID, home, 'dotfiles', 'config', 'vredact');
+    await writeFile(join(own, 'config.json'), JSON.stringify({ gender: 'f' }), { mode: 0o600 });
+    await chown(join(own, 'config.json'), OTHER_UID, OTHER_UID);
+    await symlink(dirname(own), config);
+    await lchown(config, OTHER_UID, OTHER_UID);
+    const get = await runCli(['config', 'get', 'gender'], { env, cwd: work.path });
+    expect([get.exitCode, String(get.stdout), String(get.stderr)]).toEqual([0, 'f', '']);
   },
 );

@@ -1,4 +1,4 @@
-import { lchown, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { chown, lchown, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readConfigFile } from '../../src/settings/config-read.js';
@@ -60,5 +60,36 @@ describe.skipIf(process.platform === 'win32')('readConfigFile', () => {
     expect(readConfigFile(path, 0)).toEqual({ values: {} });
     await writeFile(path, JSON.stringify({ concurrency: '3' }));
     expect(readConfigFile(path, 0)).toEqual({ values: { concurrency: '3' } });
+  });
+});
+
+describe.skipIf(!asRoot)('readConfigFile as root run by sudo', () => {
+  const THIRD_UID = 4343;
+
+  async function ownedFile(name: string, uid: number, text: string): Promise<string> {
+    const file = join(dir.path, name);
+    await writeFile(file, text);
+    await chown(file, uid, uid);
+    return file;
+  }
+
+  it("reads through a link of sudo's user to a file of theirs or root's", async () => {
+    const path = await linkedConfig(await ownedFile('theirs.json', OTHER_UID, '{"gender":"f"}'));
+    expect(readConfigFile(path, 0, { sudoUid: OTHER_UID })).toEqual({ values: { gender: 'f' } });
+    const rootsFile = join(dir.path, 'cfg', 'roots-config.json');
+    await symlink(await ownedFile('roots.json', 0, '{"gender":"m"}'), rootsFile);
+    await lchown(rootsFile, OTHER_UID, OTHER_UID);
+    expect(readConfigFile(rootsFile, 0, { sudoUid: OTHER_UID })).toEqual({ values: { gender: 'm' } });
+    // Without sudo (or another user's sudo), the link is refused as before.
+    expect(readConfigFile(path, 0).refusedLink).toEqual({ path, owner: OTHER_UID });
+    expect(readConfigFile(path, 0, { sudoUid: THIRD_UID }).refusedLink).toEqual({ path, owner: OTHER_UID });
+  });
+
+  it("does not read through it to a third user's file: nothing of it is used", async () => {
+    const path = await linkedConfig(await ownedFile('third.json', THIRD_UID, '{"gender":"f"}'));
+    expect(readConfigFile(path, 0, { sudoUid: OTHER_UID })).toEqual({
+      values: {},
+      refusedLink: { path, owner: THIRD_UID, linkedFile: true },
+    });
   });
 });
