@@ -5,14 +5,13 @@
  * waiters on the run's stop signal are not a leak); exit 130.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { until } from '../helpers/e2e.js';
 import { makeWav } from '../helpers/mp3.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import { asyncJobRoutes } from '../helpers/async-job-service.js';
+import type { ScriptedServer } from '../helpers/scripted-server.js';
+import { holdingResultsService } from '../helpers/async-job-service.js';
 
 const LIMIT = 64;
 const FILES = 2_000;
@@ -25,16 +24,8 @@ afterEach(async () => {
 
 describe('redact -c 64: a first interrupt with 2,000 jobs waiting for their turn', () => {
   it('each job given up is reported once, pending, the summary counts them, no warning, exit 130', async () => {
-    const held: Array<() => void> = [];
-    const state = { holding: false };
-    const routes = asyncJobRoutes(() => started.baseUrl);
-    const started = await startScriptedServer((req: IncomingMessage, res: ServerResponse, body) => {
-      if (state.holding && req.method === 'GET' && req.url?.startsWith('/files/')) {
-        held.push(() => routes(req, res, body));
-        return;
-      }
-      routes(req, res, body);
-    });
+    const service = await holdingResultsService();
+    const started = service.server;
     server = started;
     await mkdir(join(dir.path, 'in'));
     const wav = makeWav(7);
@@ -47,15 +38,14 @@ describe('redact -c 64: a first interrupt with 2,000 jobs waiting for their turn
       runCli(['redact', 'in', '-o', 'out', '-c', String(LIMIT), ...extra], { cwd: dir.path, env });
     const sent = await run('--no-wait');
     expect(sent.exitCode, String(sent.stderr)).toBe(0);
-    state.holding = true;
+    service.hold();
 
     const child = run('--json');
     const stderr = collectStderr(child);
-    await until(async () => held.length === LIMIT || child.exitCode !== null, 120_000);
+    await until(async () => service.heldCount() === LIMIT || child.exitCode !== null, 120_000);
     child.kill('SIGINT');
     await until(async () => /^warning: interrupted: /m.test(stderr()) || child.exitCode !== null, 30_000);
-    state.holding = false;
-    for (const answer of held.splice(0)) answer();
+    service.release();
     const result = await child;
 
     expect(result.exitCode, stderr()).toBe(130);

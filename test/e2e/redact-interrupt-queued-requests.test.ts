@@ -8,14 +8,13 @@
  * service, which holds the result downloads.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectStderr, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { isWav, until } from '../helpers/e2e.js';
 import { makeWav } from '../helpers/mp3.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import { asyncJobRoutes, requestsOf } from '../helpers/async-job-service.js';
+import type { ScriptedServer } from '../helpers/scripted-server.js';
+import { holdingResultsService, requestsOf } from '../helpers/async-job-service.js';
 
 const REDACT = '/api/speech-to-speech-biometric-redaction';
 /** `-c 4`: the run's limit of requests to the service at once, max(4, -c), and the client's window. */
@@ -28,28 +27,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** The asynchronous service, holding each result download (GET /files/…) until `release()`. */
-async function holdingResults() {
-  const held: Array<() => void> = [];
-  let holding = true;
-  const routes = asyncJobRoutes(() => started.baseUrl);
-  const started = await startScriptedServer((req: IncomingMessage, res: ServerResponse, body) => {
-    if (holding && req.method === 'GET' && req.url?.startsWith('/files/')) {
-      held.push(() => routes(req, res, body));
-      return;
-    }
-    routes(req, res, body);
-  });
-  const release = () => {
-    holding = false;
-    for (const answer of held.splice(0)) answer();
-  };
-  const hold = () => {
-    holding = true;
-  };
-  return { server: started, heldCount: () => held.length, hold, release };
-}
-
 /** The lines of the jobs the interrupt left pending. */
 function pendingLines(stdout: string): string[] {
   return stdout
@@ -61,7 +38,7 @@ function pendingLines(stdout: string): string[] {
 
 describe('redact: a first interrupt sends none of the requests still waiting for their turn', () => {
   it('the held result downloads finish, no other job is asked about, exit 130; the next run collects the rest', async () => {
-    const service = await holdingResults();
+    const service = await holdingResultsService();
     server = service.server;
     const target = service.server;
     await mkdir(join(dir.path, 'in'));

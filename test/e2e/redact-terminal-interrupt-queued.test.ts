@@ -5,14 +5,13 @@
  * sequence left), each file reported once, exit 130, and the terminal's modes as they were.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, isolatedEnv, runCli, tempDirPerTest } from '../helpers/cli.js';
 import { until } from '../helpers/e2e.js';
 import { makeWav } from '../helpers/mp3.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import { asyncJobRoutes } from '../helpers/async-job-service.js';
+import type { ScriptedServer } from '../helpers/scripted-server.js';
+import { holdingResultsService } from '../helpers/async-job-service.js';
 import { hasTmux, startTmux, type TmuxTerminal } from '../helpers/tmux.js';
 
 /** `-c 4`: the run's limit of requests to the service at once, max(4, -c). */
@@ -30,28 +29,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** The asynchronous service, holding each result download (GET /files/…) while `holding`. */
-async function holdingResults() {
-  const held: Array<() => void> = [];
-  const state = { holding: false };
-  const routes = asyncJobRoutes(() => started.baseUrl);
-  const started = await startScriptedServer((req: IncomingMessage, res: ServerResponse, body) => {
-    if (state.holding && req.method === 'GET' && req.url?.startsWith('/files/')) {
-      held.push(() => routes(req, res, body));
-      return;
-    }
-    routes(req, res, body);
-  });
-  const release = () => {
-    state.holding = false;
-    for (const answer of held.splice(0)) answer();
-  };
-  return { server: started, heldCount: () => held.length, state, release };
-}
-
 describe.skipIf(!hasTmux)('redact in a terminal: Ctrl-C while requests wait for their turn', () => {
   it('the pending lines appear whole on rows of their own, the live line leaves nothing, exit 130', async () => {
-    const service = await holdingResults();
+    const service = await holdingResultsService();
     server = service.server;
     await mkdir(join(dir.path, 'in'));
     for (let n = 1; n <= FILES; n++) await writeFile(join(dir.path, 'in', `f${n}.wav`), makeWav(7));
@@ -64,7 +44,7 @@ describe.skipIf(!hasTmux)('redact in a terminal: Ctrl-C while requests wait for 
       env,
     });
     expect(sent.exitCode, String(sent.stderr)).toBe(0);
-    service.state.holding = true;
+    service.hold();
 
     term = await startTmux(`node ${BIN} redact in -o out -c ${LIMIT}; s=$?; stty -a > stty.txt; (exit $s)`, {
       cwd: dir.path,

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { makeWav } from './mp3.js';
-import { type ScriptedServer, sendJson } from './scripted-server.js';
+import { type ScriptedServer, sendJson, startScriptedServer } from './scripted-server.js';
 
 const REDACT = '/api/speech-to-speech-biometric-redaction';
 
@@ -63,4 +63,32 @@ export function refusalOnce(status: number): (res: ServerResponse) => boolean {
 /** How many requests of `method` to `url` the server received. */
 export function requestsOf(target: ScriptedServer, method: string, url: string): number {
   return target.received.filter((r) => r.method === method && r.url === url).length;
+}
+
+/**
+ * The asynchronous service, holding each result download (GET /files/…) from `hold()` until
+ * `release()` answers them all and holds no more.
+ */
+export async function holdingResultsService() {
+  const held: Array<() => void> = [];
+  let holding = false;
+  const routes = asyncJobRoutes(() => started.baseUrl);
+  const started = await startScriptedServer((req, res, body) => {
+    if (holding && req.method === 'GET' && req.url?.startsWith('/files/')) {
+      held.push(() => routes(req, res, body));
+      return;
+    }
+    routes(req, res, body);
+  });
+  return {
+    server: started,
+    heldCount: () => held.length,
+    hold: () => {
+      holding = true;
+    },
+    release: () => {
+      holding = false;
+      for (const answer of held.splice(0)) answer();
+    },
+  };
 }
