@@ -32,7 +32,7 @@ function chooseStop(random: () => number, requests: number): Kill {
   const roll = random();
   if (roll < 0.4) {
     const second: NodeJS.Signals = random() < 0.7 ? 'SIGINT' : 'SIGTERM';
-    then.push({ afterMs: APART_MS + Math.floor(random() * 600), signal: second });
+    then.push({ afterMs: APART_MS + Math.floor(random() * 300), signal: second });
   }
   if (roll > 0.25 && roll < 0.6) then.push({ afterMs: Math.floor(random() * 1500), signal: 'SIGKILL' });
   return { trigger: { atRequest, moment: 'before-answer', signal: first }, then };
@@ -40,10 +40,10 @@ function chooseStop(random: () => number, requests: number): Kill {
 
 async function round(seed: number): Promise<void> {
   const random = mulberry32(seed);
-  const count = 12 + Math.floor(random() * 13);
+  const count = 10 + Math.floor(random() * 11);
   const concurrency = chaosConcurrency([1, 2, 4, 6][Math.floor(random() * 4)] as number);
   const inputs = makeInputs(count, random);
-  const holdMs = new Map(inputs.map((input) => [input.sha, 50 + Math.floor(random() * 400)]));
+  const holdMs = new Map(inputs.map((input) => [input.sha, 200 + Math.floor(random() * 1000)]));
   const options = {
     answer: () => 'job' as const,
     readsBeforeReady: (sha: string) => parseInt(sha.slice(0, 2), 16) % 2,
@@ -52,6 +52,8 @@ async function round(seed: number): Promise<void> {
   await withRound(seed, inputs, options, async (chaos, env) => {
     // Jobs whose waits a first interrupt stopped, over the round's runs: it came while collecting.
     let jobsStopped = 0;
+    // Runs a second interrupt reached before they ended (it aborts what is in flight).
+    let interruptedTwice = 0;
     const lane: Lane = {
       name: 'redact',
       args: ['redact', 'in', '-o', 'out', '-c', String(concurrency), '-q'],
@@ -61,13 +63,14 @@ async function round(seed: number): Promise<void> {
       kill: (_index, laneRandom) => chooseStop(laneRandom, count * 4),
       afterRun: async (_index, _ending, context) => {
         jobsStopped += Number(/stopping the waits for (\d+) jobs/.exec(context)?.[1] ?? 0);
+        if (context.includes('a third interrupt exits at once')) interruptedTwice++;
       },
     };
     await runLane(chaos, lane, seed);
     if (process.env.CHAOS_LOG) {
       const { uploads, jobs } = chaos.service;
       console.log(
-        `seed ${seed} ${count} inputs -c ${concurrency}: ${endingsOf(chaos)}; ${uploads.length} uploads, ${jobs.size} jobs, ${jobsStopped} jobs' waits stopped`,
+        `seed ${seed} ${count} inputs -c ${concurrency}: ${endingsOf(chaos)}; ${uploads.length} uploads, ${jobs.size} jobs, ${jobsStopped} jobs' waits stopped, ${interruptedTwice} runs given a second interrupt`,
       );
     }
     await expectAllDone(chaos, env, ['journal.jsonl']);
