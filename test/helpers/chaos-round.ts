@@ -61,6 +61,8 @@ export interface Kill {
   killAfterMs?: number;
   /** SIGKILL once this holds, looked at every few milliseconds while the run goes on. */
   killWhen?: () => Promise<boolean>;
+  /** Signals sent once the trigger's has been, each `afterMs` after it (a second interrupt, a SIGKILL). */
+  then?: { afterMs: number; signal: NodeJS.Signals }[];
 }
 
 /** What to do to a run: a signal at a request, a SIGKILL after a delay (up to `maxDelayMs`), or nothing. */
@@ -149,8 +151,14 @@ export async function runLane(round: Round, lane: Lane, laneSeed: number): Promi
   for (let index = 0; ; index++) {
     expect(index, `${lane.name} never exited 0 in ${MAX_RUNS} runs`).toBeLessThan(MAX_RUNS);
     await lane.beforeRun?.(index);
-    const { trigger, killAfterMs, killWhen }: Kill =
-      index >= MAX_SIGNALLED_RUNS ? {} : (lane.kill?.(index, random) ?? chooseKill(random, inputs.length));
+    const {
+      trigger,
+      killAfterMs,
+      killWhen,
+      then = [],
+    }: Kill = index >= MAX_SIGNALLED_RUNS
+      ? {}
+      : (lane.kill?.(index, random) ?? chooseKill(random, inputs.length));
     const run = service.beginRun(trigger);
     const record: RunRecord = { lane, settledBefore: new Set(settled) };
     round.runs.set(run.id, record);
@@ -159,13 +167,23 @@ export async function runLane(round: Round, lane: Lane, laneSeed: number): Promi
     const timer =
       killAfterMs === undefined ? undefined : setTimeout(() => run.signal('SIGKILL'), killAfterMs);
     const watching = killWhen && watchToKill(killWhen, () => run.signal('SIGKILL'));
+    const followUps: NodeJS.Timeout[] = [];
+    const following =
+      then.length > 0 &&
+      watchToKill(
+        async () => run.signalled() !== undefined,
+        () =>
+          followUps.push(...then.map(({ afterMs, signal }) => setTimeout(() => run.signal(signal), afterMs))),
+      );
     const result = await child;
     clearTimeout(timer);
+    for (const followUp of followUps) clearTimeout(followUp);
     await watching?.stop();
+    if (following) await following.stop();
     await run.quiet();
     const ending = { signal: result.signal, exitCode: result.exitCode };
     record.ending = ending;
-    const context = `${lane.name} run ${index} (#${run.id} ${JSON.stringify({ trigger, killAfterMs, watched: killWhen && true, ending })}): ${String(result.stderr)}`;
+    const context = `${lane.name} run ${index} (#${run.id} ${JSON.stringify({ trigger, killAfterMs, watched: killWhen && true, then, ending })}): ${String(result.stderr)}`;
     const uploads = service.uploads.filter((upload) => upload.run === run.id);
     if (ending.signal !== 'SIGKILL') {
       // A failure whose upload the service may have taken fails the file this run (exit 1), unless
@@ -177,8 +195,14 @@ export async function runLane(round: Round, lane: Lane, laneSeed: number): Promi
       const stopped = unsure.length > 0 && String(result.stderr).includes('error: the batch stopped: ');
       const interrupted = stopped ? [130, 1] : [130];
       const expected =
-        run.signalled() === 'SIGINT' ? interrupted : lost ? [1] : unsure.length > 0 ? [0, 1] : [0];
-      expect(expected, context).toContain(ending.exitCode);
+        run.signalled() === 'SIGINT' || run.signalled() === 'SIGTERM'
+          ? interrupted
+          : lost
+            ? [1]
+            : unsure.length > 0
+              ? [0, 1]
+              : [0];
+      expect(expected, context).toContain(ending.exitCode ?? (diedAfterLastWords(result) ? 130 : undefined));
       for (const upload of uploads) if (!upload.fault) settled.add(upload.inputSha256);
     }
     // Whole or absent, and its own result: after every run, killed or not.
@@ -193,6 +217,18 @@ export async function runLane(round: Round, lane: Lane, laneSeed: number): Promi
     await lane.afterRun?.(index, ending, context);
     if (ending.exitCode === 0) break;
   }
+}
+
+/**
+ * A later interrupt that comes after an interrupted run's last words, in the few milliseconds before
+ * its process is gone, finds the signals let go and ends it by the signal (which a shell reports as
+ * 130 for SIGINT, 143 for SIGTERM): everything was recorded by then, so it counts as the run's 130.
+ */
+function diedAfterLastWords(result: { signal?: NodeJS.Signals; stderr: unknown }): boolean {
+  return (
+    (result.signal === 'SIGINT' || result.signal === 'SIGTERM') &&
+    String(result.stderr).includes('error: interrupted: run the same command again')
+  );
 }
 
 /** How each lane's runs ended, for a log line: `SIGKILL 130 1 0`. */

@@ -104,6 +104,8 @@ export interface ChaosOptions {
   fault?: (inputSha256: string, attempt: number) => UploadFault | undefined;
   /** How the `read`-th read (from 0) of a job fails, if it does. */
   readFault?: (inputSha256: string, read: number) => ReadFault | undefined;
+  /** How long a download of a job's result holds after its first half, for stops mid-download. */
+  downloadHoldMs?: (inputSha256: string) => number;
 }
 
 export const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
@@ -116,9 +118,12 @@ export function redactedOf(wav: Buffer): Buffer {
   return result;
 }
 
-function sendWav(res: ServerResponse, wav: Buffer): void {
+function sendWav(res: ServerResponse, wav: Buffer, holdMs = 0): void {
   res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
-  res.end(wav);
+  if (holdMs <= 0) return void res.end(wav);
+  res.write(wav.subarray(0, wav.length >> 1));
+  const hold = setTimeout(() => res.end(wav.subarray(wav.length >> 1)), holdMs);
+  res.on('close', () => clearTimeout(hold));
 }
 
 /** Sends the first half of an answer that declares its whole length, then drops the connection. */
@@ -248,7 +253,7 @@ export async function startChaosService(options: ChaosOptions): Promise<ChaosSer
       return read(
         res,
         file,
-        () => sendWav(res, file.result),
+        () => sendWav(res, file.result, options.downloadHoldMs?.(file.inputSha256)),
         () => file.result,
       );
     }
